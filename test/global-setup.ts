@@ -1,1 +1,66 @@
-export default async function setup() {}
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../bin/lib/embedded-postgres';
+import { migrateDatabase } from '../db/migrate';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+  }
+}
+
+/** A free TCP port on loopback, chosen by the kernel. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * One fresh database per test run: on `TEST_DATABASE_URL`/`DATABASE_URL`'s server when set,
+ * otherwise on a throwaway embedded PostgreSQL. Migrated once; tests share it and isolate
+ * themselves by creating their own projects.
+ */
+export default async function setup(project: TestProject) {
+  const external = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  const dbName = `meridian_test_${Date.now()}_${process.pid}`;
+  let embedded: EmbeddedDatabase | undefined;
+  let tmp: string | undefined;
+  let url: string;
+  let dropUrl: string | undefined;
+  if (external) {
+    const admin = postgres(external, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${dbName}"`);
+    await admin.end();
+    const u = new URL(external);
+    u.pathname = `/${dbName}`;
+    url = u.toString();
+    dropUrl = external;
+  } else {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'meridian-test-'));
+    embedded = await startEmbeddedPostgres({ dataDir: tmp, port: await freePort(), database: dbName });
+    url = embedded.url;
+  }
+  await migrateDatabase(url);
+  process.env.DATABASE_URL = url;
+  project.provide('databaseUrl', url);
+
+  return async () => {
+    if (dropUrl) {
+      const admin = postgres(dropUrl, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`drop database if exists "${dbName}" with (force)`);
+      await admin.end();
+    }
+    if (embedded) await embedded.stop();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  };
+}

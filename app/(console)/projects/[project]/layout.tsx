@@ -1,0 +1,29 @@
+import { TRPCError } from '@trpc/server';
+import { notFound } from 'next/navigation';
+import type { ReactNode } from 'react';
+import { serverCaller } from '@/app/_trpc/server';
+import { ProjectTabs } from '@/components/projects/project-tabs';
+
+/** Every project page resolves membership first: non-members get the not-found page, no data. */
+export default async function ProjectLayout({ children, params }: { children: ReactNode; params: Promise<{ project: string }> }) {
+  const { project: slug } = await params;
+  let project;
+  try {
+    project = await (await serverCaller()).projects.get({ project: slug });
+  } catch (e) {
+    if (e instanceof TRPCError && (e.code === 'NOT_FOUND' || e.code === 'FORBIDDEN' || e.code === 'BAD_REQUEST')) notFound();
+    throw e;
+  }
+  return (
+    <div>
+      <div className="mb-4">
+        <p className="text-xs uppercase tracking-wide text-slate-500">{project.organizationSlug}</p>
+        <p className="text-lg font-semibold text-slate-900" data-testid="project-title">
+          {project.name} <span className="font-normal text-slate-500">({project.slug})</span>
+        </p>
+      </div>
+      <ProjectTabs slug={project.slug} />
+      {children}
+    </div>
+  );
+}

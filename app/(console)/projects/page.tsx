@@ -1,0 +1,36 @@
+import type { Metadata } from 'next';
+import { serverCaller } from '@/app/_trpc/server';
+import { Badge, EmptyState, PageHeader, Table, Td, TextLink } from '@/components/ui/primitives';
+
+export const metadata: Metadata = { title: 'Projects' };
+
+export default async function ProjectsPage() {
+  const projects = await (await serverCaller()).projects.list();
+  return (
+    <>
+      <PageHeader title="Projects" description="The projects you are a member of. A project is the tenant boundary: its networks, quota and machines are visible only to its members." />
+      {projects.length === 0 ? (
+        <EmptyState title="You are not a member of any project yet">
+          Projects you are added to appear here, with their networks, pod addresses, quota and machines. Ask an owner of your organization to add you.
+        </EmptyState>
+      ) : (
+        <div className="rounded-lg border border-slate-200 bg-white">
+          <Table head={['Project', 'Organization', 'Your role']}>
+            {projects.map((p) => (
+              <tr key={p.id}>
+                <Td>
+                  <TextLink href={`/projects/${p.slug}`}>{p.slug}</TextLink>
+                  <div className="text-xs text-slate-500">{p.name}</div>
+                </Td>
+                <Td>{p.organizationName}</Td>
+                <Td>
+                  <Badge tone={p.role === 'owner' ? 'blue' : 'slate'}>{p.role}</Badge>
+                </Td>
+              </tr>
+            ))}
+          </Table>
+        </div>
+      )}
+    </>
+  );
+}

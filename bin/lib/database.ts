@@ -1,0 +1,31 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import postgres from 'postgres';
+import { dataDir, env } from '../../server/env';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+/**
+ * For one-off commands (CLI, backup): the database URL to use and how to let go of it.
+ * DATABASE_URL when set; otherwise the embedded server — reusing a running `npm start`'s server,
+ * or starting it for the duration of the command.
+ */
+export async function openDatabaseUrl(): Promise<{ url: string; release(): Promise<void> }> {
+  const e = env();
+  if (e.DATABASE_URL) return { url: e.DATABASE_URL, release: async () => {} };
+  const passwordFile = path.join(dataDir(), 'postgres.password');
+  if (existsSync(passwordFile)) {
+    const password = readFileSync(passwordFile, 'utf8').trim();
+    const url = `postgres://meridian:${encodeURIComponent(password)}@127.0.0.1:${e.EMBEDDED_PG_PORT}/meridian`;
+    const probe = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await probe`select 1`;
+      return { url, release: async () => {} };
+    } catch {
+      // not running: start it below
+    } finally {
+      await probe.end({ timeout: 1 });
+    }
+  }
+  const embedded = await startEmbeddedPostgres({ dataDir: dataDir(), port: e.EMBEDDED_PG_PORT, database: 'meridian' });
+  return { url: embedded.url, release: () => embedded.stop() };
+}

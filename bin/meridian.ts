@@ -1,0 +1,154 @@
+/**
+ * The admin CLI: `npm run meridian -- <command>`. Uses DATABASE_URL, or the embedded database
+ * (a running `npm start`'s, or started for the command). Output meant for scripts goes to stdout
+ * alone (e.g. `token create` prints only the token); messages go to stderr.
+ */
+import { parseArgs } from 'node:util';
+import { and, eq, like } from 'drizzle-orm';
+import { createDb, type Db } from '../db/client';
+import { migrateDatabase } from '../db/migrate';
+import { seedDemoData } from '../db/seed';
+import { apiTokens, organizations, projects } from '../db/schema';
+import { systemActor } from '../server/audit/events';
+import { env } from '../server/env';
+import { isDomainError } from '../server/errors';
+import { addMembership } from '../server/tenancy/projects';
+import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
+import { createApiToken, listApiTokens, revokeApiToken } from '../server/tenancy/tokens';
+import { createUser } from '../server/tenancy/users';
+import { openDatabaseUrl } from './lib/database';
+
+const usage = `usage: npm run meridian -- <command> [options]
+
+  migrate                                   apply database migrations
+  seed                                      seed demo data (once per database)
+  user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
+              [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
+  token create --project SLUG [--cluster NAME] [--name NAME] [--read-only]
+                                            prints the new token alone on stdout
+  token list --project SLUG
+  token revoke --project SLUG (--id ID | --prefix PREFIX)
+`;
+
+const err = (line: string) => process.stderr.write(line + '\n');
+const actor = systemActor('cli');
+
+async function projectId(db: Db, slug: string): Promise<string> {
+  const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, slug));
+  if (!p) throw new Error(`project "${slug}" not found`);
+  return p.id;
+}
+
+async function run(argv: string[], db: Db, url: string): Promise<number> {
+  const [group, verb] = argv;
+  const { values } = parseArgs({
+    args: argv.slice(group === 'migrate' || group === 'seed' ? 1 : 2),
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      password: { type: 'string' },
+      'platform-role': { type: 'string', multiple: true },
+      org: { type: 'string' },
+      'org-role': { type: 'string' },
+      project: { type: 'string' },
+      'project-role': { type: 'string' },
+      cluster: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      id: { type: 'string' },
+      prefix: { type: 'string' },
+    },
+    strict: true,
+  });
+  const need = (name: keyof typeof values) => {
+    const v = values[name];
+    if (typeof v !== 'string' || !v) throw new Error(`--${name} is required`);
+    return v;
+  };
+  if (group === 'migrate') {
+    await migrateDatabase(url);
+    err('migrations applied');
+    return 0;
+  }
+  if (group === 'seed') {
+    const creds = await seedDemoData(db, { password: env().MERIDIAN_DEMO_PASSWORD });
+    if (!creds) err('already seeded');
+    else for (const c of creds) err(`${c.email} ${c.password}`);
+    return 0;
+  }
+  if (group === 'user' && verb === 'create') {
+    const roles = (values['platform-role'] ?? []) as PlatformRole[];
+    for (const r of roles) if (!platformRoles.includes(r)) throw new Error(`--platform-role must be one of ${platformRoles.join(', ')}`);
+    const user = await db.transaction(async (tx) => {
+      const u = await createUser(tx, { email: need('email'), name: values.name ?? need('email'), password: values.password, platformRoles: roles }, actor);
+      if (values.org) {
+        const role = (values['org-role'] ?? 'viewer') as MemberRole;
+        if (!memberRoles.includes(role)) throw new Error(`--org-role must be one of ${memberRoles.join(', ')}`);
+        const [o] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, values.org));
+        if (!o) throw new Error(`organization "${values.org}" not found`);
+        await addMembership(tx, { userId: u.id, role, organizationId: o.id }, actor);
+      }
+      if (values.project) {
+        const role = (values['project-role'] ?? 'viewer') as MemberRole;
+        if (!memberRoles.includes(role)) throw new Error(`--project-role must be one of ${memberRoles.join(', ')}`);
+        await addMembership(tx, { userId: u.id, role, projectId: await projectId(tx as unknown as Db, values.project) }, actor);
+      }
+      return u;
+    });
+    process.stdout.write(`${user.id}\n`);
+    return 0;
+  }
+  if (group === 'token' && verb === 'create') {
+    const slug = need('project');
+    const token = await createApiToken(
+      db,
+      { projectId: await projectId(db, slug), name: values.name ?? (values.cluster ? `cluster-${values.cluster}` : 'cli'), clusterName: values.cluster ?? null, role: values['read-only'] ? 'viewer' : 'editor' },
+      actor,
+    );
+    process.stdout.write(`${token.secret}\n`);
+    err(`token ${token.id} (${token.prefix}…) created for project ${slug}${token.clusterName ? `, cluster ${token.clusterName}` : ''}`);
+    return 0;
+  }
+  if (group === 'token' && verb === 'list') {
+    for (const t of await listApiTokens(db, await projectId(db, need('project')))) {
+      process.stdout.write(`${t.id}\t${t.prefix}\t${t.name}\t${t.clusterName ?? '-'}\t${t.revokedAt ? 'revoked' : 'active'}\t${t.lastUsedAt?.toISOString() ?? 'never used'}\n`);
+    }
+    return 0;
+  }
+  if (group === 'token' && verb === 'revoke') {
+    const pid = await projectId(db, need('project'));
+    let id = values.id;
+    if (!id && values.prefix) {
+      const rows = await db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.projectId, pid), like(apiTokens.prefix, `${values.prefix}%`)));
+      if (rows.length !== 1) throw new Error(`--prefix matches ${rows.length} tokens; use --id`);
+      id = rows[0].id;
+    }
+    if (!id) throw new Error('--id or --prefix is required');
+    await revokeApiToken(db, pid, id, actor);
+    err(`token ${id} revoked`);
+    return 0;
+  }
+  err(usage);
+  return 2;
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+    err(usage);
+    process.exit(argv.length === 0 ? 2 : 0);
+  }
+  const { url, release } = await openDatabaseUrl();
+  const handle = createDb(url, { max: 2, applicationName: 'meridian-cli' });
+  let code = 1;
+  try {
+    code = await run(argv, handle.db, url);
+  } catch (e) {
+    err(`error: ${isDomainError(e) ? `${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}` : (e as Error).message}`);
+  } finally {
+    await handle.close();
+    await release();
+  }
+  process.exit(code);
+}
+
+void main();

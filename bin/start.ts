@@ -1,0 +1,74 @@
+/**
+ * `npm start`: the whole system on one machine. Starts an embedded PostgreSQL when DATABASE_URL is
+ * unset, applies migrations, seeds demo data on first start, builds the web app if needed, then
+ * supervises the worker and the web server. Ctrl-C / SIGTERM stops the children, then PostgreSQL.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDb } from '../db/client';
+import { migrateDatabase } from '../db/migrate';
+import { seedDemoData } from '../db/seed';
+import { dataDir, env } from '../server/env';
+import { ensureBuild } from './lib/build';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './lib/embedded-postgres';
+import { ManagedProcess } from './lib/supervisor';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const say = (line: string) => process.stdout.write(`[meridian] ${line}\n`);
+
+async function main() {
+  const e = env();
+  let embedded: EmbeddedDatabase | undefined;
+  let url = e.DATABASE_URL;
+  const children: ManagedProcess[] = [];
+  let shuttingDown = false;
+
+  const shutdown = async (code: number) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    say('stopping…');
+    await Promise.all(children.map((c) => c.stop()));
+    if (embedded) {
+      say('stopping PostgreSQL');
+      await Promise.race([embedded.stop(), new Promise((r) => setTimeout(r, 15_000))]).catch(() => {});
+    }
+    say('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  if (!url) {
+    say(`starting embedded PostgreSQL (data in ${path.join(dataDir(), 'postgres')}, port ${e.EMBEDDED_PG_PORT})`);
+    embedded = await startEmbeddedPostgres({ dataDir: dataDir(), port: e.EMBEDDED_PG_PORT, database: 'meridian', log: () => {} });
+    url = embedded.url;
+  }
+  say('applying migrations');
+  await migrateDatabase(url);
+
+  const handle = createDb(url, { max: 2, applicationName: 'meridian-start' });
+  try {
+    const credentials = await seedDemoData(handle.db, { password: e.MERIDIAN_DEMO_PASSWORD });
+    if (credentials) {
+      say('seeded demo data. Demo sign-ins (shown once):');
+      for (const c of credentials) say(`  ${c.email.padEnd(24)} ${e.MERIDIAN_DEMO_PASSWORD ? '(MERIDIAN_DEMO_PASSWORD)' : c.password}`);
+    }
+  } finally {
+    await handle.close();
+  }
+
+  await ensureBuild(root, say);
+  if (shuttingDown) return;
+
+  const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: '1' };
+  const worker = new ManagedProcess({ name: 'worker', script: path.join(root, 'bin', 'worker.ts'), env: childEnv, restart: true, log: say });
+  const web = new ManagedProcess({ name: 'web', script: path.join(root, 'bin', 'web.ts'), env: childEnv, restart: true, log: say });
+  children.push(worker, web);
+  await Promise.all([worker.start(), web.start()]);
+  say(`Meridian is running: http://localhost:${e.PORT}`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`[meridian] start failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

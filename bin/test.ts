@@ -1,0 +1,37 @@
+/**
+ * `npm test`: type checking, unit + integration tests (Vitest, real PostgreSQL: a fresh database
+ * per run on a throwaway embedded server, or on TEST_DATABASE_URL's server), a production build, and
+ * the Playwright end-to-end suite in Debian's Chromium. Stops at the first failing stage.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
+const only = process.env.TEST_STAGES?.split(',');
+
+const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessEnv }[] = [
+  { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit'] },
+  { name: 'unit+integration', cmd: bin('vitest'), args: ['run'] },
+  { name: 'build', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'build.ts')] },
+  { name: 'e2e', cmd: bin('playwright'), args: ['test'] },
+];
+
+const results: { name: string; ok: boolean; seconds: number }[] = [];
+for (const stage of stages) {
+  if (only && !only.includes(stage.name)) continue;
+  process.stdout.write(`\n=== ${stage.name} ===\n`);
+  const started = Date.now();
+  const { status } = spawnSync(stage.cmd, stage.args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...stage.env },
+  });
+  results.push({ name: stage.name, ok: status === 0, seconds: (Date.now() - started) / 1000 });
+  if (status !== 0) break;
+}
+process.stdout.write('\n=== summary ===\n');
+for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.seconds.toFixed(1)} s)\n`);
+const failed = results.some((r) => !r.ok) || results.length === 0;
+process.exit(failed ? 1 : 0);

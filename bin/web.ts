@@ -1,0 +1,64 @@
+/**
+ * One web process: Next.js (pages, tRPC, REST v1, auth, health) behind a thin Node HTTP server that
+ * records request latency. Needs DATABASE_URL; several may run against one database.
+ */
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import next from 'next';
+import { getDbHandle } from '../db/client';
+import { resolveAuthSecret } from '../server/auth/secret';
+import { env } from '../server/env';
+import { log, logError } from '../server/observability/log';
+import { metrics, routeLabel } from '../server/observability/metrics';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+async function main() {
+  const e = env();
+  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is required for start:web (npm start sets it for the embedded database)');
+  process.env.AUTH_SECRET = await resolveAuthSecret(getDbHandle().db);
+  const app = next({ dev: false, dir: root, hostname: e.HOSTNAME, port: e.PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const { httpDuration } = metrics();
+  const server = http.createServer((req, res) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const pathname = (req.url ?? '/').split('?')[0];
+      httpDuration.observe({ method: req.method ?? 'GET', route: routeLabel(pathname), status: String(res.statusCode) }, seconds);
+    });
+    handle(req, res).catch((err) => {
+      logError('request', err);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'Internal', message: 'internal error' } }));
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(e.PORT, e.HOSTNAME, resolve));
+  log('info', `web listening on http://${e.HOSTNAME === '0.0.0.0' ? 'localhost' : e.HOSTNAME}:${e.PORT}`);
+  process.send?.({ type: 'ready', role: 'web' });
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    log('info', 'web stopping');
+    server.closeIdleConnections?.();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections?.();
+    await getDbHandle().close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  // Under a supervisor: when it goes away, so do we (no orphans).
+  process.on('disconnect', stop);
+  setTimeout(() => {}, 0);
+}
+
+main().catch((err) => {
+  logError('web failed to start', err);
+  process.exit(1);
+});

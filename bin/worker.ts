@@ -1,0 +1,34 @@
+/**
+ * One worker process: graphile-worker running Meridian's tasks. Needs DATABASE_URL; several may run
+ * against one database and share the jobs.
+ */
+import { getDbHandle } from '../db/client';
+import { env } from '../server/env';
+import { startWorker } from '../server/jobs/worker';
+import { log, logError } from '../server/observability/log';
+
+async function main() {
+  const e = env();
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is required for start:worker (npm start sets it for the embedded database)');
+  const worker = await startWorker(getDbHandle(), url, { concurrency: e.WORKER_CONCURRENCY });
+  process.send?.({ type: 'ready', role: 'worker' });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    log('info', 'worker stopping');
+    await worker.stop().catch((err) => logError('worker stop', err));
+    await getDbHandle().close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('disconnect', stop);
+  await worker.promise;
+}
+
+main().catch((err) => {
+  logError('worker failed', err);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+'use client';
+import { signIn } from 'next-auth/react';
+import { useState, type FormEvent } from 'react';
+import { Alert, Button, Card, Field, Input } from '@/components/ui/primitives';
+
+const messages: Record<string, string> = {
+  invalid: 'Wrong e-mail or password.',
+  locked: 'Too many failed attempts. This account is locked for a few minutes; try again later.',
+};
+
+export function SignInForm({ callbackUrl, oidcName }: { callbackUrl: string; oidcName: string | null }) {
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(null);
+    const result = await signIn('credentials', {
+      email: String(form.get('email') ?? ''),
+      password: String(form.get('password') ?? ''),
+      redirect: false,
+    });
+    setPending(false);
+    if (!result || result.error) {
+      setError(messages[result?.code ?? 'invalid'] ?? messages.invalid);
+      return;
+    }
+    window.location.assign(callbackUrl);
+  }
+
+  return (
+    <Card>
+      <form onSubmit={onSubmit} className="space-y-4" noValidate>
+        <Field label="Email" htmlFor="email">
+          <Input id="email" name="email" type="email" autoComplete="username" required autoFocus />
+        </Field>
+        <Field label="Password" htmlFor="password">
+          <Input id="password" name="password" type="password" autoComplete="current-password" required />
+        </Field>
+        {error && <Alert testId="sign-in-error">{error}</Alert>}
+        <Button type="submit" className="w-full" disabled={pending}>
+          {pending ? 'Signing in…' : 'Sign in'}
+        </Button>
+      </form>
+      {oidcName && (
+        <div className="mt-4 border-t border-slate-100 pt-4">
+          <Button variant="secondary" className="w-full" onClick={() => signIn('oidc', { callbackUrl })}>
+            Continue with {oidcName}
+          </Button>
+        </div>
+      )}
+    </Card>
+  );
+}

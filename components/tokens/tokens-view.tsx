@@ -1,0 +1,91 @@
+'use client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useTRPC } from '@/app/_trpc/client';
+import { Alert, Badge, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { errorMessage, fieldError } from '@/components/ui/errors';
+
+export function TokensView({ project }: { project: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const tokens = useQuery(trpc.tokens.list.queryOptions({ project }));
+  const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey({ project }) });
+  const create = useMutation(trpc.tokens.create.mutationOptions({ onSuccess: (t) => { setSecret({ name: t.name, secret: t.secret }); void invalidate(); } }));
+  const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSuccess: () => void invalidate() }));
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    create.mutate({
+      project,
+      name: String(form.get('name') ?? ''),
+      cluster: String(form.get('cluster') ?? '') || undefined,
+      role: form.get('role') === 'viewer' ? 'viewer' : 'editor',
+    });
+  }
+
+  return (
+    <div className="space-y-6">
+      <Card title="Create a token">
+        <form onSubmit={onSubmit} className="grid gap-4 md:grid-cols-4 md:items-end">
+          <Field label="Name" htmlFor="token-name" error={fieldError(create.error, 'name')}>
+            <Input id="token-name" name="name" placeholder="ci-pipeline" required />
+          </Field>
+          <Field label="Cluster (optional)" htmlFor="token-cluster" hint="Restricts the token to one cluster's pod addresses" error={fieldError(create.error, 'cluster')}>
+            <Input id="token-cluster" name="cluster" placeholder="prod-east" />
+          </Field>
+          <Field label="Access" htmlFor="token-role">
+            <Select id="token-role" name="role" defaultValue="editor">
+              <option value="editor">Read and write</option>
+              <option value="viewer">Read only</option>
+            </Select>
+          </Field>
+          <Button type="submit" disabled={create.isPending}>
+            Create token
+          </Button>
+        </form>
+        {create.error && !fieldError(create.error, 'name') && !fieldError(create.error, 'cluster') && <div className="mt-3"><Alert>{errorMessage(create.error)}</Alert></div>}
+        {secret && (
+          <div className="mt-4 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="new-token">
+            <p className="font-medium text-emerald-900">Token “{secret.name}” created. Copy it now: it is shown only once.</p>
+            <code className="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-800">{secret.secret}</code>
+          </div>
+        )}
+      </Card>
+      <Card title="Tokens">
+        {tokens.data && tokens.data.length === 0 ? (
+          <EmptyState title="No API tokens">Tokens for automation and for clusters&apos; CNI plugins appear here with when they were last used.</EmptyState>
+        ) : (
+          <Table head={['Name', 'Prefix', 'Cluster', 'Access', 'Created', 'Last used', '']}>
+            {tokens.data?.map((t) => (
+              <tr key={t.id}>
+                <Td>{t.name}</Td>
+                <Td><code className="font-mono text-xs">{t.prefix}…</code></Td>
+                <Td>{t.clusterName ?? '—'}</Td>
+                <Td>{t.role === 'viewer' ? 'read only' : 'read/write'}</Td>
+                <Td>{formatTime(t.createdAt)}</Td>
+                <Td>{formatTime(t.lastUsedAt)}</Td>
+                <Td>
+                  {t.revokedAt ? (
+                    <Badge tone="red">revoked</Badge>
+                  ) : (
+                    <Button
+                      variant="secondary"
+                      aria-label={`Revoke ${t.name}`}
+                      onClick={() => {
+                        if (window.confirm(`Revoke token "${t.name}"? Clients using it stop working at once.`)) revoke.mutate({ project, id: t.id });
+                      }}
+                    >
+                      Revoke
+                    </Button>
+                  )}
+                </Td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </Card>
+    </div>
+  );
+}

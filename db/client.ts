@@ -1,0 +1,43 @@
+import postgres from 'postgres';
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import * as schema from './schema';
+
+export type Db = PostgresJsDatabase<typeof schema>;
+/** A transaction handle; every data-access function accepts either. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type DbOrTx = Db | Tx;
+
+export interface DbHandle {
+  db: Db;
+  sql: postgres.Sql;
+  close(): Promise<void>;
+}
+
+/** Opens a pool against `url`. Callers own the handle and must `close()` it. */
+export function createDb(url: string, options: { max?: number; applicationName?: string } = {}): DbHandle {
+  const client = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    connection: { application_name: options.applicationName ?? 'meridian' },
+  });
+  return { db: drizzle(client, { schema }), sql: client, close: () => client.end({ timeout: 5 }) };
+}
+
+const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle };
+
+/**
+ * The process-wide pool, kept on `globalThis` because Next may load this module in more than one
+ * bundle. Requires `DATABASE_URL` (the supervisor sets it for the embedded server).
+ */
+export function getDbHandle(): DbHandle {
+  if (!globalForDb.__meridianDb) {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
+    globalForDb.__meridianDb = createDb(url, { max: Number(process.env.DB_POOL_SIZE ?? 10) });
+  }
+  return globalForDb.__meridianDb;
+}
+
+export function getDb(): Db {
+  return getDbHandle().db;
+}

@@ -1,0 +1,42 @@
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+const port = Number(process.env.E2E_PORT ?? 3100);
+// A throwaway data directory per run: a fresh embedded database, seeded by the real `npm start` path.
+const dataDir = process.env.E2E_DATA_DIR ?? path.join(os.tmpdir(), `meridian-e2e-${process.pid}-${Date.now()}`);
+export const demoPassword = process.env.E2E_DEMO_PASSWORD ?? 'e2e-demo-password';
+
+export default defineConfig({
+  testDir: './e2e',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list']],
+  use: {
+    baseURL: `http://localhost:${port}`,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    },
+  },
+  webServer: {
+    command: 'node --import tsx bin/start.ts',
+    url: `http://localhost:${port}/readyz`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
+    env: {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54339',
+      MERIDIAN_DEMO_PASSWORD: demoPassword,
+      DATABASE_URL: '',
+      SIGN_IN_MAX_FAILURES: '5',
+    },
+  },
+});

@@ -1,0 +1,75 @@
+/**
+ * Domain errors. Every failure the domain reports on purpose is a `DomainError` with a literal
+ * `code`; adapters (tRPC, REST, CLI) map codes to their own status through one table
+ * (server/trpc/errors.ts). Anything else is a bug: logged once, answered as a 500 without internals.
+ */
+export const errorCodes = [
+  'ValidationFailed',
+  'Unauthenticated',
+  'Forbidden',
+  'NotFound',
+  'Conflict',
+  'RateLimited',
+  'PayloadTooLarge',
+  'InvalidCidr',
+  'PrefixLengthRejected',
+  'NoOfferingPool',
+  'Overlap',
+  'Exhausted',
+  'ClaimExists',
+  'AllocationRetained',
+  'QuotaExceeded',
+  'PolicyFailed',
+  'Unavailable',
+  'StaleEpoch',
+  'LocationUnavailable',
+  'NoCapacity',
+  'InvalidTransition',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** The input field the error is about (dotted path), when there is one. */
+    readonly field?: string,
+    /** Structured facts for clients (e.g. `{ requested, available, limit }`). */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what: string, name: string) => new DomainError('NotFound', `${what} "${name}" not found`);
+export const invalid = (field: string, message: string) => new DomainError('ValidationFailed', message, field);
+
+export function isDomainError(e: unknown): e is DomainError {
+  return e instanceof DomainError;
+}
+
+/**
+ * The PostgreSQL error behind a driver or ORM error (drizzle wraps the driver's error in `cause`),
+ * with its SQLSTATE and constraint name, or undefined when it is not one.
+ */
+export function pgError(e: unknown): { code: string; message: string; constraint?: string; detail?: string } | undefined {
+  for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    const c = cur as { code?: unknown; message?: unknown; constraint_name?: unknown; detail?: unknown };
+    if (typeof c.code === 'string' && /^[0-9A-Z]{5}$/.test(c.code)) {
+      return {
+        code: c.code,
+        message: String(c.message ?? ''),
+        constraint: typeof c.constraint_name === 'string' ? c.constraint_name : undefined,
+        detail: typeof c.detail === 'string' ? c.detail : undefined,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** PostgreSQL SQLSTATE of a driver error, if it is one (`23505` unique, `23P01` exclusion, `40001` serialization). */
+export function pgCode(e: unknown): string | undefined {
+  return pgError(e)?.code;
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { sql } from 'drizzle-orm';
+import { run, type Runner, type TaskList } from 'graphile-worker';
+import pg from 'pg';
+import type { DbHandle } from '@/db/client';
+import { log } from '@/server/observability/log';
+import { incrementCounter } from '@/server/observability/metrics';
+import { crontab, tasks } from './registry';
+
+const HEARTBEAT_MS = 5_000;
+
+/**
+ * Runs the graphile-worker runner with Meridian's tasks. Several workers may run against one
+ * database; graphile-worker hands each job to exactly one (SKIP LOCKED). The worker records a
+ * heartbeat for /readyz and counts job outcomes in the shared counters.
+ */
+export async function startWorker(handle: DbHandle, connectionString: string, options: { concurrency: number }) {
+  const workerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const taskList: TaskList = {};
+  for (const [name, task] of Object.entries(tasks)) {
+    taskList[name] = (payload, helpers) => task(payload, { db: handle.db, helpers });
+  }
+  const beat = () =>
+    handle.db.execute(sql`insert into worker_heartbeats (worker_id) values (${workerId})
+      on conflict (worker_id) do update set last_seen_at = now()`);
+  await beat();
+  const timer = setInterval(() => beat().catch((e) => log('warn', `heartbeat failed: ${(e as Error).message}`)), HEARTBEAT_MS);
+
+  // Our own pool so a dropped connection (database restart, failover, shutdown) is logged and
+  // retried instead of crashing the process through an unhandled 'error' event.
+  const pgPool = new pg.Pool({ connectionString, max: options.concurrency + 2 });
+  pgPool.on('error', (e) => log('warn', `worker database connection lost: ${e.message}`));
+  const runner: Runner = await run({
+    pgPool,
+    concurrency: options.concurrency,
+    noHandleSignals: true,
+    taskList,
+    crontab: crontab.join('\n'),
+  });
+  const count = (task: string, outcome: string) =>
+    incrementCounter(handle.db, 'meridian_job_outcomes_total', { task, outcome }).catch((e) =>
+      log('warn', `job metric failed: ${(e as Error).message}`),
+    );
+  runner.events.on('job:success', ({ job }) => void count(job.task_identifier, 'success'));
+  runner.events.on('job:error', ({ job, error }) => {
+    void count(job.task_identifier, 'error');
+    log('warn', `job ${job.task_identifier} failed (attempt ${job.attempts}/${job.max_attempts})`, { error: String((error as Error)?.message ?? error) });
+  });
+  runner.events.on('job:failed', ({ job }) => void count(job.task_identifier, 'failed'));
+  log('info', `worker ${workerId} running ${Object.keys(tasks).length} task(s), concurrency ${options.concurrency}`);
+
+  return {
+    workerId,
+    async stop() {
+      clearInterval(timer);
+      await runner.stop();
+      await pgPool.end().catch(() => {});
+      await handle.db.execute(sql`delete from worker_heartbeats where worker_id = ${workerId}`).catch(() => {});
+    },
+    promise: runner.promise,
+  };
+}

@@ -1,0 +1,85 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { expectedMigrationCount } from '@/db/migrate';
+
+export interface DependencyState {
+  name: string;
+  status: 'ok' | 'failing' | 'unknown';
+  detail: string;
+  required: boolean;
+}
+
+/** Extra checks registered by modules (e.g. the simulator's reachability). */
+type Check = () => Promise<DependencyState>;
+const g = globalThis as unknown as { __meridianReadinessChecks?: Map<string, Check> };
+export function registerReadinessCheck(name: string, check: Check) {
+  (g.__meridianReadinessChecks ??= new Map()).set(name, check);
+}
+
+const WORKER_STALE_MS = 30_000;
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Checks each dependency separately and names it: the database, the schema migrations, the worker
+ * heartbeat, and any registered extra checks. Never all-or-nothing silence.
+ */
+export async function checkReadiness(db: Db) {
+  const deps: DependencyState[] = [];
+  let dbOk = false;
+  try {
+    await withTimeout(db.execute(sql`select 1`), 2000, 'database');
+    dbOk = true;
+    deps.push({ name: 'database', status: 'ok', detail: 'connected', required: true });
+  } catch (e) {
+    deps.push({ name: 'database', status: 'failing', detail: (e as Error).message, required: true });
+  }
+  if (dbOk) {
+    try {
+      const expected = await expectedMigrationCount();
+      const rows = (await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)) as unknown as { n: number }[];
+      const applied = rows[0]?.n ?? 0;
+      deps.push({
+        name: 'migrations',
+        status: applied >= expected ? 'ok' : 'failing',
+        detail: `${applied} of ${expected} applied`,
+        required: true,
+      });
+    } catch (e) {
+      deps.push({ name: 'migrations', status: 'failing', detail: (e as Error).message, required: true });
+    }
+    try {
+      const rows = (await db.execute(
+        sql`select count(*)::int as live, extract(epoch from now() - max(last_seen_at))::float as age from worker_heartbeats where last_seen_at > now() - ${`${WORKER_STALE_MS / 1000} seconds`}::interval`,
+      )) as unknown as { live: number; age: number | null }[];
+      const live = rows[0]?.live ?? 0;
+      deps.push({
+        name: 'worker',
+        status: live > 0 ? 'ok' : 'failing',
+        detail: live > 0 ? `${live} worker(s) alive` : `no worker heartbeat in the last ${WORKER_STALE_MS / 1000}s`,
+        required: true,
+      });
+    } catch (e) {
+      deps.push({ name: 'worker', status: 'failing', detail: (e as Error).message, required: true });
+    }
+  } else {
+    deps.push({ name: 'migrations', status: 'unknown', detail: 'database unreachable', required: true });
+    deps.push({ name: 'worker', status: 'unknown', detail: 'database unreachable', required: true });
+  }
+  for (const [name, check] of g.__meridianReadinessChecks ?? []) {
+    try {
+      deps.push(await withTimeout(check(), 3000, name));
+    } catch (e) {
+      deps.push({ name, status: 'failing', detail: (e as Error).message, required: false });
+    }
+  }
+  const status = deps.every((d) => d.status === 'ok' || !d.required) ? 'ok' : 'failing';
+  return { status, dependencies: deps, checkedAt: new Date().toISOString() };
+}

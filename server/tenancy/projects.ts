@@ -1,0 +1,162 @@
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '@/db/client';
+import { memberships, organizations, projects } from '@/db/schema';
+import { recordEvent, type Actor } from '@/server/audit/events';
+import { DomainError, invalid, pgCode } from '@/server/errors';
+import { maxRole, type MemberRole, type SessionUser, hasPlatformRole } from './roles';
+
+export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+function checkSlug(field: string, slug: string) {
+  if (!slugPattern.test(slug)) {
+    throw invalid(field, 'must be 1-63 lower-case letters, digits or dashes, starting and ending with a letter or digit');
+  }
+}
+
+/** Hooks run inside the transaction that creates a project (quota grant policies register here). */
+type ProjectCreatedHook = (tx: DbOrTx, project: { id: string; slug: string; organizationId: string }, actor: Actor) => Promise<void>;
+const projectCreatedHooks: ProjectCreatedHook[] = [];
+export function onProjectCreated(hook: ProjectCreatedHook) {
+  projectCreatedHooks.push(hook);
+}
+
+/** Creates an organization; its slug is unique. */
+export async function createOrganization(db: Db, input: { slug: string; name: string }, actor: Actor) {
+  checkSlug('slug', input.slug);
+  try {
+    return await db.transaction(async (tx) => {
+      const [org] = await tx.insert(organizations).values(input).returning({ id: organizations.id, slug: organizations.slug });
+      await recordEvent(tx, { actor, action: 'organization.create', objectType: 'organization', objectId: org.id, objectName: org.slug, after: input });
+      return org;
+    });
+  } catch (e) {
+    if (pgCode(e) === '23505') throw new DomainError('Conflict', `organization "${input.slug}" already exists`, 'slug');
+    throw e;
+  }
+}
+
+/** Creates a project in an organization; project slugs are globally unique. */
+export async function createProject(db: Db, input: { organizationId: string; slug: string; name: string }, actor: Actor) {
+  checkSlug('slug', input.slug);
+  try {
+    return await db.transaction(async (tx) => {
+      const [project] = await tx
+        .insert(projects)
+        .values(input)
+        .returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
+      await recordEvent(tx, { actor, projectId: project.id, action: 'project.create', objectType: 'project', objectId: project.id, objectName: project.slug, after: input });
+      for (const hook of projectCreatedHooks) await hook(tx, project, actor);
+      return project;
+    });
+  } catch (e) {
+    if (pgCode(e) === '23505') throw new DomainError('Conflict', `project "${input.slug}" already exists`, 'slug');
+    throw e;
+  }
+}
+
+export interface ProjectAccess {
+  project: { id: string; slug: string; name: string; organizationId: string; organizationSlug: string };
+  role: MemberRole;
+}
+
+/**
+ * Resolves what `user` may do in the project `slug`: the higher of their organization and project
+ * roles; platform admins act as owners everywhere. Throws NotFound (never Forbidden) when the user
+ * has no role there, so the existence of other tenants' projects is not revealed.
+ */
+export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: string): Promise<ProjectAccess> {
+  const rows = await db
+    .select({
+      id: projects.id,
+      slug: projects.slug,
+      name: projects.name,
+      organizationId: projects.organizationId,
+      organizationSlug: organizations.slug,
+      role: memberships.role,
+      membershipProject: memberships.projectId,
+    })
+    .from(projects)
+    .innerJoin(organizations, eq(organizations.id, projects.organizationId))
+    .leftJoin(
+      memberships,
+      and(
+        eq(memberships.userId, user.id),
+        or(eq(memberships.projectId, projects.id), eq(memberships.organizationId, projects.organizationId)),
+      ),
+    )
+    .where(eq(projects.slug, slug));
+  if (rows.length === 0) throw new DomainError('NotFound', `project "${slug}" not found`);
+  let role: MemberRole | null = null;
+  for (const row of rows) role = maxRole(role, row.role);
+  if (hasPlatformRole(user, 'admin')) role = 'owner';
+  if (!role) throw new DomainError('NotFound', `project "${slug}" not found`);
+  const { id, name, organizationId, organizationSlug } = rows[0];
+  return { project: { id, slug: rows[0].slug, name, organizationId, organizationSlug }, role };
+}
+
+/** The projects `user` can see, with their effective role, ordered by organization then slug. */
+export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
+  const isAdmin = hasPlatformRole(user, 'admin');
+  const mine = await db
+    .select({ projectId: memberships.projectId, organizationId: memberships.organizationId, role: memberships.role })
+    .from(memberships)
+    .where(eq(memberships.userId, user.id));
+  const orgIds = mine.filter((m) => m.organizationId).map((m) => m.organizationId!);
+  const projectIds = mine.filter((m) => m.projectId).map((m) => m.projectId!);
+  if (!isAdmin && orgIds.length === 0 && projectIds.length === 0) return [];
+  const rows = await db
+    .select({
+      id: projects.id,
+      slug: projects.slug,
+      name: projects.name,
+      organizationId: projects.organizationId,
+      organizationSlug: organizations.slug,
+      organizationName: organizations.name,
+    })
+    .from(projects)
+    .innerJoin(organizations, eq(organizations.id, projects.organizationId))
+    .where(
+      isAdmin
+        ? undefined
+        : or(
+            orgIds.length ? inArray(projects.organizationId, orgIds) : sql`false`,
+            projectIds.length ? inArray(projects.id, projectIds) : sql`false`,
+          ),
+    )
+    .orderBy(asc(organizations.slug), asc(projects.slug));
+  return rows.map((p) => {
+    let role: MemberRole | null = isAdmin ? 'owner' : null;
+    for (const m of mine) {
+      if (m.projectId === p.id || m.organizationId === p.organizationId) role = maxRole(role, m.role);
+    }
+    return { ...p, role: role! };
+  });
+}
+
+/** Grants `role` on an organization or a project (upsert). */
+export async function addMembership(
+  db: DbOrTx,
+  input: { userId: string; role: MemberRole } & ({ organizationId: string } | { projectId: string }),
+  actor: Actor,
+) {
+  const scope = 'organizationId' in input ? { organizationId: input.organizationId } : { projectId: input.projectId };
+  const scopeMatch =
+    'organizationId' in input ? eq(memberships.organizationId, input.organizationId) : eq(memberships.projectId, input.projectId);
+  const [existing] = await db
+    .select({ id: memberships.id })
+    .from(memberships)
+    .where(and(eq(memberships.userId, input.userId), scopeMatch));
+  if (existing) {
+    await db.update(memberships).set({ role: input.role }).where(eq(memberships.id, existing.id));
+  } else {
+    await db.insert(memberships).values({ userId: input.userId, role: input.role, ...scope });
+  }
+  await recordEvent(db, {
+    actor,
+    projectId: 'projectId' in scope ? scope.projectId : null,
+    action: 'membership.set',
+    objectType: 'user',
+    objectId: input.userId,
+    after: { role: input.role, ...scope },
+  });
+}

@@ -1,0 +1,15 @@
+import { createCallerFactory, createTRPCRouter } from './init';
+import { auditRouter } from './routers/audit';
+import { meRouter } from './routers/me';
+import { projectsRouter } from './routers/projects';
+import { tokensRouter } from './routers/tokens';
+
+export const appRouter = createTRPCRouter({
+  me: meRouter,
+  projects: projectsRouter,
+  tokens: tokensRouter,
+  audit: auditRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);
