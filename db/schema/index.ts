@@ -1,3 +1,4 @@
 export * from './tenancy';
 export * from './events';
 export * from './system';
+export * from './ipam';

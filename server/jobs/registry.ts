@@ -1,4 +1,5 @@
 import type { MeridianTask } from './types';
+import { ipallocationExpire } from './ipallocation__expire';
 import { systemHeartbeatPrune } from './system__heartbeat-prune';
 
 /**
@@ -7,6 +8,7 @@ import { systemHeartbeatPrune } from './system__heartbeat-prune';
  */
 export const tasks: Record<string, MeridianTask> = {
   system__heartbeat_prune: systemHeartbeatPrune,
+  ipallocation__expire: ipallocationExpire,
 };
 
 export const crontab = ['0 * * * * system__heartbeat_prune ?fill=1h'];

@@ -1,0 +1,309 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '@/db/client';
+import { ipPools, networks } from '@/db/schema';
+import { recordEvent, type Actor } from '@/server/audit/events';
+import { DomainError, invalid, pgCode } from '@/server/errors';
+import { commitAllocation, initializePool, lockPool, planAllocation } from './allocator';
+import { reservationProblem } from './blocks';
+import { cidrSize, familyBits, familyName, formatCidr, overlaps, parseCidr, type Cidr, type Family } from './cidr';
+import type { NetworkCreateInput, PoolCreateInput } from './schemas';
+
+/** Parses a user-supplied CIDR into a coded, field-level error. */
+export function parseCidrField(field: string, text: string, options: { family?: Family; allowBareAddress?: boolean } = {}): Cidr {
+  const parsed = parseCidr(text.trim(), { strict: true, ...options });
+  if (!parsed.ok) throw new DomainError('InvalidCidr', `${field}: ${parsed.error.reason}`, field, { input: text, suggestion: parsed.error.suggestion });
+  return parsed.cidr;
+}
+
+interface Rules {
+  minPrefixLength?: number;
+  maxPrefixLength?: number;
+  defaultPrefixLength?: number;
+  strategy?: 'FirstFit' | 'BestFit';
+  reserveLeading?: number;
+  reserveTrailing?: number;
+}
+
+/** Fills in and checks a pool's allocation rules against its CIDR, naming the offending field. */
+export function resolveRules(cidr: Cidr, rules: Rules, field: string) {
+  const bits = familyBits(cidr.family);
+  const min = rules.minPrefixLength ?? cidr.prefix;
+  const max = rules.maxPrefixLength ?? bits;
+  const fallback = cidr.family === 4 ? 28 : 64;
+  const def = rules.defaultPrefixLength ?? Math.min(max, Math.max(min, fallback));
+  if (min < cidr.prefix || min > bits) throw invalid(`${field}.minPrefixLength`, `must be between /${cidr.prefix} (the pool's own size) and /${bits}`);
+  if (max < min || max > bits) throw invalid(`${field}.maxPrefixLength`, `must be between minPrefixLength (/${min}) and /${bits}`);
+  if (def < min || def > max) throw invalid(`${field}.defaultPrefixLength`, `must be between /${min} and /${max}`);
+  const leading = BigInt(rules.reserveLeading ?? 0);
+  const trailing = BigInt(rules.reserveTrailing ?? 0);
+  const problem = reservationProblem(cidr, leading, trailing);
+  if (problem) throw invalid(`${field}.reserveLeading`, problem);
+  return { minPrefixLength: min, maxPrefixLength: max, defaultPrefixLength: def, strategy: rules.strategy ?? 'FirstFit', leading, trailing };
+}
+
+async function insertPool(
+  tx: DbOrTx,
+  values: { projectId: string; networkId: string; parentPoolId: string | null; name: string; kind: string; cidr: Cidr },
+  rules: ReturnType<typeof resolveRules>,
+) {
+  const capacity = cidrSize(values.cidr) - rules.leading - rules.trailing;
+  const [pool] = await tx
+    .insert(ipPools)
+    .values({
+      projectId: values.projectId,
+      networkId: values.networkId,
+      parentPoolId: values.parentPoolId,
+      name: values.name,
+      kind: values.kind,
+      cidr: formatCidr(values.cidr),
+      family: values.cidr.family,
+      minPrefixLength: rules.minPrefixLength,
+      maxPrefixLength: rules.maxPrefixLength,
+      defaultPrefixLength: rules.defaultPrefixLength,
+      strategy: rules.strategy,
+      reserveLeading: Number(rules.leading),
+      reserveTrailing: Number(rules.trailing),
+      capacity: capacity.toString(),
+    })
+    .returning({ id: ipPools.id });
+  await initializePool(tx, { id: pool.id, projectId: values.projectId, networkId: values.networkId, cidr: values.cidr }, rules.leading, rules.trailing);
+  return pool.id;
+}
+
+/** The network (by name) that already holds an address overlapping `cidr` in this project. */
+async function overlappingRoot(db: DbOrTx, projectId: string, cidr: Cidr) {
+  const [hit] = (await db.execute(sql`
+    select n.name as network, p.cidr::text as cidr from ip_pools p join networks n on n.id = p.network_id
+    where p.project_id = ${projectId} and p.parent_pool_id is null and p.cidr && ${formatCidr(cidr)}::cidr limit 1`)) as unknown as {
+    network: string;
+    cidr: string;
+  }[];
+  return hit;
+}
+
+/**
+ * Creates a network with its root pools. Roots of one project never overlap: a conflict is a 409
+ * `Overlap` naming the network that holds the range (the exclusion constraint is the final word).
+ */
+export async function createNetwork(db: Db, projectId: string, input: NetworkCreateInput, actor: Actor) {
+  const roots = input.cidrs.map((r, i) => {
+    const cidr = parseCidrField(`cidrs.${i}.cidr`, r.cidr);
+    return { cidr, name: r.name ?? `${input.name}-v${cidr.family}${i > 0 ? `-${i}` : ''}`, rules: resolveRules(cidr, r, `cidrs.${i}`) };
+  });
+  for (let i = 0; i < roots.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = roots[i].cidr;
+      const b = roots[j].cidr;
+      if (overlaps(a, b)) {
+        throw new DomainError('Overlap', `cidrs.${i}: ${formatCidr(a)} overlaps ${formatCidr(b)} in the same request`, `cidrs.${i}.cidr`);
+      }
+    }
+  }
+  try {
+    return await db.transaction(async (tx) => {
+      const [network] = await tx
+        .insert(networks)
+        .values({ projectId, name: input.name, description: input.description ?? '', createdBy: actor.type === 'user' ? actor.id : null })
+        .returning({ id: networks.id, name: networks.name });
+      for (const [i, root] of roots.entries()) {
+        const clash = await overlappingRoot(tx, projectId, root.cidr);
+        if (clash) {
+          throw new DomainError('Overlap', `${formatCidr(root.cidr)} overlaps ${clash.cidr} of network "${clash.network}"`, `cidrs.${i}.cidr`, { network: clash.network, cidr: clash.cidr });
+        }
+        await insertPool(tx, { projectId, networkId: network.id, parentPoolId: null, name: root.name, kind: 'Root', cidr: root.cidr }, root.rules);
+      }
+      await recordEvent(tx, {
+        actor,
+        projectId,
+        action: 'network.create',
+        objectType: 'network',
+        objectId: network.id,
+        objectName: network.name,
+        after: { cidrs: roots.map((r) => formatCidr(r.cidr)) },
+      });
+      return getNetwork(tx, projectId, input.name);
+    });
+  } catch (e) {
+    const code = pgCode(e);
+    if (code === '23505') throw new DomainError('Conflict', `network "${input.name}" already exists`, 'name');
+    if (code === '23P01') {
+      for (const [i, root] of roots.entries()) {
+        const clash = await overlappingRoot(db, projectId, root.cidr);
+        if (clash) throw new DomainError('Overlap', `${formatCidr(root.cidr)} overlaps ${clash.cidr} of network "${clash.network}"`, `cidrs.${i}.cidr`, { network: clash.network });
+      }
+      throw new DomainError('Overlap', 'a root CIDR overlaps another network of this project', 'cidrs');
+    }
+    throw e;
+  }
+}
+
+/** Carves a child pool out of a parent pool (a `PoolCarve` allocation in the parent). */
+export async function createChildPool(db: Db, projectId: string, input: PoolCreateInput, actor: Actor) {
+  try {
+    return await db.transaction(async (tx) => {
+      const network = await findNetwork(tx, projectId, input.network);
+      const [parentRow] = await tx
+        .select({ id: ipPools.id })
+        .from(ipPools)
+        .where(and(eq(ipPools.networkId, network.id), eq(ipPools.name, input.parent)));
+      if (!parentRow) throw new DomainError('NotFound', `pool "${input.parent}" not found in network "${input.network}"`, 'parent');
+      const parent = (await lockPool(tx, parentRow.id))!;
+      let request: { cidr: Cidr } | { prefixLength: number };
+      if (input.cidr) request = { cidr: parseCidrField('cidr', input.cidr, { family: parent.family }) };
+      else if (input.prefixLength !== undefined) request = { prefixLength: input.prefixLength };
+      else throw invalid('prefixLength', 'give a cidr inside the parent or a prefixLength');
+      const len = 'cidr' in request ? request.cidr.prefix : request.prefixLength;
+      if (len < parent.minPrefixLength || len > parent.maxPrefixLength) {
+        throw new DomainError('PrefixLengthRejected', `/${len} is outside pool ${parent.name}'s rules (/${parent.minPrefixLength}–/${parent.maxPrefixLength})`, 'prefixLength');
+      }
+      const plan = await planAllocation(tx, parent, request);
+      if (!plan) throw new DomainError('Exhausted', `pool ${parent.name} has no free /${len}`, 'prefixLength');
+      const rules = resolveRules(plan.allocated, input, 'pool');
+      const childId = await insertPool(tx, { projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: plan.allocated }, rules);
+      await commitAllocation(tx, parent, plan, 'PoolCarve', { childPoolId: childId });
+      await recordEvent(tx, { actor, projectId, action: 'pool.create', objectType: 'pool', objectId: childId, objectName: input.name, after: { parent: parent.name, cidr: formatCidr(plan.allocated) } });
+      return { id: childId, name: input.name, cidr: formatCidr(plan.allocated) };
+    });
+  } catch (e) {
+    if (pgCode(e) === '23505') throw new DomainError('Conflict', `pool "${input.name}" already exists in network "${input.network}"`, 'name');
+    throw e;
+  }
+}
+
+/** A network of the project by name, or NotFound naming the field. */
+export async function findNetwork(db: DbOrTx, projectId: string, name: string, field = 'network') {
+  const [network] = await db
+    .select({ id: networks.id, name: networks.name, description: networks.description, createdAt: networks.createdAt })
+    .from(networks)
+    .where(and(eq(networks.projectId, projectId), eq(networks.name, name)));
+  if (!network) throw new DomainError('NotFound', `network "${name}" not found`, field);
+  return network;
+}
+
+export interface PoolView {
+  id: string;
+  name: string;
+  kind: string;
+  parentPoolId: string | null;
+  cidr: string;
+  family: 4 | 6;
+  strategy: string;
+  minPrefixLength: number;
+  maxPrefixLength: number;
+  defaultPrefixLength: number;
+  reserveLeading: number;
+  reserveTrailing: number;
+  capacity: string;
+  allocated: string;
+  available: string;
+  utilization: number;
+  allocationCount: number;
+  phase: 'Ready' | 'Exhausted';
+}
+
+/** Counters → the view every surface shows (exact decimal strings; utilization as a ratio). */
+export function poolView(p: typeof ipPools.$inferSelect): PoolView {
+  const capacity = BigInt(p.capacity);
+  const allocated = BigInt(p.allocated);
+  const available = capacity - allocated;
+  // Ratio with 6 significant decimals, exact enough for bars and alerts even for IPv6 sizes.
+  const utilization = capacity === 0n ? 1 : Number((allocated * 1_000_000n) / capacity) / 1_000_000;
+  return {
+    id: p.id,
+    name: p.name,
+    kind: p.kind,
+    parentPoolId: p.parentPoolId,
+    cidr: p.cidr,
+    family: p.family as 4 | 6,
+    strategy: p.strategy,
+    minPrefixLength: p.minPrefixLength,
+    maxPrefixLength: p.maxPrefixLength,
+    defaultPrefixLength: p.defaultPrefixLength,
+    reserveLeading: p.reserveLeading,
+    reserveTrailing: p.reserveTrailing,
+    capacity: capacity.toString(),
+    allocated: allocated.toString(),
+    available: available.toString(),
+    utilization,
+    allocationCount: p.allocationCount,
+    phase: available === 0n ? 'Exhausted' : 'Ready',
+  };
+}
+
+/** Sums of root pools per family: a network's utilization (child pools are inside their roots). */
+function familyTotals(pools: PoolView[]) {
+  const out: Record<'IPv4' | 'IPv6', { capacity: string; allocated: string; utilization: number } | null> = { IPv4: null, IPv6: null };
+  for (const family of [4, 6] as const) {
+    const roots = pools.filter((p) => p.family === family && p.parentPoolId === null);
+    if (!roots.length) continue;
+    let cap = 0n;
+    let used = 0n;
+    for (const r of roots) {
+      cap += BigInt(r.capacity);
+      used += BigInt(r.allocated);
+    }
+    out[familyName(family)] = { capacity: cap.toString(), allocated: used.toString(), utilization: cap === 0n ? 1 : Number((used * 1_000_000n) / cap) / 1_000_000 };
+  }
+  return out;
+}
+
+/** One network with its pools and per-family utilization. */
+export async function getNetwork(db: DbOrTx, projectId: string, name: string) {
+  const network = await findNetwork(db, projectId, name, 'name');
+  const pools = (await db.select().from(ipPools).where(eq(ipPools.networkId, network.id)).orderBy(asc(ipPools.cidr))).map(poolView);
+  const [{ claims }] = (await db.execute(sql`select count(*)::int as claims from ip_claims where network_id = ${network.id}`)) as unknown as { claims: number }[];
+  return { ...network, pools, utilization: familyTotals(pools), claimCount: claims };
+}
+
+/** The project's networks with their pools and utilization, by name. */
+export async function listNetworks(db: DbOrTx, projectId: string, options: { limit: number; offset: number; search?: string }) {
+  const where = options.search
+    ? and(eq(networks.projectId, projectId), sql`${networks.name} ilike ${'%' + options.search + '%'}`)
+    : eq(networks.projectId, projectId);
+  const list = await db
+    .select({ id: networks.id, name: networks.name, description: networks.description, createdAt: networks.createdAt })
+    .from(networks)
+    .where(where)
+    .orderBy(asc(networks.name))
+    .limit(options.limit + 1)
+    .offset(options.offset);
+  const hasMore = list.length > options.limit;
+  const page = list.slice(0, options.limit);
+  const ids = page.map((n) => n.id);
+  const pools = ids.length
+    ? (await db.select().from(ipPools).where(sql`${ipPools.networkId} = any(${`{${ids.join(',')}}`}::uuid[])`).orderBy(asc(ipPools.cidr))).map((p) => ({ networkId: p.networkId, view: poolView(p) }))
+    : [];
+  const items = page.map((n) => {
+    const mine = pools.filter((p) => p.networkId === n.id).map((p) => p.view);
+    return { ...n, pools: mine, utilization: familyTotals(mine) };
+  });
+  return { items, nextOffset: hasMore ? options.offset + options.limit : null };
+}
+
+/** Deletes a network that holds no claims or retained allocations (409 otherwise, with counts). */
+export async function deleteNetwork(db: Db, projectId: string, name: string, actor: Actor) {
+  return db.transaction(async (tx) => {
+    const network = await findNetwork(tx, projectId, name, 'name');
+    await tx.execute(sql`select id from networks where id = ${network.id} for update`);
+    const [counts] = (await tx.execute(sql`
+      select (select count(*)::int from ip_claims where network_id = ${network.id}) as claims,
+             (select count(*)::int from ip_allocations where network_id = ${network.id} and retained_name is not null) as retained,
+             (select count(*)::int from ip_allocations where network_id = ${network.id} and kind = 'PodAddress') as pods`)) as unknown as {
+      claims: number;
+      retained: number;
+      pods: number;
+    }[];
+    if (counts.claims || counts.retained || counts.pods) {
+      throw new DomainError(
+        'Conflict',
+        `network "${name}" is in use: ${counts.claims} claim(s), ${counts.retained} retained allocation(s), ${counts.pods} pod address(es); release them first`,
+        'name',
+        counts,
+      );
+    }
+    await tx.delete(networks).where(eq(networks.id, network.id));
+    await recordEvent(tx, { actor, projectId, action: 'network.delete', objectType: 'network', objectId: network.id, objectName: name });
+    return { name, deleted: true };
+  });
+}
+
