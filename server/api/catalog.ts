@@ -1,3 +1,7 @@
+import { z } from 'zod';
+import { moduleEnabled } from './modules';
+import { claimResourceInput, networkResourceInput } from '@/server/ipam/resources';
+
 /**
  * The REST v1 surface in one table: every route, its group and its contract. `GET /api/v1`
  * advertises the groups served, `GET /api/v1/openapi.json` is generated from this table, and the
@@ -23,10 +27,51 @@ export interface ApiGroup {
   enabled: () => boolean;
 }
 
-export const apiGroups: ApiGroup[] = [{ name: 'core', description: 'Identity of the calling token', enabled: () => true }];
+export const apiGroups: ApiGroup[] = [
+  { name: 'core', description: 'Identity of the calling token', enabled: () => true },
+  { name: 'ipam.miloapis.com', description: 'Networks (VPCs), pools and IP claims', enabled: () => moduleEnabled('ipam') },
+];
+
+
+const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+const listQuery = [
+  { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+  { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+  { name: 'search', description: 'name substring, or an address: claims containing it', schema: { type: 'string' } },
+];
 
 export const apiRoutes: ApiRoute[] = [
   { method: 'GET', path: '/api/v1/whoami', group: 'core', summary: 'The project (and cluster) the presented token acts for', minRole: 'viewer' },
+  { method: 'GET', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'List networks with their pools and utilization', minRole: 'viewer', query: listQuery },
+  { method: 'POST', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'Create a network with its root CIDRs (roots of a project never overlap: 409 Overlap)', minRole: 'editor', requestBody: json(networkResourceInput) },
+  { method: 'GET', path: '/api/v1/projects/{project}/networks/{name}', group: 'ipam.miloapis.com', summary: 'Read a network', minRole: 'viewer' },
+  { method: 'DELETE', path: '/api/v1/projects/{project}/networks/{name}', group: 'ipam.miloapis.com', summary: 'Delete a network that holds no claims (409 otherwise)', minRole: 'editor' },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/ipclaims',
+    group: 'ipam.miloapis.com',
+    summary: 'List IP claims (filter by network, pool, family, search; sort by name, createdAt or cidr)',
+    minRole: 'viewer',
+    query: [
+      ...listQuery,
+      { name: 'network', description: 'network name', schema: { type: 'string' } },
+      { name: 'pool', description: 'pool name', schema: { type: 'string' } },
+      { name: 'family', description: 'IPv4 or IPv6', schema: { type: 'string', enum: ['IPv4', 'IPv6'] } },
+      { name: 'sort', description: 'name, createdAt or cidr', schema: { type: 'string', enum: ['name', 'createdAt', 'cidr'] } },
+      { name: 'order', description: 'asc or desc', schema: { type: 'string', enum: ['asc', 'desc'] } },
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/ipclaims',
+    group: 'ipam.miloapis.com',
+    summary: 'Create an IP claim; binds synchronously (201 Bound with allocatedCIDR) or fails with a coded error and stores nothing. Same name and spec: 200 with the existing claim. ?dryRun=true previews.',
+    minRole: 'editor',
+    requestBody: json(claimResourceInput),
+    query: [{ name: 'dryRun', description: 'true: return the block that would be chosen, store nothing', schema: { type: 'string', enum: ['true', 'false'] } }],
+  },
+  { method: 'GET', path: '/api/v1/projects/{project}/ipclaims/{name}', group: 'ipam.miloapis.com', summary: 'Read an IP claim', minRole: 'viewer' },
+  { method: 'DELETE', path: '/api/v1/projects/{project}/ipclaims/{name}', group: 'ipam.miloapis.com', summary: 'Delete an IP claim (Delete: block returned; Retain: kept until released or expired)', minRole: 'editor' },
 ];
 
 export function servedGroups(): ApiGroup[] {

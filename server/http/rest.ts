@@ -1,5 +1,6 @@
 import { ZodError, type z } from 'zod';
 import { getDb, type Db } from '@/db/client';
+import { moduleEnabled } from '@/server/api/modules';
 import { DomainError, isDomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
@@ -75,9 +76,10 @@ type Handler<P> = (ctx: RestContext<P>) => Promise<Response | unknown>;
  * project is never revealed), the minimum role, and coded errors. The project always comes from
  * the token, never from the body.
  */
-export function tokenRoute<P extends Record<string, string>>(options: { minRole: MemberRole }, handler: Handler<P>) {
+export function tokenRoute<P extends Record<string, string>>(options: { minRole: MemberRole; module?: string }, handler: Handler<P>) {
   return async (req: Request, context?: { params: Promise<P> }): Promise<Response> => {
     try {
+      if (options.module && !moduleEnabled(options.module)) return errorResponse(404, 'NotFound', 'this API is not served here');
       const header = req.headers.get('authorization') ?? '';
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       const db = getDb();

@@ -1,5 +1,6 @@
 import { createCallerFactory, createTRPCRouter } from './init';
 import { auditRouter } from './routers/audit';
+import { ipamRouter } from './routers/ipam';
 import { meRouter } from './routers/me';
 import { projectsRouter } from './routers/projects';
 import { tokensRouter } from './routers/tokens';
@@ -9,6 +10,7 @@ export const appRouter = createTRPCRouter({
   projects: projectsRouter,
   tokens: tokensRouter,
   audit: auditRouter,
+  ipam: ipamRouter,
 });
 
 export type AppRouter = typeof appRouter;

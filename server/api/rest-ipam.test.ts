@@ -1,0 +1,169 @@
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { describe, expect, test } from 'vitest';
+import * as claimItem from '@/app/api/v1/projects/[project]/ipclaims/[name]/route';
+import * as claims from '@/app/api/v1/projects/[project]/ipclaims/route';
+import * as networkItem from '@/app/api/v1/projects/[project]/networks/[name]/route';
+import * as networks from '@/app/api/v1/projects/[project]/networks/route';
+import * as discovery from '@/app/api/v1/route';
+import * as openapi from '@/app/api/v1/openapi.json/route';
+import { systemActor } from '@/server/audit/events';
+import { createApiToken } from '@/server/tenancy/tokens';
+import { testDb } from '@/test/db';
+import { makeProject } from '@/test/fixtures';
+import { apiRoutes } from './catalog';
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+async function client() {
+  const { db } = testDb();
+  const { project } = await makeProject(db);
+  const token = await createApiToken(db, { projectId: project.id, name: 'rest' }, systemActor('test'));
+  const call = async (handler: Handler, method: string, params: Record<string, string>, body?: unknown, query = '') => {
+    const res = await handler(
+      new Request(`http://localhost/api/v1/x${query}`, {
+        method,
+        headers: { authorization: `Bearer ${token.secret}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+      { params: Promise.resolve({ project: project.slug, ...params }) },
+    );
+    return { status: res.status, body: await res.json() };
+  };
+  return { db, project, call };
+}
+
+const network = (name: string, cidr: string) => ({ metadata: { name }, spec: { cidrs: [{ cidr }] } });
+const claim = (name: string, spec: Record<string, unknown>) => ({ metadata: { name }, spec: { network: 'vpc', ...spec } });
+
+describe('REST v1 IPAM', () => {
+  test('networks and claims round-trip as resources', async () => {
+    const { call, db, project } = await client();
+    const created = await call(networks.POST as Handler, 'POST', {}, network('vpc', '192.0.2.0/24'));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ kind: 'Network', metadata: { name: 'vpc' }, status: { utilization: { IPv4: { capacity: '256', allocated: '0' } } } });
+
+    const bound = await call(claims.POST as Handler, 'POST', {}, claim('web', { prefixLength: 28 }));
+    expect(bound.status).toBe(201);
+    expect(bound.body).toMatchObject({ kind: 'IPClaim', metadata: { name: 'web' }, status: { phase: 'Bound', allocatedCIDR: '192.0.2.0/28' } });
+    const replay = await call(claims.POST as Handler, 'POST', {}, claim('web', { prefixLength: 28 }));
+    expect(replay.status).toBe(200);
+    expect(replay.body.status.allocatedCIDR).toBe('192.0.2.0/28');
+
+    const preview = await call(claims.POST as Handler, 'POST', {}, claim('next', { prefixLength: 28 }), '?dryRun=true');
+    expect(preview).toMatchObject({ status: 200, body: { status: { phase: 'Preview', allocatedCIDR: '192.0.2.16/28' } } });
+    expect((await call(claimItem.GET as Handler, 'GET', { name: 'next' })).status).toBe(404);
+
+    const list = await call(claims.GET as Handler, 'GET', {}, undefined, '?limit=1&sort=name&order=asc');
+    expect(list.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['web']);
+    expect(list.body.metadata.continue).toBeNull();
+
+    expect((await call(claimItem.DELETE as Handler, 'DELETE', { name: 'web' })).body).toMatchObject({ status: 'Success', details: { released: true } });
+    expect((await call(networkItem.GET as Handler, 'GET', { name: 'vpc' })).body.status.utilization.IPv4.allocated).toBe('0');
+    expect((await call(networkItem.DELETE as Handler, 'DELETE', { name: 'vpc' })).status).toBe(200);
+    const [{ n }] = (await db.execute(sql`select count(*)::int as n from networks where project_id = ${project.id}`)) as unknown as { n: number }[];
+    expect(n).toBe(0);
+  });
+
+  test('every error is a coded 4xx with the field, and changes nothing', async () => {
+    const { call, db, project } = await client();
+    await call(networks.POST as Handler, 'POST', {}, network('vpc', '192.0.2.0/28'));
+    const cases: [unknown, number, string, string | null][] = [
+      [network('bad', '192.0.2.1/24'), 400, 'InvalidCidr', 'cidrs.0.cidr'],
+      [network('bad', '300.0.0.0/8'), 400, 'InvalidCidr', 'cidrs.0.cidr'],
+      [network('bad', '192.0.2.0/40'), 400, 'InvalidCidr', 'cidrs.0.cidr'],
+      [network('dup', '192.0.2.0/25'), 409, 'Overlap', 'cidrs.0.cidr'],
+      [network('vpc', '203.0.113.0/24'), 409, 'Conflict', 'name'],
+      [{ metadata: { name: 'Bad_Name' }, spec: { cidrs: [{ cidr: '203.0.113.0/24' }] } }, 400, 'ValidationFailed', 'metadata.name'],
+      [{ metadata: { name: 'x' }, spec: { cidrs: [] } }, 400, 'ValidationFailed', 'spec.cidrs'],
+      ['{not json', 400, 'ValidationFailed', 'body'],
+    ];
+    for (const [body, status, code, field] of cases) {
+      const res = await call(networks.POST as Handler, 'POST', {}, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error.code, JSON.stringify(res.body)).toBe(code);
+      if (field) expect(res.body.error.field).toBe(field);
+    }
+    const claimCases: [unknown, number, string, string | null, string?][] = [
+      [claim('a', { prefixLength: 33 }), 400, 'PrefixLengthRejected', 'spec.prefixLength'.replace('spec.', '')],
+      [claim('a', { prefixLength: 24 }), 400, 'PrefixLengthRejected', 'prefixLength'],
+      [claim('a', { family: 'IPv6' }), 400, 'NoOfferingPool', 'family'],
+      [claim('a', { network: 'nope' }), 404, 'NotFound', 'network'],
+      [claim('a', { address: '192.0.2.3/30' }), 400, 'InvalidCidr', 'address'],
+      [claim('a', { prefixLength: 'big' }), 400, 'ValidationFailed', 'spec.prefixLength'],
+      [claim('a', { reclaimPolicy: 'Keep' }), 400, 'ValidationFailed', 'spec.reclaimPolicy'],
+    ];
+    for (const [body, status, code, field] of claimCases) {
+      const res = await call(claims.POST as Handler, 'POST', {}, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error.code, JSON.stringify(res.body)).toBe(code);
+      if (field) expect(res.body.error.field).toBe(field);
+    }
+    await call(claims.POST as Handler, 'POST', {}, claim('all', { prefixLength: 28 }));
+    const exhausted = await call(claims.POST as Handler, 'POST', {}, claim('more', { prefixLength: 30 }));
+    expect(exhausted).toMatchObject({ status: 507, body: { error: { code: 'Exhausted' } } });
+    const exists = await call(claims.POST as Handler, 'POST', {}, claim('all', { prefixLength: 29 }));
+    expect(exists).toMatchObject({ status: 409, body: { error: { code: 'ClaimExists' } } });
+    const badQuery = await call(claims.GET as Handler, 'GET', {}, undefined, '?limit=0');
+    expect(badQuery).toMatchObject({ status: 400, body: { error: { code: 'ValidationFailed', field: 'limit' } } });
+    const badContinue = await call(claims.GET as Handler, 'GET', {}, undefined, '?continue=garbage');
+    expect(badContinue).toMatchObject({ status: 400, body: { error: { field: 'continue' } } });
+    const [{ n }] = (await db.execute(sql`select count(*)::int as n from ip_claims where project_id = ${project.id}`)) as unknown as { n: number }[];
+    expect(n).toBe(1);
+  });
+
+  test('retained names answer 409 AllocationRetained naming the allocation', async () => {
+    const { call } = await client();
+    await call(networks.POST as Handler, 'POST', {}, network('vpc', '198.51.100.0/24'));
+    const c = await call(claims.POST as Handler, 'POST', {}, claim('db', { prefixLength: 28, reclaimPolicy: 'Retain' }));
+    await call(claimItem.DELETE as Handler, 'DELETE', { name: 'db' });
+    const again = await call(claims.POST as Handler, 'POST', {}, claim('db', { prefixLength: 28 }));
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'AllocationRetained', details: { allocationId: c.body.status.allocationRef } });
+  });
+
+  test('discovery lists served groups; OpenAPI covers every catalogued route and every route file is catalogued', async () => {
+    const groups = await (discovery.GET() as Response).json();
+    expect(groups.groups.map((g: { name: string }) => g.name)).toEqual(expect.arrayContaining(['core', 'ipam.miloapis.com']));
+    const doc = await (openapi.GET() as Response).json();
+    for (const r of apiRoutes) expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
+
+    // Every exported handler under app/api/v1 must be in the catalog (and so in OpenAPI and the isolation tests).
+    const root = path.join(process.cwd(), 'app/api/v1');
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir)) {
+        const full = path.join(dir, e);
+        if (statSync(full).isDirectory()) walk(full);
+        else if (e === 'route.ts') files.push(full);
+      }
+    };
+    walk(root);
+    for (const file of files) {
+      const rel = path.relative(path.join(process.cwd(), 'app'), path.dirname(file)).replace(/\[(\w+)\]/g, '{$1}');
+      const routePath = '/' + rel;
+      if (routePath === '/api/v1' || routePath === '/api/v1/openapi.json') continue;
+      const mod = (await import(file)) as Record<string, unknown>;
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        if (typeof mod[method] === 'function') {
+          expect(apiRoutes.some((r) => r.path === routePath && r.method === method), `${method} ${routePath} is not in server/api/catalog.ts`).toBe(true);
+        }
+      }
+    }
+  });
+
+  test('a disabled module is absent from discovery and OpenAPI', async () => {
+    process.env.MERIDIAN_DISABLED_MODULES = 'ipam';
+    try {
+      const groups = await (discovery.GET() as Response).json();
+      expect(groups.groups.map((g: { name: string }) => g.name)).not.toContain('ipam.miloapis.com');
+      const doc = await (openapi.GET() as Response).json();
+      expect(Object.keys(doc.paths).some((p) => p.includes('ipclaims'))).toBe(false);
+      const { call } = await client();
+      expect((await call(claims.GET as Handler, 'GET', {})).status).toBe(404);
+    } finally {
+      delete process.env.MERIDIAN_DISABLED_MODULES;
+    }
+  });
+});

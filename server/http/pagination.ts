@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { DomainError } from '@/server/errors';
+
+/** Opaque list continuation tokens (`?continue=`): the next offset, base64url-encoded. */
+export function encodeContinue(offset: number | null): string | null {
+  return offset === null ? null : Buffer.from(`o:${offset}`).toString('base64url');
+}
+
+export function decodeContinue(token: string | null): number {
+  if (!token) return 0;
+  const text = Buffer.from(token, 'base64url').toString('utf8');
+  const m = /^o:(\d{1,9})$/.exec(text);
+  if (!m) throw new DomainError('ValidationFailed', 'continue: is not a token returned by this API', 'continue');
+  return Number(m[1]);
+}
+
+/** Parses query parameters with a zod schema (values arrive as strings; use z.coerce). */
+export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.infer<S> {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) raw[k] = v;
+  return schema.parse(raw);
+}

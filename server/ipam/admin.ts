@@ -1,0 +1,31 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+
+/** Every pool across projects with its counters (operator view), largest utilization first. */
+export async function listAllPools(db: DbOrTx, options: { search?: string; limit: number; offset: number }) {
+  const term = options.search ? `%${options.search}%` : null;
+  const rows = (await db.execute(sql`
+    select p.id, pr.slug as project, n.name as network, p.name, p.kind, p.cidr::text as cidr, p.family,
+           p.capacity::text as capacity, p.allocated::text as allocated, p.allocation_count as "allocationCount",
+           case when p.capacity = 0 then 1 else round(p.allocated / p.capacity, 6)::float end as utilization
+    from ip_pools p join networks n on n.id = p.network_id join projects pr on pr.id = p.project_id
+    where p.kind <> 'NodeBlock' ${term ? sql`and (pr.slug ilike ${term} or n.name ilike ${term} or p.name ilike ${term})` : sql``}
+    order by utilization desc, pr.slug, n.name, p.cidr
+    limit ${options.limit} offset ${options.offset}`)) as unknown as {
+    id: string;
+    project: string;
+    network: string;
+    name: string;
+    kind: string;
+    cidr: string;
+    family: number;
+    capacity: string;
+    allocated: string;
+    allocationCount: number;
+    utilization: number;
+  }[];
+  const [{ total }] = (await db.execute(sql`
+    select count(*)::int as total from ip_pools p join networks n on n.id = p.network_id join projects pr on pr.id = p.project_id
+    where p.kind <> 'NodeBlock' ${term ? sql`and (pr.slug ilike ${term} or n.name ilike ${term} or p.name ilike ${term})` : sql``}`)) as unknown as { total: number }[];
+  return { items: rows, total };
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import type { ClaimView } from './claims';
+import type { getNetwork, PoolView } from './networks';
+import { claimCreateInput, networkCreateInput, poolRules, resourceName, rootPoolInput } from './schemas';
+
+/**
+ * REST v1 resource shapes (`{ apiVersion, kind, metadata, spec, status }`) and their mapping to the
+ * domain's inputs and views. The domain knows nothing of this shape.
+ */
+export const IPAM_API_VERSION = 'ipam.miloapis.com/v1alpha1';
+
+const metadata = z.object({ name: resourceName, labels: z.record(z.string().max(63), z.string().max(253)).optional() });
+
+export const networkResourceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('Network').optional(),
+  metadata,
+  spec: z.object({
+    description: z.string().max(500).optional(),
+    cidrs: z.array(rootPoolInput).min(1, 'at least one root CIDR is required').max(16),
+  }),
+});
+
+const claimSpec = claimCreateInput.omit({ name: true, labels: true });
+export const claimResourceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('IPClaim').optional(),
+  metadata,
+  spec: claimSpec,
+});
+
+export function networkInputFromResource(body: z.infer<typeof networkResourceInput>): z.infer<typeof networkCreateInput> {
+  return { name: body.metadata.name, description: body.spec.description, cidrs: body.spec.cidrs };
+}
+
+export function claimInputFromResource(body: z.infer<typeof claimResourceInput>): z.infer<typeof claimCreateInput> {
+  return { ...body.spec, name: body.metadata.name, labels: body.metadata.labels };
+}
+
+type NetworkDetail = Awaited<ReturnType<typeof getNetwork>>;
+
+function poolStatus(p: PoolView) {
+  return {
+    name: p.name,
+    kind: p.kind,
+    cidr: p.cidr,
+    family: p.family === 4 ? 'IPv4' : 'IPv6',
+    rules: { minPrefixLength: p.minPrefixLength, maxPrefixLength: p.maxPrefixLength, defaultPrefixLength: p.defaultPrefixLength, strategy: p.strategy, reserveLeading: p.reserveLeading, reserveTrailing: p.reserveTrailing },
+    capacity: p.capacity,
+    allocated: p.allocated,
+    available: p.available,
+    utilization: p.utilization,
+    phase: p.phase,
+  };
+}
+
+export function networkResource(n: Pick<NetworkDetail, 'id' | 'name' | 'description' | 'createdAt' | 'pools' | 'utilization'> & { claimCount?: number }) {
+  return {
+    apiVersion: IPAM_API_VERSION,
+    kind: 'Network',
+    metadata: { name: n.name, uid: n.id, creationTimestamp: n.createdAt },
+    spec: {
+      description: n.description,
+      cidrs: n.pools.filter((p) => p.parentPoolId === null).map((p) => ({ name: p.name, cidr: p.cidr })),
+    },
+    status: { pools: n.pools.map(poolStatus), utilization: n.utilization, ...(n.claimCount !== undefined ? { claims: n.claimCount } : {}) },
+  };
+}
+
+export function claimResource(c: ClaimView, extra: { dryRun?: boolean } = {}) {
+  return {
+    apiVersion: IPAM_API_VERSION,
+    kind: 'IPClaim',
+    metadata: { name: c.name, uid: extra.dryRun ? null : c.id, creationTimestamp: extra.dryRun ? null : c.createdAt, labels: c.labels },
+    spec: {
+      network: c.network,
+      pool: c.pool,
+      family: c.family === 4 ? 'IPv4' : 'IPv6',
+      prefixLength: c.prefixLength,
+      address: c.requestedCidr,
+      reclaimPolicy: c.reclaimPolicy,
+      retentionSeconds: c.retentionSeconds,
+      ownerRef: c.ownerRef,
+    },
+    status: {
+      phase: extra.dryRun ? 'Preview' : c.phase,
+      allocatedCIDR: c.allocatedCidr,
+      pool: c.pool,
+      allocationRef: extra.dryRun ? null : c.allocationId,
+    },
+  };
+}
+
+export { poolRules };
