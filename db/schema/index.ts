@@ -2,3 +2,4 @@ export * from './tenancy';
 export * from './events';
 export * from './system';
 export * from './ipam';
+export * from './cni';
