@@ -25,6 +25,7 @@ export const errorCodes = [
   'LocationUnavailable',
   'NoCapacity',
   'InvalidTransition',
+  'CheckMismatch',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { moduleEnabled } from './modules';
+import { addInput, checkInput, clusterCreateInput, gcInput, leaseKey } from '@/server/cni/schemas';
 import { claimResourceInput, networkResourceInput } from '@/server/ipam/resources';
 
 /**
@@ -71,6 +72,20 @@ export const apiRoutes: ApiRoute[] = [
     query: [{ name: 'dryRun', description: 'true: return the block that would be chosen, store nothing', schema: { type: 'string', enum: ['true', 'false'] } }],
   },
   { method: 'GET', path: '/api/v1/projects/{project}/ipclaims/{name}', group: 'ipam.miloapis.com', summary: 'Read an IP claim', minRole: 'viewer' },
+  { method: 'GET', path: '/api/v1/projects/{project}/clusters', group: 'ipam.miloapis.com', summary: 'List clusters with lease, node and block counts', minRole: 'viewer' },
+  { method: 'POST', path: '/api/v1/projects/{project}/clusters', group: 'ipam.miloapis.com', summary: 'Register a cluster attached to a network; returns a cluster-scoped token once', minRole: 'editor', requestBody: json(clusterCreateInput) },
+  { method: 'GET', path: '/api/v1/projects/{project}/clusters/{cluster}', group: 'ipam.miloapis.com', summary: 'Read a cluster', minRole: 'viewer' },
+  { method: 'DELETE', path: '/api/v1/projects/{project}/clusters/{cluster}', group: 'ipam.miloapis.com', summary: 'Delete a cluster, releasing its leases and node blocks and revoking its tokens', minRole: 'editor' },
+  { method: 'GET', path: '/api/v1/projects/{project}/clusters/{cluster}/leases', group: 'ipam.miloapis.com', summary: 'List pod leases (search by IP, pod, namespace, node)', minRole: 'viewer', query: listQuery },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}',
+    group: 'ipam.miloapis.com',
+    summary: 'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc',
+    minRole: 'editor',
+    requestBody: { oneOf: [json(addInput), json(leaseKey), json(checkInput), json(gcInput)] },
+  },
+  { method: 'GET', path: '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}', group: 'ipam.miloapis.com', summary: 'CNI STATUS (command = status): ready, or not ready with the reason', minRole: 'viewer' },
   { method: 'DELETE', path: '/api/v1/projects/{project}/ipclaims/{name}', group: 'ipam.miloapis.com', summary: 'Delete an IP claim (Delete: block returned; Retain: kept until released or expired)', minRole: 'editor' },
 ];
 

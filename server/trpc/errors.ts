@@ -27,4 +27,5 @@ export const errorTable: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; http: nu
   LocationUnavailable: { trpc: 'PRECONDITION_FAILED', http: 412 },
   NoCapacity: { trpc: 'CONFLICT', http: 409 },
   InvalidTransition: { trpc: 'CONFLICT', http: 409 },
+  CheckMismatch: { trpc: 'CONFLICT', http: 409 },
 };

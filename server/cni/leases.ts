@@ -1,0 +1,372 @@
+/**
+ * Pod address leases for the CNI path. A node draws pod addresses from its own blocks (NodeBlock
+ * pools carved from the cluster's network, à la Calico block affinity): an ADD locks only its
+ * node's block, so ADDs on different nodes run in parallel, and the network's pools are locked
+ * only to carve a new block. The exclusion constraint on allocations is the final guard: two
+ * clusters on one network can never hold the same address.
+ */
+import { eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '@/db/client';
+import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
+import { recordEvent, type Actor } from '@/server/audit/events';
+import { DomainError, pgCode } from '@/server/errors';
+import { commitAllocation, initializePool, lockPool, planAllocation, releaseAllocation, type LockedPool } from '@/server/ipam/allocator';
+import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
+import type { ClusterRef } from './clusters';
+import type { AddInput, LeaseKey } from './schemas';
+
+/** Addresses kept out of every node block: the network address and the gateway (.1), and the IPv4 broadcast. */
+const BLOCK_LEADING = 2n;
+const blockTrailing = (family: Family) => (family === 4 ? 1n : 0n);
+/** Smallest block a node falls back to when the pools are too fragmented for the configured size. */
+const MIN_BLOCK_PREFIX: Record<Family, number> = { 4: 28, 6: 124 };
+
+export interface LeaseAddress {
+  family: Family;
+  /** Pod address in CIDR notation with the node block's prefix, as a CNI result wants it. */
+  address: string;
+  gateway: string;
+}
+
+type Row = Record<string, unknown>;
+const rows = async <T extends Row>(db: DbOrTx, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
+
+function gatewayOf(block: Cidr): string {
+  return formatIp(block.family, block.network + 1n);
+}
+
+function leaseAddress(address: string, blockCidr: string): LeaseAddress {
+  const block = parseCidrOrThrow(blockCidr);
+  const host = parseCidrOrThrow(address);
+  return { family: block.family, address: `${formatIp(host.family, host.network)}/${block.prefix}`, gateway: gatewayOf(block) };
+}
+
+/** The families the cluster's network offers (one address per family per attachment). */
+async function networkFamilies(db: DbOrTx, networkId: string): Promise<Family[]> {
+  const r = await rows<{ family: number }>(db, sql`select distinct family from ip_pools where network_id = ${networkId} and parent_pool_id is null order by family`);
+  return r.map((x) => Number(x.family) as Family);
+}
+
+async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
+  return rows<{ id: string; family: number; address: string; block: string; pool_id: string; allocation_id: string; node: string }>(db, sql`
+    select l.id, l.family, l.address::text as address, p.cidr::text as block, l.pool_id, l.allocation_id, l.node
+    from pod_leases l join ip_pools p on p.id = l.pool_id
+    where l.cluster_id = ${clusterId} and l.cni_network = ${key.cniNetwork} and l.container_id = ${key.containerId} and l.ifname = ${key.ifname}
+    order by l.family`);
+}
+
+/** Carves a new block for a node out of the network's pools and returns it locked. */
+async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family): Promise<LockedPool | undefined> {
+  const preferred = family === 4 ? cluster.nodeBlockPrefixV4 : cluster.nodeBlockPrefixV6;
+  const parents = await rows<{ id: string }>(tx, sql`
+    select id from ip_pools where network_id = ${cluster.networkId} and family = ${family} and kind <> 'NodeBlock'
+    order by masklen(cidr) desc, cidr`);
+  for (let prefix = preferred; prefix <= MIN_BLOCK_PREFIX[family]; prefix++) {
+    for (const { id } of parents) {
+      const parent = (await lockPool(tx, id))!;
+      if (prefix < parent.minPrefixLength || prefix > familyBits(family)) continue;
+      const plan = await planAllocation(tx, parent, { prefixLength: prefix });
+      if (!plan) continue;
+      const block = plan.allocated;
+      const [pool] = await tx
+        .insert(ipPools)
+        .values({
+          projectId: cluster.projectId,
+          networkId: cluster.networkId,
+          parentPoolId: parent.id,
+          name: `node-${cluster.name}-${node}-${formatCidr(block).replace(/[/:.]/g, '-')}`.slice(0, 200),
+          kind: 'NodeBlock',
+          cidr: formatCidr(block),
+          family,
+          minPrefixLength: familyBits(family),
+          maxPrefixLength: familyBits(family),
+          defaultPrefixLength: familyBits(family),
+          strategy: 'FirstFit',
+          reserveLeading: Number(BLOCK_LEADING),
+          reserveTrailing: Number(blockTrailing(family)),
+          capacity: (cidrSize(block) - BLOCK_LEADING - blockTrailing(family)).toString(),
+        })
+        .returning({ id: ipPools.id });
+      await initializePool(tx, { id: pool.id, projectId: cluster.projectId, networkId: cluster.networkId, cidr: block }, BLOCK_LEADING, blockTrailing(family));
+      await commitAllocation(tx, parent, plan, 'PoolCarve', { childPoolId: pool.id });
+      await tx.insert(nodeBlocks).values({ poolId: pool.id, clusterId: cluster.id, node, family });
+      return (await lockPool(tx, pool.id))!;
+    }
+  }
+  return undefined;
+}
+
+/** An address from one of the node's blocks with room, if any. */
+async function allocateFromNodeBlocks(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family) {
+  const candidates = await rows<{ pool_id: string }>(tx, sql`
+    select b.pool_id from node_blocks b join ip_pools p on p.id = b.pool_id
+    where b.cluster_id = ${cluster.id} and b.node = ${node} and b.family = ${family} and p.allocated < p.capacity
+    order by p.cidr limit 4`);
+  for (const { pool_id } of candidates) {
+    const block = await lockPool(tx, pool_id);
+    if (!block || block.allocated >= block.capacity) continue;
+    const plan = await planAllocation(tx, block, { prefixLength: familyBits(family) });
+    if (!plan) continue;
+    return { block, allocation: await commitAllocation(tx, block, plan, 'PodAddress') };
+  }
+  return undefined;
+}
+
+/**
+ * One pod address for a node: from one of its blocks with room, else from a newly carved block.
+ * Carving is serialized per (cluster, node, family) by a transaction-scoped advisory lock, and the
+ * node's blocks are looked at again once it is held: a burst of ADDs on a new node carves one
+ * block, not one each.
+ */
+async function allocatePodAddress(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family) {
+  const fromExisting = await allocateFromNodeBlocks(tx, cluster, node, family);
+  if (fromExisting) return fromExisting;
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`node-block:${cluster.id}:${node}:${family}`}, 0))`);
+  const afterWait = await allocateFromNodeBlocks(tx, cluster, node, family);
+  if (afterWait) return afterWait;
+  const block = await carveNodeBlock(tx, cluster, node, family);
+  if (!block) {
+    throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
+  }
+  const plan = await planAllocation(tx, block, { prefixLength: familyBits(family) });
+  if (!plan) throw new DomainError('Exhausted', `new node block ${formatCidr(block.cidr)} is full`, 'network');
+  return { block, allocation: await commitAllocation(tx, block, plan, 'PodAddress') };
+}
+
+/**
+ * CNI ADD: returns the attachment's addresses, allocating what is missing (one per family the
+ * network offers). Idempotent: the same key returns the same addresses. Concurrent ADDs of one
+ * key race on the unique attachment index; the loser retries and finds the winner's lease.
+ */
+export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction(async (tx) => {
+        const families = await networkFamilies(tx, cluster.networkId);
+        if (families.length === 0) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
+        const have = await existingLeases(tx, cluster.id, input);
+        const out: LeaseAddress[] = have.map((l) => leaseAddress(l.address, l.block));
+        const missing = families.filter((f) => !have.some((l) => Number(l.family) === f));
+        if (missing.length === 0) return out;
+        const created: string[] = [];
+        for (const family of missing) {
+          const { block, allocation } = await allocatePodAddress(tx, cluster, input.node, family);
+          await tx.insert(podLeases).values({
+            projectId: cluster.projectId,
+            clusterId: cluster.id,
+            cniNetwork: input.cniNetwork,
+            containerId: input.containerId,
+            ifname: input.ifname,
+            family,
+            poolId: block.id,
+            allocationId: allocation.id,
+            address: formatCidr(allocation.cidr),
+            podNamespace: input.podNamespace ?? null,
+            podName: input.podName ?? null,
+            node: input.node,
+          });
+          out.push(leaseAddress(formatCidr(allocation.cidr), formatCidr(block.cidr)));
+          created.push(formatCidr(allocation.cidr));
+        }
+        await recordEvent(tx, {
+          actor,
+          projectId: cluster.projectId,
+          action: 'cni.add',
+          objectType: 'podLease',
+          objectId: cluster.id,
+          objectName: `${cluster.name}/${input.containerId.slice(0, 12)}/${input.ifname}`,
+          after: { addresses: created, node: input.node, pod: input.podName ? `${input.podNamespace ?? ''}/${input.podName}` : null },
+        });
+        return out.sort((a, b) => a.family - b.family);
+      });
+    } catch (e) {
+      const code = pgCode(e);
+      if ((code === '23505' || code === '40P01') && attempt < 3) continue;
+      throw e;
+    }
+  }
+}
+
+type LeaseSelector = { key: LeaseKey } | { all: true } | { ids: string[] };
+
+/**
+ * Releases leases (CNI DEL, GC, cluster deletion) and returns what was released. Empty node
+ * blocks go back to their pool in the same transaction.
+ */
+export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason = 'cni.del') {
+  return db.transaction(async (tx) => {
+    const where =
+      'key' in selector
+        ? sql`cluster_id = ${cluster.id} and cni_network = ${selector.key.cniNetwork} and container_id = ${selector.key.containerId} and ifname = ${selector.key.ifname}`
+        : 'all' in selector
+          ? sql`cluster_id = ${cluster.id}`
+          : sql`cluster_id = ${cluster.id} and id = any(${`{${selector.ids.join(',')}}`}::uuid[])`;
+    const leases = await rows<{ id: string; pool_id: string; allocation_id: string; address: string; container_id: string; ifname: string }>(
+      tx,
+      sql`select id, pool_id, allocation_id, address::text as address, container_id, ifname from pod_leases where ${where} order by pool_id for update`,
+    );
+    const touched = new Map<string, LockedPool>();
+    for (const lease of leases) {
+      let block = touched.get(lease.pool_id);
+      if (!block) {
+        block = (await lockPool(tx, lease.pool_id))!;
+        touched.set(lease.pool_id, block);
+      }
+      await tx.delete(podLeases).where(eq(podLeases.id, lease.id));
+      await releaseAllocation(tx, block, lease.allocation_id);
+    }
+    for (const block of touched.values()) {
+      if (block.allocated === 0n) await returnEmptyBlock(tx, block);
+    }
+    if (leases.length) {
+      await recordEvent(tx, {
+        actor,
+        projectId: cluster.projectId,
+        action: reason,
+        objectType: 'podLease',
+        objectId: cluster.id,
+        objectName: 'key' in selector ? `${cluster.name}/${selector.key.containerId.slice(0, 12)}/${selector.key.ifname}` : cluster.name,
+        before: { addresses: leases.map((l) => l.address) },
+      });
+    }
+    return leases.map((l) => ({ containerId: l.container_id, ifname: l.ifname, address: l.address }));
+  });
+}
+
+/** An emptied node block goes back to its parent pool (its carve is released and merged). */
+async function returnEmptyBlock(tx: DbOrTx, block: LockedPool) {
+  const [carve] = await rows<{ id: string; pool_id: string }>(tx, sql`select id, pool_id from ip_allocations where child_pool_id = ${block.id}`);
+  await tx.delete(nodeBlocks).where(eq(nodeBlocks.poolId, block.id));
+  await tx.delete(ipPools).where(eq(ipPools.id, block.id));
+  if (carve) {
+    const parent = (await lockPool(tx, carve.pool_id))!;
+    await releaseAllocation(tx, parent, carve.id);
+  }
+}
+
+/** Normalizes an address or CIDR from a CNI result (`10.0.0.5/24`) to the bare address. */
+function bareAddress(text: string): string | null {
+  const parsed = parseCidr(text.split('/')[0], { allowBareAddress: true });
+  return parsed.ok ? formatIp(parsed.cidr.family, parsed.cidr.network) : null;
+}
+
+/**
+ * CNI CHECK: the runtime's prevResult must list exactly the lease's addresses. A mismatch is an
+ * error for the caller and an event the tenant sees (recorded even though the call fails).
+ */
+export async function checkLease(db: Db, cluster: ClusterRef, key: LeaseKey, prevIps: { address: string }[], actor: Actor) {
+  const leases = await existingLeases(db, cluster.id, key);
+  if (leases.length === 0) throw new DomainError('NotFound', `no lease for ${key.containerId}/${key.ifname} on network "${key.cniNetwork}"`, 'containerId');
+  const expected = leases.map((l) => bareAddress(l.address)!).sort();
+  const reported = prevIps.map((ip) => bareAddress(ip.address) ?? `invalid:${ip.address}`).sort();
+  const same = expected.length === reported.length && expected.every((a, i) => a === reported[i]);
+  await db.update(podLeases).set({ checkedAt: sql`now()` }).where(sql`id = any(${`{${leases.map((l) => l.id).join(',')}}`}::uuid[])`);
+  if (!same) {
+    const message = `CHECK mismatch for ${key.containerId.slice(0, 12)}/${key.ifname}: runtime has [${reported.join(', ')}], Meridian leased [${expected.join(', ')}]`;
+    await recordEvent(db, {
+      actor,
+      projectId: cluster.projectId,
+      action: 'cni.check.mismatch',
+      objectType: 'cluster',
+      objectId: cluster.id,
+      objectName: cluster.name,
+      reason: message,
+      after: { containerId: key.containerId, ifname: key.ifname, expected, reported, node: leases[0].node },
+    });
+    throw new DomainError('CheckMismatch', message, 'prevResult', { expected, reported });
+  }
+  return { ok: true as const };
+}
+
+/**
+ * CNI GC: releases the cluster's leases on `cniNetwork` that are not in the runtime's valid
+ * attachments, sparing leases younger than the grace period (an ADD may be in flight).
+ */
+export async function gcLeases(db: Db, cluster: ClusterRef, input: { cniNetwork: string; validAttachments: { containerID: string; ifname: string }[] }, graceSeconds: number, actor: Actor) {
+  const valid = new Set(input.validAttachments.map((a) => `${a.containerID}\u0000${a.ifname}`));
+  const candidates = await rows<{ id: string; container_id: string; ifname: string; young: boolean }>(db, sql`
+    select id, container_id, ifname, created_at > now() - ${`${graceSeconds} seconds`}::interval as young
+    from pod_leases where cluster_id = ${cluster.id} and cni_network = ${input.cniNetwork}`);
+  const stale = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && !c.young);
+  const spared = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && c.young).length;
+  const released = stale.length ? await releaseLeases(db, cluster, { ids: stale.map((s) => s.id) }, actor, 'cni.gc') : [];
+  if (released.length || spared) {
+    await recordEvent(db, {
+      actor,
+      projectId: cluster.projectId,
+      action: 'cni.gc.summary',
+      objectType: 'cluster',
+      objectId: cluster.id,
+      objectName: cluster.name,
+      reason: `GC released ${released.length} lease(s)${spared ? `, spared ${spared} younger than ${graceSeconds}s` : ''}`,
+      after: { released: released.map((r) => r.address) },
+    });
+  }
+  return { released, kept: candidates.length - released.length, spared };
+}
+
+/** CNI STATUS: ready while every family can still get an address (room in a block, or a block to carve). */
+export async function clusterStatus(db: DbOrTx, cluster: ClusterRef) {
+  for (const family of await networkFamilies(db, cluster.networkId)) {
+    const [r] = await rows<{ room: boolean }>(db, sql`
+      select exists (
+        select 1 from node_blocks b join ip_pools p on p.id = b.pool_id
+        where b.cluster_id = ${cluster.id} and b.family = ${family} and p.allocated < p.capacity
+      ) or exists (
+        select 1 from ip_free_blocks f join ip_pools p on p.id = f.pool_id
+        where p.network_id = ${cluster.networkId} and p.family = ${family} and p.kind <> 'NodeBlock' and f.prefix_length <= ${MIN_BLOCK_PREFIX[family]}
+      ) as room`);
+    if (!r.room) return { ready: false as const, reason: 'Exhausted', message: `no IPv${family} pod addresses left in network "${cluster.networkName}"` };
+  }
+  return { ready: true as const };
+}
+
+/** Leases of a project (or one cluster), searchable by IP, pod or node, paginated. */
+export async function listLeases(db: DbOrTx, projectId: string, input: { cluster?: string; search?: string; limit: number; offset: number }) {
+  const term = input.search?.trim();
+  const filters = [sql`l.project_id = ${projectId}`];
+  if (input.cluster) filters.push(sql`c.name = ${input.cluster}`);
+  if (term) {
+    const isAddress = /^[0-9a-fA-F:.]+$/.test(term) && (term.includes('.') || term.includes(':')) && parseCidr(term, { allowBareAddress: true }).ok;
+    filters.push(
+      isAddress
+        ? sql`l.address = ${term}::inet`
+        : sql`(l.pod_name ilike ${'%' + term + '%'} or l.pod_namespace ilike ${'%' + term + '%'} or l.node ilike ${'%' + term + '%'} or l.container_id like ${term + '%'})`,
+    );
+  }
+  const where = sql.join(filters, sql` and `);
+  const items = await rows<{ id: string; cluster: string; address: string; family: number; node: string; podNamespace: string | null; podName: string | null; containerId: string; ifname: string; cniNetwork: string; createdAt: Date; checkedAt: Date | null }>(db, sql`
+    select l.id, c.name as cluster, host(l.address) as address, l.family, l.node, l.pod_namespace as "podNamespace", l.pod_name as "podName",
+           l.container_id as "containerId", l.ifname, l.cni_network as "cniNetwork", l.created_at as "createdAt", l.checked_at as "checkedAt"
+    from pod_leases l join clusters c on c.id = l.cluster_id
+    where ${where} order by l.created_at desc, l.id limit ${input.limit} offset ${input.offset}`);
+  const [{ total }] = await rows<{ total: number }>(db, sql`select count(*)::int as total from pod_leases l join clusters c on c.id = l.cluster_id where ${where}`);
+  return { items, total, nextOffset: input.offset + items.length < total ? input.offset + items.length : null };
+}
+
+/** Pod address use of a network (or project) per cluster, node and namespace. */
+export async function podUsage(db: DbOrTx, projectId: string, options: { networkId?: string } = {}) {
+  const net = options.networkId ? sql`and c.network_id = ${options.networkId}` : sql``;
+  const byCluster = await rows<{ cluster: string; network: string; leases: number; nodes: number; blocks: number; blockCapacity: string }>(db, sql`
+    select c.name as cluster, n.name as network,
+      (select count(*)::int from pod_leases l where l.cluster_id = c.id) as leases,
+      (select count(distinct node)::int from node_blocks b where b.cluster_id = c.id) as nodes,
+      (select count(*)::int from node_blocks b where b.cluster_id = c.id) as blocks,
+      (select coalesce(sum(p.capacity), 0)::text from node_blocks b join ip_pools p on p.id = b.pool_id where b.cluster_id = c.id) as "blockCapacity"
+    from clusters c join networks n on n.id = c.network_id where c.project_id = ${projectId} ${net} order by c.name`);
+  const byNode = await rows<{ cluster: string; node: string; leases: number }>(db, sql`
+    select c.name as cluster, l.node, count(*)::int as leases from pod_leases l join clusters c on c.id = l.cluster_id
+    where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`);
+  const byNamespace = await rows<{ cluster: string; namespace: string; leases: number }>(db, sql`
+    select c.name as cluster, coalesce(l.pod_namespace, '(none)') as namespace, count(*)::int as leases from pod_leases l join clusters c on c.id = l.cluster_id
+    where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`);
+  return { byCluster, byNode, byNamespace };
+}
+
+/** CHECK mismatches and GC runs of a project, newest first (from the audit log). */
+export async function cniEvents(db: DbOrTx, projectId: string, limit = 50) {
+  return rows<{ id: number; at: Date; action: string; cluster: string; reason: string | null }>(db, sql`
+    select id, at, action, object_name as cluster, reason from events
+    where project_id = ${projectId} and action in ('cni.check.mismatch', 'cni.gc.summary') order by id desc limit ${limit}`);
+}
+

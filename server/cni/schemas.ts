@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { resourceName } from '@/server/ipam/schemas';
+
+/** CNI lease API inputs (validated at the REST edge; the plugin sends these). */
+const cniNetwork = z.string().min(1, 'is required').max(253);
+const containerId = z.string().min(1, 'is required').max(256).regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be alphanumeric with _ . -');
+const ifname = z.string().min(1, 'is required').max(15).regex(/^[^\s/:]+$/, 'must be an interface name');
+const k8sName = z.string().max(253).optional();
+
+export const leaseKey = z.object({ cniNetwork, containerId, ifname });
+export const addInput = leaseKey.extend({
+  node: z.string().min(1, 'is required').max(253).regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be a node name'),
+  podNamespace: k8sName,
+  podName: k8sName,
+});
+export const checkInput = leaseKey.extend({
+  prevResult: z.object({ ips: z.array(z.object({ address: z.string().max(64) }).passthrough()).max(8) }).passthrough(),
+});
+export const gcInput = z.object({
+  cniNetwork,
+  validAttachments: z.array(z.object({ containerID: z.string().max(256), ifname: z.string().max(15) })).max(100_000),
+});
+
+export const clusterCreateInput = z.object({
+  name: resourceName,
+  network: resourceName,
+  description: z.string().max(500).optional(),
+  nodeBlockPrefixV4: z.number().int().min(20).max(30).optional(),
+  nodeBlockPrefixV6: z.number().int().min(112).max(126).optional(),
+});
+
+export type AddInput = z.infer<typeof addInput>;
+export type LeaseKey = z.infer<typeof leaseKey>;
