@@ -1,5 +1,6 @@
 import { createCallerFactory, createTRPCRouter } from './init';
 import { auditRouter } from './routers/audit';
+import { cniRouter } from './routers/cni';
 import { ipamRouter } from './routers/ipam';
 import { meRouter } from './routers/me';
 import { projectsRouter } from './routers/projects';
@@ -11,6 +12,7 @@ export const appRouter = createTRPCRouter({
   tokens: tokensRouter,
   audit: auditRouter,
   ipam: ipamRouter,
+  cni: cniRouter,
 });
 
 export type AppRouter = typeof appRouter;
