@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { startEmbeddedPostgres } from '../../bin/lib/embedded-postgres';
+import { createDb, type DbHandle } from '../../db/client';
+import { migrateDatabase } from '../../db/migrate';
+import { freePort } from '../../test/global-setup';
+
+export { freePort };
+
+/** A fresh, migrated database for one bench run (DATABASE_URL's server, or a throwaway embedded one). */
+export async function benchDatabase(): Promise<{ url: string; handle: DbHandle; close(): Promise<void> }> {
+  const name = `meridian_bench_${Date.now()}`;
+  let url: string;
+  let cleanup: () => Promise<void>;
+  if (process.env.DATABASE_URL) {
+    const admin = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}"`);
+    await admin.end();
+    const u = new URL(process.env.DATABASE_URL);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    cleanup = async () => {
+      const a = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists "${name}" with (force)`);
+      await a.end();
+    };
+  } else {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-bench-'));
+    const pg = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: name });
+    url = pg.url;
+    cleanup = async () => {
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    };
+  }
+  await migrateDatabase(url);
+  const handle = createDb(url, { max: 40, applicationName: 'meridian-bench' });
+  return {
+    url,
+    handle,
+    async close() {
+      await handle.close();
+      await cleanup();
+    },
+  };
+}
+
+/** p-th percentile (0..100) of durations in ms. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+
+/** Runs `work` with `concurrency` workers until `count` calls are done; returns per-call latencies. */
+export async function runConcurrent(count: number, concurrency: number, work: (i: number) => Promise<void>) {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t = performance.now();
+        await work(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Starts the real web process (bin/web.ts) on a free port against `url`; resolves when it answers. */
+export async function startWeb(url: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; proc: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/web.ts')], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: '127.0.0.1', LOG_LEVEL: 'warn', DB_POOL_SIZE: '20', ...extraEnv },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return {
+    base,
+    proc,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
