@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect, inject, test } from 'vitest';
+import { verifyApiToken } from '@/server/tenancy/tokens';
+import { testDb, uniq } from './db';
+import { makeProject } from './fixtures';
+
+const run = promisify(execFile);
+const cli = (args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', ...args], { env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, encoding: 'utf8' });
+
+test('the admin CLI creates users and tokens (token alone on stdout), lists and revokes', async () => {
+  const { db } = testDb();
+  const { project } = await makeProject(db);
+  const created = await cli(['token', 'create', '--project', project.slug, '--cluster', 'edge-1']);
+  const secret = created.stdout.trim();
+  expect(secret).toMatch(/^mrd_[A-Za-z0-9_-]{40,}$/);
+  expect(created.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  expect(await verifyApiToken(db, secret)).toMatchObject({ projectId: project.id, clusterName: 'edge-1' });
+
+  const listed = await cli(['token', 'list', '--project', project.slug]);
+  expect(listed.stdout).toContain('cluster-edge-1');
+  expect(listed.stdout).not.toContain(secret);
+  await cli(['token', 'revoke', '--project', project.slug, '--prefix', secret.slice(0, 10)]);
+  expect(await verifyApiToken(db, secret)).toBeUndefined();
+
+  const email = `${uniq('ops')}@example.com`;
+  const user = await cli(['user', 'create', '--email', email, '--password', 'long-enough-pass', '--platform-role', 'operator', '--project', project.slug, '--project-role', 'editor']);
+  expect(user.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/);
+
+  const bad = await cli(['token', 'create', '--project', 'no-such-project']).catch((e: { code: number; stderr: string }) => e);
+  expect((bad as { code: number }).code).toBe(1);
+  expect((bad as { stderr: string }).stderr).toContain('project "no-such-project" not found');
+});
