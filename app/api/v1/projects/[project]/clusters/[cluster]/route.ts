@@ -15,7 +15,7 @@ export const GET = tokenRoute<Params>({ minRole: 'viewer', module: 'ipam' }, asy
 });
 
 export const DELETE = tokenRoute<Params>({ minRole: 'editor', module: 'ipam' }, async ({ db, params, principal }) => {
-  if (principal.clusterName) throw new DomainError('Forbidden', 'a cluster-scoped token cannot delete clusters');
   await clusterForToken(db, principal, params.cluster);
+  if (principal.clusterName) throw new DomainError('Forbidden', 'a cluster-scoped token cannot delete clusters');
   return deleteCluster(db, principal.projectId, params.cluster, tokenActor(principal));
 });
