@@ -11,6 +11,7 @@ import { resolveAuthSecret } from '../server/auth/secret';
 import { env } from '../server/env';
 import { log, logError } from '../server/observability/log';
 import { metrics, routeLabel } from '../server/observability/metrics';
+import { limiter } from '../server/http/rate-limit';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -22,8 +23,19 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
   const { httpDuration } = metrics();
+  const signInLimiter = limiter('signIn');
   const server = http.createServer((req, res) => {
     const started = process.hrtime.bigint();
+    // Password guessing from one address is throttled before it reaches next-auth (per e-mail
+    // throttling happens in the domain; this bounds spraying across many addresses).
+    if (req.method === 'POST' && req.url?.startsWith('/api/auth/callback/credentials')) {
+      const verdict = signInLimiter.take(req.socket.remoteAddress ?? 'unknown');
+      if (!verdict.ok) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(verdict.retryAfterSeconds) });
+        res.end(JSON.stringify({ error: { code: 'RateLimited', message: `too many sign-in attempts; retry in ${verdict.retryAfterSeconds} s` } }));
+        return;
+      }
+    }
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const pathname = (req.url ?? '/').split('?')[0];

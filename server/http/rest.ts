@@ -3,6 +3,7 @@ import { getDb, type Db } from '@/db/client';
 import { moduleEnabled } from '@/server/api/modules';
 import { DomainError, isDomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
+import { limiter } from './rate-limit';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
 import { verifyApiToken, type TokenPrincipal } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/trpc/errors';
@@ -86,6 +87,12 @@ export function tokenRoute<P extends Record<string, string>>(options: { minRole:
       const principal = match ? await verifyApiToken(db, match[1]) : undefined;
       if (!principal) {
         return errorResponse(401, 'Unauthenticated', 'a valid bearer token is required', null, undefined, { 'www-authenticate': 'Bearer' });
+      }
+      const allowed = limiter('token').take(principal.tokenId);
+      if (!allowed.ok) {
+        return errorResponse(429, 'RateLimited', `too many requests for this token; retry in ${allowed.retryAfterSeconds} s`, null, undefined, {
+          'retry-after': String(allowed.retryAfterSeconds),
+        });
       }
       const params = ((await context?.params) ?? {}) as P;
       if ('project' in params && params.project !== principal.projectSlug) {
