@@ -1,0 +1,65 @@
+/**
+ * Provider simulator entry point: `node --import tsx bin/simulator.ts` (npm run start:simulator).
+ *
+ * Exit codes: 0 after SIGTERM/SIGINT; 78 when start-up is refused (invalid environment, corrupt or
+ * unknown-version state file — restarting will not help); 70 when the crash fault fires; 1 otherwise.
+ */
+import { ConfigError, EXIT_CONFIG, loadSimulatorConfig, startSimulator, StateFileError } from '../server/simulator';
+import { createLogger, describeError } from '../server/simulator/logger';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadSimulatorConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      createLogger('info').error(error.message);
+      process.exit(EXIT_CONFIG);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  if (!['127.0.0.1', '::1', 'localhost'].includes(config.host)) {
+    logger.warn('listening beyond loopback: the runtime and admin APIs are reachable from the network', { host: config.host });
+  }
+
+  let simulator;
+  try {
+    simulator = await startSimulator(config, logger);
+  } catch (error) {
+    if (error instanceof StateFileError) {
+      logger.error(error.message, { stateFile: error.filePath });
+      process.exit(EXIT_CONFIG);
+    }
+    logger.error('simulator failed to start', { error: describeError(error) });
+    process.exit(1);
+  }
+  logger.info('listening', {
+    host: simulator.host,
+    port: simulator.port,
+    stateFile: config.stateFile,
+    adminApi: config.adminToken !== null,
+    operationMs: config.operationMs,
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    simulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: describeError(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', service: 'simulator', msg: 'fatal', error: describeError(error) })}\n`);
+  process.exit(1);
+});
