@@ -34,6 +34,7 @@ export default defineConfig({
       PORT: String(port),
       DATA_DIR: dataDir,
       EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54339',
+      SIMULATOR_PORT: process.env.E2E_SIMULATOR_PORT ?? '4190',
       MERIDIAN_DEMO_PASSWORD: demoPassword,
       DATABASE_URL: '',
       SIGN_IN_MAX_FAILURES: '5',

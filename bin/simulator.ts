@@ -41,6 +41,9 @@ async function main(): Promise<void> {
     adminApi: config.adminToken !== null,
     operationMs: config.operationMs,
   });
+  // Under the `npm start` supervisor: say we are up, and stop when the supervisor goes away.
+  process.send?.({ type: 'ready', role: 'simulator' });
+  process.on('disconnect', () => stop('supervisor gone'));
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole system on one machine. Starts an embedded PostgreSQL when DATABASE_URL is
  * unset, applies migrations, seeds demo data on first start, builds the web app if needed, then
- * supervises the worker and the web server. Ctrl-C / SIGTERM stops the children, then PostgreSQL.
+ * supervises the provider simulator, the worker and the web server. Ctrl-C / SIGTERM stops the children, then PostgreSQL.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { seedDemoData } from '../db/seed';
 import { dataDir, env } from '../server/env';
 import { ensureBuild } from './lib/build';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './lib/embedded-postgres';
+import { listenForControl, simulatorSettings } from './lib/control';
 import { ManagedProcess } from './lib/supervisor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,12 +22,14 @@ async function main() {
   let embedded: EmbeddedDatabase | undefined;
   let url = e.DATABASE_URL;
   const children: ManagedProcess[] = [];
+  let control: { close(): Promise<void> } | undefined;
   let shuttingDown = false;
 
   const shutdown = async (code: number) => {
     if (shuttingDown) return;
     shuttingDown = true;
     say('stopping…');
+    await control?.close().catch(() => {});
     await Promise.all(children.map((c) => c.stop()));
     if (embedded) {
       say('stopping PostgreSQL');
@@ -60,11 +63,32 @@ async function main() {
   await ensureBuild(root, say);
   if (shuttingDown) return;
 
-  const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: '1' };
+  const sim = await simulatorSettings(dataDir());
+  const childEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    NEXT_TELEMETRY_DISABLED: '1',
+    SIMULATOR_URL: sim.url,
+    SIMULATOR_TOKEN: sim.token,
+    SIMULATOR_ADMIN_TOKEN: sim.adminToken,
+  };
+  const simulator = new ManagedProcess({
+    name: 'simulator',
+    script: path.join(root, 'bin', 'simulator.ts'),
+    env: { ...childEnv, SIMULATOR_PORT: String(sim.port), DATABASE_URL: '' },
+    restart: true,
+    fatalExitCodes: [78],
+    log: say,
+  });
   const worker = new ManagedProcess({ name: 'worker', script: path.join(root, 'bin', 'worker.ts'), env: childEnv, restart: true, log: say });
   const web = new ManagedProcess({ name: 'web', script: path.join(root, 'bin', 'web.ts'), env: childEnv, restart: true, log: say });
-  children.push(worker, web);
+  children.push(web, worker, simulator);
+  await simulator.start();
   await Promise.all([worker.start(), web.start()]);
+  // The QA console's "restart simulator" button reaches us through the database (any web replica can ask).
+  control = await listenForControl(url, async (command) => {
+    if (command === 'restart:simulator') await simulator.restartNow();
+  });
   say(`Meridian is running: http://localhost:${e.PORT}`);
 }
 

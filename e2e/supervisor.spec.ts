@@ -41,7 +41,7 @@ function survivors(dataDir: string, pid: number): string[] {
 test('SIGTERM stops web, worker and PostgreSQL; a restart keeps the data', async () => {
   test.setTimeout(400_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
-  const env = { PORT: '3190', EMBEDDED_PG_PORT: '54391', DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
+  const env = { PORT: '3190', EMBEDDED_PG_PORT: '54391', SIMULATOR_PORT: '4191', DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
   try {
     const first = startInstance(env);
     await first.running;
@@ -49,7 +49,7 @@ test('SIGTERM stops web, worker and PostgreSQL; a restart keeps the data', async
     const token = execFileSync(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', 'token', 'create', '--project', 'acme-dev', '--name', 'survives-restart'], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
     expect(token).toMatch(/^mrd_[A-Za-z0-9_-]+$/);
     const ready = await (await fetch('http://localhost:3190/readyz')).json();
-    expect(ready.dependencies.map((d: { name: string }) => d.name)).toEqual(expect.arrayContaining(['database', 'migrations', 'worker']));
+    expect(ready.dependencies.map((d: { name: string }) => d.name)).toEqual(expect.arrayContaining(['database', 'migrations', 'worker', 'simulator']));
 
     first.child.kill('SIGTERM');
     expect(await first.stopped).toBe(0);

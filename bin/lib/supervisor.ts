@@ -6,6 +6,8 @@ export interface ManagedProcessOptions {
   env: NodeJS.ProcessEnv;
   /** Restart when it exits unexpectedly, with capped exponential backoff. */
   restart: boolean;
+  /** Exit codes that mean "restarting will not help" (e.g. the simulator's 78 for a bad state file). */
+  fatalExitCodes?: number[];
   log: (line: string) => void;
 }
 
@@ -42,6 +44,10 @@ export class ManagedProcess {
       if (this.stopping) return;
       this.options.log(`${this.options.name} exited (${signal ?? `code ${code}`})`);
       if (!this.options.restart) return;
+      if (code !== null && this.options.fatalExitCodes?.includes(code)) {
+        this.options.log(`${this.options.name} refused to start (code ${code}); not restarting — fix the cause and restart it from the console or npm start`);
+        return;
+      }
       if (Date.now() - this.startedAt > 60_000) this.backoffMs = 1000;
       const delay = this.backoffMs;
       this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
@@ -50,6 +56,21 @@ export class ManagedProcess {
       this.restartTimer = setTimeout(() => void this.start(), delay);
     });
     return ready;
+  }
+
+  /** Starts the process now if it is not running (cancelling a pending backoff), resetting the backoff. */
+  async restartNow(): Promise<boolean> {
+    if (this.stopping) return false;
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) return false;
+    clearTimeout(this.restartTimer);
+    this.backoffMs = 1000;
+    this.options.log(`starting ${this.options.name} on request`);
+    await this.start();
+    return true;
+  }
+
+  get running(): boolean {
+    return Boolean(this.child && this.child.exitCode === null && this.child.signalCode === null);
   }
 
   get pid(): number | undefined {

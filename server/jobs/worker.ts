@@ -31,6 +31,7 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
   // retried instead of crashing the process through an unhandled 'error' event.
   const pgPool = new pg.Pool({ connectionString, max: options.concurrency + 2 });
   pgPool.on('error', (e) => log('warn', `worker database connection lost: ${e.message}`));
+  pgPool.on('connect', (client) => client.on('error', (e) => log('warn', `worker database client error: ${e.message}`)));
   const runner: Runner = await run({
     pgPool,
     concurrency: options.concurrency,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { expectedMigrationCount } from '@/db/migrate';
+import { providerClient, providerConfigured } from '@/server/provider/connection';
 
 export interface DependencyState {
   name: string;
@@ -72,6 +73,17 @@ export async function checkReadiness(db: Db) {
   } else {
     deps.push({ name: 'migrations', status: 'unknown', detail: 'database unreachable', required: true });
     deps.push({ name: 'worker', status: 'unknown', detail: 'database unreachable', required: true });
+  }
+  if (providerConfigured()) {
+    const started = Date.now();
+    const outcome = await providerClient().health({ timeoutMs: 2000 });
+    deps.push({
+      name: 'simulator',
+      status: outcome.type === 'result' ? 'ok' : 'failing',
+      detail: outcome.type === 'result' ? `reachable in ${Date.now() - started} ms` : outcome.type === 'unknown' ? `${outcome.reason}: ${outcome.message}` : outcome.error.message,
+      // Machines wait (with bounded retries) while the provider is away; the rest of Meridian serves.
+      required: false,
+    });
   }
   for (const [name, check] of g.__meridianReadinessChecks ?? []) {
     try {

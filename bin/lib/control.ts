@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import postgres from 'postgres';
+
+/** The channel on which any web replica can ask the supervisor to act (see server/provider/supervisor-control.ts). */
+export const CONTROL_CHANNEL = 'meridian_supervisor';
+
+/**
+ * Where the simulator listens and the tokens for its runtime and admin APIs: from SIMULATOR_* when
+ * set, otherwise generated once into `<dataDir>/simulator-tokens.json` (mode 0600) and reused.
+ */
+export async function simulatorSettings(dataDir: string) {
+  const port = Number(process.env.SIMULATOR_PORT ?? 4100);
+  const file = path.join(dataDir, 'simulator-tokens.json');
+  let stored: { token: string; adminToken: string } | undefined;
+  if (existsSync(file)) stored = JSON.parse(await readFile(file, 'utf8'));
+  if (!stored) {
+    stored = { token: randomBytes(24).toString('base64url'), adminToken: randomBytes(24).toString('base64url') };
+    await writeFile(file, JSON.stringify(stored), { mode: 0o600 });
+  }
+  return {
+    port,
+    url: process.env.SIMULATOR_URL ?? `http://127.0.0.1:${port}`,
+    token: process.env.SIMULATOR_TOKEN ?? stored.token,
+    adminToken: process.env.SIMULATOR_ADMIN_TOKEN ?? stored.adminToken,
+  };
+}
+
+/** LISTENs for supervisor commands (`restart:simulator`); returns a handle to stop listening. */
+export async function listenForControl(url: string, onCommand: (command: string) => Promise<void>) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  await sql.listen(CONTROL_CHANNEL, (payload) => {
+    void onCommand(payload).catch(() => {});
+  });
+  return { close: () => sql.end({ timeout: 2 }) };
+}
