@@ -4,7 +4,9 @@ import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 // A throwaway data directory per run: a fresh embedded database, seeded by the real `npm start` path.
-const dataDir = process.env.E2E_DATA_DIR ?? path.join(os.tmpdir(), `meridian-e2e-${process.pid}-${Date.now()}`);
+// Put back into the environment so that the test workers (which inherit it) see the same directory,
+// e.g. to read the simulator's generated tokens (e2e/simulator.spec.ts).
+const dataDir = (process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `meridian-e2e-${process.pid}-${Date.now()}`));
 export const demoPassword = process.env.E2E_DEMO_PASSWORD ?? 'e2e-demo-password';
 
 export default defineConfig({

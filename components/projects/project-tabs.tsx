@@ -6,6 +6,9 @@ import { cx } from '@/components/ui/primitives';
 /** The project's sections; features add their tab here. */
 export const projectTabs = [
   { path: '', label: 'Overview' },
+  { path: '/networks', label: 'Networks' },
+  { path: '/machines', label: 'Machines' },
+  { path: '/quota', label: 'Quota' },
   { path: '/tokens', label: 'API tokens' },
   { path: '/activity', label: 'Activity' },
 ];

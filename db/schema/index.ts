@@ -3,3 +3,5 @@ export * from './events';
 export * from './system';
 export * from './ipam';
 export * from './cni';
+export * from './quota';
+export * from './fleet';

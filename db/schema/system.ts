@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Process-wide settings shared by every replica (e.g. the generated session secret). */
@@ -12,6 +13,8 @@ export const workerHeartbeats = pgTable('worker_heartbeats', {
   workerId: text('worker_id').primaryKey(),
   startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+  /** graphile-worker's ids for this process's workers, so jobs locked by a dead process can be unlocked. */
+  graphileWorkerIds: text('graphile_worker_ids').array().notNull().default(sql`'{}'::text[]`),
 });
 
 /**

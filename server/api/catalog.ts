@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { moduleEnabled } from './modules';
 import { addInput, checkInput, clusterCreateInput, gcInput, leaseKey } from '@/server/cni/schemas';
+import { machineResourceInput } from '@/server/fleet/resources';
 import { claimResourceInput, networkResourceInput } from '@/server/ipam/resources';
+import { increaseResourceInput } from '@/server/quota/resources';
 
 /**
  * The REST v1 surface in one table: every route, its group and its contract. `GET /api/v1`
@@ -31,6 +33,12 @@ export interface ApiGroup {
 export const apiGroups: ApiGroup[] = [
   { name: 'core', description: 'Identity of the calling token', enabled: () => true },
   { name: 'ipam.miloapis.com', description: 'Networks (VPCs), pools and IP claims', enabled: () => moduleEnabled('ipam') },
+  {
+    name: 'quota.miloapis.com',
+    description: 'Allowance buckets, resource claims (grant/deny log), grants and increase requests of the token\'s project. Registrations, grants and policies are written by operators in the console.',
+    enabled: () => moduleEnabled('quota'),
+  },
+  { name: 'metal.datumapis.com', description: 'Bare-metal machines: request, follow, release', enabled: () => moduleEnabled('fleet') },
 ];
 
 
@@ -87,6 +95,69 @@ export const apiRoutes: ApiRoute[] = [
   },
   { method: 'GET', path: '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}', group: 'ipam.miloapis.com', summary: 'CNI STATUS (command = status): ready, or not ready with the reason', minRole: 'viewer' },
   { method: 'DELETE', path: '/api/v1/projects/{project}/ipclaims/{name}', group: 'ipam.miloapis.com', summary: 'Delete an IP claim (Delete: block returned; Retain: kept until released or expired)', minRole: 'editor' },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/allowancebuckets',
+    group: 'quota.miloapis.com',
+    summary: 'List the project\'s allowance buckets: limit (sum of active grants), allocated (sum of live granted claims), available = max(0, limit − allocated), flag (Ok, Near ≥ 80 %, Full, Over)',
+    minRole: 'viewer',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/resourceclaims',
+    group: 'quota.miloapis.com',
+    summary: 'The claim log, newest first: Granted (QuotaAvailable), Released, Denied (QuotaExceeded with requested/available/limit, or ValidationFailed), with the object that caused each',
+    minRole: 'viewer',
+    query: [
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+      { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+      { name: 'status', description: 'Granted (live), Released or Denied', schema: { type: 'string', enum: ['Granted', 'Released', 'Denied'] } },
+      { name: 'resourceType', description: 'e.g. ipam.miloapis.com/ipclaims', schema: { type: 'string' } },
+      { name: 'search', description: 'claim or object name substring', schema: { type: 'string' } },
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/resourcegrants',
+    group: 'quota.miloapis.com',
+    summary: 'List the grants of the project with their Active condition',
+    minRole: 'viewer',
+    query: [
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+      { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/quotaincreaserequests',
+    group: 'quota.miloapis.com',
+    summary: 'List the project\'s quota increase requests and their outcome (Pending, Approved with the grant created, Rejected with the reason)',
+    minRole: 'viewer',
+    query: [
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+      { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+      { name: 'status', description: 'Pending, Approved or Rejected', schema: { type: 'string', enum: ['Pending', 'Approved', 'Rejected'] } },
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/quotaincreaserequests',
+    group: 'quota.miloapis.com',
+    summary: 'Ask for more of a registered resource type, with a reason (one pending request per type: 409 otherwise); an operator approves or rejects it',
+    minRole: 'editor',
+    requestBody: json(increaseResourceInput),
+  },
+  { method: 'GET', path: '/api/v1/projects/{project}/machines', group: 'metal.datumapis.com', summary: 'List machines with phase, allocation, addresses and last operation', minRole: 'viewer', query: listQuery },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/machines',
+    group: 'metal.datumapis.com',
+    summary: 'Request a machine (quota-checked in the same transaction; 412 LocationUnavailable fails closed with the reason)',
+    minRole: 'editor',
+    requestBody: json(machineResourceInput),
+  },
+  { method: 'GET', path: '/api/v1/projects/{project}/machines/{name}', group: 'metal.datumapis.com', summary: 'Read a machine: phase, reason, allocation (binding, device, epoch), addresses, last provider operation', minRole: 'viewer' },
+  { method: 'DELETE', path: '/api/v1/projects/{project}/machines/{name}', group: 'metal.datumapis.com', summary: 'Release a machine (202): verified cleanup, then Released', minRole: 'editor' },
 ];
 
 export function servedGroups(): ApiGroup[] {

@@ -61,7 +61,7 @@ async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, fam
   const parents = await rows<{ id: string }>(tx, sql`
     select id from ip_pools where network_id = ${cluster.networkId} and family = ${family} and kind <> 'NodeBlock'
     order by masklen(cidr) desc, cidr`);
-  for (let prefix = preferred; prefix <= MIN_BLOCK_PREFIX[family]; prefix++) {
+  for (let prefix = preferred; prefix <= Math.max(preferred, MIN_BLOCK_PREFIX[family]); prefix++) {
     for (const { id } of parents) {
       const parent = (await lockPool(tx, id))!;
       if (prefix < parent.minPrefixLength || prefix > familyBits(family)) continue;

@@ -34,7 +34,7 @@ describe('REST token routes', () => {
 
     const foreign = await call(other.project.slug, rw.secret);
     expect(foreign.status).toBe(404);
-    expect(await foreign.json()).toEqual({ error: { code: 'NotFound', message: `project "${other.project.slug}" not found` } });
+    expect(await foreign.json()).toEqual({ error: { code: 'NotFound', message: `project "${other.project.slug}" not found`, field: 'project' } });
 
     expect((await call(project.slug, ro.secret)).status).toBe(403);
     const malformed = await call(project.slug, rw.secret, '{nope');

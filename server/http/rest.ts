@@ -96,7 +96,7 @@ export function tokenRoute<P extends Record<string, string>>(options: { minRole:
       }
       const params = ((await context?.params) ?? {}) as P;
       if ('project' in params && params.project !== principal.projectSlug) {
-        return errorResponse(404, 'NotFound', `project "${params.project}" not found`);
+        return errorResponse(404, 'NotFound', `project "${params.project}" not found`, 'project');
       }
       if (!roleAtLeast(principal.role, options.minRole)) {
         return errorResponse(403, 'Forbidden', `this token is read-only; the ${options.minRole} role is needed`);

@@ -5,22 +5,11 @@ import { ipAllocations, ipClaims, ipPools } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
 import { enqueueJob } from '@/server/jobs/enqueue';
+import { decideAdmission, prepareIpClaimAdmission, recordDeniedClaim, releaseIpClaim } from '@/server/quota/admission';
 import { commitAllocation, lockPool, planAllocation, releaseAllocation, type LockedPool } from './allocator';
 import { familyBits, formatCidr, type Cidr, type Family } from './cidr';
 import { findNetwork, parseCidrField } from './networks';
 import type { ClaimCreateInput, ClaimListInput } from './schemas';
-
-/** Hooks that run inside the claim's transaction (quota admission registers here). */
-export interface ClaimHooks {
-  /** Runs before the claim is stored; throwing denies the create and nothing is stored. */
-  admit?: (tx: DbOrTx, claim: { projectId: string; name: string; spec: Record<string, unknown> }, actor: Actor) => Promise<void>;
-  /** Runs when the claim is deleted, in the same transaction. */
-  release?: (tx: DbOrTx, claim: { projectId: string; name: string; id: string }, actor: Actor) => Promise<void>;
-}
-const hooks: ClaimHooks[] = [];
-export function registerClaimHooks(h: ClaimHooks) {
-  hooks.push(h);
-}
 
 export interface ClaimView {
   id: string;
@@ -186,6 +175,8 @@ export async function createClaim(db: Db, projectId: string, input: ClaimCreateI
       // Lost a race for the name: the winner's claim decides (idempotent replay or ClaimExists).
       if (e instanceof DryRunRollback) return e.result;
       if (pgCode(e) === '23505' && attempt < 2) continue;
+      // A quota denial rolled everything back; its claim-log row is written now (see recordDeniedClaim).
+      if (!options.dryRun) await recordDeniedClaim(db, e);
       throw e;
     }
   }
@@ -218,6 +209,8 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
     }
     const network = await findNetwork(tx, projectId, input.network);
     const pools = await candidatePools(tx, network.id, input, spec);
+    // Quota, step 1 (no lock): render and validate the claim from the IPClaim policy.
+    const quota = await prepareIpClaimAdmission(tx, projectId, { name: input.name, spec: spec.spec, labels: input.labels }, actor);
 
     let rejected: string | null = null;
     let exhausted = false;
@@ -233,7 +226,6 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
         exhausted = true;
         continue;
       }
-      for (const h of hooks) if (h.admit) await h.admit(tx, { projectId, name: input.name, spec: spec.spec }, actor);
       const allocation = await commitAllocation(tx, pool, plan, 'Claim');
       const [row] = await tx
         .insert(ipClaims)
@@ -265,7 +257,12 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
         objectName: input.name,
         after: { network: input.network, pool: pool.name, allocatedCidr: formatCidr(allocation.cidr) },
       });
-      const claim = toView((await findClaim(tx, projectId, input.name))!);
+      // Quota, step 2: decided in this transaction as its last write, so the project's bucket row is
+      // locked only until COMMIT. A denial throws and rolls the whole create back; nothing is stored
+      // (dry runs evaluate quota the same way and always roll back). Sent together with the read
+      // of the result (one pipelined round trip on the transaction's connection, not two).
+      const [found] = await Promise.all([findClaim(tx, projectId, input.name), decideAdmission(tx, quota, { uid: row.id })]);
+      const claim = toView(found!);
       if (dryRun) throw new DryRunRollback({ claim, created: false });
       return { claim, created: true };
     }
@@ -299,7 +296,6 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
       await releaseAllocation(tx, pool, claim.allocationId);
     }
     await tx.delete(ipClaims).where(eq(ipClaims.id, claim.id));
-    for (const h of hooks) if (h.release) await h.release(tx, { projectId, name, id: claim.id }, actor);
     await recordEvent(tx, {
       actor,
       projectId,
@@ -310,6 +306,8 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
       before: { allocatedCidr: claim.cidr },
       reason: retainedUntil ? `allocation retained until ${retainedUntil.toISOString()}` : 'allocation released',
     });
+    // Quota is given back in this transaction, as its last write (the bucket row is locked until COMMIT).
+    await releaseIpClaim(tx, projectId, name);
     return { name, released: claim.policy !== 'Retain', retainedUntil };
   });
 }

@@ -52,15 +52,15 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
 
   if (n <= EXACT_LIMIT || view.prefix >= bits) {
     const segments = (await db.execute(sql`
-      select a.cidr::text as cidr, a.kind, a.retained_name, c.name as claim, cp.name as child, a.size::text as size
+      select a.cidr::text as cidr, a.kind, a.retained_name, c.name as claim, cp.name as child, a.size::text as size, a.cidr as sort_key
       from ip_allocations a
         left join ip_claims c on c.id = a.claim_id
         left join ip_pools cp on cp.id = a.child_pool_id
       where a.pool_id = ${pool.id} and (a.cidr <<= ${viewText}::cidr or a.cidr >> ${viewText}::cidr)
       union all
-      select f.cidr::text, 'Free', null, null, null, power(2::numeric, ${bits} - f.prefix_length)::numeric(40,0)::text
+      select f.cidr::text, 'Free', null, null, null, power(2::numeric, ${bits} - f.prefix_length)::numeric(40,0)::text, f.cidr
       from ip_free_blocks f where f.pool_id = ${pool.id} and (f.cidr <<= ${viewText}::cidr or f.cidr >> ${viewText}::cidr)
-      order by 1`)) as unknown as { cidr: string; kind: string; retained_name: string | null; claim: string | null; child: string | null; size: string }[];
+      order by sort_key`)) as unknown as { cidr: string; kind: string; retained_name: string | null; claim: string | null; child: string | null; size: string }[];
     return {
       network: network.name,
       pool,

@@ -273,11 +273,15 @@ export async function listNetworks(db: DbOrTx, projectId: string, options: { lim
   const pools = ids.length
     ? (await db.select().from(ipPools).where(sql`${ipPools.networkId} = any(${`{${ids.join(',')}}`}::uuid[])`).orderBy(asc(ipPools.cidr))).map((p) => ({ networkId: p.networkId, view: poolView(p) }))
     : [];
+  const claimCounts = ids.length
+    ? ((await db.execute(sql`select network_id, count(*)::int as n from ip_claims where network_id = any(${`{${ids.join(',')}}`}::uuid[]) group by 1`)) as unknown as { network_id: string; n: number }[])
+    : [];
+  const [{ total }] = (await db.execute(sql`select count(*)::int as total from networks where ${where}`)) as unknown as { total: number }[];
   const items = page.map((n) => {
     const mine = pools.filter((p) => p.networkId === n.id).map((p) => p.view);
-    return { ...n, pools: mine, utilization: familyTotals(mine) };
+    return { ...n, pools: mine, utilization: familyTotals(mine), claimCount: claimCounts.find((c) => c.network_id === n.id)?.n ?? 0 };
   });
-  return { items, nextOffset: hasMore ? options.offset + options.limit : null };
+  return { items, total, nextOffset: hasMore ? options.offset + options.limit : null };
 }
 
 /** Deletes a network that holds no claims or retained allocations (409 otherwise, with counts). */

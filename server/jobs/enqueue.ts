@@ -10,6 +10,8 @@ export interface EnqueueOptions {
   /** `replace` (default) keeps one pending job per key with the newest payload and run time. */
   jobKeyMode?: 'replace' | 'preserve_run_at' | 'unsafe_dedupe';
   priority?: number;
+  /** Jobs of one named queue run one at a time, in order (e.g. one reconciler per machine). */
+  queueName?: string;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function enqueueJob(db: DbOrTx, task: string, payload: Record<strin
     max_attempts => ${options.maxAttempts ?? 25}::int,
     job_key => ${options.jobKey ?? null}::text,
     priority => ${options.priority ?? 0}::int,
+    queue_name => ${options.queueName ?? null}::text,
     job_key_mode => ${options.jobKeyMode ?? 'replace'}::text
   )`);
 }

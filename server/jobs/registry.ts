@@ -1,5 +1,8 @@
 import type { MeridianTask } from './types';
 import { ipallocationExpire } from './ipallocation__expire';
+import { machineReconcile } from './machine__reconcile';
+import { quotaAudit } from './quota__audit';
+import { quotaPruneClaimLog } from './quota__prune-claim-log';
 import { systemHeartbeatPrune } from './system__heartbeat-prune';
 
 /**
@@ -9,6 +12,9 @@ import { systemHeartbeatPrune } from './system__heartbeat-prune';
 export const tasks: Record<string, MeridianTask> = {
   system__heartbeat_prune: systemHeartbeatPrune,
   ipallocation__expire: ipallocationExpire,
+  machine__reconcile: machineReconcile,
+  quota__audit: quotaAudit,
+  quota__prune_claim_log: quotaPruneClaimLog,
 };
 
-export const crontab = ['0 * * * * system__heartbeat_prune ?fill=1h'];
+export const crontab = ['0 * * * * system__heartbeat_prune ?fill=1h', '*/5 * * * * quota__audit', '30 3 * * * quota__prune_claim_log'];

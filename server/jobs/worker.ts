@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql } from 'drizzle-orm';
-import { run, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { makeWorkerUtils, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { DbHandle } from '@/db/client';
 import { log } from '@/server/observability/log';
@@ -9,6 +10,30 @@ import { incrementCounter } from '@/server/observability/metrics';
 import { crontab, tasks } from './registry';
 
 const HEARTBEAT_MS = 5_000;
+
+const DEAD_AFTER_SECONDS = 30;
+
+/**
+ * A worker process killed with SIGKILL leaves its jobs locked (graphile-worker would wait hours
+ * before retrying them). Every live worker records its graphile worker ids with its heartbeat;
+ * jobs locked by ids that no live heartbeat claims, for longer than DEAD_AFTER_SECONDS, belong to
+ * a dead process and are unlocked so another worker runs them (the tasks are idempotent).
+ */
+async function unlockJobsOfDeadWorkers(handle: DbHandle, connectionString: string) {
+  const dead = (await handle.db.execute(sql`
+    select distinct locked_by from graphile_worker._private_jobs j
+    where j.locked_by is not null and j.locked_at < now() - ${`${DEAD_AFTER_SECONDS} seconds`}::interval
+      and not exists (select 1 from worker_heartbeats h where j.locked_by = any(h.graphile_worker_ids)
+                      and h.last_seen_at > now() - ${`${DEAD_AFTER_SECONDS} seconds`}::interval)`)) as unknown as { locked_by: string }[];
+  if (dead.length === 0) return;
+  const utils = await makeWorkerUtils({ connectionString });
+  try {
+    await utils.forceUnlockWorkers(dead.map((d) => d.locked_by));
+    log('warn', `unlocked jobs of ${dead.length} dead worker(s): ${dead.map((d) => d.locked_by).join(', ')}`);
+  } finally {
+    await utils.release();
+  }
+}
 
 /**
  * Runs the graphile-worker runner with Meridian's tasks. Several workers may run against one
@@ -21,11 +46,17 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
   for (const [name, task] of Object.entries(tasks)) {
     taskList[name] = (payload, helpers) => task(payload, { db: handle.db, helpers });
   }
-  const beat = () =>
-    handle.db.execute(sql`insert into worker_heartbeats (worker_id) values (${workerId})
-      on conflict (worker_id) do update set last_seen_at = now()`);
+  const graphileIds: string[] = [];
+  const beat = async () => {
+    const ids = `{${graphileIds.join(',')}}`;
+    await handle.db.execute(sql`insert into worker_heartbeats (worker_id, graphile_worker_ids) values (${workerId}, ${ids}::text[])
+      on conflict (worker_id) do update set last_seen_at = now(), graphile_worker_ids = excluded.graphile_worker_ids`);
+    await unlockJobsOfDeadWorkers(handle, connectionString);
+  };
   await beat();
   const timer = setInterval(() => beat().catch((e) => log('warn', `heartbeat failed: ${(e as Error).message}`)), HEARTBEAT_MS);
+  const events = new EventEmitter() as WorkerEvents;
+  events.on('worker:create', ({ worker }) => graphileIds.push(worker.workerId));
 
   // Our own pool so a dropped connection (database restart, failover, shutdown) is logged and
   // retried instead of crashing the process through an unhandled 'error' event.
@@ -38,7 +69,9 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
     noHandleSignals: true,
     taskList,
     crontab: crontab.join('\n'),
+    events,
   });
+  await beat();
   const count = (task: string, outcome: string) =>
     incrementCounter(handle.db, 'meridian_job_outcomes_total', { task, outcome }).catch((e) =>
       log('warn', `job metric failed: ${(e as Error).message}`),

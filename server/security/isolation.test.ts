@@ -71,6 +71,57 @@ export const procedureCases: Record<string, Case> = {
   'cni.usage': { access: 'project', minRole: 'viewer', input: p() },
   'cni.events': { access: 'project', minRole: 'viewer', input: p() },
   'cni.admin.clusters': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'fleet.catalogue': { access: 'authed' },
+  'fleet.machines.list': { access: 'project', minRole: 'viewer', input: p() },
+  'fleet.machines.get': { access: 'project', minRole: 'viewer', input: p({ name: 'm1' }) },
+  'fleet.machines.create': { access: 'project', minRole: 'editor', input: p({ name: 'm2', class: 'c1.small', profile: 'ubuntu-24.04', location: 'ams1' }) },
+  'fleet.machines.delete': { access: 'project', minRole: 'editor', input: p({ name: 'm1' }) },
+  'fleet.queue.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'fleet.queue.approve': { access: 'platform', roles: ['operator'], input: () => ({ id: uuid }) },
+  'fleet.queue.approveMany': { access: 'platform', roles: ['operator'], input: () => ({ ids: [uuid] }) },
+  'fleet.queue.reject': { access: 'platform', roles: ['operator'], input: () => ({ id: uuid, reason: 'no' }) },
+  'fleet.inventory': { access: 'platform', roles: ['operator'], input: () => undefined },
+  'fleet.capacity.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'fleet.capacity.act': { access: 'platform', roles: ['operator'], input: () => ({ id: uuid, action: 'quarantine', reason: 'x' }) },
+  'fleet.allocations.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'fleet.allocations.release': { access: 'platform', roles: ['operator'], input: () => ({ machineId: uuid }) },
+  'fleet.allocations.forceRelease': { access: 'platform', roles: ['operator'], input: () => ({ machineId: uuid, reason: 'x' }) },
+  'fleet.operations': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'simulator.status': { access: 'platform', roles: ['qa'], input: () => undefined },
+  'simulator.assets': { access: 'platform', roles: ['qa'], input: () => ({}) },
+  'simulator.operations': { access: 'platform', roles: ['qa'], input: () => ({ limit: 5 }) },
+  'simulator.log': { access: 'platform', roles: ['qa'], input: () => ({ afterSeq: 0 }) },
+  'simulator.setFaults': { access: 'platform', roles: ['qa'], input: () => ({ loseResponses: 1 }) },
+  'simulator.clearFaults': { access: 'platform', roles: ['qa'], input: () => undefined },
+  'simulator.restart': { access: 'platform', roles: ['qa'], input: () => undefined },
+  'quota.resourceTypes': { access: 'authed' },
+  'quota.buckets.list': { access: 'project', minRole: 'viewer', input: p() },
+  'quota.claims.list': { access: 'project', minRole: 'viewer', input: p() },
+  'quota.grants.list': { access: 'project', minRole: 'viewer', input: p() },
+  'quota.increases.create': { access: 'project', minRole: 'editor', input: p({ resourceType: 'ipam.miloapis.com/ipclaims', amount: 5, reason: 'more please' }) },
+  'quota.increases.list': { access: 'project', minRole: 'viewer', input: p() },
+  'quota.admin.registrations.list': { access: 'platform', roles: ['operator'], input: () => undefined },
+  'quota.admin.registrations.create': { access: 'platform', roles: ['operator'], input: () => ({ resourceType: 'test.example.com/things', type: 'Entity', baseUnit: 'things', displayUnit: 'things', claimingKinds: ['Thing'] }) },
+  'quota.admin.registrations.update': { access: 'platform', roles: ['operator'], input: () => ({ resourceType: 'ipam.miloapis.com/ipclaims', description: 'x' }) },
+  'quota.admin.registrations.delete': { access: 'platform', roles: ['operator'], input: () => ({ resourceType: 'ipam.miloapis.com/ipclaims' }) },
+  'quota.admin.grants.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'quota.admin.grants.create': { access: 'platform', roles: ['operator'], input: (w) => ({ project: w.slug, name: 'g2', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
+  'quota.admin.grants.update': { access: 'platform', roles: ['operator'], input: (w) => ({ project: w.slug, name: `default-${w.slug}`, allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 0 }] }) },
+  'quota.admin.grants.delete': { access: 'platform', roles: ['operator'], input: (w) => ({ project: w.slug, name: `default-${w.slug}` }) },
+  'quota.admin.buckets.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'quota.admin.policies.grant.list': { access: 'platform', roles: ['operator'], input: () => undefined },
+  'quota.admin.policies.grant.create': { access: 'platform', roles: ['operator'], input: () => ({ name: 'gp', grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
+  'quota.admin.policies.grant.update': { access: 'platform', roles: ['operator'], input: () => ({ name: 'default-project-quota', grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
+  'quota.admin.policies.grant.delete': { access: 'platform', roles: ['operator'], input: () => ({ name: 'default-project-quota' }) },
+  'quota.admin.policies.claim.list': { access: 'platform', roles: ['operator'], input: () => undefined },
+  'quota.admin.policies.claim.create': { access: 'platform', roles: ['operator'], input: () => ({ name: 'cp', triggerKind: 'Thing', claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
+  'quota.admin.policies.claim.update': { access: 'platform', roles: ['operator'], input: () => ({ name: 'ipclaims', triggerKind: 'IPClaim', claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
+  'quota.admin.policies.claim.delete': { access: 'platform', roles: ['operator'], input: () => ({ name: 'ipclaims' }) },
+  'quota.admin.increases.queue': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'quota.admin.increases.approve': { access: 'platform', roles: ['operator'], input: () => ({ id: uuid }) },
+  'quota.admin.increases.reject': { access: 'platform', roles: ['operator'], input: () => ({ id: uuid, reason: 'no' }) },
+  'quota.admin.audit.last': { access: 'platform', roles: ['operator'], input: () => undefined },
+  'quota.admin.audit.run': { access: 'platform', roles: ['operator'], input: () => undefined },
 };
 
 /** Sample path parameters and bodies for REST routes, so a refusal is never a validation error. */
@@ -81,13 +132,16 @@ function restParams(route: string, w: World): Record<string, string> {
   if (route.includes('{command}')) params.command = route.endsWith('}') ? 'add' : 'add';
   if (route.includes('/networks/{name}')) params.name = 'vpc';
   if (route.includes('/ipclaims/{name}')) params.name = 'c1';
+  if (route.includes('/machines/{name}')) params.name = 'm1';
   return params;
 }
 const restBodies: Record<string, unknown> = {
   '/api/v1/projects/{project}/networks': { metadata: { name: 'n2' }, spec: { cidrs: [{ cidr: '203.0.113.0/24' }] } },
   '/api/v1/projects/{project}/ipclaims': { metadata: { name: 'c2' }, spec: { network: 'vpc', prefixLength: 28 } },
   '/api/v1/projects/{project}/clusters': { name: 'k2', network: 'vpc' },
+  '/api/v1/projects/{project}/machines': { metadata: { name: 'm2' }, spec: { class: 'c1.small', profile: 'ubuntu-24.04', location: 'ams1' } },
   '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}': { cniNetwork: 'n', containerId: 'c', ifname: 'eth0', node: 'n1' },
+  '/api/v1/projects/{project}/quotaincreaserequests': { spec: { resourceType: 'ipam.miloapis.com/ipclaims', amount: 5, reason: 'more please' } },
 };
 
 let world: World;
@@ -102,6 +156,7 @@ async function snapshot(projectId: string) {
            (select count(*) from ip_allocations where project_id = ${projectId})::int as allocations,
            (select count(*) from clusters where project_id = ${projectId})::int as clusters,
            (select count(*) from pod_leases where project_id = ${projectId})::int as leases,
+           (select count(*) from machines where project_id = ${projectId})::int as machines,
            (select count(*) from api_tokens where project_id = ${projectId} and revoked_at is null)::int as tokens,
            (select count(*) from events where project_id = ${projectId})::int as events`)) as unknown as Record<string, number>[];
   return row;

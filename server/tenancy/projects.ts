@@ -3,6 +3,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
+import { applyGrantPolicies } from '@/server/quota/grants';
 import { maxRole, type MemberRole, type SessionUser, hasPlatformRole } from './roles';
 
 export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -11,13 +12,6 @@ function checkSlug(field: string, slug: string) {
   if (!slugPattern.test(slug)) {
     throw invalid(field, 'must be 1-63 lower-case letters, digits or dashes, starting and ending with a letter or digit');
   }
-}
-
-/** Hooks run inside the transaction that creates a project (quota grant policies register here). */
-type ProjectCreatedHook = (tx: DbOrTx, project: { id: string; slug: string; organizationId: string }, actor: Actor) => Promise<void>;
-const projectCreatedHooks: ProjectCreatedHook[] = [];
-export function onProjectCreated(hook: ProjectCreatedHook) {
-  projectCreatedHooks.push(hook);
 }
 
 /** Creates an organization; its slug is unique. */
@@ -45,7 +39,8 @@ export async function createProject(db: Db, input: { organizationId: string; slu
         .values(input)
         .returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
       await recordEvent(tx, { actor, projectId: project.id, action: 'project.create', objectType: 'project', objectId: project.id, objectName: project.slug, after: input });
-      for (const hook of projectCreatedHooks) await hook(tx, project, actor);
+      // Quota: the GrantCreationPolicies give the new project its grants in this same transaction.
+      await applyGrantPolicies(tx, { ...project, name: input.name }, actor);
       return project;
     });
   } catch (e) {

@@ -1,9 +1,12 @@
 import { createCallerFactory, createTRPCRouter } from './init';
 import { auditRouter } from './routers/audit';
 import { cniRouter } from './routers/cni';
+import { fleetRouter } from './routers/fleet';
 import { ipamRouter } from './routers/ipam';
 import { meRouter } from './routers/me';
 import { projectsRouter } from './routers/projects';
+import { quotaRouter } from './routers/quota';
+import { simulatorRouter } from './routers/simulator';
 import { tokensRouter } from './routers/tokens';
 
 export const appRouter = createTRPCRouter({
@@ -12,7 +15,10 @@ export const appRouter = createTRPCRouter({
   tokens: tokensRouter,
   audit: auditRouter,
   ipam: ipamRouter,
+  quota: quotaRouter,
   cni: cniRouter,
+  simulator: simulatorRouter,
+  fleet: fleetRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,15 +1,28 @@
 import type { Metadata } from 'next';
-import { EmptyState, PageHeader } from '@/components/ui/primitives';
+import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
+import { FleetView } from '@/components/fleet/fleet-view';
+import { allocationsInput, capacityInput, operationsInput } from '@/components/fleet/queries';
+import { PageHeader } from '@/components/ui/primitives';
 import { requirePlatformRole } from '@/server/auth/guards';
 
 export const metadata: Metadata = { title: 'Fleet' };
 
 export default async function Page() {
   await requirePlatformRole('operator');
+  const queryClient = getQueryClient();
+  await Promise.all([
+    queryClient.prefetchQuery(trpc.fleet.inventory.queryOptions()),
+    queryClient.prefetchQuery(trpc.fleet.catalogue.queryOptions()),
+    queryClient.prefetchQuery(trpc.fleet.capacity.list.queryOptions(capacityInput())),
+    queryClient.prefetchQuery(trpc.fleet.allocations.list.queryOptions(allocationsInput())),
+    queryClient.prefetchQuery(trpc.fleet.operations.queryOptions(operationsInput)),
+  ]);
   return (
     <>
-      <PageHeader title="Fleet" description="Bare-metal capacity by location and class, with health, state and live allocations." />
-      <EmptyState title="No capacity registered">Provider capacity records appear here grouped by location and class, with quarantined machines and operations that need attention.</EmptyState>
+      <PageHeader title="Fleet" description="Bare-metal capacity by location and class, with health and state; quarantined machines, live allocations and provider operations that need attention." />
+      <HydrateClient>
+        <FleetView />
+      </HydrateClient>
     </>
   );
 }

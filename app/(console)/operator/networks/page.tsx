@@ -1,15 +1,27 @@
 import type { Metadata } from 'next';
-import { EmptyState, PageHeader } from '@/components/ui/primitives';
+import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
+import { OperatorClustersSection } from '@/components/cni/operator-clusters';
+import { OperatorNetworksView } from '@/components/ipam/operator-networks-view';
+import { adminPoolsInput, adminRetainedInput } from '@/components/ipam/queries';
+import { PageHeader } from '@/components/ui/primitives';
 import { requirePlatformRole } from '@/server/auth/guards';
 
 export const metadata: Metadata = { title: 'Networks' };
 
 export default async function Page() {
   await requirePlatformRole('operator');
+  const queryClient = getQueryClient();
+  await Promise.all([
+    queryClient.prefetchQuery(trpc.ipam.admin.pools.queryOptions(adminPoolsInput())),
+    queryClient.prefetchQuery(trpc.ipam.admin.retained.queryOptions(adminRetainedInput())),
+  ]);
   return (
     <>
       <PageHeader title="Networks" description="All networks and pools across projects, with utilization and retained allocations." />
-      <EmptyState title="No networks yet">Every project's networks and pools appear here with their utilization; retained allocations can be released from here.</EmptyState>
+      <HydrateClient>
+        <OperatorNetworksView />
+        <OperatorClustersSection />
+      </HydrateClient>
     </>
   );
 }

@@ -1,0 +1,195 @@
+/**
+ * The BUILT `meridian-ipam` against the REAL lease API: the route handlers of
+ * app/api/v1/projects/[project]/clusters/[cluster]/cni/[command] on this run's test database,
+ * served in-process by a small node:http adapter (no Next build needed). Every command and the
+ * server-side error paths (token rejected or read-only, unknown cluster, CHECK mismatch and no
+ * lease, GC, STATUS and ADD on an exhausted network), then the Debian bridge suite through the
+ * same server (root only; skipped otherwise).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type Server, createServer } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
+import { systemActor } from '@/server/audit/events';
+import { createCluster } from '@/server/cni/clusters';
+import { createNetwork } from '@/server/ipam/networks';
+import { createApiToken } from '@/server/tenancy/tokens';
+import { testDb } from '@/test/db';
+import { makeProject } from '@/test/fixtures';
+import { buildCni } from '../bin/build-cni';
+import { bridgeSuite } from './test-support/bridge-suite';
+import { type PluginRun, runPlugin } from './test-support/run-plugin';
+
+const actor = systemActor('test');
+let server: Server;
+let serverUrl = '';
+let dir = '';
+let plugin = '';
+let projectSlug = '';
+const tokens: Record<'cluster' | 'tiny' | 'viewer', string> = { cluster: '', tiny: '', viewer: '' };
+const tokenFiles: Record<string, string> = {};
+
+/** Serves the lease API route handlers over node:http. */
+function serveRoutes(): Promise<Server> {
+  const s = createServer(async (req, res) => {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const m = /^\/api\/v1\/projects\/([^/]+)\/clusters\/([^/]+)\/cni\/([^/]+)$/.exec(url.pathname);
+      if (!m) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { code: 'NotFound', message: 'no route' } }));
+      }
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+      const request = new Request(url, { method: req.method, headers, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
+      const params = Promise.resolve({ project: decodeURIComponent(m[1]), cluster: decodeURIComponent(m[2]), command: m[3] });
+      const response = await (req.method === 'POST' ? cniRoute.POST : cniRoute.GET)(request, { params });
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(Buffer.from(await response.arrayBuffer()));
+    } catch (e) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'Internal', message: String(e) } }));
+    }
+  });
+  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
+}
+
+beforeAll(async () => {
+  const { db } = testDb();
+  const { project } = await makeProject(db);
+  projectSlug = project.slug;
+  await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '10.88.0.0/22' }] }, actor);
+  await createNetwork(db, project.id, { name: 'tiny', cidrs: [{ cidr: '10.89.0.0/28' }] }, actor);
+  tokens.cluster = (await createCluster(db, project.id, { name: 'k1', network: 'vpc', issueToken: true }, actor)).token!.secret;
+  tokens.tiny = (await createCluster(db, project.id, { name: 'tiny', network: 'tiny', nodeBlockPrefixV4: 28, issueToken: true }, actor)).token!.secret;
+  tokens.viewer = (await createApiToken(db, { projectId: project.id, name: 'ro', clusterName: 'k1', role: 'viewer' }, actor)).secret;
+  server = await serveRoutes();
+  serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-ipam-real-'));
+  plugin = await buildCni({ outFile: path.join(dir, 'bin', 'meridian-ipam') });
+  for (const [k, v] of Object.entries(tokens)) {
+    tokenFiles[k] = path.join(dir, `token-${k}`);
+    await writeFile(tokenFiles[k], `${v}\n`, { mode: 0o600 });
+  }
+  tokenFiles.wrong = path.join(dir, 'token-wrong');
+  await writeFile(tokenFiles.wrong, 'mrd_not_a_real_token_000000000000');
+}, 120_000);
+
+afterAll(async () => {
+  if (server) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function conf(o: { cniVersion?: string; name?: string; cluster?: string; token?: string; extra?: Record<string, unknown> } = {}) {
+  return {
+    cniVersion: o.cniVersion ?? '1.1.0',
+    name: o.name ?? 'podnet',
+    type: 'bridge',
+    ipam: { type: 'meridian-ipam', serverUrl, tokenFile: tokenFiles[o.token ?? 'cluster'], network: 'vpc', cluster: o.cluster ?? 'k1', project: projectSlug, timeoutMs: 5000 },
+    ...o.extra,
+  };
+}
+
+function cni(command: string, containerId: string, c: object): Promise<PluginRun> {
+  return runPlugin(plugin, {
+    env: {
+      CNI_COMMAND: command,
+      CNI_CONTAINERID: containerId,
+      CNI_NETNS: '/var/run/netns/x',
+      CNI_IFNAME: 'eth0',
+      CNI_ARGS: 'K8S_POD_NAMESPACE=shop;K8S_POD_NAME=web-1',
+      MERIDIAN_NODE_NAME: 'node-1',
+    },
+    stdin: JSON.stringify(c),
+  });
+}
+
+const code = (r: PluginRun) => (r.status === 0 ? 0 : (r.json?.code as number | undefined));
+
+describe('meridian-ipam against the real lease API', () => {
+  it('ADD: the node block prefix and gateway, the request version echoed, idempotent', async () => {
+    const a = await cni('ADD', 'real1', conf({ cniVersion: '1.0.0' }));
+    expect(a.status, a.stdout + a.stderr).toBe(0);
+    expect(a.json).toMatchObject({ cniVersion: '1.0.0', routes: [], dns: {} });
+    const ips = a.json!.ips as { address: string; gateway: string }[];
+    expect(ips).toHaveLength(1);
+    expect(ips[0].address).toMatch(/^10\.88\.\d+\.\d+\/26$/);
+    expect(ips[0].gateway).toMatch(/^10\.88\.\d+\.\d+$/);
+    const b = await cni('ADD', 'real1', conf({ cniVersion: '1.1.0' }));
+    expect(b.json!.cniVersion).toBe('1.1.0');
+    expect(b.json!.ips).toEqual(ips);
+  });
+
+  it('CHECK: ok with the ADD result; 103 on a mismatch; 104 without a lease', async () => {
+    const a = await cni('ADD', 'real2', conf());
+    const ok = await cni('CHECK', 'real2', conf({ extra: { prevResult: a.json } }));
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toBe('');
+    expect(code(await cni('CHECK', 'real2', conf({ extra: { prevResult: { cniVersion: '1.1.0', ips: [{ address: '10.88.3.250/26' }] } } })))).toBe(103);
+    expect(code(await cni('CHECK', 'real-none', conf({ extra: { prevResult: a.json } })))).toBe(104);
+  });
+
+  it('DEL twice succeeds and releases the lease', async () => {
+    const a = await cni('ADD', 'real3', conf());
+    expect(a.status).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      const d = await cni('DEL', 'real3', conf());
+      expect(d.status, d.stdout + d.stderr).toBe(0);
+      expect(d.stdout).toBe('');
+    }
+    expect(code(await cni('CHECK', 'real3', conf({ extra: { prevResult: a.json } })))).toBe(104);
+  });
+
+  it('GC releases the leases missing from cni.dev/valid-attachments (grace period 0)', async () => {
+    const previous = process.env.CNI_GC_GRACE_SECONDS;
+    process.env.CNI_GC_GRACE_SECONDS = '0'; // read by the in-process server at each GC
+    try {
+      const net = 'gcnet';
+      for (const id of ['gc-keep', 'gc-drop']) expect((await cni('ADD', id, conf({ name: net }))).status).toBe(0);
+      const gc = await cni('GC', 'unused', conf({ name: net, extra: { 'cni.dev/valid-attachments': [{ containerID: 'gc-keep', ifname: 'eth0' }] } }));
+      expect(gc.status, gc.stdout + gc.stderr).toBe(0);
+      expect(gc.stderr).toContain('released=1');
+      expect(code(await cni('CHECK', 'gc-drop', conf({ name: net, extra: { prevResult: { ips: [{ address: '10.88.0.9/26' }] } } })))).toBe(104);
+      const keep = await cni('ADD', 'gc-keep', conf({ name: net }));
+      expect(code(await cni('CHECK', 'gc-keep', conf({ name: net, extra: { prevResult: keep.json } })))).toBe(0);
+    } finally {
+      if (previous === undefined) delete process.env.CNI_GC_GRACE_SECONDS;
+      else process.env.CNI_GC_GRACE_SECONDS = previous;
+    }
+  });
+
+  it('STATUS ready; on an exhausted network ADD fails with 11 and STATUS with 50', async () => {
+    expect(code(await cni('STATUS', 'x', conf()))).toBe(0);
+    // tiny: a /28 network, one /28 node block: 13 pod addresses.
+    const fills = await Promise.all(Array.from({ length: 13 }, (_, i) => cni('ADD', `tiny${i}`, conf({ cluster: 'tiny', token: 'tiny' }))));
+    for (const f of fills) expect(f.status, f.stdout + f.stderr).toBe(0);
+    expect(new Set(fills.map((f) => JSON.stringify(f.json!.ips))).size).toBe(13);
+    const over = await cni('ADD', 'tiny-over', conf({ cluster: 'tiny', token: 'tiny' }));
+    expect(code(over), over.stdout).toBe(11);
+    expect(over.json!.msg).toContain('exhausted');
+    const st = await cni('STATUS', 'x', conf({ cluster: 'tiny', token: 'tiny' }));
+    expect(code(st), st.stdout).toBe(50);
+  });
+
+  it('token rejected → 101; read-only token → 102; unknown cluster → 7', async () => {
+    expect(code(await cni('ADD', 'real4', conf({ token: 'wrong' })))).toBe(101);
+    expect(code(await cni('ADD', 'real4', conf({ token: 'viewer' })))).toBe(102);
+    const r = await cni('ADD', 'real4', conf({ cluster: 'nope' }));
+    expect(code(r)).toBe(7);
+    expect(r.json!.msg).toContain('ipam.cluster');
+  });
+});
+
+bridgeSuite('meridian-ipam through the Debian bridge plugin (real lease API in-process)', () => ({
+  serverUrl,
+  token: tokens.cluster,
+  project: projectSlug,
+  cluster: 'k1',
+}));

@@ -1,0 +1,138 @@
+import type { inferRouterOutputs } from '@trpc/server';
+import type { MachinePhase } from '@/server/fleet/phases';
+import type { AppRouter } from '@/server/trpc/root';
+
+type Outputs = inferRouterOutputs<AppRouter>['fleet'];
+export type Catalogue = Outputs['catalogue'];
+export type CatalogueLocation = Catalogue['locations'][number];
+export type CatalogueClass = Catalogue['classes'][number];
+export type MachineRow = Outputs['machines']['list']['items'][number];
+export type MachineDetail = Outputs['machines']['get'];
+export type TimelineEntry = MachineDetail['timeline'][number];
+export type QueueItem = Outputs['queue']['list'][number];
+export type InventoryRow = Outputs['inventory'][number];
+
+/*
+ * The operator procedures below return raw rows (`Record<string, unknown>`); these are the columns
+ * their SQL selects (server/fleet/operator.ts). Timestamps arrive as PostgreSQL text and bigints as
+ * strings from raw queries, hence the loose types.
+ */
+export type CapacityState = 'Available' | 'Bound' | 'Cleaning' | 'Quarantined' | 'Retired';
+export type CapacityRow = {
+  id: string;
+  deviceRef: string;
+  location: string;
+  class: string;
+  health: string;
+  available: boolean;
+  observedAt: string | Date;
+  state: CapacityState;
+  stateReason: string | null;
+  assetEpoch: number | string;
+  updatedAt: string | Date;
+  machine: string | null;
+  project: string | null;
+};
+export type AllocationRow = {
+  id: string;
+  status: string;
+  epoch: number | string;
+  createdAt: string | Date;
+  deviceRef: string;
+  machineId: string;
+  machine: string;
+  phase: MachinePhase;
+  project: string;
+};
+export type OperationRow = {
+  id: string;
+  kind: string;
+  state: string;
+  attempts: number;
+  lastError: string | null;
+  epoch: number | string;
+  fencingToken: number | string;
+  deviceRef: string;
+  updatedAt: string | Date;
+  machine: string | null;
+  project: string | null;
+};
+export type LastOperation = { id: string; kind: string; state: string; attempts: number; lastError: string | null; updatedAt?: string };
+
+export const phaseOrder: MachinePhase[] = ['Pending', 'AwaitingApproval', 'Allocating', 'Bound', 'Installing', 'Ready', 'Releasing', 'Released', 'Failed'];
+
+/** Phases in which something is still going to happen without the tenant doing anything. */
+export const livePhases: ReadonlySet<string> = new Set<MachinePhase>(['Pending', 'AwaitingApproval', 'Allocating', 'Bound', 'Installing', 'Releasing']);
+
+export type Tone = 'slate' | 'green' | 'amber' | 'red' | 'blue';
+export const phaseTone: Record<MachinePhase, Tone> = {
+  Pending: 'amber',
+  AwaitingApproval: 'amber',
+  Allocating: 'blue',
+  Bound: 'blue',
+  Installing: 'blue',
+  Ready: 'green',
+  Releasing: 'blue',
+  Released: 'slate',
+  Failed: 'red',
+};
+
+/** Bar colours for phase and capacity-state segments (charts need solid fills, badges pastel ones). */
+export const phaseFill: Record<MachinePhase, string> = {
+  Pending: 'bg-amber-300',
+  AwaitingApproval: 'bg-amber-500',
+  Allocating: 'bg-sky-300',
+  Bound: 'bg-sky-400',
+  Installing: 'bg-brand-500',
+  Ready: 'bg-emerald-500',
+  Releasing: 'bg-violet-400',
+  Released: 'bg-slate-300',
+  Failed: 'bg-red-500',
+};
+
+export const capacityStates: CapacityState[] = ['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired'];
+export const capacityTone: Record<CapacityState, Tone> = { Available: 'green', Bound: 'blue', Cleaning: 'amber', Quarantined: 'red', Retired: 'slate' };
+export const capacityFill: Record<CapacityState, string> = {
+  Available: 'bg-emerald-500',
+  Bound: 'bg-brand-500',
+  Cleaning: 'bg-amber-400',
+  Quarantined: 'bg-red-500',
+  Retired: 'bg-slate-300',
+};
+
+export const operationTone = (state: string): Tone =>
+  state === 'Succeeded' ? 'green' : state === 'Failed' ? 'red' : state === 'Unknown' ? 'amber' : state === 'Admitted' || state === 'Submitted' ? 'blue' : 'slate';
+
+/** `AwaitingApproval` → `Awaiting approval`. */
+export const phaseLabel = (phase: string) => phase.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/ ([A-Z])/g, (_, c: string) => ` ${c.toLowerCase()}`);
+
+/**
+ * Timestamps from raw SQL arrive as PostgreSQL text (`2025-01-01 12:00:00.123+00`), from drizzle
+ * selects as Dates; both become Dates here (every browser parses the ISO form).
+ */
+export function toDate(value: string | Date | null | undefined): Date | null {
+  if (!value) return null;
+  if (value instanceof Date) return value;
+  const d = new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** `12 s ago`, `3 min ago`, `2 h ago`, `4 d ago`. */
+export function ago(value: string | Date | null | undefined, now = Date.now()): string {
+  const d = toDate(value);
+  if (!d) return '—';
+  const s = Math.max(0, Math.round((now - d.getTime()) / 1000));
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.floor(h / 24)} d ago`;
+}
+
+export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+export function shortId(id: string | null | undefined, length = 8): string {
+  if (!id) return '—';
+  return id.length > length + 1 ? `${id.slice(0, length)}…` : id;
+}

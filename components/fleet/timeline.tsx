@@ -1,0 +1,115 @@
+'use client';
+import { useState } from 'react';
+import { Badge, cx, formatTime } from '@/components/ui/primitives';
+import { operationTone, phaseLabel, phaseTone, toDate, type TimelineEntry } from './format';
+
+type Kind = 'phase' | 'operation' | 'event';
+
+interface Item {
+  key: string;
+  kind: Kind;
+  at: Date | null;
+  title: string;
+  actor: string;
+  reason: string | null;
+  phase?: string;
+  from?: string;
+  op?: { id: string; state: string; attempts: number; epoch: unknown; fencingToken: unknown };
+}
+
+const eventTitles: Record<string, string> = {
+  'machine.create': 'Requested',
+  'machine.delete': 'Release requested',
+  'machine.reject': 'Rejected by an operator',
+  'machine.forceRelease': 'Force released by an operator',
+  'machine.install.retry': 'Install retried',
+};
+
+function describe(entry: TimelineEntry, i: number): Item {
+  const at = toDate(entry.at as Date | string);
+  const before = (entry.before ?? {}) as { phase?: string };
+  const after = (entry.after ?? {}) as { phase?: string; id?: string; state?: string; attempts?: number; epoch?: unknown; fencingToken?: unknown };
+  const base = { key: `${i}-${entry.action}`, at, actor: entry.actor, reason: entry.reason };
+  if (entry.action.startsWith('machine.phase.')) {
+    const phase = entry.action.slice('machine.phase.'.length);
+    return { ...base, kind: 'phase', title: phaseLabel(phase), phase, from: before.phase };
+  }
+  if (entry.action.startsWith('operation.')) {
+    const kind = entry.action.slice('operation.'.length);
+    const op = { id: after.id ?? '', state: after.state ?? entry.reason ?? '', attempts: after.attempts ?? 0, epoch: after.epoch, fencingToken: after.fencingToken };
+    // The reason column carries the last error, or just the state when there was none.
+    return { ...base, kind: 'operation', title: `Provider ${kind}`, reason: entry.reason === op.state ? null : entry.reason, op };
+  }
+  return { ...base, kind: 'event', title: eventTitles[entry.action] ?? entry.action };
+}
+
+const dot: Record<Kind, string> = { phase: 'bg-brand-500', operation: 'bg-violet-500', event: 'bg-slate-400' };
+const filters: { kind: Kind | 'all'; label: string }[] = [
+  { kind: 'all', label: 'All' },
+  { kind: 'phase', label: 'Phases' },
+  { kind: 'operation', label: 'Operations' },
+  { kind: 'event', label: 'Events' },
+];
+
+/**
+ * A machine's history, oldest first: phase changes (with the reason each happened), the provider
+ * operations run for it (install, power, cleanup — with their current state, attempts, epoch and
+ * fencing token) and other events (request, release, rejection).
+ */
+export function MachineTimeline({ entries }: { entries: TimelineEntry[] }) {
+  const [show, setShow] = useState<Kind | 'all'>('all');
+  const items = entries.map(describe);
+  const count = (k: Kind | 'all') => (k === 'all' ? items.length : items.filter((x) => x.kind === k).length);
+  const visible = show === 'all' ? items : items.filter((x) => x.kind === show);
+
+  return (
+    <div>
+      <div className="mb-3 flex flex-wrap gap-1" role="group" aria-label="Show in timeline">
+        {filters.map((f) => (
+          <button
+            key={f.kind}
+            type="button"
+            aria-pressed={show === f.kind}
+            onClick={() => setShow(f.kind)}
+            className={cx('rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset', show === f.kind ? 'bg-slate-800 text-white ring-slate-800' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50')}
+          >
+            {f.label} <span className="tabular-nums opacity-70">{count(f.kind)}</span>
+          </button>
+        ))}
+      </div>
+      {visible.length === 0 ? (
+        <p className="text-sm text-slate-500">Nothing of this kind yet.</p>
+      ) : (
+        <ol aria-label="Timeline" className="relative space-y-3 border-l border-slate-200 pl-5">
+          {visible.map((item) => (
+            <li key={item.key} data-testid="timeline-entry" data-kind={item.kind} className="relative">
+              <span aria-hidden className={cx('absolute top-1.5 -left-[25px] h-2.5 w-2.5 rounded-full ring-4 ring-white', dot[item.kind])} />
+              <div className="flex flex-wrap items-baseline gap-x-2 gap-y-0.5">
+                <span className="font-mono text-xs text-slate-500" title={item.at?.toISOString()}>
+                  {formatTime(item.at)}
+                </span>
+                {item.kind === 'phase' ? (
+                  <span className="text-sm text-slate-900">
+                    {item.from && <span className="text-slate-500">{phaseLabel(item.from)} → </span>}
+                    <Badge tone={phaseTone[item.phase as keyof typeof phaseTone] ?? 'slate'}>{item.title}</Badge>
+                  </span>
+                ) : (
+                  <span className="text-sm font-medium text-slate-900">{item.title}</span>
+                )}
+                {item.op && <Badge tone={operationTone(item.op.state)}>{item.op.state}</Badge>}
+                <span className="text-xs text-slate-500">by {item.actor}</span>
+              </div>
+              {item.reason && <p className="mt-0.5 text-sm text-slate-700">{item.reason}</p>}
+              {item.op && (
+                <p className="mt-0.5 font-mono text-xs text-slate-500">
+                  {item.op.id} · epoch {String(item.op.epoch)} · fencing token {String(item.op.fencingToken)}
+                  {item.op.attempts > 0 && ` · ${item.op.attempts} unresolved ${item.op.attempts === 1 ? 'attempt' : 'attempts'} (looked up again)`}
+                </p>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

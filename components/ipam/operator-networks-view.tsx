@@ -1,0 +1,195 @@
+'use client';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTRPC } from '@/app/_trpc/client';
+import { errorMessage } from '@/components/ui/errors';
+import { Alert, Badge, Button, Card, EmptyState, Input, Table, Td, formatTime } from '@/components/ui/primitives';
+import { ConfirmDialog } from './confirm-dialog';
+import { familyLabel } from './format';
+import { useDebounced, useInvalidateIpam } from './hooks';
+import { ADMIN_PAGE_SIZE, adminPoolsInput, adminRetainedInput } from './queries';
+import { Count, MiniBar } from './utilization';
+
+/** Operator view: every pool of every project by utilization, and retained allocations to release. */
+export function OperatorNetworksView() {
+  return (
+    <div className="space-y-6">
+      <Card title="Pools across projects">
+        <AllPools />
+      </Card>
+      <Card title="Retained allocations">
+        <Retained />
+      </Card>
+    </div>
+  );
+}
+
+function Pager({ label, offset, shown, total, hasNext, onPage }: { label: string; offset: number; shown: number; total?: number; hasNext: boolean; onPage: (offset: number) => void }) {
+  if (offset === 0 && !hasNext) return null;
+  return (
+    <nav aria-label={label} className="mt-3 flex items-center justify-between text-sm text-slate-600">
+      <span>
+        Showing {shown ? offset + 1 : 0}–{offset + shown}
+        {total !== undefined && ` of ${total.toLocaleString('en-US')}`}
+      </span>
+      <div className="flex gap-2">
+        <Button variant="secondary" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - ADMIN_PAGE_SIZE))}>
+          Previous
+        </Button>
+        <Button variant="secondary" disabled={!hasNext} onClick={() => onPage(offset + ADMIN_PAGE_SIZE)}>
+          Next
+        </Button>
+      </div>
+    </nav>
+  );
+}
+
+function AllPools() {
+  const trpc = useTRPC();
+  const [search, setSearch] = useState('');
+  const [offset, setOffset] = useState(0);
+  const debounced = useDebounced(search);
+  const pools = useQuery({ ...trpc.ipam.admin.pools.queryOptions(adminPoolsInput(offset, debounced)), placeholderData: keepPreviousData });
+  const items = pools.data?.items ?? [];
+  const total = pools.data?.total ?? 0;
+  return (
+    <div>
+      <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm text-slate-600">Fullest first. Child pools are inside their roots, so a root&apos;s figures include them.</p>
+        <div className="w-64">
+          <Input
+            type="search"
+            aria-label="Search pools"
+            placeholder="Project, network or pool"
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setOffset(0);
+            }}
+          />
+        </div>
+      </div>
+      {pools.error && <Alert testId="pools-error">{errorMessage(pools.error)}</Alert>}
+      {pools.isSuccess && total === 0 ? (
+        <EmptyState title={debounced ? 'No pools match' : 'No networks yet'}>
+          {debounced ? `No project, network or pool name contains “${debounced}”.` : 'Every project’s networks and pools appear here with their capacity, allocation and utilization.'}
+        </EmptyState>
+      ) : (
+        <Table head={['Project', 'Network', 'Pool', 'CIDR', 'Capacity', 'Allocated', 'Utilization', 'Allocations']}>
+          {items.map((p) => (
+            <tr key={p.id}>
+              <Td>{p.project}</Td>
+              <Td>{p.network}</Td>
+              <Td>
+                <span className="font-medium text-slate-900">{p.name}</span> <Badge tone={p.kind === 'Root' ? 'blue' : 'slate'}>{p.kind}</Badge>
+              </Td>
+              <Td>
+                <code className="font-mono text-xs">{p.cidr}</code> <span className="text-xs text-slate-500">{familyLabel(p.family)}</span>
+              </Td>
+              <Td className="text-right">
+                <Count value={p.capacity} />
+              </Td>
+              <Td className="text-right">
+                <Count value={p.allocated} />
+              </Td>
+              <Td>
+                <MiniBar label={`${p.project}/${p.network}/${p.name} utilization`} utilization={p.utilization} />
+              </Td>
+              <Td className="text-right tabular-nums">{p.allocationCount.toLocaleString('en-US')}</Td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <Pager label="Pools pages" offset={offset} shown={items.length} total={total} hasNext={offset + items.length < total} onPage={setOffset} />
+    </div>
+  );
+}
+
+type RetainedRow = { id: string; cidr: string; name: string; project: string; network: string; pool: string; retainedUntil: Date; size: string };
+
+function Retained() {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateIpam();
+  const [offset, setOffset] = useState(0);
+  const retained = useQuery({ ...trpc.ipam.admin.retained.queryOptions(adminRetainedInput(offset)), placeholderData: keepPreviousData });
+  const rows = (retained.data ?? []).slice(0, ADMIN_PAGE_SIZE);
+  const hasNext = (retained.data?.length ?? 0) > ADMIN_PAGE_SIZE;
+  const [releasing, setReleasing] = useState<RetainedRow | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const release = useMutation(
+    trpc.ipam.admin.releaseRetained.mutationOptions({
+      onSuccess: (r) => {
+        setNotice(r.released ? `Released ${releasing?.cidr} (${releasing?.name}).` : `${releasing?.cidr} was already released.`);
+        setReleasing(null);
+        void invalidate();
+      },
+    }),
+  );
+  return (
+    <div>
+      <p className="mb-3 text-sm text-slate-600">
+        Blocks of deleted claims with reclaim policy Retain. They stay counted, and their names stay taken, until released here or until the retention lease ends.
+      </p>
+      {notice && (
+        <div className="mb-3">
+          <Alert tone="green" testId="retained-notice">
+            {notice}
+          </Alert>
+        </div>
+      )}
+      {retained.error && <Alert testId="retained-error">{errorMessage(retained.error)}</Alert>}
+      {retained.isSuccess && rows.length === 0 && offset === 0 ? (
+        <EmptyState title="No retained allocations">When a claim with reclaim policy Retain is deleted, its block appears here until it is released or its retention lease expires.</EmptyState>
+      ) : (
+        <Table head={['Name', 'CIDR', 'Project', 'Network / pool', 'Addresses', 'Retained until', '']}>
+          {rows.map((r) => (
+            <tr key={r.id}>
+              <Td className="font-medium text-slate-900">{r.name}</Td>
+              <Td>
+                <code className="font-mono text-xs">{r.cidr}</code>
+              </Td>
+              <Td>{r.project}</Td>
+              <Td>
+                {r.network} <span className="text-slate-400">/</span> {r.pool}
+              </Td>
+              <Td className="text-right">
+                <Count value={r.size} />
+              </Td>
+              <Td className="whitespace-nowrap font-mono text-xs">{formatTime(r.retainedUntil)}</Td>
+              <Td className="text-right">
+                <Button
+                  variant="secondary"
+                  className="px-2 py-1 text-xs"
+                  aria-label={`Release ${r.name} (${r.cidr})`}
+                  onClick={() => {
+                    setNotice(null);
+                    release.reset();
+                    setReleasing(r);
+                  }}
+                >
+                  Release
+                </Button>
+              </Td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <Pager label="Retained pages" offset={offset} shown={rows.length} hasNext={hasNext} onPage={setOffset} />
+      {releasing && (
+        <ConfirmDialog
+          title={`Release ${releasing.cidr}?`}
+          confirmLabel="Release"
+          pending={release.isPending}
+          error={release.error ? errorMessage(release.error) : null}
+          onCancel={() => setReleasing(null)}
+          onConfirm={() => release.mutate({ allocationId: releasing.id })}
+        >
+          <p>
+            The block retained for <strong>{releasing.name}</strong> in {releasing.project}/{releasing.network} returns to pool {releasing.pool}, and the name can be claimed again. Whatever
+            still uses these addresses will conflict with the next claim that gets them.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

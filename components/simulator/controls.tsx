@@ -1,0 +1,122 @@
+'use client';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { Alert, Button, cx } from '@/components/ui/primitives';
+
+/** An on/off switch (`role="switch"`), labelled for assistive technology and tests; shows On/Off in words too. */
+export function Switch({
+  label,
+  caption,
+  on,
+  disabled,
+  onChange,
+}: {
+  label: string;
+  /** Visible words before the switch, when the row's title alone does not say what it switches. */
+  caption?: string;
+  on: boolean;
+  disabled?: boolean;
+  onChange: (on: boolean) => void;
+}) {
+  return (
+    <button
+      type="button"
+      role="switch"
+      aria-checked={on}
+      aria-label={label}
+      disabled={disabled}
+      onClick={() => onChange(!on)}
+      className={cx(
+        'inline-flex shrink-0 items-center gap-2 rounded-full text-xs font-semibold disabled:cursor-not-allowed disabled:opacity-50',
+        on ? 'text-amber-800' : 'text-slate-500',
+      )}
+    >
+      {caption && <span className="font-normal text-slate-600">{caption}</span>}
+      <span className={cx('relative inline-flex h-6 w-11 items-center rounded-full transition', on ? 'bg-amber-500' : 'bg-slate-300')}>
+        <span className={cx('inline-block h-5 w-5 rounded-full bg-white shadow transition', on ? 'translate-x-5' : 'translate-x-0.5')} />
+      </span>
+      <span className="w-6 text-left">{on ? 'On' : 'Off'}</span>
+    </button>
+  );
+}
+
+/** A modal confirmation (native <dialog>: Escape cancels); stays open while the action runs. */
+export function Confirm({
+  title,
+  children,
+  confirmLabel,
+  tone = 'danger',
+  pending,
+  error,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  tone?: 'danger' | 'primary';
+  pending?: boolean;
+  error?: string | null;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        if (!pending) onCancel();
+      }}
+      className="m-auto w-full max-w-md rounded-lg border border-slate-200 bg-white p-0 shadow-xl backdrop:bg-slate-900/40"
+    >
+      <div className="space-y-3 p-5">
+        <h2 id={titleId} className="text-base font-semibold text-slate-900">
+          {title}
+        </h2>
+        <div className="text-sm text-slate-700">{children}</div>
+        {error && <Alert testId="confirm-error">{error}</Alert>}
+      </div>
+      <div className="flex justify-end gap-2 rounded-b-lg border-t border-slate-100 bg-slate-50 px-5 py-3">
+        <Button variant="secondary" onClick={onCancel} disabled={pending} autoFocus>
+          Cancel
+        </Button>
+        <Button variant={tone} onClick={onConfirm} disabled={pending}>
+          {pending ? 'Working…' : confirmLabel}
+        </Button>
+      </div>
+    </dialog>
+  );
+}
+
+/** The current time, re-read every `intervalMs` while `active` (for countdowns and "n s ago"). */
+export function useNow(intervalMs: number, active = true): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs, active]);
+  return now;
+}
+
+export function Spinner({ className }: { className?: string }) {
+  return <span aria-hidden className={cx('inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-current border-r-transparent', className)} />;
+}
+
+/** A figure with its caption, for the status header. */
+export function Stat({ label, value, hint }: { label: string; value: ReactNode; hint?: string }) {
+  return (
+    <div className="min-w-0" title={hint}>
+      <dt className="truncate text-xs text-slate-500">{label}</dt>
+      <dd className="mt-0.5 truncate text-sm font-semibold tabular-nums text-slate-900">{value}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { signIn } from './fixtures';
+
+/**
+ * The fleet console end to end, against the stack `npm start` runs for the e2e server (real
+ * worker, real simulator, the seeded demo fleet: ams1/fra1 usable, lon1 Unavailable; a1.medium
+ * needs operator approval). Nothing is reloaded by hand: the pages follow the machine live.
+ */
+const PROJECT = 'acme-prod';
+const stamp = Date.now().toString(36);
+const approved = `e2e-arm-${stamp}`;
+const rejected = `e2e-rej-${stamp}`;
+
+async function pageAs(browser: Browser, email: string): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await signIn(page, email);
+  return page;
+}
+
+/** The machines page with the request form open. */
+async function openRequestForm(page: Page) {
+  await page.goto(`/projects/${PROJECT}/machines`);
+  const form = page.getByRole('form', { name: 'Request a machine' });
+  if (!(await form.isVisible())) await page.getByRole('button', { name: 'Request a machine' }).click();
+  await expect(form).toBeVisible();
+  return form;
+}
+
+async function requestArmMachine(page: Page, name: string) {
+  const form = await openRequestForm(page);
+  await form.getByLabel('Name', { exact: true }).fill(name);
+  await form.getByLabel('Class', { exact: true }).selectOption('a1.medium');
+  await form.getByLabel('Profile', { exact: true }).selectOption('ubuntu-24.04');
+  await form.getByLabel('Location', { exact: true }).selectOption('ams1');
+  await expect(form.getByTestId('availability-summary')).toContainText(/a1\.medium in ams1: \d+ free/);
+  await expect(form.getByTestId('availability-summary')).toContainText('needs an operator');
+  await form.getByRole('button', { name: 'Request machine' }).click();
+  await expect(page).toHaveURL(new RegExp(`/projects/${PROJECT}/machines/${name}$`));
+  await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
+}
+
+const phase = (page: Page) => page.getByTestId('phase').first();
+
+test('the request form shows live availability per location and class, and lon1 as unusable with its reason', async ({ page }) => {
+  await signIn(page, 'tenant@example.com');
+  const form = await openRequestForm(page);
+  const lon1 = form.getByTestId('availability-lon1');
+  await expect(lon1).toContainText('Unavailable');
+  await expect(lon1).toContainText('power maintenance');
+  await expect(form.getByRole('option', { name: /^lon1 / })).toBeDisabled();
+  await expect(form.getByRole('option', { name: /^lon1 / })).toHaveText(/unavailable: .*power maintenance/);
+  // Usable cells select their location and class.
+  await form.getByRole('button', { name: /^c1\.large in fra1: \d+ of 3 free$/ }).click();
+  await expect(form.getByLabel('Class', { exact: true })).toHaveValue('c1.large');
+  await expect(form.getByLabel('Location', { exact: true })).toHaveValue('fra1');
+  await expect(form.getByTestId('availability-summary')).toContainText('c1.large in fra1');
+});
+
+test('request → operator approval → Ready; a failed cleanup quarantines the device for the operator', async ({ browser }) => {
+  test.setTimeout(180_000);
+  const tenant = await pageAs(browser, 'tenant@example.com');
+  const operator = await pageAs(browser, 'operator@example.com');
+  const qa = await pageAs(browser, 'qa@example.com');
+
+  // Two requests for the class that needs approval: both wait for an operator.
+  await requestArmMachine(tenant, rejected);
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
+  await requestArmMachine(tenant, approved);
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
+  await expect(tenant.getByTestId('phase-reason')).toContainText('requires operator approval');
+
+  // The operator's queue shows both with the matching free capacity; one is rejected (a reason is required), one approved in bulk.
+  await operator.goto('/operator/queue');
+  const rejectRow = operator.getByTestId('queue-row').filter({ hasText: rejected });
+  const approveRow = operator.getByTestId('queue-row').filter({ hasText: approved });
+  await expect(approveRow).toContainText(PROJECT);
+  await expect(approveRow).toContainText(/\d+ free/);
+  await rejectRow.getByRole('button', { name: `Reject ${rejected}` }).click();
+  const dialog = operator.getByRole('dialog', { name: `Reject ${rejected}?` });
+  await expect(dialog.getByRole('button', { name: 'Reject request' })).toBeDisabled();
+  await dialog.getByLabel('Reason').fill('e2e: arm64 capacity is reserved');
+  await dialog.getByRole('button', { name: 'Reject request' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(rejectRow).toHaveCount(0);
+  await approveRow.getByRole('checkbox', { name: `Select ${approved}` }).check();
+  await operator.getByRole('button', { name: 'Approve selected (1)' }).click();
+  await expect(operator.getByTestId('queue-outcome')).toContainText(`Approved ${approved}`);
+  await expect(approveRow).toHaveCount(0);
+
+  // Without a reload, the tenant's page follows the machine through allocation and installation to Ready.
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'Ready', { timeout: 90_000 });
+  const device = (await tenant.getByTestId('device-ref').textContent())!.trim();
+  expect(device).toMatch(/^dev-ams1-a1medium-\d+$/);
+  await expect(tenant.getByTestId('allocation')).toContainText('Binding id');
+  const timeline = tenant.getByRole('list', { name: 'Timeline' });
+  await expect(timeline.getByTestId('timeline-entry').filter({ hasText: 'Provider install' })).toContainText('Succeeded');
+  await expect(timeline.getByTestId('timeline-entry').filter({ hasText: /Installing → Ready/ })).toHaveCount(1);
+  await expect(timeline).toContainText(`approved by operator@example.com`);
+
+  // The rejected request ended with the operator's reason in its timeline.
+  await tenant.goto(`/projects/${PROJECT}/machines/${rejected}`);
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'Released', { timeout: 30_000 });
+  await expect(tenant.getByRole('list', { name: 'Timeline' })).toContainText('e2e: arm64 capacity is reserved');
+
+  // QA makes the provider fail the cleanup of exactly that device.
+  await qa.goto('/qa/simulator');
+  await expect(qa.getByTestId('simulator-status')).toContainText('reachable');
+  const cleanupFault = qa.getByRole('group', { name: 'Cleanup fails for assets' });
+  await cleanupFault.getByLabel('Asset', { exact: true }).fill(device);
+  await cleanupFault.getByRole('button', { name: 'Add', exact: true }).click();
+  await expect(cleanupFault.getByTestId('fault-state')).toContainText(device);
+
+  // The tenant releases the machine (with confirmation); the cleanup fails, so the machine is released and the device quarantined.
+  await tenant.goto(`/projects/${PROJECT}/machines/${approved}`);
+  await tenant.getByRole('button', { name: 'Release' }).click();
+  const confirm = tenant.getByRole('dialog', { name: `Release machine ${approved}?` });
+  await expect(confirm).toContainText(device);
+  await confirm.getByRole('button', { name: 'Release' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'Released', { timeout: 60_000 });
+  await expect(tenant.getByTestId('phase-reason')).toContainText('quarantined');
+  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' })).toContainText('Failed');
+
+  // The operator finds the device quarantined, with the cleanup failure as the reason.
+  await operator.goto('/operator/fleet');
+  await operator.getByLabel('Capacity state').selectOption('Quarantined');
+  const capacityRow = operator.getByTestId('capacity-row').filter({ hasText: device });
+  await expect(capacityRow).toContainText('Quarantined');
+  await expect(capacityRow).toContainText('cleanup failed');
+
+  // Clean up for later runs: the fault off, the device back in the pool (an audited action with a reason).
+  await cleanupFault.getByRole('button', { name: `Stop failing cleanups of ${device}` }).click();
+  await expect(cleanupFault.getByTestId('fault-state')).toHaveText('Off');
+  await capacityRow.getByRole('button', { name: `Return to pool ${device}` }).click();
+  const back = operator.getByRole('dialog', { name: `Return to pool ${device}?` });
+  await back.getByLabel('Reason').fill('e2e: inspected');
+  await back.getByRole('button', { name: 'Return to pool' }).click();
+  await expect(back).toBeHidden();
+  await expect(capacityRow).toHaveCount(0);
+});
+
+test('a viewer sees machines but cannot request or release', async ({ page }) => {
+  await signIn(page, 'viewer@example.com');
+  await page.goto('/projects/acme-dev/machines');
+  await expect(page.getByRole('heading', { level: 1, name: 'Machines' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Request a machine' })).toHaveCount(0);
+  await expect(page.getByRole('form', { name: 'Request a machine' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Release' })).toHaveCount(0);
+});

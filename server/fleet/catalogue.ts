@@ -1,0 +1,116 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '@/db/client';
+import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
+import { DomainError, invalid } from '@/server/errors';
+
+/** Capacity whose availability evidence is older than this is not offered (stale evidence fails closed). */
+export const EVIDENCE_MAX_AGE_SECONDS = Number(process.env.FLEET_EVIDENCE_MAX_AGE_SECONDS ?? 7 * 24 * 3600);
+export const MACHINE_SERVICE = 'machines';
+
+/**
+ * Whether machines may be placed in a location: it must be Ready and have exactly one availability
+ * record for the machine service, saying Available. Anything else — missing, deleting, unavailable,
+ * or more than one record — fails closed with the reason.
+ */
+export async function locationUsability(db: DbOrTx, locationId: string): Promise<{ usable: boolean; reason: string | null }> {
+  const [loc] = await db.select({ name: locations.name, ready: locations.ready }).from(locations).where(eq(locations.id, locationId));
+  if (!loc) return { usable: false, reason: 'location not found' };
+  if (!loc.ready) return { usable: false, reason: `location ${loc.name} is not Ready` };
+  const records = await db
+    .select({ status: serviceAvailability.status, reason: serviceAvailability.reason })
+    .from(serviceAvailability)
+    .where(sql`${serviceAvailability.locationId} = ${locationId} and ${serviceAvailability.service} = ${MACHINE_SERVICE}`);
+  if (records.length === 0) return { usable: false, reason: `location ${loc.name} publishes no availability for the machine service` };
+  if (records.length > 1) return { usable: false, reason: `location ${loc.name} has ${records.length} conflicting availability records for the machine service` };
+  if (records[0].status !== 'Available') {
+    return { usable: false, reason: `the machine service is ${records[0].status} in ${loc.name}${records[0].reason ? `: ${records[0].reason}` : ''}` };
+  }
+  return { usable: true, reason: null };
+}
+
+/** The `sha256:` digest of an image reference; a tag without a digest is refused. */
+export function imageDigestOf(imageRef: string): string {
+  const m = /(?:^|@)(sha256:[0-9a-f]{64})$/.exec(imageRef.trim());
+  if (!m) throw invalid('imageRef', 'must be pinned by digest (…@sha256:<64 hex>); a tag alone is refused');
+  return m[1];
+}
+
+export async function findCatalogueIds(db: DbOrTx, input: { class: string; profile: string; location: string }) {
+  const [cls] = await db.select().from(machineClasses).where(eq(machineClasses.name, input.class));
+  if (!cls) throw new DomainError('NotFound', `machine class "${input.class}" not found`, 'class');
+  const [profile] = await db.select().from(machineProfiles).where(eq(machineProfiles.name, input.profile));
+  if (!profile) throw new DomainError('NotFound', `machine profile "${input.profile}" not found`, 'profile');
+  const [location] = await db.select().from(locations).where(eq(locations.name, input.location));
+  if (!location) throw new DomainError('NotFound', `location "${input.location}" not found`, 'location');
+  return { cls, profile, location };
+}
+
+/** Locations × classes with free, healthy, fresh capacity counts and whether the location is usable. */
+export async function availabilityMatrix(db: DbOrTx) {
+  const locs = await db.select({ id: locations.id, name: locations.name, displayName: locations.displayName }).from(locations).orderBy(asc(locations.name));
+  const counts = (await db.execute(sql`
+    select c.location_id, k.name as class,
+      count(*) filter (where c.state = 'Available' and c.health = 'Healthy' and c.available and c.observed_at > now() - ${`${EVIDENCE_MAX_AGE_SECONDS} seconds`}::interval)::int as free,
+      count(*)::int as total
+    from machine_capacity c join machine_classes k on k.id = c.class_id
+    where c.state <> 'Retired' group by 1, 2`)) as unknown as { location_id: string; class: string; free: number; total: number }[];
+  const out = [];
+  for (const loc of locs) {
+    const usability = await locationUsability(db, loc.id);
+    out.push({
+      location: loc.name,
+      displayName: loc.displayName,
+      usable: usability.usable,
+      reason: usability.reason,
+      classes: counts.filter((c) => c.location_id === loc.id).map((c) => ({ class: c.class, free: usability.usable ? c.free : 0, total: c.total })),
+    });
+  }
+  return out;
+}
+
+export async function listCatalogue(db: DbOrTx) {
+  const classes = await db.select().from(machineClasses).orderBy(asc(machineClasses.name));
+  const profiles = await db.select({ name: machineProfiles.name, imageRef: machineProfiles.imageRef, imageDigest: machineProfiles.imageDigest }).from(machineProfiles).orderBy(asc(machineProfiles.name));
+  return { classes, profiles, locations: await availabilityMatrix(db) };
+}
+
+/**
+ * The demo fleet: 3 locations (one whose machine service is Unavailable), 3 classes (the arm64
+ * class needs operator approval), 2 profiles pinned by digest, 30 machines. Idempotent.
+ */
+export async function seedFleet(db: Db) {
+  const [existing] = await db.select({ id: locations.id }).from(locations).limit(1);
+  if (existing) return;
+  const locs = [
+    { name: 'ams1', displayName: 'Amsterdam 1', status: 'Available', reason: null },
+    { name: 'fra1', displayName: 'Frankfurt 1', status: 'Available', reason: null },
+    { name: 'lon1', displayName: 'London 1', status: 'Unavailable', reason: 'power maintenance' },
+  ];
+  const locIds: Record<string, string> = {};
+  for (const l of locs) {
+    const [row] = await db.insert(locations).values({ name: l.name, displayName: l.displayName }).returning({ id: locations.id });
+    locIds[l.name] = row.id;
+    await db.insert(serviceAvailability).values({ locationId: row.id, service: MACHINE_SERVICE, status: l.status, reason: l.reason });
+  }
+  const classes = [
+    { name: 'c1.small', cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: false },
+    { name: 'c1.large', cores: 32, memoryGib: 256, arch: 'x86_64', requiresApproval: false },
+    { name: 'a1.medium', cores: 64, memoryGib: 128, arch: 'arm64', requiresApproval: true },
+  ];
+  const classIds: Record<string, string> = {};
+  for (const c of classes) classIds[c.name] = (await db.insert(machineClasses).values(c).returning({ id: machineClasses.id }))[0].id;
+  await db.insert(machineProfiles).values([
+    { name: 'ubuntu-24.04', imageRef: 'registry.example.com/os/ubuntu@sha256:' + 'a1'.repeat(32), imageDigest: 'sha256:' + 'a1'.repeat(32) },
+    { name: 'debian-12', imageRef: 'registry.example.com/os/debian@sha256:' + 'd3'.repeat(32), imageDigest: 'sha256:' + 'd3'.repeat(32) },
+  ]);
+  const layout: [string, string, number][] = [
+    ['ams1', 'c1.small', 6], ['ams1', 'c1.large', 3], ['ams1', 'a1.medium', 3],
+    ['fra1', 'c1.small', 6], ['fra1', 'c1.large', 3], ['fra1', 'a1.medium', 3],
+    ['lon1', 'c1.small', 4], ['lon1', 'c1.large', 2],
+  ];
+  for (const [loc, cls, count] of layout) {
+    for (let i = 1; i <= count; i++) {
+      await db.insert(machineCapacity).values({ deviceRef: `dev-${loc}-${cls.replace('.', '')}-${String(i).padStart(2, '0')}`, classId: classIds[cls], locationId: locIds[loc] });
+    }
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * Fleet lifecycle on real parts: PostgreSQL, the simulator process, and worker processes
+ * (bin/worker.ts) running the reconciler — killed with SIGKILL where the test says so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
+import { systemActor } from '@/server/audit/events';
+import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/server/provider';
+import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '@/server/simulator/spawn-simulator';
+import { testDb, uniq } from '@/test/db';
+import { makeProject, makeUser } from '@/test/fixtures';
+import { approveMachine, deleteMachine, getMachine, requestMachine } from './machines';
+
+const actor = systemActor('test');
+let simulator: SpawnedSimulator;
+let admin: ProviderAdminClient;
+let removeDir: () => Promise<void>;
+const workers: ChildProcess[] = [];
+
+function startWorker(): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: inject('databaseUrl'),
+      SIMULATOR_URL: simulator.baseUrl,
+      SIMULATOR_TOKEN: simulator.token,
+      WORKER_CONCURRENCY: '8',
+      PROVIDER_TIMEOUT_MS: '1500',
+      PROVIDER_RETRY_CAP_MS: '2000',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  workers.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  const tmp = await makeTempDir('meridian-fleet-test-');
+  removeDir = tmp.remove;
+  simulator = await spawnSimulator({ stateFile: path.join(tmp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: '0' } });
+  admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken! });
+  startWorker();
+}, 60_000);
+
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
+  await simulator?.kill('SIGTERM');
+  await removeDir?.();
+});
+
+/** A private corner of the fleet for one test: its own location, class, profile and `capacity` machines. */
+async function makeFleet(capacity: number, options: { requiresApproval?: boolean } = {}) {
+  const { db } = testDb();
+  const tag = uniq('f');
+  const [loc] = await db.insert(locations).values({ name: tag, displayName: tag }).returning({ id: locations.id });
+  await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
+  const [cls] = await db.insert(machineClasses).values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: options.requiresApproval ?? false }).returning({ id: machineClasses.id });
+  const digest = 'sha256:' + 'ab'.repeat(32);
+  await db.insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
+  const devices: string[] = [];
+  for (let i = 0; i < capacity; i++) {
+    const deviceRef = `dev-${tag}-${i}`;
+    devices.push(deviceRef);
+    await db.insert(machineCapacity).values({ deviceRef, classId: cls.id, locationId: loc.id });
+  }
+  const { project } = await makeProject(db);
+  return { db, project, tag, devices, spec: { class: `${tag}.cls`, profile: `${tag}-os`, location: tag, interfaces: [], desiredPower: 'on' as const } };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const phaseOf = async (projectId: string, name: string) => (await getMachine(testDb().db, projectId, name)).phase;
+const waitPhase = (projectId: string, name: string, phase: string, timeoutMs?: number) =>
+  waitFor(`${name} to be ${phase}`, async () => (await phaseOf(projectId, name)) === phase, timeoutMs);
+
+async function effects(deviceRef: string, kind: 'install' | 'cleanup') {
+  const ops = await admin.listOperations({ assetId: deviceRef, limit: 200 });
+  if (ops.type !== 'result') throw new Error('cannot list operations');
+  return ops.value.items.filter((o) => o.kind === kind && o.state === 'Succeeded').length;
+}
+
+describe('fleet lifecycle', () => {
+  test('request → approve → Ready → release → capacity verified and Available again', async () => {
+    const f = await makeFleet(1, { requiresApproval: true });
+    const m = await requestMachine(f.db, f.project.id, { ...f.spec, name: 'web-1' }, actor);
+    expect(m.phase).toBe('AwaitingApproval');
+    const operator = await makeUser(f.db, { platformRoles: ['operator'] });
+    await approveMachine(f.db, m.id, { type: 'user', id: operator.id, label: operator.email });
+    await waitPhase(f.project.id, 'web-1', 'Ready');
+    const ready = await getMachine(f.db, f.project.id, 'web-1');
+    expect(ready.deviceRef).toBe(f.devices[0]);
+    expect(await effects(f.devices[0], 'install')).toBe(1);
+    await deleteMachine(f.db, f.project.id, 'web-1', actor);
+    await waitPhase(f.project.id, 'web-1', 'Released');
+    const [cap] = (await f.db.execute(sql`select state, asset_epoch::int as asset_epoch from machine_capacity where device_ref = ${f.devices[0]}`)) as unknown as { state: string; asset_epoch: number }[];
+    expect(cap, JSON.stringify(await f.db.execute(sql`select state_reason from machine_capacity where device_ref = ${f.devices[0]}`))).toMatchObject({ state: 'Available', asset_epoch: 1 });
+    const asset = await admin.getAsset(f.devices[0]);
+    expect(asset.type === 'result' && asset.value.closedThroughEpoch).toBe(1);
+    // A new binding advances the epoch.
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'web-2' }, actor).then((x) => approveMachine(f.db, x.id, actor));
+    await waitPhase(f.project.id, 'web-2', 'Ready');
+    expect((await getMachine(f.db, f.project.id, 'web-2')).epoch).toBe(2);
+  });
+
+  test('two requests for the last machine: one binds, the other waits and binds when it is released', async () => {
+    const f = await makeFleet(1);
+    await Promise.all(['a', 'b'].map((n) => requestMachine(f.db, f.project.id, { ...f.spec, name: n }, actor)));
+    const first = await waitFor('one Ready', async () => {
+      const phases = await Promise.all(['a', 'b'].map((n) => phaseOf(f.project.id, n)));
+      return phases.includes('Ready') ? phases : undefined;
+    });
+    const winner = first[0] === 'Ready' ? 'a' : 'b';
+    const loser = winner === 'a' ? 'b' : 'a';
+    const waiting = await getMachine(f.db, f.project.id, loser);
+    expect(waiting.phase).toBe('Pending');
+    expect(waiting.phaseReason).toContain('waiting for capacity');
+    await deleteMachine(f.db, f.project.id, winner, actor);
+    await waitPhase(f.project.id, loser, 'Ready');
+  });
+
+  test('100 requests for 10 machines: exactly 10 bind; the rest bind as those are released', async () => {
+    const f = await makeFleet(10);
+    const names = Array.from({ length: 100 }, (_, i) => `m${i}`);
+    const quota = await f.db.execute(sql`update allowance_buckets set "limit" = 1000 where project_id = ${f.project.id}`).catch(() => null);
+    void quota;
+    for (const n of names) await requestMachine(f.db, f.project.id, { ...f.spec, name: n }, actor);
+    const readyCount = async () => ((await f.db.execute(sql`select count(*)::int as n from machines where project_id = ${f.project.id} and phase = 'Ready'`)) as unknown as { n: number }[])[0].n;
+    await waitFor('10 Ready', async () => (await readyCount()) === 10, 90_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await readyCount()).toBe(10);
+    const [{ live }] = (await f.db.execute(sql`select count(*)::int as live from machine_allocations a join machines m on m.id = a.machine_id where m.project_id = ${f.project.id} and a.status <> 'Released'`)) as unknown as { live: number }[];
+    expect(live).toBe(10);
+    const ready = (await f.db.execute(sql`select name from machines where project_id = ${f.project.id} and phase = 'Ready' limit 5`)) as unknown as { name: string }[];
+    for (const r of ready) await deleteMachine(f.db, f.project.id, r.name, actor);
+    await waitFor('5 released and 5 more bound', async () => {
+      if (process.env.DEBUG_FLEET) console.log(JSON.stringify(await f.db.execute(sql`select phase, phase_reason, count(*)::int from machines where project_id = ${f.project.id} group by 1,2`)), JSON.stringify(await f.db.execute(sql`select state, count(*)::int from machine_capacity c join locations l on l.id = c.location_id where l.name = ${f.tag} group by 1`)));
+      const [row] = (await f.db.execute(sql`select count(*) filter (where phase = 'Released')::int as released, count(*) filter (where phase = 'Ready')::int as ready from machines where project_id = ${f.project.id}`)) as unknown as { released: number; ready: number }[];
+      return row.released === 5 && row.ready === 10;
+    }, 90_000);
+    const [{ dup }] = (await f.db.execute(sql`select count(*)::int as dup from (select capacity_id from machine_allocations where status <> 'Released' group by capacity_id having count(*) > 1) d`)) as unknown as { dup: number }[];
+    expect(dup).toBe(0);
+  }, 200_000);
+
+  test('a lost install response is resolved by lookup: exactly one install effect, machine Ready', async () => {
+    const f = await makeFleet(1);
+    await admin.setFaults({ loseResponses: 1 });
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'lossy' }, actor);
+    await waitPhase(f.project.id, 'lossy', 'Ready');
+    expect(await effects(f.devices[0], 'install')).toBe(1);
+    const asset = await admin.getAsset(f.devices[0]);
+    expect(asset.type === 'result' && asset.value.effectCount).toBe(1);
+  });
+
+  test('a failed cleanup quarantines the capacity instead of returning it', async () => {
+    const f = await makeFleet(1);
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'dirty' }, actor);
+    await waitPhase(f.project.id, 'dirty', 'Ready');
+    await admin.setFaults({ cleanupFailAssets: [f.devices[0]] });
+    try {
+      await deleteMachine(f.db, f.project.id, 'dirty', actor);
+      await waitPhase(f.project.id, 'dirty', 'Released');
+      const [cap] = (await f.db.execute(sql`select state, state_reason from machine_capacity where device_ref = ${f.devices[0]}`)) as unknown as { state: string; state_reason: string }[];
+      expect(cap.state).toBe('Quarantined');
+      expect(cap.state_reason).toContain('CleanupFailed');
+    } finally {
+      await admin.setFaults({ cleanupFailAssets: [] });
+    }
+  });
+
+  test('quota at its limit refuses the request with the numbers, storing nothing', async () => {
+    const f = await makeFleet(3);
+    await f.db.execute(sql`update allowance_buckets set "limit" = 1 where project_id = ${f.project.id} and resource_type = 'metal.datumapis.com/machines'`);
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'one' }, actor);
+    await expect(requestMachine(f.db, f.project.id, { ...f.spec, name: 'two' }, actor)).rejects.toMatchObject({
+      code: 'QuotaExceeded',
+      message: expect.stringMatching(/requested 1 .*available 0.*limit 1/),
+    });
+    await expect(getMachine(f.db, f.project.id, 'two')).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  test('an unusable location fails closed with the reason', async () => {
+    const f = await makeFleet(1);
+    await f.db.execute(sql`insert into service_availability (location_id, service, status) select id, 'machines', 'Available' from locations where name = ${f.tag}`);
+    await expect(requestMachine(f.db, f.project.id, { ...f.spec, name: 'x' }, actor)).rejects.toMatchObject({ code: 'LocationUnavailable', message: expect.stringContaining('2 conflicting') });
+  });
+});
+
+describe('fleet under faults', () => {
+  test('the simulator unavailable for a while: bounded retries, then the machine becomes Ready', async () => {
+    const f = await makeFleet(1);
+    const retries = async () => {
+      const rows = (await f.db.execute(sql`select coalesce(sum(value), 0)::int as n from metric_counters where metric = 'meridian_provider_retries_total'`)) as unknown as { n: number }[];
+      return rows[0].n;
+    };
+    const before = await retries();
+    await admin.setFaults({ unavailable: { mode: 'reject', durationMs: 4000 } });
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'patient' }, actor);
+    await waitPhase(f.project.id, 'patient', 'Ready', 60_000);
+    const spent = (await retries()) - before;
+    expect(spent).toBeGreaterThan(0);
+    // Capped backoff: a 4 s outage costs a handful of attempts, not a storm.
+    expect(spent).toBeLessThan(15);
+  });
+
+  test('the worker killed (-9) mid-install converges after a restart with no duplicate effect', async () => {
+    const f = await makeFleet(1);
+    // Slow operations so the install is in flight when the worker dies.
+    await admin.setFaults({ latencyMs: 1500 });
+    try {
+      await requestMachine(f.db, f.project.id, { ...f.spec, name: 'survivor' }, actor);
+      await waitPhase(f.project.id, 'survivor', 'Installing', 30_000);
+      for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      await admin.setFaults({ latencyMs: 0 });
+    }
+    // graphile-worker releases a dead worker's locked jobs after its lock timeout; a restarted
+    // worker reclaims them (or the next keyed wake-up runs).
+    startWorker();
+    await waitPhase(f.project.id, 'survivor', 'Ready', 60_000);
+    expect(await effects(f.devices[0], 'install')).toBe(1);
+  }, 120_000);
+});

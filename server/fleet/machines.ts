@@ -1,0 +1,205 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '@/db/client';
+import { machines, projectFleetSettings } from '@/db/schema/fleet';
+import { recordEvent, type Actor } from '@/server/audit/events';
+import { DomainError, pgCode } from '@/server/errors';
+import { createClaim } from '@/server/ipam/claims';
+import { enqueueJob } from '@/server/jobs/enqueue';
+import { admitMachine } from '@/server/quota/admission';
+import { findCatalogueIds, locationUsability } from './catalogue';
+import { transitionMachine, type MachinePhase } from './phases';
+import type { MachineCreateInput } from './schemas';
+
+/**
+ * Enqueues the machine's reconciler in the caller's transaction. Keyed, so bursts collapse into
+ * one pending job; and in a queue of its own, so two runs for one machine never overlap (a job
+ * enqueued while another runs waits for it).
+ */
+export function wakeMachine(tx: DbOrTx, machineId: string, runAt?: Date) {
+  return enqueueJob(tx, 'machine__reconcile', { machineId }, { jobKey: `machine:${machineId}`, queueName: `machine:${machineId}`, runAt });
+}
+
+interface InterfaceStatus {
+  network: string;
+  families: ('IPv4' | 'IPv6')[];
+  addressClasses: number;
+  claims: string[];
+  addresses: string[];
+}
+
+/**
+ * A tenant requests a machine. Refused up front (nothing stored) when the catalogue entries do
+ * not exist, the location is not usable (fail closed, with the reason) or quota is exhausted; the
+ * quota claim, the IP claims for its interfaces and the machine are created in one transaction,
+ * with its reconciler job.
+ */
+export async function requestMachine(db: Db, projectId: string, input: MachineCreateInput, actor: Actor) {
+  const { cls, profile, location } = await findCatalogueIds(db, input);
+  const usability = await locationUsability(db, location.id);
+  if (!usability.usable) throw new DomainError('LocationUnavailable', `machines cannot be placed in ${location.name}: ${usability.reason}`, 'location');
+  try {
+    return await db.transaction(async (tx) => {
+      const [settings] = await tx.select({ approvalRequired: projectFleetSettings.approvalRequired }).from(projectFleetSettings).where(eq(projectFleetSettings.projectId, projectId));
+      const requiresApproval = cls.requiresApproval || Boolean(settings?.approvalRequired);
+      await admitMachine(tx, projectId, { name: input.name, spec: { class: cls.name, profile: profile.name, location: location.name, interfaces: input.interfaces } }, actor);
+      const [machine] = await tx
+        .insert(machines)
+        .values({
+          projectId,
+          name: input.name,
+          classId: cls.id,
+          profileId: profile.id,
+          locationId: location.id,
+          desiredPower: input.desiredPower,
+          phase: 'Pending',
+          phaseReason: requiresApproval ? 'waiting for operator approval' : 'waiting for capacity',
+          requiresApproval,
+          createdBy: actor.label,
+        })
+        .returning({ id: machines.id, name: machines.name, projectId: machines.projectId });
+      const interfaces: InterfaceStatus[] = [];
+      for (const [i, nic] of input.interfaces.entries()) {
+        const status: InterfaceStatus = { ...nic, claims: [], addresses: [] };
+        for (const family of nic.families) {
+          for (let n = 0; n < nic.addressClasses; n++) {
+            const claimName = `m-${input.name}-${i}-${family === 'IPv4' ? 'v4' : 'v6'}-${n}`.slice(0, 63);
+            const { claim } = await createClaim(
+              tx as unknown as Db,
+              projectId,
+              { name: claimName, network: nic.network, family: family === 'IPv4' ? 4 : 6, prefixLength: family === 'IPv4' ? 32 : 128, reclaimPolicy: 'Delete', ownerRef: { kind: 'Machine', name: input.name } },
+              actor,
+            );
+            status.claims.push(claim.name);
+            status.addresses.push(claim.allocatedCidr);
+          }
+        }
+        interfaces.push(status);
+      }
+      await tx.update(machines).set({ interfaces }).where(eq(machines.id, machine.id));
+      await recordEvent(tx, {
+        actor,
+        projectId,
+        action: 'machine.create',
+        objectType: 'machine',
+        objectId: machine.id,
+        objectName: machine.name,
+        after: { class: cls.name, profile: profile.name, location: location.name, interfaces },
+      });
+      if (requiresApproval) await transitionMachine(tx, machine, 'Pending', 'AwaitingApproval', 'the project or class requires operator approval', actor);
+      else await wakeMachine(tx, machine.id);
+      return getMachine(tx, projectId, input.name);
+    });
+  } catch (e) {
+    if (pgCode(e) === '23505') throw new DomainError('Conflict', `machine "${input.name}" already exists`, 'name');
+    throw e;
+  }
+}
+
+/** Asks for a machine's release: the reconciler cleans it up through the provider and verifies. */
+export async function deleteMachine(db: Db, projectId: string, name: string, actor: Actor, reason = 'deleted by the tenant') {
+  return db.transaction(async (tx) => {
+    const [m] = await tx
+      .select({ id: machines.id, phase: machines.phase, deletion: machines.deletionRequestedAt })
+      .from(machines)
+      .where(and(eq(machines.projectId, projectId), eq(machines.name, name)))
+      .for('update');
+    if (!m) throw new DomainError('NotFound', `machine "${name}" not found`, 'name');
+    if (m.phase === 'Released') return { name, phase: 'Released' as MachinePhase };
+    if (!m.deletion) {
+      await tx.update(machines).set({ deletionRequestedAt: sql`now()`, updatedAt: sql`now()` }).where(eq(machines.id, m.id));
+      await recordEvent(tx, { actor, projectId, action: 'machine.delete', objectType: 'machine', objectId: m.id, objectName: name, reason });
+    }
+    await wakeMachine(tx, m.id);
+    return { name, phase: m.phase as MachinePhase };
+  });
+}
+
+/** Operator approval: the machine goes on to allocation. */
+export async function approveMachine(db: Db, machineId: string, actor: Actor) {
+  return db.transaction(async (tx) => {
+    const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
+    if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
+    if (m.phase !== 'AwaitingApproval') throw new DomainError('InvalidTransition', `machine "${m.name}" is ${m.phase}, not awaiting approval`);
+    await tx.update(machines).set({ approvedAt: sql`now()`, approvedBy: actor.type === 'user' ? actor.id : null }).where(eq(machines.id, m.id));
+    await transitionMachine(tx, m, 'AwaitingApproval', 'Pending', `approved by ${actor.label}`, actor);
+    await wakeMachine(tx, m.id);
+    return { id: m.id, name: m.name };
+  });
+}
+
+/** Operator rejection with a reason: the request ends (Released), its quota and addresses are returned. */
+export async function rejectMachine(db: Db, machineId: string, reason: string, actor: Actor) {
+  if (!reason.trim()) throw new DomainError('ValidationFailed', 'a reason is required', 'reason');
+  return db.transaction(async (tx) => {
+    const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
+    if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
+    if (m.phase !== 'AwaitingApproval') throw new DomainError('InvalidTransition', `machine "${m.name}" is ${m.phase}, not awaiting approval`);
+    await tx.update(machines).set({ deletionRequestedAt: sql`now()` }).where(eq(machines.id, m.id));
+    await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.reject', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
+    await wakeMachine(tx, m.id);
+    return { id: m.id, name: m.name };
+  });
+}
+
+const machineView = sql`
+  select m.id, m.name, m.phase, m.phase_reason as "phaseReason", m.desired_power as "desiredPower", m.interfaces,
+         m.requires_approval as "requiresApproval", m.approved_at as "approvedAt", m.deletion_requested_at as "deletionRequestedAt",
+         m.created_by as "createdBy", m.created_at as "createdAt", m.updated_at as "updatedAt", m.phase_changed_at as "phaseChangedAt",
+         k.name as class, k.cores, k.memory_gib as "memoryGib", k.arch, pf.name as profile, pf.image_digest as "imageDigest", l.name as location,
+         p.slug as project,
+         a.id as "allocationId", a.status as "allocationStatus", a.epoch::int as epoch, c.device_ref as "deviceRef", c.state as "capacityState",
+         (select row_to_json(o) from (select id, kind, state, attempts, last_error as "lastError", updated_at as "updatedAt"
+            from provider_operations where machine_id = m.id order by created_at desc limit 1) o) as "lastOperation"
+  from machines m
+    join machine_classes k on k.id = m.class_id
+    join machine_profiles pf on pf.id = m.profile_id
+    join locations l on l.id = m.location_id
+    join projects p on p.id = m.project_id
+    left join machine_allocations a on a.machine_id = m.id and a.status <> 'Released'
+    left join machine_capacity c on c.id = a.capacity_id`;
+
+export type MachineView = {
+  id: string;
+  name: string;
+  phase: MachinePhase;
+  phaseReason: string | null;
+  desiredPower: string;
+  interfaces: InterfaceStatus[];
+  class: string;
+  profile: string;
+  location: string;
+  project: string;
+  allocationId: string | null;
+  deviceRef: string | null;
+  epoch: number | null;
+  lastOperation: { id: string; kind: string; state: string; attempts: number; lastError: string | null } | null;
+  createdAt: Date;
+  [k: string]: unknown;
+};
+
+export async function getMachine(db: DbOrTx, projectId: string, name: string): Promise<MachineView> {
+  const [m] = (await db.execute(sql`${machineView} where m.project_id = ${projectId} and m.name = ${name}`)) as unknown as MachineView[];
+  if (!m) throw new DomainError('NotFound', `machine "${name}" not found`, 'name');
+  return m;
+}
+
+export async function listMachines(db: DbOrTx, projectId: string | null, input: { phase?: string; search?: string; limit: number; offset: number }) {
+  const filters = [projectId ? sql`m.project_id = ${projectId}` : sql`true`];
+  if (input.phase) filters.push(sql`m.phase = ${input.phase}`);
+  if (input.search) filters.push(sql`(m.name ilike ${'%' + input.search + '%'} or c.device_ref ilike ${'%' + input.search + '%'})`);
+  const where = sql.join(filters, sql` and `);
+  const items = (await db.execute(sql`${machineView} where ${where} order by m.created_at desc limit ${input.limit} offset ${input.offset}`)) as unknown as MachineView[];
+  const [{ total }] = (await db.execute(sql`select count(*)::int as total from machines m left join machine_allocations a on a.machine_id = m.id and a.status <> 'Released' left join machine_capacity c on c.id = a.capacity_id where ${where}`)) as unknown as { total: number }[];
+  return { items, total };
+}
+
+/** A machine's timeline: its phase changes, operations and other events, oldest first. */
+export async function machineTimeline(db: DbOrTx, machineId: string) {
+  return (await db.execute(sql`
+    select at, action, actor_label as actor, reason, before, after from events where object_type = 'machine' and object_id = ${machineId}
+    union all
+    select created_at, 'operation.' || kind, 'provider', coalesce(last_error, state), null, json_build_object('id', id, 'state', state, 'attempts', attempts, 'epoch', epoch, 'fencingToken', fencing_token)::jsonb
+    from provider_operations where machine_id = ${machineId}
+    order by 1`)) as unknown as { at: Date; action: string; actor: string; reason: string | null; before: unknown; after: unknown }[];
+}
+

@@ -1,0 +1,123 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '@/db/client';
+import { machineAllocations, machineCapacity, machines } from '@/db/schema/fleet';
+import { recordEvent, type Actor } from '@/server/audit/events';
+import { DomainError } from '@/server/errors';
+import { deleteMachine, wakeMachine } from './machines';
+import { transitionMachine, type MachinePhase } from './phases';
+import { wakePending } from './reconcile';
+
+/** Requests awaiting approval, oldest first, with the free capacity that matches each. */
+export async function approvalQueue(db: DbOrTx, input: { limit: number; offset: number }) {
+  return (await db.execute(sql`
+    select m.id, m.name, p.slug as project, k.name as class, l.name as location, pf.name as profile, m.created_at as "createdAt", m.created_by as "createdBy",
+      (select count(*)::int from machine_capacity c where c.class_id = m.class_id and c.location_id = m.location_id
+         and c.state = 'Available' and c.health = 'Healthy' and c.available) as "freeCapacity"
+    from machines m join projects p on p.id = m.project_id join machine_classes k on k.id = m.class_id
+      join locations l on l.id = m.location_id join machine_profiles pf on pf.id = m.profile_id
+    where m.phase = 'AwaitingApproval' and m.deletion_requested_at is null
+    order by m.created_at limit ${input.limit} offset ${input.offset}`)) as unknown as {
+    id: string;
+    name: string;
+    project: string;
+    class: string;
+    location: string;
+    profile: string;
+    createdAt: Date;
+    createdBy: string;
+    freeCapacity: number;
+  }[];
+}
+
+/** Capacity by location and class with health and state counts (the inventory). */
+export async function inventory(db: DbOrTx) {
+  return (await db.execute(sql`
+    select l.name as location, k.name as class, c.state, c.health, count(*)::int as count
+    from machine_capacity c join locations l on l.id = c.location_id join machine_classes k on k.id = c.class_id
+    group by 1, 2, 3, 4 order by 1, 2, 3, 4`)) as unknown as { location: string; class: string; state: string; health: string; count: number }[];
+}
+
+export async function listCapacity(db: DbOrTx, input: { state?: string; location?: string; search?: string; limit: number; offset: number }) {
+  const filters = [sql`true`];
+  if (input.state) filters.push(sql`c.state = ${input.state}`);
+  if (input.location) filters.push(sql`l.name = ${input.location}`);
+  if (input.search) filters.push(sql`c.device_ref ilike ${'%' + input.search + '%'}`);
+  const where = sql.join(filters, sql` and `);
+  const items = (await db.execute(sql`
+    select c.id, c.device_ref as "deviceRef", l.name as location, k.name as class, c.health, c.available, c.observed_at as "observedAt",
+           c.state, c.state_reason as "stateReason", c.asset_epoch as "assetEpoch", c.updated_at as "updatedAt",
+           m.name as machine, p.slug as project
+    from machine_capacity c join locations l on l.id = c.location_id join machine_classes k on k.id = c.class_id
+      left join machine_allocations a on a.capacity_id = c.id and a.status <> 'Released'
+      left join machines m on m.id = a.machine_id left join projects p on p.id = m.project_id
+    where ${where} order by l.name, k.name, c.device_ref limit ${input.limit} offset ${input.offset}`)) as unknown as Record<string, unknown>[];
+  const [{ total }] = (await db.execute(sql`select count(*)::int as total from machine_capacity c join locations l on l.id = c.location_id where ${where}`)) as unknown as { total: number }[];
+  return { items, total };
+}
+
+/** Live allocations across projects. */
+export async function liveAllocations(db: DbOrTx, input: { limit: number; offset: number }) {
+  return (await db.execute(sql`
+    select a.id, a.status, a.epoch, a.created_at as "createdAt", c.device_ref as "deviceRef", m.id as "machineId", m.name as machine, m.phase, p.slug as project
+    from machine_allocations a join machine_capacity c on c.id = a.capacity_id join machines m on m.id = a.machine_id join projects p on p.id = m.project_id
+    where a.status <> 'Released' order by a.created_at desc limit ${input.limit} offset ${input.offset}`)) as unknown as Record<string, unknown>[];
+}
+
+/** Provider operations that need attention: outcome Unknown, failed, or still not done. */
+export async function troubledOperations(db: DbOrTx, input: { limit: number }) {
+  return (await db.execute(sql`
+    select o.id, o.kind, o.state, o.attempts, o.last_error as "lastError", o.epoch, o.fencing_token as "fencingToken", o.device_ref as "deviceRef",
+           o.updated_at as "updatedAt", m.name as machine, p.slug as project
+    from provider_operations o left join machines m on m.id = o.machine_id left join projects p on p.id = m.project_id
+    where o.state in ('Unknown', 'Failed', 'Admitted', 'Submitted') order by o.updated_at desc limit ${input.limit}`)) as unknown as Record<string, unknown>[];
+}
+
+/** Operator release of a machine (same path as the tenant's delete: cleanup, verify, return). */
+export async function releaseMachineAsOperator(db: Db, machineId: string, reason: string, actor: Actor) {
+  const [m] = await db.select({ projectId: machines.projectId, name: machines.name }).from(machines).where(eq(machines.id, machineId));
+  if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
+  return deleteMachine(db, m.projectId, m.name, actor, reason || 'released by an operator');
+}
+
+/**
+ * Force release: ends the binding without waiting for the provider (e.g. the provider lost the
+ * asset). The capacity cannot be verified clean, so it is quarantined for inspection, never
+ * returned to the pool directly.
+ */
+export async function forceReleaseMachine(db: Db, machineId: string, reason: string, actor: Actor) {
+  if (!reason.trim()) throw new DomainError('ValidationFailed', 'a reason is required for a force release', 'reason');
+  return db.transaction(async (tx) => {
+    const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
+    if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
+    const [a] = await tx.select({ id: machineAllocations.id, capacityId: machineAllocations.capacityId }).from(machineAllocations).where(sql`${machineAllocations.machineId} = ${m.id} and ${machineAllocations.status} <> 'Released'`);
+    if (a) {
+      await tx.update(machineAllocations).set({ status: 'Released', releasedAt: sql`now()`, releaseReason: `force released: ${reason}` }).where(eq(machineAllocations.id, a.id));
+      await tx.update(machineCapacity).set({ state: 'Quarantined', stateReason: `force released: ${reason}`, updatedAt: sql`now()` }).where(eq(machineCapacity.id, a.capacityId));
+    }
+    await tx.update(machines).set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` }).where(eq(machines.id, m.id));
+    await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.forceRelease', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
+    const phase = m.phase as MachinePhase;
+    if (phase !== 'Released' && phase !== 'Releasing' && phase !== 'Failed') {
+      await transitionMachine(tx, m, phase, phase === 'Pending' || phase === 'AwaitingApproval' ? 'Released' : 'Failed', `force released: ${reason}`, actor);
+    }
+    await wakeMachine(tx, m.id);
+    return { id: m.id, name: m.name };
+  });
+}
+
+type CapacityAction = 'quarantine' | 'returnToPool' | 'retire';
+
+/** Operator actions on capacity: quarantine (not while bound), return a quarantined one to the pool, retire. */
+export async function setCapacityState(db: Db, capacityId: string, action: CapacityAction, reason: string, actor: Actor) {
+  return db.transaction(async (tx) => {
+    const [c] = await tx.select().from(machineCapacity).where(eq(machineCapacity.id, capacityId)).for('update');
+    if (!c) throw new DomainError('NotFound', `capacity ${capacityId} not found`);
+    const allowed: Record<CapacityAction, string[]> = { quarantine: ['Available'], returnToPool: ['Quarantined'], retire: ['Available', 'Quarantined'] };
+    if (!allowed[action].includes(c.state)) throw new DomainError('InvalidTransition', `capacity ${c.deviceRef} is ${c.state}; cannot ${action}`);
+    const next = action === 'quarantine' ? 'Quarantined' : action === 'retire' ? 'Retired' : 'Available';
+    await tx.update(machineCapacity).set({ state: next, stateReason: next === 'Available' ? null : reason || null, updatedAt: sql`now()` }).where(eq(machineCapacity.id, c.id));
+    await recordEvent(tx, { actor, action: `capacity.${action}`, objectType: 'capacity', objectId: c.id, objectName: c.deviceRef, before: { state: c.state }, after: { state: next }, reason });
+    if (next === 'Available') await wakePending(tx, c.classId, c.locationId, 1);
+    return { id: c.id, deviceRef: c.deviceRef, state: next };
+  });
+}

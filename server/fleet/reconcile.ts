@@ -1,0 +1,322 @@
+/**
+ * The machine reconciler: level-triggered, one entry point per machine id. Each call reads all
+ * state fresh, takes one step, and says what should happen next. Safe to run any number of times,
+ * concurrently with itself (row locks and conditional transitions), and after a crash at any point.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '@/db/client';
+import { installations, machineAllocations, machineCapacity, machineProfiles, machines } from '@/db/schema/fleet';
+import { recordEvent, systemActor } from '@/server/audit/events';
+import { deleteClaim } from '@/server/ipam/claims';
+import type { ProviderClient } from '@/server/provider';
+import { releaseMachine } from '@/server/quota/admission';
+import { EVIDENCE_MAX_AGE_SECONDS, locationUsability } from './catalogue';
+import { wakeMachine } from './machines';
+import { setPhaseReason, transitionMachine, type MachinePhase } from './phases';
+import { admitOperation, backoffMs, driveOperation, getOperationRow } from './provider-ops';
+
+export type StepResult =
+  | { type: 'continue' }
+  | { type: 'done' }
+  | { type: 'waitFor'; event: string }
+  | { type: 'retryAfter'; ms: number; reason: string }
+  | { type: 'failed'; reason: string };
+
+const actor = systemActor('fleet-reconciler');
+const MAX_INSTALL_ATTEMPTS = 3;
+
+interface MachineState {
+  id: string;
+  projectId: string;
+  name: string;
+  phase: MachinePhase;
+  classId: string;
+  locationId: string;
+  profileId: string;
+  imageDigest: string;
+  deletionRequested: boolean;
+  interfaces: { claims?: string[] }[];
+  allocation: { id: string; capacityId: string; epoch: number; status: string; deviceRef: string } | null;
+}
+
+async function load(db: DbOrTx, machineId: string): Promise<MachineState | undefined> {
+  const [m] = await db
+    .select({
+      id: machines.id,
+      projectId: machines.projectId,
+      name: machines.name,
+      phase: machines.phase,
+      classId: machines.classId,
+      locationId: machines.locationId,
+      profileId: machines.profileId,
+      imageDigest: machineProfiles.imageDigest,
+      deletion: machines.deletionRequestedAt,
+      interfaces: machines.interfaces,
+    })
+    .from(machines)
+    .innerJoin(machineProfiles, eq(machineProfiles.id, machines.profileId))
+    .where(eq(machines.id, machineId));
+  if (!m) return undefined;
+  const [a] = await db
+    .select({ id: machineAllocations.id, capacityId: machineAllocations.capacityId, epoch: machineAllocations.epoch, status: machineAllocations.status, deviceRef: machineCapacity.deviceRef })
+    .from(machineAllocations)
+    .innerJoin(machineCapacity, eq(machineCapacity.id, machineAllocations.capacityId))
+    .where(and(eq(machineAllocations.machineId, machineId), sql`${machineAllocations.status} <> 'Released'`));
+  return {
+    id: m.id,
+    projectId: m.projectId,
+    name: m.name,
+    phase: m.phase as MachinePhase,
+    classId: m.classId,
+    locationId: m.locationId,
+    profileId: m.profileId,
+    imageDigest: m.imageDigest,
+    deletionRequested: m.deletion !== null,
+    interfaces: (m.interfaces as { claims?: string[] }[]) ?? [],
+    allocation: a ?? null,
+  };
+}
+
+/** One step for one machine. */
+export async function reconcileMachine(db: Db, provider: ProviderClient, machineId: string): Promise<StepResult> {
+  const m = await load(db, machineId);
+  if (!m) return { type: 'done' };
+  switch (m.phase) {
+    case 'Pending':
+      return m.deletionRequested ? finishRelease(db, m, 'Pending', 'deleted before it was bound') : allocate(db, m);
+    case 'AwaitingApproval':
+      return m.deletionRequested ? finishRelease(db, m, 'AwaitingApproval', 'rejected or deleted while awaiting approval') : { type: 'waitFor', event: 'approval' };
+    case 'Allocating':
+      return commitAllocation(db, m);
+    case 'Bound':
+      if (m.deletionRequested) return startRelease(db, m, 'Bound');
+      return startInstall(db, m, 'Bound');
+    case 'Installing':
+      if (m.deletionRequested) return startRelease(db, m, 'Installing');
+      return driveInstall(db, provider, m);
+    case 'Ready':
+      return m.deletionRequested ? startRelease(db, m, 'Ready') : { type: 'done' };
+    case 'Failed':
+      if (!m.deletionRequested) return { type: 'waitFor', event: 'deletion' };
+      return m.allocation ? startRelease(db, m, 'Failed') : finishRelease(db, m, 'Failed', 'deleted after failing');
+    case 'Releasing':
+      return driveCleanup(db, provider, m);
+    case 'Released':
+      return { type: 'done' };
+  }
+}
+
+/**
+ * Binds the machine to healthy, available capacity with fresh evidence. `FOR UPDATE SKIP LOCKED`
+ * makes concurrent requests pick different machines; the partial unique indexes on live
+ * allocations make a double binding impossible regardless.
+ */
+async function allocate(db: Db, m: MachineState): Promise<StepResult> {
+  const usability = await locationUsability(db, m.locationId);
+  if (!usability.usable) {
+    await setPhaseReason(db, m.id, `waiting: ${usability.reason}`);
+    return { type: 'waitFor', event: 'location' };
+  }
+  return db.transaction(async (tx) => {
+    const [cap] = (await tx.execute(sql`
+      select id, device_ref, asset_epoch from machine_capacity
+      where class_id = ${m.classId} and location_id = ${m.locationId} and state = 'Available' and health = 'Healthy' and available
+        and observed_at > now() - ${`${EVIDENCE_MAX_AGE_SECONDS} seconds`}::interval
+      order by device_ref limit 1 for update skip locked`)) as unknown as { id: string; device_ref: string; asset_epoch: number }[];
+    if (!cap) {
+      await setPhaseReason(tx, m.id, 'waiting for capacity: no healthy, available machine of this class in this location');
+      return { type: 'waitFor', event: 'capacity' } as StepResult;
+    }
+    const epoch = Number(cap.asset_epoch) + 1;
+    if (!(await transitionMachine(tx, m, 'Pending', 'Allocating', `binding ${cap.device_ref}`, actor))) return { type: 'continue' } as StepResult;
+    await tx.update(machineCapacity).set({ state: 'Bound', assetEpoch: epoch, stateReason: null, updatedAt: sql`now()` }).where(eq(machineCapacity.id, cap.id));
+    await tx.insert(machineAllocations).values({ machineId: m.id, capacityId: cap.id, epoch, status: 'Preparing' });
+    // Concurrent releases may all have woken the same waiter (wake-ups are keyed per machine), so
+    // whoever binds passes the wake-up on while free capacity of this kind remains.
+    const [{ free }] = (await tx.execute(sql`
+      select count(*)::int as free from machine_capacity
+      where class_id = ${m.classId} and location_id = ${m.locationId} and state = 'Available' and health = 'Healthy' and available`)) as unknown as { free: number }[];
+    if (free > 0) await wakePending(tx, m.classId, m.locationId, free);
+    return { type: 'continue' } as StepResult;
+  });
+}
+
+async function commitAllocation(db: Db, m: MachineState): Promise<StepResult> {
+  return db.transaction(async (tx) => {
+    if (!m.allocation) {
+      await transitionMachine(tx, m, 'Allocating', 'Pending', 'allocation lost; retrying', actor);
+      return { type: 'continue' } as StepResult;
+    }
+    await tx.update(machineAllocations).set({ status: 'Committed' }).where(and(eq(machineAllocations.id, m.allocation.id), eq(machineAllocations.status, 'Preparing')));
+    await transitionMachine(tx, m, 'Allocating', 'Bound', `bound to ${m.allocation.deviceRef} (epoch ${m.allocation.epoch})`, actor);
+    return { type: 'continue' } as StepResult;
+  });
+}
+
+async function startInstall(db: Db, m: MachineState, from: MachinePhase): Promise<StepResult> {
+  if (!m.allocation) return { type: 'failed', reason: 'no allocation' };
+  return db.transaction(async (tx) => {
+    const [previous] = await tx
+      .select({ id: installations.id, count: sql<number>`count(*) over ()` })
+      .from(installations)
+      .where(eq(installations.allocationId, m.allocation!.id))
+      .orderBy(sql`${installations.createdAt} desc`)
+      .limit(1);
+    const attempt = previous ? Number(previous.count) + 1 : 1;
+    const opId = `install-${m.allocation!.id}-${attempt}`;
+    await admitOperation(tx, {
+      id: opId,
+      kind: 'install',
+      machineId: m.id,
+      capacityId: m.allocation!.capacityId,
+      deviceRef: m.allocation!.deviceRef,
+      bindingId: m.allocation!.id,
+      epoch: m.allocation!.epoch,
+      extra: { imageDigest: m.imageDigest },
+    });
+    await tx.insert(installations).values({ machineId: m.id, allocationId: m.allocation!.id, imageDigest: m.imageDigest, predecessorId: previous?.id ?? null, operationId: opId });
+    await transitionMachine(tx, m, from, 'Installing', `installing ${m.imageDigest.slice(0, 19)}… (${opId})`, actor);
+    return { type: 'continue' } as StepResult;
+  });
+}
+
+async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): Promise<StepResult> {
+  const [inst] = await db
+    .select({ id: installations.id, operationId: installations.operationId, status: installations.status })
+    .from(installations)
+    .where(eq(installations.machineId, m.id))
+    .orderBy(sql`${installations.createdAt} desc`)
+    .limit(1);
+  if (!inst) return startInstall(db, m, 'Installing');
+  const op = (await getOperationRow(db, inst.operationId))!;
+  const outcome = await driveOperation(db, provider, op);
+  if (outcome.status === 'succeeded') {
+    await db.transaction(async (tx) => {
+      await tx.update(installations).set({ status: 'Succeeded', completedAt: sql`now()` }).where(eq(installations.id, inst.id));
+      await transitionMachine(tx, m, 'Installing', 'Ready', `installed ${m.imageDigest.slice(0, 19)}…`, actor);
+    });
+    return { type: 'done' };
+  }
+  if (outcome.status === 'running') {
+    const wait = outcome.completesAt ? Math.max(50, outcome.completesAt.getTime() - Date.now() + 50) : backoffMs(op.attempts);
+    return { type: 'retryAfter', ms: wait, reason: 'install running' };
+  }
+  if (outcome.status === 'unknown') {
+    await setPhaseReason(db, m.id, `install outcome unknown (${outcome.reason}); resolving by lookup, attempt ${outcome.attempts}`);
+    return { type: 'retryAfter', ms: backoffMs(outcome.attempts), reason: outcome.reason };
+  }
+  const [{ n }] = (await db.execute(sql`select count(*)::int as n from installations where allocation_id = ${m.allocation!.id}`)) as unknown as { n: number }[];
+  await db.update(installations).set({ status: 'Failed', completedAt: sql`now()` }).where(eq(installations.id, inst.id));
+  if (n < MAX_INSTALL_ATTEMPTS && outcome.code !== 'StaleEpoch' && outcome.code !== 'StaleFencingToken') {
+    await db.transaction(async (tx) => {
+      await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.install.retry', objectType: 'machine', objectId: m.id, objectName: m.name, reason: `${outcome.code}: ${outcome.message}` });
+    });
+    return startInstall(db, m, 'Installing');
+  }
+  await db.transaction((tx) => transitionMachine(tx, m, 'Installing', 'Failed', `install failed: ${outcome.code}: ${outcome.message}`, actor));
+  return { type: 'failed', reason: outcome.message };
+}
+
+async function startRelease(db: Db, m: MachineState, from: MachinePhase): Promise<StepResult> {
+  if (!m.allocation) return finishRelease(db, m, from, 'nothing was bound');
+  return db.transaction(async (tx) => {
+    await tx.update(machineAllocations).set({ status: 'Releasing' }).where(eq(machineAllocations.id, m.allocation!.id));
+    await tx.update(machineCapacity).set({ state: 'Cleaning', updatedAt: sql`now()` }).where(eq(machineCapacity.id, m.allocation!.capacityId));
+    await admitOperation(tx, {
+      id: `cleanup-${m.allocation!.id}`,
+      kind: 'cleanup',
+      machineId: m.id,
+      capacityId: m.allocation!.capacityId,
+      deviceRef: m.allocation!.deviceRef,
+      bindingId: m.allocation!.id,
+      epoch: m.allocation!.epoch,
+    });
+    await transitionMachine(tx, m, from, 'Releasing', `cleaning ${m.allocation!.deviceRef}`, actor);
+    return { type: 'continue' } as StepResult;
+  });
+}
+
+/**
+ * Drives the cleanup and verifies it with the provider before the capacity goes back to the
+ * pool: the asset must report its epoch closed and wiped. A failed cleanup quarantines the
+ * capacity for an operator instead.
+ */
+async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): Promise<StepResult> {
+  if (!m.allocation) return finishRelease(db, m, 'Releasing', 'released');
+  const op = (await getOperationRow(db, `cleanup-${m.allocation.id}`)) ?? (await admitOperation(db, {
+    id: `cleanup-${m.allocation.id}`,
+    kind: 'cleanup',
+    machineId: m.id,
+    capacityId: m.allocation.capacityId,
+    deviceRef: m.allocation.deviceRef,
+    bindingId: m.allocation.id,
+    epoch: m.allocation.epoch,
+  }));
+  const outcome = await driveOperation(db, provider, op);
+  if (outcome.status === 'running') {
+    return { type: 'retryAfter', ms: outcome.completesAt ? Math.max(50, outcome.completesAt.getTime() - Date.now() + 50) : backoffMs(op.attempts), reason: 'cleanup running' };
+  }
+  if (outcome.status === 'unknown') {
+    await setPhaseReason(db, m.id, `cleanup outcome unknown (${outcome.reason}); resolving by lookup, attempt ${outcome.attempts}`);
+    return { type: 'retryAfter', ms: backoffMs(outcome.attempts), reason: outcome.reason };
+  }
+  let verified = false;
+  let why = outcome.status === 'failed' ? `cleanup failed: ${outcome.code}: ${outcome.message}` : '';
+  if (outcome.status === 'succeeded') {
+    const asset = await provider.getAsset(m.allocation.deviceRef);
+    if (asset.type === 'unknown') return { type: 'retryAfter', ms: backoffMs(op.attempts + 1), reason: `verification: ${asset.reason}` };
+    if (asset.type === 'result') {
+      verified = asset.value.closedThroughEpoch >= m.allocation.epoch && asset.value.cleanedAt !== null && asset.value.bindingId === null;
+      if (!verified) why = `cleanup reported success but the asset shows epoch ${asset.value.epoch} closed through ${asset.value.closedThroughEpoch}`;
+    } else {
+      why = `cleanup could not be verified: ${asset.error.code}`;
+    }
+  }
+  const allocation = m.allocation;
+  await db.transaction(async (tx) => {
+    await tx.update(machineAllocations).set({ status: 'Released', releasedAt: sql`now()`, releaseReason: verified ? 'cleanup verified' : why }).where(eq(machineAllocations.id, allocation.id));
+    await tx
+      .update(machineCapacity)
+      .set({ state: verified ? 'Available' : 'Quarantined', stateReason: verified ? null : why, updatedAt: sql`now()` })
+      .where(eq(machineCapacity.id, allocation.capacityId));
+    await recordEvent(tx, {
+      actor,
+      projectId: null,
+      action: verified ? 'capacity.available' : 'capacity.quarantine',
+      objectType: 'capacity',
+      objectId: allocation.capacityId,
+      objectName: allocation.deviceRef,
+      reason: verified ? `cleanup of epoch ${allocation.epoch} verified` : why,
+    });
+    if (verified) await wakePending(tx, m.classId, m.locationId, 1);
+    // (a woken machine that binds wakes the next waiter while capacity remains; see allocate)
+  });
+  return finishRelease(db, m, 'Releasing', verified ? 'released; capacity verified clean' : `released; capacity quarantined (${why})`);
+}
+
+/** The machine is done: its addresses and quota go back, in one transaction with the final phase. */
+async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason: string): Promise<StepResult> {
+  await db.transaction(async (tx) => {
+    for (const nic of m.interfaces) {
+      for (const claim of nic.claims ?? []) {
+        await deleteClaim(tx as unknown as Db, m.projectId, claim, actor).catch((e: { code?: string }) => {
+          if (e.code !== 'NotFound') throw e;
+        });
+      }
+    }
+    await releaseMachine(tx, m.projectId, m.name);
+    await transitionMachine(tx, m, from, 'Released', reason, actor);
+  });
+  return { type: 'done' };
+}
+
+/**
+ * Wakes the oldest machines waiting for capacity of this class and location — the release is the
+ * event, so nothing polls for free capacity.
+ */
+export async function wakePending(tx: DbOrTx, classId: string, locationId: string, count: number) {
+  const waiting = (await tx.execute(sql`
+    select id from machines where phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null
+    order by created_at limit ${count}`)) as unknown as { id: string }[];
+  for (const w of waiting) await wakeMachine(tx, w.id);
+}
