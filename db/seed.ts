@@ -24,13 +24,6 @@ export const demoUsers: DemoUser[] = [
   { email: 'admin@example.com', name: 'Ada Admin', platformRoles: ['admin'], memberships: [] },
 ];
 
-/** Features add demo data for their domain here (networks, quota, fleet); run after tenancy. */
-type SeedStep = (db: Db, ctx: { projects: Record<string, string> }) => Promise<void>;
-const seedSteps: SeedStep[] = [];
-export function addSeedStep(step: SeedStep) {
-  seedSteps.push(step);
-}
-
 /**
  * Seeds the demo organizations, projects and users once per database (marked in `settings`).
  * Returns the sign-in passwords when it seeded (from `MERIDIAN_DEMO_PASSWORD`, else generated
@@ -70,7 +63,6 @@ export async function seedDemoData(db: Db, options: { password?: string } = {}):
     credentials.push({ email: u.email, password });
   }
   await seedFleet(db);
-  for (const step of seedSteps) await step(db, { projects: projectIds });
   await db.insert(settings).values({ key: 'demo_seeded_at', value: new Date().toISOString() });
   return credentials;
 }
