@@ -4,7 +4,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { ConfirmDialog } from '@/components/ipam/confirm-dialog';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useCanEdit } from '@/components/ipam/hooks';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Button, Card, cx, formatTime } from '@/components/ui/primitives';

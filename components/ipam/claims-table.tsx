@@ -5,7 +5,7 @@ import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, EmptyState, Input, Select, cx, formatTime } from '@/components/ui/primitives';
 import type { ClaimView } from '@/server/ipam/claims';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { familyLabel } from './format';
 import { useDebounced, useInvalidateIpam } from './hooks';
 import { CLAIMS_PAGE_SIZE, claimsListInput, initialClaimsState, type ClaimSort, type ClaimsQueryState } from './queries';

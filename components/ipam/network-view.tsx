@@ -9,7 +9,7 @@ import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, formatTime } from '@/components/ui/primitives';
 import { AddressMap } from './address-map';
 import { ClaimsTable } from './claims-table';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { CreateClaimForm } from './create-claim-form';
 import { useCanEdit, useInvalidateIpam } from './hooks';
 import { CarvePoolForm, PoolsTable } from './pools-section';

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, EmptyState, Input, Table, Td, formatTime } from '@/components/ui/primitives';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { familyLabel } from './format';
 import { useDebounced, useInvalidateIpam } from './hooks';
 import { ADMIN_PAGE_SIZE, adminPoolsInput, adminRetainedInput } from './queries';

@@ -1,6 +1,6 @@
 'use client';
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { Alert, Button, cx } from '@/components/ui/primitives';
+import { useEffect, useState, type ReactNode } from 'react';
+import { cx } from '@/components/ui/primitives';
 
 /** An on/off switch (`role="switch"`), labelled for assistive technology and tests; shows On/Off in words too. */
 export function Switch({
@@ -36,62 +36,6 @@ export function Switch({
       </span>
       <span className="w-6 text-left">{on ? 'On' : 'Off'}</span>
     </button>
-  );
-}
-
-/** A modal confirmation (native <dialog>: Escape cancels); stays open while the action runs. */
-export function Confirm({
-  title,
-  children,
-  confirmLabel,
-  tone = 'danger',
-  pending,
-  error,
-  onConfirm,
-  onCancel,
-}: {
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  tone?: 'danger' | 'primary';
-  pending?: boolean;
-  error?: string | null;
-  onConfirm: () => void;
-  onCancel: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
-  return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        if (!pending) onCancel();
-      }}
-      className="m-auto w-full max-w-md rounded-lg border border-slate-200 bg-white p-0 shadow-xl backdrop:bg-slate-900/40"
-    >
-      <div className="space-y-3 p-5">
-        <h2 id={titleId} className="text-base font-semibold text-slate-900">
-          {title}
-        </h2>
-        <div className="text-sm text-slate-700">{children}</div>
-        {error && <Alert testId="confirm-error">{error}</Alert>}
-      </div>
-      <div className="flex justify-end gap-2 rounded-b-lg border-t border-slate-100 bg-slate-50 px-5 py-3">
-        <Button variant="secondary" onClick={onCancel} disabled={pending} autoFocus>
-          Cancel
-        </Button>
-        <Button variant={tone} onClick={onConfirm} disabled={pending}>
-          {pending ? 'Working…' : confirmLabel}
-        </Button>
-      </div>
-    </dialog>
   );
 }
 

@@ -5,7 +5,8 @@ import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, Input, Select, cx, formatTime } from '@/components/ui/primitives';
 import type { FaultPatch, FaultState, FaultStats, OperationKind } from '@/server/provider/wire';
-import { Confirm, Switch, useNow } from './controls';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { Switch, useNow } from './controls';
 import { formatDuration, plural } from './format';
 
 /** How many switches are on. */
@@ -370,7 +371,7 @@ export function FaultSwitches({
       </ul>
 
       {confirmCrash && (
-        <Confirm
+        <ConfirmDialog
           title="Crash the simulator now?"
           confirmLabel="Crash now"
           pending={set.isPending}
@@ -380,7 +381,7 @@ export function FaultSwitches({
         >
           The process exits right after answering. Acknowledged operations are durable; in-flight requests are cut off. The supervisor
           restarts it after a short backoff.
-        </Confirm>
+        </ConfirmDialog>
       )}
     </Card>
   );

@@ -5,7 +5,7 @@ import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert } from '@/components/ui/primitives';
 import { AssetsTable } from './assets-table';
-import { Confirm } from './controls';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { FaultSwitches } from './fault-switches';
 import { useInvalidateSimulator, useLiveLog, useSimulatorStatus } from './hooks';
 import { OperationLog } from './operation-log';
@@ -72,7 +72,7 @@ export function SimulatorView() {
       <AssetsTable assets={reachable ? assets.data : undefined} loading={assets.isLoading} error={assets.error && reachable ? errorMessage(assets.error) : null} />
       <OperationsTable enabled={reachable} />
       {confirmRestart && (
-        <Confirm
+        <ConfirmDialog
           title="Restart the simulator?"
           confirmLabel="Restart"
           tone="primary"
@@ -83,7 +83,7 @@ export function SimulatorView() {
         >
           The supervisor starts the simulator process now (skipping its restart backoff). Its durable state — assets, operations and fault
           switches — is kept. The request is recorded in the audit log.
-        </Confirm>
+        </ConfirmDialog>
       )}
     </div>
   );

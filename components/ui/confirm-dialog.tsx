@@ -11,6 +11,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  tone = 'danger',
   onConfirm,
   onCancel,
   pending = false,
@@ -19,6 +20,8 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** `danger` for destructive actions (the default), `primary` otherwise. */
+  tone?: 'danger' | 'primary';
   onConfirm: () => void;
   onCancel: () => void;
   pending?: boolean;
@@ -52,7 +55,7 @@ export function ConfirmDialog({
         <Button variant="secondary" onClick={onCancel} disabled={pending} autoFocus>
           Cancel
         </Button>
-        <Button variant="danger" onClick={onConfirm} disabled={pending}>
+        <Button variant={tone} onClick={onConfirm} disabled={pending}>
           {pending ? 'Working…' : confirmLabel}
         </Button>
       </div>
