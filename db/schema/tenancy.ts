@@ -57,27 +57,48 @@ export const memberships = pgTable(
 );
 
 /**
- * Bearer tokens for machine clients (CNI plugin, automation). Bound to one project and optionally
- * one cluster. Only the SHA-256 of the secret is stored; `prefix` is the first characters, shown in
- * lists so people can tell tokens apart.
+ * What an API token acts for: `project` tokens for one project (optionally one cluster), `operator`
+ * tokens for one platform operator (no project: they act on the operator routes only).
+ */
+export const tokenKind = pgEnum('token_kind', ['project', 'operator']);
+
+/**
+ * Bearer tokens for machine clients (CNI plugin, automation). A project token is bound to one
+ * project and optionally one cluster; an operator token to the platform operator it acts for, and
+ * works only while that user holds the operator (or admin) role and is not disabled. The check
+ * constraint ties each kind to its scope. Only the SHA-256 of the secret is stored; `prefix` is the
+ * first characters, shown in lists so people can tell tokens apart.
  */
 export const apiTokens = pgTable(
   'api_tokens',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-    /** When set, the token may act only for this cluster (by name, within the project). */
+    kind: tokenKind('kind').notNull().default('project'),
+    /** Set exactly for project tokens. */
+    projectId: uuid('project_id').references(() => projects.id, { onDelete: 'cascade' }),
+    /** When set (project tokens only), the token may act only for this cluster (by name, within the project). */
     clusterName: text('cluster_name'),
+    /** Set exactly for operator tokens: the operator the token acts for. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     prefix: text('prefix').notNull(),
     tokenHash: text('token_hash').notNull().unique(),
+    /** The member role of a project token; unused by operator tokens (they act with their user's platform role). */
     role: memberRole('role').notNull().default('editor'),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
-  (t) => [index('api_tokens_project').on(t.projectId)],
+  (t) => [
+    index('api_tokens_project').on(t.projectId),
+    index('api_tokens_user').on(t.userId).where(sql`${t.userId} is not null`),
+    check(
+      'api_tokens_kind_scope',
+      sql`(${t.kind} = 'project' and ${t.projectId} is not null and ${t.userId} is null)
+       or (${t.kind} = 'operator' and ${t.projectId} is null and ${t.userId} is not null and ${t.clusterName} is null)`,
+    ),
+  ],
 );
 
 /** Failed sign-in bookkeeping per e-mail address, for throttling password guessing. */

@@ -5,7 +5,8 @@ import { events } from '@/db/schema';
 /** Who did something: a signed-in user, an API token, or the system (a job, the CLI, the seed). */
 export type Actor =
   | { type: 'user'; id: string; label: string }
-  | { type: 'token'; id: string; label: string }
+  /** `userId`: the operator an operator token acts for (project tokens act for no user). */
+  | { type: 'token'; id: string; label: string; userId?: string }
   | { type: 'system'; label: string };
 
 export const systemActor = (label: string): Actor => ({ type: 'system', label });

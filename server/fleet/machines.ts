@@ -120,7 +120,7 @@ export async function approveMachine(db: Db, machineId: string, actor: Actor) {
     const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
     if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
     if (m.phase !== 'AwaitingApproval') throw new DomainError('InvalidTransition', `machine "${m.name}" is ${m.phase}, not awaiting approval`);
-    await tx.update(machines).set({ approvedAt: sql`now()`, approvedBy: actor.type === 'user' ? actor.id : null }).where(eq(machines.id, m.id));
+    await tx.update(machines).set({ approvedAt: sql`now()`, approvedBy: actor.type === 'user' ? actor.id : actor.type === 'token' ? (actor.userId ?? null) : null }).where(eq(machines.id, m.id));
     await transitionMachine(tx, m, 'AwaitingApproval', 'Pending', `approved by ${actor.label}`, actor);
     await wakeMachine(tx, m.id);
     return { id: m.id, name: m.name };

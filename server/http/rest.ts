@@ -5,7 +5,9 @@ import { DomainError, isDomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { limiter } from './rate-limit';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
-import { verifyApiToken, type TokenPrincipal } from '@/server/tenancy/tokens';
+import type { Actor } from '@/server/audit/events';
+import { projectIdBySlug } from '@/server/quota/grants';
+import { tokenActor, verifyApiToken, type ApiPrincipal, type OperatorPrincipal, type TokenPrincipal } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/trpc/errors';
 
 /** Bodies above this are refused with 413 before parsing. */
@@ -17,6 +19,29 @@ export interface RestContext<P> {
   url: URL;
   params: P;
   principal: TokenPrincipal;
+}
+
+/** What an operator route's handler gets: the operator token's principal and its audit actor. */
+export interface OperatorRestContext<P> {
+  db: Db;
+  req: Request;
+  url: URL;
+  params: P;
+  principal: OperatorPrincipal;
+  actor: Actor;
+}
+
+/**
+ * What a project read open to operators gets: the project addressed (the token's own for a project
+ * token, the path's for an operator token) and whoever calls.
+ */
+export interface ProjectReadContext<P> {
+  db: Db;
+  req: Request;
+  url: URL;
+  params: P;
+  project: { id: string; slug: string };
+  principal: ApiPrincipal;
 }
 
 /** The JSON error body every REST error uses: `{ error: { code, message, field?, details? } }`. */
@@ -69,25 +94,29 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
   return schema.parse(value);
 }
 
-type Handler<P> = (ctx: RestContext<P>) => Promise<Response | unknown>;
+type Handler<P, C = RestContext<P>> = (ctx: C) => Promise<Response | unknown>;
+
+const unauthenticated = () => errorResponse(401, 'Unauthenticated', 'a valid bearer token is required', null, undefined, { 'www-authenticate': 'Bearer' });
 
 /**
- * Wraps a REST v1 handler: bearer-token authentication (401 without a valid, unrevoked token),
- * the project in the path checked against the token's (404 for any other: another tenant's
- * project is never revealed), the minimum role, and coded errors. The project always comes from
- * the token, never from the body.
+ * The steps every REST v1 route shares: the module switch, bearer authentication (401 without a
+ * valid token: unknown, revoked, or an operator token whose user lost the role), the per-token
+ * rate limit, then `authorize` (which refuses with a Response or passes a context to the handler),
+ * and coded errors.
  */
-export function tokenRoute<P extends Record<string, string>>(options: { minRole: MemberRole; module?: string }, handler: Handler<P>) {
+function restRoute<P extends Record<string, string>, C>(
+  module: string | undefined,
+  authorize: (principal: ApiPrincipal, base: { db: Db; req: Request; url: URL; params: P }) => Promise<Response | C>,
+  handler: (ctx: C) => Promise<Response | unknown>,
+) {
   return async (req: Request, context?: { params: Promise<P> }): Promise<Response> => {
     try {
-      if (options.module && !moduleEnabled(options.module)) return errorResponse(404, 'NotFound', 'this API is not served here');
+      if (module && !moduleEnabled(module)) return errorResponse(404, 'NotFound', 'this API is not served here');
       const header = req.headers.get('authorization') ?? '';
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       const db = getDb();
       const principal = match ? await verifyApiToken(db, match[1]) : undefined;
-      if (!principal) {
-        return errorResponse(401, 'Unauthenticated', 'a valid bearer token is required', null, undefined, { 'www-authenticate': 'Bearer' });
-      }
+      if (!principal) return unauthenticated();
       const allowed = limiter('token').take(principal.tokenId);
       if (!allowed.ok) {
         return errorResponse(429, 'RateLimited', `too many requests for this token; retry in ${allowed.retryAfterSeconds} s`, null, undefined, {
@@ -95,16 +124,86 @@ export function tokenRoute<P extends Record<string, string>>(options: { minRole:
         });
       }
       const params = ((await context?.params) ?? {}) as P;
-      if ('project' in params && params.project !== principal.projectSlug) {
-        return errorResponse(404, 'NotFound', `project "${params.project}" not found`, 'project');
-      }
-      if (!roleAtLeast(principal.role, options.minRole)) {
-        return errorResponse(403, 'Forbidden', `this token is read-only; the ${options.minRole} role is needed`);
-      }
-      const result = await handler({ db, req, url: new URL(req.url), params, principal });
+      const ctx = await authorize(principal, { db, req, url: new URL(req.url), params });
+      if (ctx instanceof Response) return ctx;
+      const result = await handler(ctx);
       return result instanceof Response ? result : Response.json(result);
     } catch (e) {
       return toResponse(e);
     }
   };
+}
+
+const operatorTokenHere = () =>
+  errorResponse(403, 'Forbidden', 'an operator token acts on the operator routes only; use a project token for project routes');
+
+/** A project token's project and role, checked against the path (404 for any other project: another tenant's is never revealed). */
+function checkProjectToken(principal: TokenPrincipal, params: Record<string, string>, minRole: MemberRole): Response | null {
+  if ('project' in params && params.project !== principal.projectSlug) {
+    return errorResponse(404, 'NotFound', `project "${params.project}" not found`, 'project');
+  }
+  if (!roleAtLeast(principal.role, minRole)) {
+    return errorResponse(403, 'Forbidden', `this token is read-only; the ${minRole} role is needed`);
+  }
+  return null;
+}
+
+/**
+ * Wraps a REST v1 handler for project tokens: bearer-token authentication (401 without a valid,
+ * unrevoked token), the project in the path checked against the token's (404 for any other:
+ * another tenant's project is never revealed), the minimum role, and coded errors. The project
+ * always comes from the token, never from the body. Operator tokens are refused (403): they act on
+ * the operator routes, not as a member of a project.
+ */
+export function tokenRoute<P extends Record<string, string>>(options: { minRole: MemberRole; module?: string }, handler: Handler<P>) {
+  return restRoute<P, RestContext<P>>(
+    options.module,
+    async (principal, base) => {
+      if (principal.kind !== 'project') return operatorTokenHere();
+      return checkProjectToken(principal, base.params, options.minRole) ?? { ...base, principal };
+    },
+    handler,
+  );
+}
+
+/**
+ * Wraps a read of a project's data that platform operators may also make: project tokens exactly
+ * as `tokenRoute` (viewer and up, their own project only); operator tokens for any project, named
+ * in the path (404 when it does not exist). Reads only: nothing written here can be reached by an
+ * operator token without going through `operatorRoute`.
+ */
+export function projectReadRoute<P extends { project: string }>(options: { module?: string }, handler: Handler<P, ProjectReadContext<P>>) {
+  return restRoute<P, ProjectReadContext<P>>(
+    options.module,
+    async (principal, base) => {
+      if (base.req.method !== 'GET') return errorResponse(405, 'MethodNotAllowed', 'project reads open to operators are GET only');
+      if (principal.kind === 'project') {
+        return checkProjectToken(principal, base.params, 'viewer') ?? { ...base, principal, project: { id: principal.projectId, slug: principal.projectSlug } };
+      }
+      return { ...base, principal, project: { id: await projectIdBySlug(base.db, base.params.project), slug: base.params.project } };
+    },
+    handler,
+  );
+}
+
+/**
+ * Wraps an operator REST route: only an operator token (its user still an enabled platform
+ * operator) gets through. Project tokens of any role and cluster tokens are refused with 403 and
+ * no data, before the path or the body is looked at; unknown, revoked and orphaned operator tokens
+ * get 401. The handler acts with the operator's audit actor.
+ */
+export function operatorRoute<P extends Record<string, string>>(options: { module?: string }, handler: Handler<P, OperatorRestContext<P>>) {
+  return restRoute<P, OperatorRestContext<P>>(
+    options.module,
+    async (principal, base) => {
+      if (principal.kind !== 'operator') return errorResponse(403, 'Forbidden', 'this route needs an operator token; project and cluster tokens cannot use it');
+      return { ...base, principal, actor: tokenActor(principal) };
+    },
+    handler,
+  );
+}
+
+/** Wraps a route any valid token may call, whatever it acts for (identity: `GET /api/v1/whoami`). */
+export function anyTokenRoute<P extends Record<string, string>>(handler: Handler<P, { db: Db; req: Request; url: URL; params: P; principal: ApiPrincipal }>) {
+  return restRoute<P, { db: Db; req: Request; url: URL; params: P; principal: ApiPrincipal }>(undefined, async (principal, base) => ({ ...base, principal }), handler);
 }

@@ -29,7 +29,7 @@ export interface SessionUser {
   platformRoles: PlatformRole[];
 }
 
-export function hasPlatformRole(user: SessionUser, ...roles: PlatformRole[]): boolean {
+export function hasPlatformRole(user: Pick<SessionUser, 'platformRoles'>, ...roles: PlatformRole[]): boolean {
   // admin holds every platform role.
   return user.platformRoles.includes('admin') || roles.some((r) => user.platformRoles.includes(r));
 }

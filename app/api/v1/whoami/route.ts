@@ -1,9 +1,10 @@
-import { tokenRoute } from '@/server/http/rest';
+import { anyTokenRoute } from '@/server/http/rest';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = tokenRoute({ minRole: 'viewer' }, async ({ principal }) => ({
-  project: principal.projectSlug,
-  cluster: principal.clusterName,
-  token: { id: principal.tokenId, name: principal.tokenName, role: principal.role },
-}));
+/** The project (and cluster) a project token acts for, or the operator an operator token acts for. */
+export const GET = anyTokenRoute(async ({ principal }) =>
+  principal.kind === 'project'
+    ? { project: principal.projectSlug, cluster: principal.clusterName, token: { id: principal.tokenId, name: principal.tokenName, kind: 'project', role: principal.role } }
+    : { project: null, cluster: null, operator: principal.userEmail, token: { id: principal.tokenId, name: principal.tokenName, kind: 'operator' } },
+);
