@@ -3,14 +3,18 @@
  * (a running `npm start`'s, or started for the command). Output meant for scripts goes to stdout
  * alone (e.g. `token create` prints only the token); messages go to stderr.
  */
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { and, eq, like } from 'drizzle-orm';
+import { backupDatabase, BackupError, restoreDatabase } from '../db/backup';
 import { createDb, type Db } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
 import { seedDemoData } from '../db/seed';
 import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
-import { env } from '../server/env';
+import { dataDir, env } from '../server/env';
 import { isDomainError } from '../server/errors';
 import { addMembership } from '../server/tenancy/projects';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
@@ -21,6 +25,10 @@ import { openDatabaseUrl } from './lib/database';
 const usage = `usage: npm run meridian -- <command> [options]
 
   migrate                                   apply database migrations
+  backup FILE                               write a consistent backup of the whole database to FILE
+                                            (gzip, mode 0600; "-" for stdout)
+  restore FILE [--force]                    load a backup into an empty database ("-" for stdin), then
+                                            apply newer migrations; --force replaces a non-empty one
   seed                                      seed demo data (once per database)
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
               [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
@@ -131,11 +139,73 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
   return 2;
 }
 
+/** `backup FILE`: from DATABASE_URL or the embedded database (started for the command if `npm start` is not running). */
+async function backup(argv: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) {
+    err(usage);
+    return 2;
+  }
+  const [file] = positionals;
+  const target = await openDatabaseUrl({ existing: true });
+  // Written beside the target and renamed at the end: FILE is either a whole backup or untouched.
+  const partial = file === '-' ? undefined : path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.partial`);
+  try {
+    const out = partial ? createWriteStream(partial, { mode: 0o600 }) : process.stdout;
+    const summary = await backupDatabase(target.url, out);
+    if (partial) await rename(partial, file);
+    err(`backed up ${summary.tables} tables, ${summary.rows} rows (schema at migration ${summary.appMigrations}) from ${describe(target.source)}${partial ? ` to ${file}` : ''}`);
+    return 0;
+  } finally {
+    if (partial) await rm(partial, { force: true });
+    await target.release();
+  }
+}
+
+/** `restore FILE [--force]`: into DATABASE_URL or the embedded database in DATA_DIR (created if new). */
+async function restore(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, options: { force: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) {
+    err(usage);
+    return 2;
+  }
+  const [file] = positionals;
+  if (file !== '-' && !existsSync(file)) throw new Error(`${file}: no such file`);
+  const target = await openDatabaseUrl();
+  try {
+    if (target.source === 'embedded-running') {
+      throw new Error(`the embedded database in ${dataDir()} is in use (is \`npm start\` running?): stop it before restoring`);
+    }
+    const input = file === '-' ? process.stdin : createReadStream(file);
+    const summary = await restoreDatabase(target.url, input, { force: values.force, log: err });
+    err(
+      `restored ${summary.tables} tables, ${summary.rows} rows (backup of ${summary.createdAt}) into ${describe(target.source)}` +
+        (summary.migrationsApplied > 0 ? `; applied ${summary.migrationsApplied} newer migration(s)` : ''),
+    );
+    return 0;
+  } finally {
+    await target.release();
+  }
+}
+
+function describe(source: 'external' | 'embedded-running' | 'embedded-started') {
+  return source === 'external' ? 'DATABASE_URL' : `the embedded database in ${dataDir()}`;
+}
+
 async function main() {
   const argv = process.argv.slice(2);
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
     err(usage);
     process.exit(argv.length === 0 ? 2 : 0);
+  }
+  if (argv[0] === 'backup' || argv[0] === 'restore') {
+    let code = 1;
+    try {
+      code = await (argv[0] === 'backup' ? backup : restore)(argv.slice(1));
+    } catch (e) {
+      err(`error: ${e instanceof BackupError ? `${e.code}: ${e.message}` : (e as Error).message}`);
+    }
+    process.exit(code);
   }
   const { url, release } = await openDatabaseUrl();
   const handle = createDb(url, { max: 2, applicationName: 'meridian-cli' });
