@@ -11,7 +11,7 @@ export interface NavSection {
 
 /**
  * The navigation a user sees: tenants their projects; operators the fleet, queue, quota
- * administration and audit log; QA the simulator; admins everything.
+ * administration, audit log and operator tokens; QA the simulator; admins everything.
  */
 export function navFor(user: Pick<SessionUser, 'platformRoles'>): NavSection[] {
   const roles = new Set(user.platformRoles);
@@ -26,6 +26,7 @@ export function navFor(user: Pick<SessionUser, 'platformRoles'>): NavSection[] {
         { href: '/operator/networks', label: 'Networks' },
         { href: '/operator/quota', label: 'Quota admin' },
         { href: '/operator/audit', label: 'Audit log' },
+        { href: '/operator/tokens', label: 'Operator tokens' },
       ],
     });
   }

@@ -46,12 +46,7 @@ export function TokensView({ project }: { project: string }) {
           </Button>
         </form>
         {create.error && !fieldError(create.error, 'name') && !fieldError(create.error, 'cluster') && <div className="mt-3"><Alert>{errorMessage(create.error)}</Alert></div>}
-        {secret && (
-          <div className="mt-4 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="new-token">
-            <p className="font-medium text-emerald-900">Token “{secret.name}” created. Copy it now: it is shown only once.</p>
-            <code className="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-800">{secret.secret}</code>
-          </div>
-        )}
+        {secret && <NewTokenSecret name={secret.name} secret={secret.secret} />}
       </Card>
       <Card title="Tokens">
         {tokens.data && tokens.data.length === 0 ? (
@@ -86,6 +81,16 @@ export function TokensView({ project }: { project: string }) {
           </Table>
         )}
       </Card>
+    </div>
+  );
+}
+
+/** A just-created token's secret: shown once, never again (only its hash is stored). */
+export function NewTokenSecret({ name, secret }: { name: string; secret: string }) {
+  return (
+    <div className="mt-4 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="new-token">
+      <p className="font-medium text-emerald-900">Token “{name}” created. Copy it now: it is shown only once.</p>
+      <code className="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-800">{secret}</code>
     </div>
   );
 }

@@ -1,9 +1,21 @@
 import { z } from 'zod';
 import { moduleEnabled } from './modules';
 import { addInput, checkInput, clusterCreateInput, gcInput, leaseKey } from '@/server/cni/schemas';
-import { machineResourceInput } from '@/server/fleet/resources';
+import { capacityActionInput, machineRejectInput, machineReleaseInput, machineResourceInput } from '@/server/fleet/resources';
 import { claimResourceInput, networkResourceInput } from '@/server/ipam/resources';
-import { increaseResourceInput } from '@/server/quota/resources';
+import {
+  claimPolicyReplaceInput,
+  claimPolicyResourceInput,
+  grantPolicyReplaceInput,
+  grantPolicyResourceInput,
+  grantReplaceInput,
+  grantResourceInput,
+  increaseApproveInput,
+  increaseRejectInput,
+  increaseResourceInput,
+  registrationPatchInput,
+  registrationResourceInput,
+} from '@/server/quota/resources';
 
 /**
  * The REST v1 surface in one table: every route, its group and its contract. `GET /api/v1`
@@ -16,8 +28,13 @@ export interface ApiRoute {
   path: string;
   group: string;
   summary: string;
-  /** Minimum token role. */
-  minRole: 'viewer' | 'editor';
+  /**
+   * Who may call it: a project token of the path's project holding at least this role
+   * (`viewer`, `editor`), or `operator`: an operator token only (project and cluster tokens 403).
+   */
+  minRole: 'viewer' | 'editor' | 'operator';
+  /** A project read that operator tokens may also make, for any project (project-token rules unchanged). */
+  operatorReadable?: boolean;
   /** JSON schema of the request body, where there is one. */
   requestBody?: Record<string, unknown>;
   query?: { name: string; description: string; schema: Record<string, unknown> }[];
@@ -35,10 +52,15 @@ export const apiGroups: ApiGroup[] = [
   { name: 'ipam.miloapis.com', description: 'Networks (VPCs), pools and IP claims', enabled: () => moduleEnabled('ipam') },
   {
     name: 'quota.miloapis.com',
-    description: 'Allowance buckets, resource claims (grant/deny log), grants and increase requests of the token\'s project. Registrations, grants and policies are written by operators in the console.',
+    description:
+      'Allowance buckets, resource claims (grant/deny log), grants and increase requests of the token\'s project; with an operator token: registrations, grants of any project, grant and claim creation policies, and the increase-request queue.',
     enabled: () => moduleEnabled('quota'),
   },
-  { name: 'metal.datumapis.com', description: 'Bare-metal machines: request, follow, release', enabled: () => moduleEnabled('fleet') },
+  {
+    name: 'metal.datumapis.com',
+    description: 'Bare-metal machines: request, follow, release; with an operator token: the approval queue (approve, reject), release, and capacity (quarantine, return, retire)',
+    enabled: () => moduleEnabled('fleet'),
+  },
 ];
 
 
@@ -50,7 +72,7 @@ const listQuery = [
 ];
 
 export const apiRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/api/v1/whoami', group: 'core', summary: 'The project (and cluster) the presented token acts for', minRole: 'viewer' },
+  { method: 'GET', path: '/api/v1/whoami', group: 'core', summary: 'The project (and cluster) a project token acts for, or the operator an operator token acts for', minRole: 'viewer' },
   { method: 'GET', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'List networks with their pools and utilization', minRole: 'viewer', query: listQuery },
   { method: 'POST', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'Create a network with its root CIDRs (roots of a project never overlap: 409 Overlap)', minRole: 'editor', requestBody: json(networkResourceInput) },
   { method: 'GET', path: '/api/v1/projects/{project}/networks/{name}', group: 'ipam.miloapis.com', summary: 'Read a network', minRole: 'viewer' },
@@ -99,8 +121,9 @@ export const apiRoutes: ApiRoute[] = [
     method: 'GET',
     path: '/api/v1/projects/{project}/allowancebuckets',
     group: 'quota.miloapis.com',
-    summary: 'List the project\'s allowance buckets: limit (sum of active grants), allocated (sum of live granted claims), available = max(0, limit − allocated), flag (Ok, Near ≥ 80 %, Full, Over)',
+    summary: 'List the project\'s allowance buckets: limit (sum of active grants), allocated (sum of live granted claims), available = max(0, limit − allocated), flag (Ok, Near ≥ 80 %, Full, Over). Operator tokens may read any project\'s.',
     minRole: 'viewer',
+    operatorReadable: true,
   },
   {
     method: 'GET',
@@ -120,8 +143,9 @@ export const apiRoutes: ApiRoute[] = [
     method: 'GET',
     path: '/api/v1/projects/{project}/resourcegrants',
     group: 'quota.miloapis.com',
-    summary: 'List the grants of the project with their Active condition',
+    summary: 'List the grants of the project with their Active condition. Operator tokens may read any project\'s.',
     minRole: 'viewer',
+    operatorReadable: true,
     query: [
       { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 200 } },
       { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
@@ -158,6 +182,139 @@ export const apiRoutes: ApiRoute[] = [
   },
   { method: 'GET', path: '/api/v1/projects/{project}/machines/{name}', group: 'metal.datumapis.com', summary: 'Read a machine: phase, reason, allocation (binding, device, epoch), addresses, last provider operation', minRole: 'viewer' },
   { method: 'DELETE', path: '/api/v1/projects/{project}/machines/{name}', group: 'metal.datumapis.com', summary: 'Release a machine (202): verified cleanup, then Released', minRole: 'editor' },
+
+  // ---- Operator routes: an operator token only (project and cluster tokens are refused with 403) ----
+  { method: 'GET', path: '/api/v1/resourceregistrations', group: 'quota.miloapis.com', summary: 'List ResourceRegistrations with their Active condition', minRole: 'operator' },
+  {
+    method: 'POST',
+    path: '/api/v1/resourceregistrations',
+    group: 'quota.miloapis.com',
+    summary: 'Register a resource type (201); grants waiting for it turn Active and their buckets\' limits follow in the same transaction. 409 if already registered.',
+    minRole: 'operator',
+    requestBody: json(registrationResourceInput),
+  },
+  { method: 'GET', path: '/api/v1/resourceregistrations/{group}/{resource}', group: 'quota.miloapis.com', summary: 'Read the registration of <group>/<resource>', minRole: 'operator' },
+  {
+    method: 'PATCH',
+    path: '/api/v1/resourceregistrations/{group}/{resource}',
+    group: 'quota.miloapis.com',
+    summary: 'Change the fields named in spec (description, units, type, claiming kinds); the resource type is immutable',
+    minRole: 'operator',
+    requestBody: json(registrationPatchInput),
+  },
+  { method: 'DELETE', path: '/api/v1/resourceregistrations/{group}/{resource}', group: 'quota.miloapis.com', summary: 'Unregister a type (409 while any grant allows it or any live claim holds it)', minRole: 'operator' },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/resourcegrants',
+    group: 'quota.miloapis.com',
+    summary: 'Give any project a grant (201, source Operator); its buckets\' limits follow in the same transaction. 409 if the name exists.',
+    minRole: 'operator',
+    requestBody: json(grantResourceInput),
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/projects/{project}/resourcegrants/{name}',
+    group: 'quota.miloapis.com',
+    summary: 'Replace a grant\'s allowances; shrinking below what is allocated revokes nothing (the bucket shows Over and new claims are denied)',
+    minRole: 'operator',
+    requestBody: json(grantReplaceInput),
+  },
+  { method: 'DELETE', path: '/api/v1/projects/{project}/resourcegrants/{name}', group: 'quota.miloapis.com', summary: 'Delete a grant; limits drop in the same transaction (claims are not revoked)', minRole: 'operator' },
+  { method: 'GET', path: '/api/v1/grantcreationpolicies', group: 'quota.miloapis.com', summary: 'List GrantCreationPolicies with their Ready condition (the CEL compiler\'s message when not Ready)', minRole: 'operator' },
+  {
+    method: 'POST',
+    path: '/api/v1/grantcreationpolicies',
+    group: 'quota.miloapis.com',
+    summary: 'Create a GrantCreationPolicy (trigger: Project created). Expressions that do not compile are stored not Ready with the compiler\'s message, and never applied.',
+    minRole: 'operator',
+    requestBody: json(grantPolicyResourceInput),
+  },
+  { method: 'PUT', path: '/api/v1/grantcreationpolicies/{name}', group: 'quota.miloapis.com', summary: 'Replace a GrantCreationPolicy\'s spec (recompiled; generation bumped)', minRole: 'operator', requestBody: json(grantPolicyReplaceInput) },
+  { method: 'DELETE', path: '/api/v1/grantcreationpolicies/{name}', group: 'quota.miloapis.com', summary: 'Delete a GrantCreationPolicy (grants it made stay)', minRole: 'operator' },
+  { method: 'GET', path: '/api/v1/claimcreationpolicies', group: 'quota.miloapis.com', summary: 'List ClaimCreationPolicies (one per kind) with their Ready condition', minRole: 'operator' },
+  {
+    method: 'POST',
+    path: '/api/v1/claimcreationpolicies',
+    group: 'quota.miloapis.com',
+    summary: 'Create a ClaimCreationPolicy for a kind (409 if the kind has one). A policy that is not Ready fails creates of its kind (fail closed).',
+    minRole: 'operator',
+    requestBody: json(claimPolicyResourceInput),
+  },
+  { method: 'PUT', path: '/api/v1/claimcreationpolicies/{name}', group: 'quota.miloapis.com', summary: 'Replace a ClaimCreationPolicy\'s spec (recompiled; generation bumped)', minRole: 'operator', requestBody: json(claimPolicyReplaceInput) },
+  { method: 'DELETE', path: '/api/v1/claimcreationpolicies/{name}', group: 'quota.miloapis.com', summary: 'Delete a ClaimCreationPolicy: its kind stops being quota-managed (live claims stay until released)', minRole: 'operator' },
+  {
+    method: 'GET',
+    path: '/api/v1/quotaincreaserequests',
+    group: 'quota.miloapis.com',
+    summary: 'The increase-request queue of every project: Pending oldest first (default), or the Approved/Rejected history newest first; each with the project\'s bucket now',
+    minRole: 'operator',
+    query: [
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+      { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+      { name: 'status', description: 'Pending (default), Approved or Rejected', schema: { type: 'string', enum: ['Pending', 'Approved', 'Rejected'] } },
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/quotaincreaserequests/{name}/approve',
+    group: 'quota.miloapis.com',
+    summary: 'Approve a pending request (body optional: amount, reason): a grant is created in the same transaction and the bucket\'s limit grows at once. 409 if already decided.',
+    minRole: 'operator',
+    requestBody: json(increaseApproveInput),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/quotaincreaserequests/{name}/reject',
+    group: 'quota.miloapis.com',
+    summary: 'Reject a pending request with the reason the tenant reads. 409 if already decided.',
+    minRole: 'operator',
+    requestBody: json(increaseRejectInput),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/machinerequests',
+    group: 'metal.datumapis.com',
+    summary: 'The approval queue: machines of every project awaiting approval, oldest first, with the free capacity matching each',
+    minRole: 'operator',
+    query: [
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+      { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+    ],
+  },
+  { method: 'POST', path: '/api/v1/projects/{project}/machines/{name}/approve', group: 'metal.datumapis.com', summary: 'Approve a machine awaiting approval (409 in any other phase); it goes on to allocation', minRole: 'operator' },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/machines/{name}/reject',
+    group: 'metal.datumapis.com',
+    summary: 'Reject a machine awaiting approval with a reason; the request ends and its quota and addresses are returned',
+    minRole: 'operator',
+    requestBody: json(machineRejectInput),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project}/machines/{name}/release',
+    group: 'metal.datumapis.com',
+    summary: 'Release any project\'s machine (202, verified cleanup); force: true with a reason ends the binding without the provider and quarantines the capacity',
+    minRole: 'operator',
+    requestBody: json(machineReleaseInput),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/machinecapacities',
+    group: 'metal.datumapis.com',
+    summary: 'List capacity (named by device reference) with state, health, evidence and the machine bound to it',
+    minRole: 'operator',
+    query: [
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+      { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+      { name: 'state', description: 'Available, Bound, Cleaning, Quarantined or Retired', schema: { type: 'string', enum: ['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired'] } },
+      { name: 'location', description: 'location name', schema: { type: 'string' } },
+      { name: 'search', description: 'device reference substring', schema: { type: 'string' } },
+    ],
+  },
+  { method: 'POST', path: '/api/v1/machinecapacities/{name}/quarantine', group: 'metal.datumapis.com', summary: 'Quarantine Available capacity (409 otherwise, e.g. while Bound)', minRole: 'operator', requestBody: json(capacityActionInput) },
+  { method: 'POST', path: '/api/v1/machinecapacities/{name}/return', group: 'metal.datumapis.com', summary: 'Return Quarantined capacity to the pool; a request waiting for it is woken', minRole: 'operator', requestBody: json(capacityActionInput) },
+  { method: 'POST', path: '/api/v1/machinecapacities/{name}/retire', group: 'metal.datumapis.com', summary: 'Retire Available or Quarantined capacity', minRole: 'operator', requestBody: json(capacityActionInput) },
 ];
 
 export function servedGroups(): ApiGroup[] {

@@ -19,6 +19,12 @@ export function openApiDocument() {
     const query = (route.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: q.schema }));
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       summary: route.summary,
+      ...(route.minRole === 'operator'
+        ? { description: 'Needs an operator token (acts for a platform operator); project and cluster tokens are refused with 403.' }
+        : route.operatorReadable
+          ? { description: 'Project tokens of this project (viewer and up), or an operator token for any project.' }
+          : {}),
+      'x-meridian-token': route.minRole === 'operator' ? 'operator' : `project:${route.minRole}${route.operatorReadable ? '+operator' : ''}`,
       tags: [route.group],
       security: [{ bearer: [] }],
       parameters: [...params, ...query],
@@ -27,7 +33,7 @@ export function openApiDocument() {
         '200': { description: 'OK' },
         '400': { description: 'Invalid input (field named)', content: { 'application/json': { schema: errorSchema } } },
         '401': { description: 'Missing, unknown or revoked token' },
-        '403': { description: 'Forbidden or quota exceeded' },
+        '403': { description: 'Forbidden (wrong kind of token, read-only token) or quota exceeded' },
         '404': { description: 'Not found (or not yours)' },
         '409': { description: 'Conflict' },
         '413': { description: 'Body too large' },

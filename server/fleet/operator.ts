@@ -37,22 +37,47 @@ export async function inventory(db: DbOrTx) {
     group by 1, 2, 3, 4 order by 1, 2, 3, 4`)) as unknown as { location: string; class: string; state: string; health: string; count: number }[];
 }
 
+/** One capacity row as operators see it: where, what, its evidence, its state and what is bound to it. */
+export interface CapacityView {
+  id: string;
+  deviceRef: string;
+  location: string;
+  class: string;
+  health: string;
+  available: boolean;
+  observedAt: Date;
+  state: string;
+  stateReason: string | null;
+  assetEpoch: number;
+  updatedAt: Date;
+  machine: string | null;
+  project: string | null;
+}
+
+const capacitySelect = sql`
+    select c.id, c.device_ref as "deviceRef", l.name as location, k.name as class, c.health, c.available, c.observed_at as "observedAt",
+           c.state, c.state_reason as "stateReason", c.asset_epoch as "assetEpoch", c.updated_at as "updatedAt",
+           m.name as machine, p.slug as project
+    from machine_capacity c join locations l on l.id = c.location_id join machine_classes k on k.id = c.class_id
+      left join machine_allocations a on a.capacity_id = c.id and a.status <> 'Released'
+      left join machines m on m.id = a.machine_id left join projects p on p.id = m.project_id`;
+
 export async function listCapacity(db: DbOrTx, input: { state?: string; location?: string; search?: string; limit: number; offset: number }) {
   const filters = [sql`true`];
   if (input.state) filters.push(sql`c.state = ${input.state}`);
   if (input.location) filters.push(sql`l.name = ${input.location}`);
   if (input.search) filters.push(sql`c.device_ref ilike ${'%' + input.search + '%'}`);
   const where = sql.join(filters, sql` and `);
-  const items = (await db.execute(sql`
-    select c.id, c.device_ref as "deviceRef", l.name as location, k.name as class, c.health, c.available, c.observed_at as "observedAt",
-           c.state, c.state_reason as "stateReason", c.asset_epoch as "assetEpoch", c.updated_at as "updatedAt",
-           m.name as machine, p.slug as project
-    from machine_capacity c join locations l on l.id = c.location_id join machine_classes k on k.id = c.class_id
-      left join machine_allocations a on a.capacity_id = c.id and a.status <> 'Released'
-      left join machines m on m.id = a.machine_id left join projects p on p.id = m.project_id
-    where ${where} order by l.name, k.name, c.device_ref limit ${input.limit} offset ${input.offset}`)) as unknown as Record<string, unknown>[];
+  const items = (await db.execute(sql`${capacitySelect} where ${where} order by l.name, k.name, c.device_ref limit ${input.limit} offset ${input.offset}`)) as unknown as CapacityView[];
   const [{ total }] = (await db.execute(sql`select count(*)::int as total from machine_capacity c join locations l on l.id = c.location_id where ${where}`)) as unknown as { total: number }[];
   return { items, total };
+}
+
+/** One capacity by its device reference (the provider's immutable name for the machine), or NotFound. */
+export async function getCapacity(db: DbOrTx, deviceRef: string): Promise<CapacityView> {
+  const [row] = (await db.execute(sql`${capacitySelect} where c.device_ref = ${deviceRef}`)) as unknown as CapacityView[];
+  if (!row) throw new DomainError('NotFound', `capacity "${deviceRef}" not found`, 'name');
+  return row;
 }
 
 /** Live allocations across projects. */
@@ -105,7 +130,7 @@ export async function forceReleaseMachine(db: Db, machineId: string, reason: str
   });
 }
 
-type CapacityAction = 'quarantine' | 'returnToPool' | 'retire';
+export type CapacityAction = 'quarantine' | 'returnToPool' | 'retire';
 
 /** Operator actions on capacity: quarantine (not while bound), return a quarantined one to the pool, retire. */
 export async function setCapacityState(db: Db, capacityId: string, action: CapacityAction, reason: string, actor: Actor) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MachineView } from './machines';
+import type { approvalQueue, CapacityView } from './operator';
 import { machineCreateInput } from './schemas';
 
 export const METAL_API_VERSION = 'metal.datumapis.com/v1alpha1';
@@ -27,3 +28,55 @@ export function machineResource(m: MachineView) {
     },
   };
 }
+
+type QueueRow = Awaited<ReturnType<typeof approvalQueue>>[number];
+
+/**
+ * A machine request in the operators' approval queue: the Machine with its project (operators see
+ * every project's) and how much free capacity matches it now.
+ */
+export function machineRequestResource(r: QueueRow) {
+  return {
+    apiVersion: METAL_API_VERSION,
+    kind: 'Machine',
+    metadata: { name: r.name, project: r.project, uid: r.id, creationTimestamp: r.createdAt },
+    spec: { class: r.class, profile: r.profile, location: r.location },
+    status: { phase: 'AwaitingApproval', requestedBy: r.createdBy, freeCapacity: r.freeCapacity },
+  };
+}
+
+/** MachineCapacity, named by its immutable device reference. */
+export function capacityResource(c: CapacityView) {
+  return {
+    apiVersion: METAL_API_VERSION,
+    kind: 'MachineCapacity',
+    metadata: { name: c.deviceRef, uid: c.id },
+    spec: { deviceRef: c.deviceRef, class: c.class, location: c.location },
+    status: {
+      state: c.state,
+      reason: c.stateReason,
+      health: c.health,
+      available: c.available,
+      observedAt: c.observedAt,
+      assetEpoch: Number(c.assetEpoch),
+      boundTo: c.machine ? { project: c.project, name: c.machine } : null,
+      updatedAt: c.updatedAt,
+    },
+  };
+}
+
+const operatorReason = z.string().trim().max(500);
+
+/** Body of `…/machines/{name}/reject`: the reason the tenant will read. */
+export const machineRejectInput = z.object({ reason: operatorReason.min(1, 'a reason is required') });
+
+/**
+ * Body of `…/machines/{name}/release`: a normal release (verified cleanup) or, with `force`, ending
+ * the binding without the provider (the capacity is quarantined); a force release needs a reason.
+ */
+export const machineReleaseInput = z
+  .object({ reason: operatorReason.default(''), force: z.boolean().default(false) })
+  .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required for a force release' });
+
+/** Body of the capacity actions (quarantine, return, retire): an optional reason. */
+export const capacityActionInput = z.object({ reason: operatorReason.default('') });

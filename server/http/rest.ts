@@ -89,6 +89,20 @@ export async function readJson(req: Request): Promise<unknown> {
   }
 }
 
+/** Like `readJson`, but a request without a body reads as `{}` (actions whose body is optional). */
+export async function readOptionalJson(req: Request): Promise<unknown> {
+  if (req.body === null || req.headers.get('content-length') === '0') return {};
+  return readJson(req);
+}
+
+/**
+ * A name given both in the path and in the body must agree (the path decides what is addressed);
+ * otherwise 400 naming the body field.
+ */
+export function expectSameAsPath(field: string, inBody: string | undefined, inPath: string): void {
+  if (inBody !== undefined && inBody !== inPath) throw new DomainError('ValidationFailed', `${field}: must be "${inPath}" (as in the path) or omitted`, field);
+}
+
 /** Parses with a zod schema; failures become 400s naming the field. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   return schema.parse(value);

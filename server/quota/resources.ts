@@ -1,8 +1,19 @@
 import { z } from 'zod';
+import type { claimCreationPolicies, grantCreationPolicies } from '@/db/schema';
 import type { BucketView, ClaimLogEntry } from './buckets';
 import type { GrantView } from './grants';
 import type { IncreaseView } from './increases';
-import { increaseCreateInput } from './schemas';
+import type { listRegistrations } from './registrations';
+import {
+  allowances,
+  claimPolicyInput,
+  grantPolicyInput,
+  increaseCreateInput,
+  increaseDecisionInput,
+  quotaName,
+  registrationInput,
+  registrationUpdateInput,
+} from './schemas';
 
 /**
  * REST v1 resource shapes of the quota group (`{ apiVersion, kind, metadata, spec, status }`) and
@@ -88,3 +99,132 @@ export const increaseResourceInput = z.object({
   kind: z.literal('QuotaIncreaseRequest').optional(),
   spec: increaseCreateInput,
 });
+
+// ---- Operator resources (written with an operator token) ----------------------------------------
+
+type RegistrationRow = Awaited<ReturnType<typeof listRegistrations>>[number];
+
+/** A ResourceRegistration; its name is the resource type it registers (`<group>/<resource>`). */
+export function registrationResource(r: RegistrationRow) {
+  return {
+    apiVersion: QUOTA_API_VERSION,
+    kind: 'ResourceRegistration',
+    metadata: { name: r.resourceType, uid: r.id, creationTimestamp: r.createdAt },
+    spec: {
+      resourceType: r.resourceType,
+      consumerKind: r.consumerKind,
+      type: r.type,
+      description: r.description,
+      baseUnit: r.baseUnit,
+      displayUnit: r.displayUnit,
+      unitConversionFactor: r.unitConversionFactor,
+      claimingKinds: r.claimingKinds,
+    },
+    status: {
+      conditions: [{ type: 'Active', status: r.active ? 'True' : 'False', reason: r.activeReason, message: r.activeMessage }],
+      createdBy: r.createdBy,
+      updatedAt: r.updatedAt,
+    },
+  };
+}
+
+const same = (a: string | undefined, b: string) => a === undefined || a === b;
+
+/** POST body of a registration: `metadata.name`, when given, must be the spec's resource type. */
+export const registrationResourceInput = z
+  .object({
+    apiVersion: z.string().optional(),
+    kind: z.literal('ResourceRegistration').optional(),
+    metadata: z.object({ name: z.string().optional() }).optional(),
+    spec: registrationInput,
+  })
+  .refine((b) => same(b.metadata?.name, b.spec.resourceType), { path: ['metadata', 'name'], message: 'must equal spec.resourceType' });
+
+/** PATCH body of a registration: only the named fields change; the resource type is immutable. */
+export const registrationPatchInput = z.object({
+  spec: registrationUpdateInput.extend({ resourceType: z.string().optional() }),
+});
+
+/** POST body of a grant: the project comes from the path; `consumerRef`, when given, must name it. */
+export const grantResourceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('ResourceGrant').optional(),
+  metadata: z.object({ name: quotaName }),
+  spec: z.object({ consumerRef: z.object({ name: z.string().max(63) }).partial().optional(), allowances }),
+});
+
+/** PUT body of a grant: replaces its allowances (the name comes from the path). */
+export const grantReplaceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('ResourceGrant').optional(),
+  metadata: z.object({ name: z.string().optional() }).optional(),
+  spec: z.object({ consumerRef: z.object({ name: z.string().max(63) }).partial().optional(), allowances }),
+});
+
+type GrantPolicyRow = typeof grantCreationPolicies.$inferSelect;
+type ClaimPolicyRow = typeof claimCreationPolicies.$inferSelect;
+
+const readyCondition = (p: { ready: boolean; readyReason: string; readyMessage: string }) => [
+  { type: 'Ready', status: p.ready ? 'True' : 'False', reason: p.readyReason, message: p.readyMessage },
+];
+
+/** A GrantCreationPolicy: `status.conditions[Ready]` carries the CEL compiler's message when not Ready. */
+export function grantPolicyResource(p: GrantPolicyRow) {
+  return {
+    apiVersion: QUOTA_API_VERSION,
+    kind: 'GrantCreationPolicy',
+    metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: p.createdAt },
+    spec: { description: p.description, triggerKind: p.triggerKind, constraints: p.constraints, grantNameTemplate: p.grantNameTemplate, allowances: p.allowances, enabled: p.enabled },
+    status: { conditions: readyCondition(p), observedGeneration: p.generation },
+  };
+}
+
+/** A ClaimCreationPolicy (one per trigger kind), with its Ready condition. */
+export function claimPolicyResource(p: ClaimPolicyRow) {
+  return {
+    apiVersion: QUOTA_API_VERSION,
+    kind: 'ClaimCreationPolicy',
+    metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: p.createdAt },
+    spec: { description: p.description, triggerKind: p.triggerKind, constraints: p.constraints, claimNameTemplate: p.claimNameTemplate, requests: p.requests, enabled: p.enabled },
+    status: { conditions: readyCondition(p), observedGeneration: p.generation },
+  };
+}
+
+const grantPolicySpec = grantPolicyInput.omit({ name: true }).extend({ triggerKind: z.literal('Project').optional() });
+const claimPolicySpec = claimPolicyInput.omit({ name: true });
+
+/** POST body of a GrantCreationPolicy (trigger: Project). */
+export const grantPolicyResourceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('GrantCreationPolicy').optional(),
+  metadata: z.object({ name: quotaName }),
+  spec: grantPolicySpec,
+});
+
+/** PUT body of a GrantCreationPolicy: replaces the spec (omitted fields take their defaults). */
+export const grantPolicyReplaceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('GrantCreationPolicy').optional(),
+  metadata: z.object({ name: z.string().optional() }).optional(),
+  spec: grantPolicySpec,
+});
+
+export const claimPolicyResourceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('ClaimCreationPolicy').optional(),
+  metadata: z.object({ name: quotaName }),
+  spec: claimPolicySpec,
+});
+
+export const claimPolicyReplaceInput = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.literal('ClaimCreationPolicy').optional(),
+  metadata: z.object({ name: z.string().optional() }).optional(),
+  spec: claimPolicySpec,
+});
+
+/** Body of `…/quotaincreaserequests/{name}/approve`: optionally a different amount and a note. */
+export const increaseApproveInput = increaseDecisionInput.omit({ id: true });
+
+/** Body of `…/quotaincreaserequests/{name}/reject`: the reason the tenant will read. */
+export const increaseRejectInput = z.object({ reason: z.string().trim().min(1, 'say why the request is rejected').max(1000) });

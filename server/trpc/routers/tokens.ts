@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import { createTRPCRouter, projectProcedure } from '../init';
-import { createApiToken, listApiTokens, revokeApiToken } from '@/server/tenancy/tokens';
+import { createTRPCRouter, platformProcedure, projectProcedure } from '../init';
+import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '@/server/tenancy/tokens';
+
+const tokenName = z.string().trim().min(1, 'a name is required').max(100);
 
 export const tokensRouter = createTRPCRouter({
   list: projectProcedure('viewer').query(({ ctx }) => listApiTokens(ctx.db, ctx.project.id)),
   create: projectProcedure('owner')
     .input(
       z.object({
-        name: z.string().trim().min(1, 'a name is required').max(100),
+        name: tokenName,
         cluster: z.string().trim().max(63).optional(),
         role: z.enum(['viewer', 'editor']).default('editor'),
       }),
@@ -24,4 +26,16 @@ export const tokensRouter = createTRPCRouter({
   revoke: projectProcedure('owner')
     .input(z.object({ id: z.uuid() }))
     .mutation(({ ctx, input }) => ctx.db.transaction((tx) => revokeApiToken(tx, ctx.project.id, input.id, ctx.actor))),
+  /** Operator tokens: act for the operator who creates them (on the operator REST routes), not for a project. */
+  operator: createTRPCRouter({
+    list: platformProcedure('operator').query(({ ctx }) => listOperatorTokens(ctx.db)),
+    create: platformProcedure('operator')
+      .input(z.object({ name: tokenName }))
+      .mutation(({ ctx, input }) =>
+        ctx.db.transaction((tx) => createOperatorToken(tx, { userId: ctx.user.id, name: input.name, createdBy: ctx.user.id }, ctx.actor)),
+      ),
+    revoke: platformProcedure('operator')
+      .input(z.object({ id: z.uuid() }))
+      .mutation(({ ctx, input }) => ctx.db.transaction((tx) => revokeOperatorToken(tx, input.id, ctx.actor))),
+  }),
 });

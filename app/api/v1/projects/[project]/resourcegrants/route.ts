@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { decodeContinue, encodeContinue, parseQuery } from '@/server/http/pagination';
-import { tokenRoute } from '@/server/http/rest';
-import { listGrants } from '@/server/quota/grants';
-import { grantResource } from '@/server/quota/resources';
+import { expectSameAsPath, operatorRoute, projectReadRoute, readJson } from '@/server/http/rest';
+import { createGrant, listGrants, projectIdBySlug } from '@/server/quota/grants';
+import { grantResource, grantResourceInput } from '@/server/quota/resources';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,8 +11,18 @@ const listQuery = z.object({
   continue: z.string().max(100).optional(),
 });
 
-export const GET = tokenRoute<{ project: string }>({ minRole: 'viewer', module: 'quota' }, async ({ db, url, principal }) => {
+/** The project's grants: its own project for a project token, any project for an operator token. */
+export const GET = projectReadRoute<{ project: string }>({ module: 'quota' }, async ({ db, url, project }) => {
   const q = parseQuery(url, listQuery);
-  const page = await listGrants(db, { projectId: principal.projectId, limit: q.limit, offset: decodeContinue(q.continue ?? null) });
+  const page = await listGrants(db, { projectId: project.id, limit: q.limit, offset: decodeContinue(q.continue ?? null) });
   return { apiVersion: 'v1', kind: 'ResourceGrantList', items: page.items.map(grantResource), metadata: { continue: encodeContinue(page.nextOffset), total: page.total } };
+});
+
+/** Operator: gives the project a grant (source Operator); its buckets' limits follow in the same transaction. */
+export const POST = operatorRoute<{ project: string }>({ module: 'quota' }, async ({ db, req, params, actor }) => {
+  const body = grantResourceInput.parse(await readJson(req));
+  expectSameAsPath('spec.consumerRef.name', body.spec.consumerRef?.name, params.project);
+  const projectId = await projectIdBySlug(db, params.project);
+  const { grant } = await createGrant(db, { projectId, name: body.metadata.name, allowances: body.spec.allowances, source: 'Operator' }, actor);
+  return Response.json(grantResource(grant), { status: 201 });
 });

@@ -1,0 +1,15 @@
+import { getCapacity, setCapacityState } from '@/server/fleet/operator';
+import { capacityActionInput, capacityResource } from '@/server/fleet/resources';
+import { deviceRefParam } from '@/server/fleet/rest';
+import { operatorRoute, readOptionalJson } from '@/server/http/rest';
+
+export const dynamic = 'force-dynamic';
+
+/** Operator: returns Quarantined capacity to the pool (409 otherwise); a request waiting for such capacity is woken. */
+export const POST = operatorRoute<{ name: string }>({ module: 'fleet' }, async ({ db, req, params, actor }) => {
+  const { name } = deviceRefParam.parse(params);
+  const body = capacityActionInput.parse(await readOptionalJson(req));
+  const capacity = await getCapacity(db, name);
+  await setCapacityState(db, capacity.id, 'returnToPool', body.reason, actor);
+  return capacityResource(await getCapacity(db, name));
+});
