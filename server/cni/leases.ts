@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * Pod address leases for the CNI path. A node draws pod addresses from its own blocks (NodeBlock
  * pools carved from the cluster's network, à la Calico block affinity): an ADD locks only its
@@ -10,7 +11,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
-import { commitAllocation, initializePool, lockPool, planAllocation, releaseAllocation, type LockedPool } from '@/server/ipam/allocator';
+import { allocate, initializePool, releaseAllocation, type Allocation } from '@/server/ipam/allocator';
 import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import type { ClusterRef } from './clusters';
 import type { AddInput, LeaseKey } from './schemas';
@@ -55,59 +56,54 @@ async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
     order by l.family`);
 }
 
-/** Carves a new block for a node out of the network's pools and returns it locked. */
-async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family): Promise<LockedPool | undefined> {
+/** Carves a new block for a node out of the network's pools; returns its pool id and CIDR. */
+async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family): Promise<{ id: string; cidr: Cidr } | undefined> {
   const preferred = family === 4 ? cluster.nodeBlockPrefixV4 : cluster.nodeBlockPrefixV6;
-  const parents = await rows<{ id: string }>(tx, sql`
-    select id from ip_pools where network_id = ${cluster.networkId} and family = ${family} and kind <> 'NodeBlock'
+  const parents = await rows<{ id: string; min_prefix_length: number }>(tx, sql`
+    select id, min_prefix_length from ip_pools where network_id = ${cluster.networkId} and family = ${family} and kind <> 'NodeBlock'
     order by masklen(cidr) desc, cidr`);
   for (let prefix = preferred; prefix <= Math.max(preferred, MIN_BLOCK_PREFIX[family]); prefix++) {
-    for (const { id } of parents) {
-      const parent = (await lockPool(tx, id))!;
-      if (prefix < parent.minPrefixLength || prefix > familyBits(family)) continue;
-      const plan = await planAllocation(tx, parent, { prefixLength: prefix });
-      if (!plan) continue;
-      const block = plan.allocated;
-      const [pool] = await tx
-        .insert(ipPools)
-        .values({
-          projectId: cluster.projectId,
-          networkId: cluster.networkId,
-          parentPoolId: parent.id,
-          name: `node-${cluster.name}-${node}-${formatCidr(block).replace(/[/:.]/g, '-')}`.slice(0, 200),
-          kind: 'NodeBlock',
-          cidr: formatCidr(block),
-          family,
-          minPrefixLength: familyBits(family),
-          maxPrefixLength: familyBits(family),
-          defaultPrefixLength: familyBits(family),
-          strategy: 'FirstFit',
-          reserveLeading: Number(BLOCK_LEADING),
-          reserveTrailing: Number(blockTrailing(family)),
-          capacity: (cidrSize(block) - BLOCK_LEADING - blockTrailing(family)).toString(),
-        })
-        .returning({ id: ipPools.id });
-      await initializePool(tx, { id: pool.id, projectId: cluster.projectId, networkId: cluster.networkId, cidr: block }, BLOCK_LEADING, blockTrailing(family));
-      await commitAllocation(tx, parent, plan, 'PoolCarve', { childPoolId: pool.id });
-      await tx.insert(nodeBlocks).values({ poolId: pool.id, clusterId: cluster.id, node, family });
-      return (await lockPool(tx, pool.id))!;
+    for (const parent of parents) {
+      if (prefix < Number(parent.min_prefix_length) || prefix > familyBits(family)) continue;
+      // The block's pool id is chosen first so the carve (taken under the parent's lock) names it.
+      const poolId = randomUUID();
+      const carve = await allocate(tx, parent.id, { prefixLength: prefix }, 'PoolCarve', { childPoolId: poolId });
+      if (!carve) continue;
+      const block = carve.cidr;
+      await tx.insert(ipPools).values({
+        id: poolId,
+        projectId: cluster.projectId,
+        networkId: cluster.networkId,
+        parentPoolId: parent.id,
+        name: `node-${cluster.name}-${node}-${formatCidr(block).replace(/[/:.]/g, '-')}`.slice(0, 200),
+        kind: 'NodeBlock',
+        cidr: formatCidr(block),
+        family,
+        minPrefixLength: familyBits(family),
+        maxPrefixLength: familyBits(family),
+        defaultPrefixLength: familyBits(family),
+        strategy: 'FirstFit',
+        reserveLeading: Number(BLOCK_LEADING),
+        reserveTrailing: Number(blockTrailing(family)),
+        capacity: (cidrSize(block) - BLOCK_LEADING - blockTrailing(family)).toString(),
+      });
+      await initializePool(tx, { id: poolId, projectId: cluster.projectId, networkId: cluster.networkId, cidr: block }, BLOCK_LEADING, blockTrailing(family));
+      await tx.insert(nodeBlocks).values({ poolId, clusterId: cluster.id, node, family });
+      return { id: poolId, cidr: block };
     }
   }
   return undefined;
 }
 
-/** An address from one of the node's blocks with room, if any. */
+/** A pod address from one of the node's blocks with room (each try is one statement), if any. */
 async function allocateFromNodeBlocks(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family) {
-  const candidates = await rows<{ pool_id: string }>(tx, sql`
-    select b.pool_id from node_blocks b join ip_pools p on p.id = b.pool_id
+  const candidates = await rows<{ pool_id: string; cidr: string }>(tx, sql`
+    select b.pool_id, p.cidr::text as cidr from node_blocks b join ip_pools p on p.id = b.pool_id
     where b.cluster_id = ${cluster.id} and b.node = ${node} and b.family = ${family} and p.allocated < p.capacity
     order by p.cidr limit 4`);
-  for (const { pool_id } of candidates) {
-    const block = await lockPool(tx, pool_id);
-    if (!block || block.allocated >= block.capacity) continue;
-    const plan = await planAllocation(tx, block, { prefixLength: familyBits(family) });
-    if (!plan) continue;
-    return { block, allocation: await commitAllocation(tx, block, plan, 'PodAddress') };
+  for (const { pool_id, cidr } of candidates) {
+    const allocation = await allocate(tx, pool_id, { prefixLength: familyBits(family) }, 'PodAddress');
+    if (allocation) return { block: parseCidrOrThrow(cidr), allocation };
   }
   return undefined;
 }
@@ -118,7 +114,7 @@ async function allocateFromNodeBlocks(tx: DbOrTx, cluster: ClusterRef, node: str
  * node's blocks are looked at again once it is held: a burst of ADDs on a new node carves one
  * block, not one each.
  */
-async function allocatePodAddress(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family) {
+async function allocatePodAddress(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family): Promise<{ block: Cidr; allocation: Allocation }> {
   const fromExisting = await allocateFromNodeBlocks(tx, cluster, node, family);
   if (fromExisting) return fromExisting;
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`node-block:${cluster.id}:${node}:${family}`}, 0))`);
@@ -128,9 +124,9 @@ async function allocatePodAddress(tx: DbOrTx, cluster: ClusterRef, node: string,
   if (!block) {
     throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
   }
-  const plan = await planAllocation(tx, block, { prefixLength: familyBits(family) });
-  if (!plan) throw new DomainError('Exhausted', `new node block ${formatCidr(block.cidr)} is full`, 'network');
-  return { block, allocation: await commitAllocation(tx, block, plan, 'PodAddress') };
+  const allocation = await allocate(tx, block.id, { prefixLength: familyBits(family) }, 'PodAddress');
+  if (!allocation) throw new DomainError('Exhausted', `new node block ${formatCidr(block.cidr)} is full`, 'network');
+  return { block: block.cidr, allocation };
 }
 
 /**
@@ -158,14 +154,14 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
             containerId: input.containerId,
             ifname: input.ifname,
             family,
-            poolId: block.id,
+            poolId: allocation.poolId,
             allocationId: allocation.id,
             address: formatCidr(allocation.cidr),
             podNamespace: input.podNamespace ?? null,
             podName: input.podName ?? null,
             node: input.node,
           });
-          out.push(leaseAddress(formatCidr(allocation.cidr), formatCidr(block.cidr)));
+          out.push(leaseAddress(formatCidr(allocation.cidr), formatCidr(block)));
           created.push(formatCidr(allocation.cidr));
         }
         await recordEvent(tx, {
@@ -205,18 +201,16 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
       tx,
       sql`select id, pool_id, allocation_id, address::text as address, container_id, ifname from pod_leases where ${where} order by pool_id for update`,
     );
-    const touched = new Map<string, LockedPool>();
+    const touched = new Set<string>();
     for (const lease of leases) {
-      let block = touched.get(lease.pool_id);
-      if (!block) {
-        block = (await lockPool(tx, lease.pool_id))!;
-        touched.set(lease.pool_id, block);
-      }
+      touched.add(lease.pool_id);
       await tx.delete(podLeases).where(eq(podLeases.id, lease.id));
-      await releaseAllocation(tx, block, lease.allocation_id);
+      await releaseAllocation(tx, lease.pool_id, lease.allocation_id);
     }
-    for (const block of touched.values()) {
-      if (block.allocated === 0n) await returnEmptyBlock(tx, block);
+    if (touched.size) {
+      // Node blocks left empty go back to their parent pools (their pool rows are locked by now).
+      const empty = await rows<{ id: string }>(tx, sql`select id from ip_pools where id = any(${`{${[...touched].join(',')}}`}::uuid[]) and allocated = 0 and kind = 'NodeBlock'`);
+      for (const { id } of empty) await returnEmptyBlock(tx, id);
     }
     if (leases.length) {
       await recordEvent(tx, {
@@ -234,14 +228,11 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
 }
 
 /** An emptied node block goes back to its parent pool (its carve is released and merged). */
-async function returnEmptyBlock(tx: DbOrTx, block: LockedPool) {
-  const [carve] = await rows<{ id: string; pool_id: string }>(tx, sql`select id, pool_id from ip_allocations where child_pool_id = ${block.id}`);
-  await tx.delete(nodeBlocks).where(eq(nodeBlocks.poolId, block.id));
-  await tx.delete(ipPools).where(eq(ipPools.id, block.id));
-  if (carve) {
-    const parent = (await lockPool(tx, carve.pool_id))!;
-    await releaseAllocation(tx, parent, carve.id);
-  }
+async function returnEmptyBlock(tx: DbOrTx, blockId: string) {
+  const [carve] = await rows<{ id: string; pool_id: string }>(tx, sql`select id, pool_id from ip_allocations where child_pool_id = ${blockId}`);
+  await tx.delete(nodeBlocks).where(eq(nodeBlocks.poolId, blockId));
+  await tx.delete(ipPools).where(eq(ipPools.id, blockId));
+  if (carve) await releaseAllocation(tx, carve.pool_id, carve.id);
 }
 
 /** Normalizes an address or CIDR from a CNI result (`10.0.0.5/24`) to the bare address. */

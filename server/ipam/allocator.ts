@@ -1,14 +1,16 @@
 /**
- * The database side of the buddy allocator. Every function here runs inside the caller's
- * transaction and expects the pool row to be locked (`lockPool`), which serializes changes to one
- * pool's free list and counters; different pools never wait for each other. The exclusion
- * constraint on `ip_allocations` is the final guard against overlap, whatever happens here.
+ * The database side of the buddy allocator (blocks.ts describes the free-set algebra). Allocation
+ * and release are single statements — the SQL functions `ipam_allocate` and `ipam_release`
+ * (migration 0011) — that lock the pool row first, which serializes changes to one pool's free
+ * list and counters until the caller's transaction (or the statement) ends; different pools never
+ * wait for each other. The exclusion constraint on `ip_allocations` is the final guard against
+ * overlap, whatever happens here.
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
-import { DomainError, pgCode } from '@/server/errors';
-import { buddyChain, initialFreeBlocks, mergeFree, reservationBlocks, splitBlock, type AllocationStrategy } from './blocks';
-import { cidrSize, contains, formatCidr, makeCidr, parseCidrOrThrow, type Cidr, type Family } from './cidr';
+import { DomainError, pgError } from '@/server/errors';
+import { initialFreeBlocks, reservationBlocks, type AllocationStrategy } from './blocks';
+import { cidrSize, formatCidr, parseCidrOrThrow, type Cidr, type Family } from './cidr';
 
 export interface LockedPool {
   id: string;
@@ -88,49 +90,15 @@ async function insertFreeBlocks(db: DbOrTx, poolId: string, blocks: Cidr[]) {
     select ${poolId}, c::cidr, p from unnest(${pgArray(cidrs)}::text[], ${pgArray(prefixes)}::int[]) as t(c, p)`);
 }
 
-/**
- * The free block a new /prefix comes from, by index probes whose cost does not depend on how
- * fragmented the pool is. FirstFit: for each block size that fits, the lowest block of that size;
- * the lowest of those. BestFit: the smallest fitting block, lowest address first.
- */
-async function findSourceBlock(db: DbOrTx, pool: LockedPool, prefix: number, strategy: AllocationStrategy): Promise<Cidr | undefined> {
-  const found =
-    strategy === 'BestFit'
-      ? await rows<{ cidr: string }>(db, sql`
-          select cidr::text as cidr from ip_free_blocks
-          where pool_id = ${pool.id} and prefix_length <= ${prefix}
-          order by prefix_length desc, cidr limit 1`)
-      : await rows<{ cidr: string }>(db, sql`
-          select b.cidr::text as cidr
-          from generate_series(${pool.cidr.prefix}::int, ${prefix}::int) as k(len)
-          cross join lateral (
-            select cidr from ip_free_blocks where pool_id = ${pool.id} and prefix_length = k.len order by cidr limit 1
-          ) b
-          order by b.cidr limit 1`);
-  return found[0] ? parseCidrOrThrow(found[0].cidr) : undefined;
-}
-
-/** The free block containing `target` (one of its supernets inside the pool), if any. */
-async function findContainingBlock(db: DbOrTx, pool: LockedPool, target: Cidr): Promise<Cidr | undefined> {
-  const candidates: string[] = [];
-  for (let len = pool.cidr.prefix; len <= target.prefix; len++) {
-    const mask = ((1n << BigInt(len)) - 1n) << BigInt((pool.family === 4 ? 32 : 128) - len);
-    candidates.push(formatCidr(makeCidr(pool.family, target.network & mask, len)));
-  }
-  const found = await rows<{ cidr: string }>(db, sql`
-    select cidr::text as cidr from ip_free_blocks where pool_id = ${pool.id} and cidr = any(${pgArray(candidates)}::cidr[]) limit 1`);
-  return found[0] ? parseCidrOrThrow(found[0].cidr) : undefined;
-}
-
 /** What overlaps `target` in the pool, for an `Overlap` message that names it. */
-async function describeOverlap(db: DbOrTx, pool: LockedPool, target: Cidr): Promise<string> {
-  const [hit] = await rows<{ cidr: string; kind: string; claim: string | null; retained: string | null }>(db, sql`
-    select a.cidr::text as cidr, a.kind, c.name as claim, a.retained_name as retained
-    from ip_allocations a left join ip_claims c on c.id = a.claim_id
-    where a.pool_id = ${pool.id} and a.cidr && ${formatCidr(target)}::cidr limit 1`);
-  if (!hit) return `${formatCidr(target)} is not free in pool ${pool.name}`;
+export async function describeOverlap(db: DbOrTx, poolId: string, target: Cidr): Promise<string> {
+  const [hit] = await rows<{ cidr: string; kind: string; claim: string | null; retained: string | null; pool: string }>(db, sql`
+    select a.cidr::text as cidr, a.kind, c.name as claim, a.retained_name as retained, p.name as pool
+    from ip_pools p left join ip_allocations a on a.pool_id = p.id and a.cidr && ${formatCidr(target)}::cidr left join ip_claims c on c.id = a.claim_id
+    where p.id = ${poolId} limit 1`);
+  if (!hit?.cidr) return `${formatCidr(target)} is not free in pool ${hit?.pool ?? poolId}`;
   const owner = hit.claim ? `claim "${hit.claim}"` : hit.retained ? `retained allocation of "${hit.retained}"` : hit.kind.toLowerCase();
-  return `${formatCidr(target)} overlaps ${hit.cidr} (${owner}) in pool ${pool.name}`;
+  return `${formatCidr(target)} overlaps ${hit.cidr} (${owner}) in pool ${hit.pool}`;
 }
 
 export interface Allocation {
@@ -143,80 +111,52 @@ export interface Allocation {
 export type AllocationRequest = { prefixLength: number } | { cidr: Cidr };
 
 /**
- * Picks a block (by the pool's strategy, or the pinned CIDR), or returns undefined when the pool
- * has no room. Does not write: `commitAllocation` does.
+ * Allocates a block from a pool in one statement (the SQL function `ipam_allocate`, migration
+ * 0011): locks the pool row (until the caller's transaction ends), picks the block by the pool's
+ * strategy or takes the pinned CIDR, swaps the source free block for its remainder
+ * (`splitBlock`), inserts the allocation (the exclusion constraint checks it) and moves the pool's
+ * counters. Returns undefined when the pool has no room; a pinned CIDR that is outside the pool or
+ * not entirely free is `Overlap`, naming what is in the way.
  */
-export async function planAllocation(
+export async function allocate(
   db: DbOrTx,
-  pool: LockedPool,
+  poolId: string,
   request: AllocationRequest,
-): Promise<{ from: Cidr; allocated: Cidr } | undefined> {
-  if ('cidr' in request) {
-    if (!contains(pool.cidr, request.cidr)) {
-      throw new DomainError('Overlap', `${formatCidr(request.cidr)} is outside pool ${pool.name} (${formatCidr(pool.cidr)})`, 'address');
-    }
-    const from = await findContainingBlock(db, pool, request.cidr);
-    if (!from) throw new DomainError('Overlap', await describeOverlap(db, pool, request.cidr), 'address');
-    return { from, allocated: request.cidr };
-  }
-  const from = await findSourceBlock(db, pool, request.prefixLength, pool.strategy);
-  if (!from) return undefined;
-  return { from, allocated: makeCidr(pool.family, from.network, request.prefixLength) };
-}
-
-/**
- * Writes a planned allocation: swaps the source free block for its remainder, inserts the
- * allocation row (the exclusion constraint checks it), and moves the pool's counters.
- */
-export async function commitAllocation(
-  db: DbOrTx,
-  pool: LockedPool,
-  plan: { from: Cidr; allocated: Cidr },
   kind: AllocationKind,
   links: { claimId?: string | null; childPoolId?: string | null } = {},
-): Promise<Allocation> {
-  await db.execute(sql`delete from ip_free_blocks where pool_id = ${pool.id} and cidr = ${formatCidr(plan.from)}::cidr`);
-  await insertFreeBlocks(db, pool.id, splitBlock(plan.from, plan.allocated));
-  const size = cidrSize(plan.allocated);
-  let inserted: { id: string }[];
+): Promise<Allocation | undefined> {
+  const pinned = 'cidr' in request ? formatCidr(request.cidr) : null;
+  let found: { id: string | null; cidr: string | null; size: string | null } | undefined;
   try {
-    inserted = await rows<{ id: string }>(db, sql`
-      insert into ip_allocations (pool_id, project_id, network_id, cidr, kind, claim_id, child_pool_id, size)
-      values (${pool.id}, ${pool.projectId}, ${pool.networkId}, ${formatCidr(plan.allocated)}::cidr, ${kind},
-              ${links.claimId ?? null}, ${links.childPoolId ?? null}, ${size.toString()}::numeric)
-      returning id`);
+    [found] = await rows<{ id: string | null; cidr: string | null; size: string | null }>(db, sql`
+      select o_allocation_id as id, o_cidr::text as cidr, o_size::text as size
+      from ipam_allocate(${poolId}, ${'prefixLength' in request ? request.prefixLength : null}::int, ${pinned}::cidr, ${kind},
+                         ${links.claimId ?? null}::uuid, ${links.childPoolId ?? null}::uuid)`);
   } catch (e) {
-    if (pgCode(e) === '23P01') throw new DomainError('Overlap', await describeOverlap(db, pool, plan.allocated), 'address');
+    const { code, message } = pgError(e) ?? {};
+    if (code === 'MA001') throw new DomainError('Overlap', message!, 'address');
+    if ((code === 'MA002' || code === '23P01') && 'cidr' in request && !inTransaction(db)) {
+      throw new DomainError('Overlap', await describeOverlap(db, poolId, request.cidr), 'address');
+    }
+    if (code === 'MA002' || code === '23P01') throw new DomainError('Overlap', `${pinned ?? 'the block'} is not free`, 'address');
     throw e;
   }
-  await db.execute(sql`update ip_pools set allocated = allocated + ${size.toString()}::numeric, allocation_count = allocation_count + 1
-    where id = ${pool.id}`);
-  pool.allocated += size;
-  return { id: inserted[0].id, poolId: pool.id, cidr: plan.allocated, size };
+  if (!found?.id) return undefined;
+  return { id: found.id, poolId, cidr: parseCidrOrThrow(found.cidr!), size: BigInt(found.size!) };
+}
+
+/** Whether `db` is a transaction handle (after an error its statements fail until it ends). */
+function inTransaction(db: DbOrTx): boolean {
+  return 'rollback' in db;
 }
 
 /**
- * Releases an allocation of a locked pool: deletes the row, merges the block back into the free
- * list with its free buddies (so the list stays canonical), and moves the counters back.
+ * Releases an allocation in one statement (`ipam_release`): locks the pool row, deletes the
+ * allocation, merges the block back with its free buddies (`mergeFree`, so the free list stays
+ * canonical) and moves the counters back. Returns the released CIDR, or undefined when the
+ * allocation was already gone.
  */
-export async function releaseAllocation(db: DbOrTx, pool: LockedPool, allocationId: string): Promise<Cidr | undefined> {
-  const [deleted] = await rows<{ cidr: string; size: string }>(db, sql`
-    delete from ip_allocations where id = ${allocationId} and pool_id = ${pool.id} returning cidr::text as cidr, size::text as size`);
-  if (!deleted) return undefined;
-  const released = parseCidrOrThrow(deleted.cidr);
-  const chain = buddyChain(released, pool.cidr).map(formatCidr);
-  const free = new Set(
-    chain.length
-      ? (await rows<{ cidr: string }>(db, sql`select cidr::text as cidr from ip_free_blocks where pool_id = ${pool.id} and cidr = any(${pgArray(chain)}::cidr[])`)).map((r) => r.cidr)
-      : [],
-  );
-  const plan = mergeFree(released, (b) => free.has(formatCidr(b)), pool.cidr);
-  if (plan.remove.length) {
-    await db.execute(sql`delete from ip_free_blocks where pool_id = ${pool.id} and cidr = any(${pgArray(plan.remove.map(formatCidr))}::cidr[])`);
-  }
-  await insertFreeBlocks(db, pool.id, [plan.insert]);
-  await db.execute(sql`update ip_pools set allocated = allocated - ${deleted.size}::numeric, allocation_count = allocation_count - 1
-    where id = ${pool.id}`);
-  pool.allocated -= BigInt(deleted.size);
-  return released;
+export async function releaseAllocation(db: DbOrTx, poolId: string, allocationId: string): Promise<Cidr | undefined> {
+  const [r] = await rows<{ cidr: string | null }>(db, sql`select ipam_release(${poolId}, ${allocationId})::text as cidr`);
+  return r?.cidr ? parseCidrOrThrow(r.cidr) : undefined;
 }

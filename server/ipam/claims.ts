@@ -3,10 +3,18 @@ import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { ipAllocations, ipClaims, ipPools } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError, invalid, pgCode } from '@/server/errors';
+import { DomainError, invalid, pgCode, pgError } from '@/server/errors';
 import { enqueueJob } from '@/server/jobs/enqueue';
-import { decideAdmission, prepareIpClaimAdmission, recordDeniedClaim, releaseIpClaim } from '@/server/quota/admission';
-import { commitAllocation, lockPool, planAllocation, releaseAllocation, type LockedPool } from './allocator';
+import {
+  admissionArguments,
+  admissionOutcome,
+  prepareIpClaimAdmission,
+  recordDeniedClaim,
+  releaseIpClaim,
+  type PreparedAdmission,
+  type QuotaAdmitResult,
+} from '@/server/quota/admission';
+import { describeOverlap, releaseAllocation } from './allocator';
 import { familyBits, formatCidr, type Cidr, type Family } from './cidr';
 import { findNetwork, parseCidrField } from './networks';
 import type { ClaimCreateInput, ClaimListInput } from './schemas';
@@ -130,28 +138,57 @@ function resolveSpec(input: ClaimCreateInput): ResolvedSpec {
   return { family, prefixLength: pinned ? pinned.prefix : (input.prefixLength ?? null), pinned, spec, hash };
 }
 
-/** The pools a claim may come from: the named one, else the network's pools of the family, children first. */
-async function candidatePools(db: DbOrTx, networkId: string, input: ClaimCreateInput, spec: ResolvedSpec) {
-  const where: SQL[] = [eq(ipPools.networkId, networkId), eq(ipPools.family, spec.family), sql`${ipPools.kind} <> 'NodeBlock'`];
-  if (input.pool) where.push(eq(ipPools.name, input.pool));
-  if (spec.pinned) where.push(sql`${ipPools.cidr} >>= ${formatCidr(spec.pinned)}::cidr`);
-  const pools = await db
-    .select({ id: ipPools.id, name: ipPools.name, family: ipPools.family, min: ipPools.minPrefixLength, max: ipPools.maxPrefixLength, def: ipPools.defaultPrefixLength, parent: ipPools.parentPoolId, cidr: ipPools.cidr })
-    .from(ipPools)
-    .where(and(...where))
-    // Deepest (most specific) pools first, then by address: claims land in carved pools when they exist.
-    .orderBy(desc(sql`masklen(${ipPools.cidr})`), asc(ipPools.cidr));
-  if (pools.length === 0) {
-    if (input.pool) {
-      const [exists] = await db.select({ family: ipPools.family }).from(ipPools).where(and(eq(ipPools.networkId, networkId), eq(ipPools.name, input.pool)));
-      if (!exists) throw new DomainError('NotFound', `pool "${input.pool}" not found in network "${input.network}"`, 'pool');
-      if (spec.pinned) throw new DomainError('Overlap', `${formatCidr(spec.pinned)} is outside pool "${input.pool}"`, 'address');
-      throw invalid('family', `pool "${input.pool}" is IPv${exists.family}, the claim asks for IPv${spec.family}`);
-    }
-    if (spec.pinned) throw new DomainError('NoOfferingPool', `no pool of network "${input.network}" contains ${formatCidr(spec.pinned)}`, 'address');
-    throw new DomainError('NoOfferingPool', `network "${input.network}" has no IPv${spec.family} pool`, 'family');
+interface CandidatePool {
+  id: string;
+  name: string;
+  family: number;
+  min: number;
+  max: number;
+  def: number;
+}
+
+interface ClaimContext {
+  existing: { specHash: string; allocatedCidr: string } | null;
+  retained: { id: string; cidr: string; until: string | null } | null;
+  networkId: string | null;
+  pools: CandidatePool[];
+}
+
+/**
+ * Everything a create needs to know before it writes, in one query: a claim already holding the
+ * name, a retained allocation holding it, the network, and the pools the claim may come from (the
+ * named one, else the network's pools of the family; deepest first, then by address, so claims land
+ * in carved pools when they exist).
+ */
+async function claimContext(db: DbOrTx, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<ClaimContext> {
+  const [row] = (await db.execute(sql`
+    with net as (select id from networks where project_id = ${projectId} and name = ${input.network})
+    select
+      (select json_build_object('specHash', c.spec_hash, 'allocatedCidr', c.allocated_cidr::text)
+         from ip_claims c where c.project_id = ${projectId} and c.name = ${input.name}) as existing,
+      (select json_build_object('id', a.id, 'cidr', a.cidr::text, 'until', a.retained_until)
+         from ip_allocations a where a.project_id = ${projectId} and a.retained_name = ${input.name} limit 1) as retained,
+      (select id from net) as "networkId",
+      coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name, 'family', p.family, 'min', p.min_prefix_length,
+                                                  'max', p.max_prefix_length, 'def', p.default_prefix_length)
+                                order by masklen(p.cidr) desc, p.cidr)
+         from ip_pools p
+         where p.network_id = (select id from net) and p.family = ${spec.family} and p.kind <> 'NodeBlock'
+           ${input.pool ? sql`and p.name = ${input.pool}` : sql``}
+           ${spec.pinned ? sql`and p.cidr >>= ${formatCidr(spec.pinned)}::cidr` : sql``}), '[]'::json) as pools`)) as unknown as ClaimContext[];
+  return row;
+}
+
+/** Why no pool could take the claim: the pool named does not exist, has another family, or none offers it. */
+async function noCandidatePool(db: DbOrTx, networkId: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<never> {
+  if (input.pool) {
+    const [exists] = await db.select({ family: ipPools.family }).from(ipPools).where(and(eq(ipPools.networkId, networkId), eq(ipPools.name, input.pool)));
+    if (!exists) throw new DomainError('NotFound', `pool "${input.pool}" not found in network "${input.network}"`, 'pool');
+    if (spec.pinned) throw new DomainError('Overlap', `${formatCidr(spec.pinned)} is outside pool "${input.pool}"`, 'address');
+    throw invalid('family', `pool "${input.pool}" is IPv${exists.family}, the claim asks for IPv${spec.family}`);
   }
-  return pools;
+  if (spec.pinned) throw new DomainError('NoOfferingPool', `no pool of network "${input.network}" contains ${formatCidr(spec.pinned)}`, 'address');
+  throw new DomainError('NoOfferingPool', `network "${input.network}" has no IPv${spec.family} pool`, 'family');
 }
 
 export interface CreateClaimResult {
@@ -165,6 +202,11 @@ export interface CreateClaimResult {
  * returns the existing claim (`created: false`); another spec under the name is `ClaimExists`; a
  * name whose allocation is retained is `AllocationRetained`. With `dryRun`, the whole decision runs
  * and is rolled back: the result shows the block that would be chosen.
+ *
+ * Two round trips: one query reads the context (and, beside it, the quota policy is rendered), then
+ * one statement — the SQL function `ipam_claim_create` (migration 0011) — locks the pool, carves
+ * the block, writes the claim, its event and its quota claim, all or nothing. The pool's row lock
+ * is held only while that statement runs and commits.
  */
 export async function createClaim(db: Db, projectId: string, input: ClaimCreateInput, actor: Actor, options: { dryRun?: boolean } = {}): Promise<CreateClaimResult> {
   const spec = resolveSpec(input);
@@ -173,104 +215,112 @@ export async function createClaim(db: Db, projectId: string, input: ClaimCreateI
       return await createClaimOnce(db, projectId, input, spec, actor, options.dryRun ?? false);
     } catch (e) {
       // Lost a race for the name: the winner's claim decides (idempotent replay or ClaimExists).
-      if (e instanceof DryRunRollback) return e.result;
       if (pgCode(e) === '23505' && attempt < 2) continue;
-      // A quota denial rolled everything back; its claim-log row is written now (see recordDeniedClaim).
+      // A quota denial undid everything; its claim-log row is written now (see recordDeniedClaim).
       if (!options.dryRun) await recordDeniedClaim(db, e);
       throw e;
     }
   }
 }
 
-class DryRunRollback extends Error {
-  constructor(readonly result: CreateClaimResult) {
-    super('dry run');
+async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec, actor: Actor, dryRun: boolean): Promise<CreateClaimResult> {
+  // Quota, step 1 (no lock): render and validate the claim from the IPClaim policy, beside the read.
+  const [context, quota] = await Promise.allSettled([
+    claimContext(db, projectId, input, spec),
+    prepareIpClaimAdmission(db, projectId, { name: input.name, spec: spec.spec, labels: input.labels }, actor),
+  ]);
+  if (context.status === 'rejected') throw context.reason;
+  const { existing, retained, networkId, pools } = context.value;
+  if (existing) {
+    if (existing.specHash === spec.hash) return { claim: await getClaim(db, projectId, input.name), created: false };
+    throw new DomainError('ClaimExists', `ipclaim "${input.name}" already exists with a different spec (bound to ${existing.allocatedCidr})`, 'name');
   }
+  if (retained) {
+    throw new DomainError(
+      'AllocationRetained',
+      `the name "${input.name}" is held by retained allocation ${retained.id} (${retained.cidr}) until ${retained.until ? new Date(retained.until).toISOString() : 'released'}; release it or choose another name`,
+      'name',
+      { allocationId: retained.id, cidr: retained.cidr },
+    );
+  }
+  if (!networkId) throw new DomainError('NotFound', `network "${input.network}" not found`, 'network');
+  if (pools.length === 0) return noCandidatePool(db, networkId, input, spec);
+  if (quota.status === 'rejected') throw quota.reason;
+
+  let rejected: string | null = null;
+  const candidates: { pool: string; name: string; prefix: number }[] = [];
+  for (const pool of pools) {
+    const prefix = spec.prefixLength ?? pool.def;
+    if (prefix < pool.min || prefix > pool.max) rejected ??= `/${prefix} is outside pool ${pool.name}'s rules (/${pool.min}–/${pool.max})`;
+    else candidates.push({ pool: pool.id, name: pool.name, prefix });
+  }
+  if (candidates.length === 0) throw new DomainError('PrefixLengthRejected', rejected ?? 'no pool accepts this prefix length', 'prefixLength');
+
+  const args = {
+    project: projectId,
+    network: networkId,
+    networkName: input.network,
+    name: input.name,
+    family: spec.family,
+    pinned: spec.pinned ? formatCidr(spec.pinned) : null,
+    candidates,
+    reclaimPolicy: input.reclaimPolicy,
+    retentionSeconds: input.retentionSeconds ?? 604800,
+    ownerRef: input.ownerRef ?? null,
+    labels: input.labels ?? {},
+    specHash: spec.hash,
+    actor: { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label },
+    quota: admissionArguments(quota.value),
+    dryRun,
+  };
+  let result: CreatedRow | { exhausted: true };
+  try {
+    [{ result }] = (await db.execute(sql`select ipam_claim_create(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: CreatedRow | { exhausted: true } }[];
+  } catch (e) {
+    const { code, detail } = pgError(e) ?? {};
+    if (code === 'MD001') result = JSON.parse(detail!) as CreatedRow;
+    else if (code === 'MQ001' || code === 'MQ002') {
+      const index = Number(detail ?? 0);
+      await admissionOutcome(db, quota.value as PreparedAdmission & { managed: true }, code === 'MQ002' ? { granted: false, nameTaken: true } : { granted: false, index });
+      throw e;
+    } else if ((code === 'MA002' || code === '23P01') && spec.pinned) {
+      throw new DomainError('Overlap', await describeOverlap(db, candidates[0].pool, spec.pinned), 'address');
+    } else throw e;
+  }
+  if ('exhausted' in result) {
+    throw new DomainError('Exhausted', `no free ${spec.pinned ? formatCidr(spec.pinned) : `/${spec.prefixLength ?? pools[0].def}`} in network "${input.network}" (IPv${spec.family})`, 'prefixLength');
+  }
+  if (result.quota) await admissionOutcome(db, quota.value as PreparedAdmission & { managed: true }, result.quota);
+  const claim: ClaimView = {
+    id: result.id,
+    name: input.name,
+    network: input.network,
+    pool: result.pool,
+    family: spec.family,
+    prefixLength: result.prefixLength,
+    requestedCidr: args.pinned,
+    reclaimPolicy: input.reclaimPolicy,
+    retentionSeconds: args.retentionSeconds,
+    ownerRef: args.ownerRef,
+    labels: args.labels,
+    phase: 'Bound',
+    allocatedCidr: result.allocatedCidr,
+    allocationId: result.allocationId,
+    createdBy: actor.label,
+    createdAt: new Date(result.createdAt),
+  };
+  return { claim, created: !dryRun };
 }
 
-async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec, actor: Actor, dryRun: boolean): Promise<CreateClaimResult> {
-  return db.transaction(async (tx) => {
-    const existing = await findClaim(tx, projectId, input.name);
-    if (existing) {
-      if (existing.specHash === spec.hash) return { claim: toView(existing), created: false };
-      throw new DomainError('ClaimExists', `ipclaim "${input.name}" already exists with a different spec (bound to ${existing.allocatedCidr})`, 'name');
-    }
-    const [retained] = await tx
-      .select({ id: ipAllocations.id, cidr: ipAllocations.cidr, until: ipAllocations.retainedUntil })
-      .from(ipAllocations)
-      .where(and(eq(ipAllocations.projectId, projectId), eq(ipAllocations.retainedName, input.name)));
-    if (retained) {
-      throw new DomainError(
-        'AllocationRetained',
-        `the name "${input.name}" is held by retained allocation ${retained.id} (${retained.cidr}) until ${retained.until?.toISOString() ?? 'released'}; release it or choose another name`,
-        'name',
-        { allocationId: retained.id, cidr: retained.cidr },
-      );
-    }
-    const network = await findNetwork(tx, projectId, input.network);
-    const pools = await candidatePools(tx, network.id, input, spec);
-    // Quota, step 1 (no lock): render and validate the claim from the IPClaim policy.
-    const quota = await prepareIpClaimAdmission(tx, projectId, { name: input.name, spec: spec.spec, labels: input.labels }, actor);
-
-    let rejected: string | null = null;
-    let exhausted = false;
-    for (const candidate of pools) {
-      const prefixLength = spec.prefixLength ?? candidate.def;
-      if (prefixLength < candidate.min || prefixLength > candidate.max) {
-        rejected ??= `/${prefixLength} is outside pool ${candidate.name}'s rules (/${candidate.min}–/${candidate.max})`;
-        continue;
-      }
-      const pool = (await lockPool(tx, candidate.id)) as LockedPool;
-      const plan = await planAllocation(tx, pool, spec.pinned ? { cidr: spec.pinned } : { prefixLength });
-      if (!plan) {
-        exhausted = true;
-        continue;
-      }
-      const allocation = await commitAllocation(tx, pool, plan, 'Claim');
-      const [row] = await tx
-        .insert(ipClaims)
-        .values({
-          projectId,
-          networkId: network.id,
-          poolId: pool.id,
-          name: input.name,
-          family: spec.family,
-          prefixLength: plan.allocated.prefix,
-          requestedCidr: spec.pinned ? formatCidr(spec.pinned) : null,
-          reclaimPolicy: input.reclaimPolicy,
-          retentionSeconds: input.retentionSeconds ?? 604800,
-          ownerRef: input.ownerRef ?? null,
-          labels: input.labels ?? {},
-          specHash: spec.hash,
-          allocationId: allocation.id,
-          allocatedCidr: formatCidr(allocation.cidr),
-          createdBy: actor.label,
-        })
-        .returning({ id: ipClaims.id });
-      await tx.update(ipAllocations).set({ claimId: row.id }).where(eq(ipAllocations.id, allocation.id));
-      await recordEvent(tx, {
-        actor,
-        projectId,
-        action: 'ipclaim.create',
-        objectType: 'ipclaim',
-        objectId: row.id,
-        objectName: input.name,
-        after: { network: input.network, pool: pool.name, allocatedCidr: formatCidr(allocation.cidr) },
-      });
-      // Quota, step 2: decided in this transaction as its last write, so the project's bucket row is
-      // locked only until COMMIT. A denial throws and rolls the whole create back; nothing is stored
-      // (dry runs evaluate quota the same way and always roll back). Sent together with the read
-      // of the result (one pipelined round trip on the transaction's connection, not two).
-      const [found] = await Promise.all([findClaim(tx, projectId, input.name), decideAdmission(tx, quota, { uid: row.id })]);
-      const claim = toView(found!);
-      if (dryRun) throw new DryRunRollback({ claim, created: false });
-      return { claim, created: true };
-    }
-    if (exhausted) {
-      throw new DomainError('Exhausted', `no free ${spec.pinned ? formatCidr(spec.pinned) : `/${spec.prefixLength ?? pools[0].def}`} in network "${input.network}" (IPv${spec.family})`, 'prefixLength');
-    }
-    throw new DomainError('PrefixLengthRejected', rejected ?? 'no pool accepts this prefix length', 'prefixLength');
-  });
+/** What `ipam_claim_create` returns for a bound claim. */
+interface CreatedRow {
+  id: string;
+  pool: string;
+  allocationId: string;
+  allocatedCidr: string;
+  prefixLength: number;
+  createdAt: string;
+  quota: QuotaAdmitResult | null;
 }
 
 /**
@@ -286,14 +336,13 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
       .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.name, name)))
       .for('update');
     if (!claim) throw new DomainError('NotFound', `ipclaim "${name}" not found`, 'name');
-    const pool = (await lockPool(tx, claim.poolId))!;
     let retainedUntil: Date | null = null;
     if (claim.policy === 'Retain') {
       retainedUntil = new Date(Date.now() + claim.retention * 1000);
       await tx.update(ipAllocations).set({ claimId: null, retainedName: name, retainedUntil }).where(eq(ipAllocations.id, claim.allocationId));
       await enqueueJob(tx, 'ipallocation__expire', { allocationId: claim.allocationId }, { jobKey: `ipallocation:${claim.allocationId}`, runAt: retainedUntil });
     } else {
-      await releaseAllocation(tx, pool, claim.allocationId);
+      await releaseAllocation(tx, claim.poolId, claim.allocationId);
     }
     await tx.delete(ipClaims).where(eq(ipClaims.id, claim.id));
     await recordEvent(tx, {
@@ -324,8 +373,7 @@ export async function releaseRetainedAllocation(db: Db, allocationId: string, ac
       .where(and(eq(ipAllocations.id, allocationId), sql`${ipAllocations.retainedName} is not null`));
     if (!alloc || (options.projectId && alloc.projectId !== options.projectId)) return false;
     if (options.onlyIfExpired && alloc.until && alloc.until.getTime() > Date.now()) return false;
-    const pool = (await lockPool(tx, alloc.poolId))!;
-    const released = await releaseAllocation(tx, pool, alloc.id);
+    const released = await releaseAllocation(tx, alloc.poolId, alloc.id);
     if (!released) return false;
     await recordEvent(tx, {
       actor,

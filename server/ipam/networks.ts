@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { ipPools, networks } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
-import { commitAllocation, initializePool, lockPool, planAllocation } from './allocator';
+import { allocate, initializePool, lockPool } from './allocator';
 import { reservationProblem } from './blocks';
 import { cidrSize, familyBits, familyName, formatCidr, overlaps, parseCidr, type Cidr, type Family } from './cidr';
 import type { NetworkCreateInput, PoolCreateInput } from './schemas';
@@ -43,13 +44,14 @@ export function resolveRules(cidr: Cidr, rules: Rules, field: string) {
 
 async function insertPool(
   tx: DbOrTx,
-  values: { projectId: string; networkId: string; parentPoolId: string | null; name: string; kind: string; cidr: Cidr },
+  values: { id?: string; projectId: string; networkId: string; parentPoolId: string | null; name: string; kind: string; cidr: Cidr },
   rules: ReturnType<typeof resolveRules>,
 ) {
   const capacity = cidrSize(values.cidr) - rules.leading - rules.trailing;
   const [pool] = await tx
     .insert(ipPools)
     .values({
+      ...(values.id ? { id: values.id } : {}),
       projectId: values.projectId,
       networkId: values.networkId,
       parentPoolId: values.parentPoolId,
@@ -156,13 +158,14 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
       if (len < parent.minPrefixLength || len > parent.maxPrefixLength) {
         throw new DomainError('PrefixLengthRejected', `/${len} is outside pool ${parent.name}'s rules (/${parent.minPrefixLength}–/${parent.maxPrefixLength})`, 'prefixLength');
       }
-      const plan = await planAllocation(tx, parent, request);
-      if (!plan) throw new DomainError('Exhausted', `pool ${parent.name} has no free /${len}`, 'prefixLength');
-      const rules = resolveRules(plan.allocated, input, 'pool');
-      const childId = await insertPool(tx, { projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: plan.allocated }, rules);
-      await commitAllocation(tx, parent, plan, 'PoolCarve', { childPoolId: childId });
-      await recordEvent(tx, { actor, projectId, action: 'pool.create', objectType: 'pool', objectId: childId, objectName: input.name, after: { parent: parent.name, cidr: formatCidr(plan.allocated) } });
-      return { id: childId, name: input.name, cidr: formatCidr(plan.allocated) };
+      // The child's id is chosen first so the carve (taken under the parent's lock) can name it.
+      const childId = randomUUID();
+      const carve = await allocate(tx, parent.id, request, 'PoolCarve', { childPoolId: childId });
+      if (!carve) throw new DomainError('Exhausted', `pool ${parent.name} has no free /${len}`, 'prefixLength');
+      const rules = resolveRules(carve.cidr, input, 'pool');
+      await insertPool(tx, { id: childId, projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: carve.cidr }, rules);
+      await recordEvent(tx, { actor, projectId, action: 'pool.create', objectType: 'pool', objectId: childId, objectName: input.name, after: { parent: parent.name, cidr: formatCidr(carve.cidr) } });
+      return { id: childId, name: input.name, cidr: formatCidr(carve.cidr) };
     });
   } catch (e) {
     if (pgCode(e) === '23505') throw new DomainError('Conflict', `pool "${input.name}" already exists in network "${input.network}"`, 'name');

@@ -17,15 +17,15 @@ import { userOf } from './grants';
  *     one query: the kind's ClaimCreationPolicy + the registrations of the types it requests;
  *     CEL: constraints (false → not quota-managed), claim name, amounts; validation
  *     (ValidationFailed → denied before any work is done)
- *   decideAdmission(tx, …)    the object's last write before COMMIT
- *     per requested type (sorted, so two multi-type claims lock buckets in one order):
+ *   decideAdmission(tx, …)    the object's last write before COMMIT: one call of the SQL function
+ *     quota_admit (migration 0011), which per requested type (sorted, so two multi-type claims lock
+ *     buckets in one order) runs
  *       update allowance_buckets
  *          set allocated = allocated + $n, claim_count = claim_count + 1
  *        where project_id = $p and resource_type = $t and allocated + $n <= "limit"
- *       returning "limit", allocated
- *     and the Granted resource_claims row — for a one-type claim (every seeded policy) both in one
- *     statement (a data-modifying CTE). No row → denied: QuotaExceeded is thrown, the caller's
- *     transaction rolls back, nothing is stored.
+ *     and then writes the Granted resource_claims row. A type without room → denied: QuotaExceeded
+ *     is thrown, the caller's transaction rolls back, nothing is stored. (IP claims are created in
+ *     one statement, ipam_claim_create, which calls quota_admit itself.)
  *   release(tx, …)            in the transaction that deletes the object: one statement marks the
  *     live claim released and gives its amounts back.
  *
@@ -265,86 +265,51 @@ export async function decideAdmission(tx: DbOrTx, prepared: PreparedAdmission, o
   const { name, requests, policyName } = prepared;
   // The object's uid is known by now when it was inserted earlier in this transaction.
   const req = object.uid ? { ...prepared.req, uid: object.uid } : prepared.req;
-  const denial = (reason: DeniedClaimRecord['reason'], message: string, allocations: QuotaAllocationStatus[]) => denialRecord(req, policyName, name, requests, reason, message, allocations);
-
-  if (requests.length === 1) {
-    // The common case in one round trip: the conditional update and the claim row together.
-    const [r] = requests;
-    const [row] = await rows<{ limit: number; allocated: number; id: string | null }>(
-      tx,
-      sql`with bucket as (
-            update allowance_buckets set allocated = allocated + ${r.amount}, claim_count = claim_count + 1, updated_at = now()
-            where project_id = ${req.projectId} and resource_type = ${r.resourceType} and allocated + ${r.amount} <= "limit"
-            returning "limit", allocated
-          ), status as (
-            select 'granted ' || ${r.amount}::bigint || ' ' || ${r.resourceType}::text || ' (allocated ' || allocated || ' of ' || "limit" || ')' as message from bucket
-          ), claim as (
-            insert into resource_claims (project_id, name, requests, status, reason, message, allocations, ref_kind, ref_name, ref_uid, policy_name, created_by)
-            select ${req.projectId}, ${name}, ${JSON.stringify(requests)}::jsonb, 'Granted', 'QuotaAvailable', status.message,
-                   jsonb_build_array(jsonb_build_object('resourceType', ${r.resourceType}::text, 'amount', ${r.amount}::bigint, 'status', 'Granted', 'reason', 'QuotaAvailable', 'message', status.message)),
-                   ${req.kind}, ${req.name}, ${req.uid ?? null}, ${policyName}, ${req.actor.label}
-            from status
-            -- A live claim of another object holding the rendered name: the policy's template is not
-            -- unique per object. (A concurrent create of the same object hits the unique index instead,
-            -- 23505, which the caller treats as a lost race and replays.)
-            where not exists (
-              select 1 from resource_claims c
-              where c.project_id = ${req.projectId} and c.name = ${name} and c.status = 'Granted' and c.released_at is null
-                and (c.ref_kind, c.ref_name) is distinct from (${req.kind}, ${req.name}))
-            returning id
-          )
-          select "limit"::float8 as "limit", allocated::float8 as allocated, (select id from claim) as id from bucket`,
-    );
-    if (row) {
-      if (!row.id) {
-        count('policy_failed');
-        throw nameTaken(policyName, name);
-      }
-      count('granted');
-      return { managed: true, claim: { id: row.id, name, requests, buckets: [{ resourceType: r.resourceType, limit: row.limit, allocated: row.allocated, available: Math.max(0, row.limit - row.allocated) }] } };
-    }
-    return deny(tx, req, name, requests, 0, denial);
-  }
-
-  const granted: AdmittedClaim['buckets'] = [];
-  for (const [i, r] of requests.entries()) {
-    const [bucket] = await rows<{ limit: number; allocated: number }>(
-      tx,
-      sql`update allowance_buckets set allocated = allocated + ${r.amount}, claim_count = claim_count + 1, updated_at = now()
-          where project_id = ${req.projectId} and resource_type = ${r.resourceType} and allocated + ${r.amount} <= "limit"
-          returning "limit"::float8 as "limit", allocated::float8 as allocated`,
-    );
-    if (bucket) {
-      granted.push({ resourceType: r.resourceType, limit: bucket.limit, allocated: bucket.allocated, available: Math.max(0, bucket.limit - bucket.allocated) });
-      continue;
-    }
-    return deny(tx, req, name, requests, i, denial);
-  }
-
-  const allocations: QuotaAllocationStatus[] = requests.map((r, i) => ({
-    ...r,
-    status: 'Granted',
-    reason: 'QuotaAvailable',
-    message: `granted ${r.amount} ${r.resourceType} (allocated ${granted[i].allocated} of ${granted[i].limit})`,
-  }));
-  // Refused (no row) when another object's live claim holds the name, as in the one-type case.
-  const [claim] = await rows<{ id: string }>(
+  const [{ result }] = await rows<{ result: QuotaAdmitResult }>(
     tx,
-    sql`insert into resource_claims (project_id, name, requests, status, reason, message, allocations, ref_kind, ref_name, ref_uid, policy_name, created_by)
-        select ${req.projectId}, ${name}, ${JSON.stringify(requests)}::jsonb, 'Granted', 'QuotaAvailable', ${allocations.map((a) => a.message).join('; ')},
-               ${JSON.stringify(allocations)}::jsonb, ${req.kind}, ${req.name}, ${req.uid ?? null}, ${policyName}, ${req.actor.label}
-        where not exists (
-          select 1 from resource_claims c
-          where c.project_id = ${req.projectId} and c.name = ${name} and c.status = 'Granted' and c.released_at is null
-            and (c.ref_kind, c.ref_name) is distinct from (${req.kind}, ${req.name}))
-        returning id`,
+    sql`select quota_admit(${req.projectId}, ${name}, ${JSON.stringify(requests)}::jsonb, ${req.kind}, ${req.name}, ${req.uid ?? null},
+                           ${policyName}, ${req.actor.label}) as result`,
   );
-  if (!claim) {
+  return admissionOutcome(tx, { ...prepared, req }, result);
+}
+
+/** What the SQL function `quota_admit` (migration 0011) returns. */
+export type QuotaAdmitResult =
+  | { granted: true; id: string; buckets: { resourceType: string; limit: string | number; allocated: string | number }[] }
+  | { granted: false; index: number }
+  | { granted: false; nameTaken: true };
+
+/**
+ * The quota arguments of a create done in one SQL statement (`ipam_claim_create` calls
+ * `quota_admit` itself, as its last write): null when the object is not quota-managed.
+ */
+export function admissionArguments(prepared: PreparedAdmission) {
+  if (!prepared.managed) return null;
+  return { name: prepared.name, requests: prepared.requests, policy: prepared.policyName };
+}
+
+/**
+ * Turns `quota_admit`'s result into the admission, or throws: `QuotaDenied` (QuotaExceeded, with the
+ * books read for "requested X, available Y, limit Z") or PolicyFailed when the rendered name is held
+ * by another object's live claim. The caller's transaction (or statement) must be rolled back on a throw.
+ */
+export async function admissionOutcome(db: DbOrTx, prepared: PreparedAdmission & { managed: true }, result: QuotaAdmitResult): Promise<Admission> {
+  const { req, name, requests, policyName } = prepared;
+  if (result.granted) {
+    count('granted');
+    const buckets = result.buckets.map((b) => {
+      const limit = Number(b.limit);
+      const allocated = Number(b.allocated);
+      return { resourceType: b.resourceType, limit, allocated, available: Math.max(0, limit - allocated) };
+    });
+    return { managed: true, claim: { id: result.id, name, requests, buckets } };
+  }
+  if ('nameTaken' in result) {
     count('policy_failed');
     throw nameTaken(policyName, name);
   }
-  count('granted');
-  return { managed: true, claim: { id: claim.id, name, requests, buckets: granted } };
+  const denial = (reason: DeniedClaimRecord['reason'], message: string, allocations: QuotaAllocationStatus[]) => denialRecord(req, policyName, name, requests, reason, message, allocations);
+  return deny(db, req, name, requests, result.index, denial);
 }
 
 /** Builds the denial for request `i` (the first whose bucket had no room) and throws it. */
