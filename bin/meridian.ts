@@ -18,8 +18,8 @@ import { dataDir, env } from '../server/env';
 import { isDomainError } from '../server/errors';
 import { addMembership } from '../server/tenancy/projects';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
-import { createApiToken, listApiTokens, revokeApiToken } from '../server/tenancy/tokens';
-import { createUser } from '../server/tenancy/users';
+import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '../server/tenancy/tokens';
+import { createUser, findUserByEmail } from '../server/tenancy/users';
 import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
@@ -34,8 +34,11 @@ const usage = `usage: npm run meridian -- <command> [options]
               [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
   token create --project SLUG [--cluster NAME] [--name NAME] [--read-only]
                                             prints the new token alone on stdout
-  token list --project SLUG
-  token revoke --project SLUG (--id ID | --prefix PREFIX)
+  token create --operator --user EMAIL [--name NAME]
+                                            an operator token acting for EMAIL (a platform operator);
+                                            prints the new token alone on stdout
+  token list (--project SLUG | --operator)
+  token revoke (--project SLUG | --operator) (--id ID | --prefix PREFIX)
 `;
 
 const err = (line: string) => process.stderr.write(line + '\n');
@@ -62,6 +65,8 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
       'project-role': { type: 'string' },
       cluster: { type: 'string' },
       'read-only': { type: 'boolean' },
+      operator: { type: 'boolean' },
+      user: { type: 'string' },
       id: { type: 'string' },
       prefix: { type: 'string' },
     },
@@ -104,6 +109,36 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
     });
     process.stdout.write(`${user.id}\n`);
     return 0;
+  }
+  if (group === 'token' && values.operator) {
+    if (values.project || values.cluster || values['read-only']) throw new Error('--operator tokens have no --project, --cluster or --read-only');
+    if (verb === 'create') {
+      const email = need('user');
+      const user = await findUserByEmail(db, email);
+      if (!user) throw new Error(`user "${email}" not found`);
+      const token = await db.transaction((tx) => createOperatorToken(tx, { userId: user.id, name: values.name ?? 'cli-operator' }, actor));
+      process.stdout.write(`${token.secret}\n`);
+      err(`operator token ${token.id} (${token.prefix}…) created, acting for ${token.user}`);
+      return 0;
+    }
+    if (verb === 'list') {
+      for (const t of await listOperatorTokens(db)) {
+        process.stdout.write(`${t.id}\t${t.prefix}\t${t.name}\t${t.user}\t${t.revokedAt ? 'revoked' : 'active'}\t${t.lastUsedAt?.toISOString() ?? 'never used'}\n`);
+      }
+      return 0;
+    }
+    if (verb === 'revoke') {
+      let id = values.id;
+      if (!id && values.prefix) {
+        const rows = await db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.kind, 'operator'), like(apiTokens.prefix, `${values.prefix}%`)));
+        if (rows.length !== 1) throw new Error(`--prefix matches ${rows.length} operator tokens; use --id`);
+        id = rows[0].id;
+      }
+      if (!id) throw new Error('--id or --prefix is required');
+      await db.transaction((tx) => revokeOperatorToken(tx, id, actor));
+      err(`operator token ${id} revoked`);
+      return 0;
+    }
   }
   if (group === 'token' && verb === 'create') {
     const slug = need('project');
