@@ -8,7 +8,8 @@ import { makeUser } from './fixtures';
 const run = promisify(execFile);
 const cli = (args: string[]) =>
   run(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', ...args], { env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, encoding: 'utf8' });
-const failure = (e: unknown) => e as { code: number; stderr: string };
+type Failure = { code: number; stderr: string };
+const failure = (e: unknown): Failure => e as Failure;
 
 test('the admin CLI issues operator tokens only for operators (token alone on stdout), lists and revokes them', async () => {
   const { db } = testDb();
@@ -21,10 +22,10 @@ test('the admin CLI issues operator tokens only for operators (token alone on st
   expect(created.stdout.split('\n').filter(Boolean)).toHaveLength(1);
   expect(await verifyApiToken(db, secret)).toMatchObject({ kind: 'operator', userId: operator.id, tokenName: 'ci-quota' });
 
-  const refused = await cli(['token', 'create', '--operator', '--user', tenant.email]).catch(failure);
+  const refused = (await cli(['token', 'create', '--operator', '--user', tenant.email]).catch(failure)) as Failure;
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('is not an active platform operator');
-  const mixed = await cli(['token', 'create', '--operator', '--user', operator.email, '--project', 'x']).catch(failure);
+  const mixed = (await cli(['token', 'create', '--operator', '--user', operator.email, '--project', 'x']).catch(failure)) as Failure;
   expect(mixed.code).toBe(1);
 
   const listed = await cli(['token', 'list', '--operator']);
