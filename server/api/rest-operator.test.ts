@@ -35,6 +35,7 @@ import { locations, machineCapacity, machineClasses, machineProfiles, serviceAva
 import { users } from '@/db/schema';
 import { systemActor } from '@/server/audit/events';
 import { createApiToken, createOperatorToken, revokeOperatorToken, verifyApiToken } from '@/server/tenancy/tokens';
+import { createCaller } from '@/server/trpc/root';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 
@@ -101,6 +102,27 @@ describe('operator tokens', () => {
     // The database refuses an operator token bound to a project (kind and scope are tied).
     const { project } = await makeProject(db);
     await expect(db.execute(sql`update api_tokens set project_id = ${project.id} where id = ${token.id}`)).rejects.toThrow();
+  });
+
+  test('the console issues them for the signed-in operator; every operator sees and may revoke them; project tokens are not theirs to revoke', async () => {
+    const { db } = testDb();
+    const alice = await makeUser(db, { platformRoles: ['operator'] });
+    const bob = await makeUser(db, { platformRoles: ['operator'] });
+    const asAlice = createCaller({ db, session: { user: alice } });
+    const created = await asAlice.tokens.operator.create({ name: 'alice-bot' });
+    expect(await verifyApiToken(db, created.secret)).toMatchObject({ kind: 'operator', userId: alice.id });
+    const listed = await createCaller({ db, session: { user: bob } }).tokens.operator.list();
+    const row = listed.find((t) => t.id === created.id)!;
+    expect(row).toMatchObject({ name: 'alice-bot', user: alice.email, revokedAt: null });
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+    await expect(asAlice.tokens.operator.create({ name: '  ' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+
+    const { project } = await makeProject(db);
+    const projectToken = await createApiToken(db, { projectId: project.id, name: 'p' }, actor);
+    await expect(asAlice.tokens.operator.revoke({ id: projectToken.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await verifyApiToken(db, projectToken.secret)).toMatchObject({ kind: 'project' });
+    await createCaller({ db, session: { user: bob } }).tokens.operator.revoke({ id: created.id });
+    expect(await verifyApiToken(db, created.secret)).toBeUndefined();
   });
 
   test('an operator token acts on operator routes only: project routes refuse it', async () => {
