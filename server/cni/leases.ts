@@ -135,8 +135,15 @@ async function allocatePodAddress(tx: DbOrTx, cluster: ClusterRef, node: string,
  * key race on the unique attachment index; the loser retries and finds the winner's lease.
  */
 export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[]> {
+  let needsBlock = false;
   for (let attempt = 0; ; attempt++) {
     try {
+      // The common case — the node's blocks have room, or the lease exists — is one statement.
+      if (!needsBlock) {
+        const fast = await addLeaseInOneStatement(db, cluster, input, actor);
+        if (fast) return fast;
+        needsBlock = true;
+      }
       return await db.transaction(async (tx) => {
         const families = await networkFamilies(tx, cluster.networkId);
         if (families.length === 0) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
@@ -181,6 +188,36 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
       throw e;
     }
   }
+}
+
+/**
+ * The ADD as one statement (`cni_lease_add`, migration 0012); undefined when a family needs a new
+ * node block, which only the transaction in `addLease` carves (the statement changed nothing then).
+ */
+async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[] | undefined> {
+  const args = {
+    cluster: cluster.id,
+    project: cluster.projectId,
+    network: cluster.networkId,
+    cniNetwork: input.cniNetwork,
+    containerId: input.containerId,
+    ifname: input.ifname,
+    node: input.node,
+    podNamespace: input.podNamespace ?? null,
+    podName: input.podName ?? null,
+    pod: input.podName ? `${input.podNamespace ?? ''}/${input.podName}` : null,
+    objectName: `${cluster.name}/${input.containerId.slice(0, 12)}/${input.ifname}`,
+    actor: { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label },
+  };
+  let result: { addresses: { family: number; address: string; block: string }[] } | { noPools: true };
+  try {
+    [{ result }] = await rows<{ result: typeof result }>(db, sql`select cni_lease_add(${JSON.stringify(args)}::jsonb) as result`);
+  } catch (e) {
+    if (pgCode(e) === 'MC001') return undefined;
+    throw e;
+  }
+  if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
+  return result.addresses.map((a) => leaseAddress(a.address, a.block)).sort((a, b) => a.family - b.family);
 }
 
 type LeaseSelector = { key: LeaseKey } | { all: true } | { ids: string[] };
