@@ -6,6 +6,7 @@ import { env, oidcEnabled } from '@/server/env';
 import { log, logError } from '@/server/observability/log';
 import { systemActor } from '@/server/audit/events';
 import { authenticate, createUser, findUserByEmail } from '@/server/tenancy/users';
+import { secureCookies } from './cookies';
 
 class InvalidCredentials extends CredentialsSignin {
   code = 'invalid';
@@ -37,7 +38,7 @@ function config(): NextAuthConfig {
     secret: process.env.AUTH_SECRET,
     session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
     pages: { signIn: '/sign-in' },
-    useSecureCookies: (process.env.AUTH_URL ?? '').startsWith('https://'),
+    useSecureCookies: secureCookies(process.env.AUTH_URL),
     providers: [
       Credentials({
         credentials: { email: { label: 'Email' }, password: { label: 'Password', type: 'password' } },
