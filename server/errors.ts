@@ -26,6 +26,7 @@ export const errorCodes = [
   'NoCapacity',
   'InvalidTransition',
   'CheckMismatch',
+  'ProjectDeleting',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
@@ -67,6 +68,18 @@ export function pgError(e: unknown): { code: string; message: string; constraint
       };
     }
   }
+  return undefined;
+}
+
+/**
+ * Errors the database raises on purpose, as the domain errors they are, wherever they surface (the
+ * adapters call this before mapping): 'MP001' is the guard refusing new objects in a project being
+ * deleted (migration 0014), whichever insert — or SQL function — ran into it.
+ */
+export function asDomainError(e: unknown): DomainError | undefined {
+  if (isDomainError(e)) return e;
+  const pg = pgError(e);
+  if (pg?.code === 'MP001') return new DomainError('ProjectDeleting', pg.message, 'project', pg.detail ? { project: pg.detail } : undefined);
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** Membership roles, ordered from least to most privileged (see `roleRank`). */
 export const memberRole = pgEnum('member_role', ['viewer', 'editor', 'owner']);
@@ -13,14 +13,66 @@ export const organizations = pgTable('organizations', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** The tenant boundary: every tenant row carries a project id. Slugs are globally unique. */
-export const projects = pgTable('projects', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  organizationId: uuid('organization_id').notNull().references(() => organizations.id),
-  slug: text('slug').notNull().unique(),
-  name: text('name').notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+/**
+ * The tenant boundary: every tenant row carries a project id. Slugs are globally unique.
+ *
+ * `phase` is `Active`, or `Deleting` from the moment an owner or operator asks for deletion: reads
+ * still work, creates are refused (a trigger, see migration 0014), and the `project__delete` job
+ * releases everything. When nothing is left the row is deleted (the audit log keeps its history:
+ * `events.project_id` has no foreign key).
+ */
+export const projects = pgTable(
+  'projects',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id').notNull().references(() => organizations.id),
+    slug: text('slug').notNull().unique(),
+    name: text('name').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    phase: text('phase').notNull().default('Active'),
+    deletionRequestedAt: timestamp('deletion_requested_at', { withTimezone: true }),
+    /** Who asked for the deletion (audit label, captured at request time). */
+    deletionRequestedBy: text('deletion_requested_by'),
+    /** Deletion passes that ended with something still waiting: the exponent of the pass backoff. */
+    deletionAttempts: integer('deletion_attempts').notNull().default(0),
+    /** When the next deletion pass is scheduled (absent while one runs or none is needed). */
+    deletionNextPassAt: timestamp('deletion_next_pass_at', { withTimezone: true }),
+  },
+  (t) => [
+    check('projects_phase', sql`${t.phase} in ('Active', 'Deleting')`),
+    check('projects_deletion_requested', sql`(${t.phase} = 'Deleting') = (${t.deletionRequestedAt} is not null)`),
+    index('projects_deleting').on(t.phase).where(sql`${t.phase} <> 'Active'`),
+  ],
+);
+
+/**
+ * What a deleting project still waits for, one row per object the last deletion pass could not
+ * release yet: which dependency it waits on (`provider` for a machine whose cleanup goes through the
+ * provider), how often that dependency was tried for it, when the next try is due and the last
+ * error. Rewritten by every pass (rows of released objects disappear); gone with the project.
+ */
+export const projectDeletionBlockers = pgTable(
+  'project_deletion_blockers',
+  {
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    /** `Machine` today; any kind whose release needs an outside party. */
+    objectKind: text('object_kind').notNull(),
+    objectId: text('object_id').notNull(),
+    objectName: text('object_name').notNull(),
+    /** The dependency: `provider` (the machine provider), or `fleet` (the machine reconciler itself, mid-step). */
+    waitingOn: text('waiting_on').notNull(),
+    /** What the object is doing, e.g. `Releasing: cleanup outcome unknown …`. */
+    status: text('status').notNull(),
+    /** Calls made to the dependency for this object that did not settle it (the machine's cleanup retries). */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    lastError: text('last_error'),
+    /** When this object was first seen waiting. */
+    since: timestamp('since', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.objectKind, t.objectId] })],
+);
 
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),

@@ -30,11 +30,13 @@ export interface ApiRoute {
   summary: string;
   /**
    * Who may call it: a project token of the path's project holding at least this role
-   * (`viewer`, `editor`), or `operator`: an operator token only (project and cluster tokens 403).
+   * (`viewer`, `editor`, `owner`), or `operator`: an operator token only (project and cluster tokens 403).
    */
-  minRole: 'viewer' | 'editor' | 'operator';
+  minRole: 'viewer' | 'editor' | 'owner' | 'operator';
   /** A project read that operator tokens may also make, for any project (project-token rules unchanged). */
   operatorReadable?: boolean;
+  /** A project write that operator tokens may also make, for any project (e.g. deleting it; project-token rules unchanged). */
+  operatorAllowed?: boolean;
   /** JSON schema of the request body, where there is one. */
   requestBody?: Record<string, unknown>;
   query?: { name: string; description: string; schema: Record<string, unknown> }[];
@@ -48,7 +50,7 @@ export interface ApiGroup {
 }
 
 export const apiGroups: ApiGroup[] = [
-  { name: 'core', description: 'Identity of the calling token', enabled: () => true },
+  { name: 'core', description: 'Identity of the calling token; the project (read its phase, delete it)', enabled: () => true },
   { name: 'ipam.miloapis.com', description: 'Networks (VPCs), pools and IP claims', enabled: () => moduleEnabled('ipam') },
   {
     name: 'quota.miloapis.com',
@@ -73,6 +75,23 @@ const listQuery = [
 
 export const apiRoutes: ApiRoute[] = [
   { method: 'GET', path: '/api/v1/whoami', group: 'core', summary: 'The project (and cluster) a project token acts for, or the operator an operator token acts for', minRole: 'viewer' },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}',
+    group: 'core',
+    summary: 'Read the project: its phase (Active or Deleting) and, while Deleting, what is left and which objects wait on which dependency (attempts, next attempt, last error). Operator tokens may read any project.',
+    minRole: 'viewer',
+    operatorReadable: true,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/projects/{project}',
+    group: 'core',
+    summary:
+      'Delete the project (202): phase Deleting at once (creates in it answer 409 ProjectDeleting, reads still work), every token of the project revoked, then its claims, leases, clusters, machines (verified provider cleanup), quota claims, grants and networks released by the worker; what waits on the provider is retried with capped backoff and shown in status. An owner-role project token, or an operator token for any project. Idempotent.',
+    minRole: 'owner',
+    operatorAllowed: true,
+  },
   { method: 'GET', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'List networks with their pools and utilization', minRole: 'viewer', query: listQuery },
   { method: 'POST', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'Create a network with its root CIDRs (roots of a project never overlap: 409 Overlap)', minRole: 'editor', requestBody: json(networkResourceInput) },
   { method: 'GET', path: '/api/v1/projects/{project}/networks/{name}', group: 'ipam.miloapis.com', summary: 'Read a network', minRole: 'viewer' },

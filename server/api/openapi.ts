@@ -21,10 +21,10 @@ export function openApiDocument() {
       summary: route.summary,
       ...(route.minRole === 'operator'
         ? { description: 'Needs an operator token (acts for a platform operator); project and cluster tokens are refused with 403.' }
-        : route.operatorReadable
-          ? { description: 'Project tokens of this project (viewer and up), or an operator token for any project.' }
+        : route.operatorReadable || route.operatorAllowed
+          ? { description: `Project tokens of this project (${route.minRole} and up), or an operator token for any project.` }
           : {}),
-      'x-meridian-token': route.minRole === 'operator' ? 'operator' : `project:${route.minRole}${route.operatorReadable ? '+operator' : ''}`,
+      'x-meridian-token': route.minRole === 'operator' ? 'operator' : `project:${route.minRole}${route.operatorReadable || route.operatorAllowed ? '+operator' : ''}`,
       tags: [route.group],
       security: [{ bearer: [] }],
       parameters: [...params, ...query],

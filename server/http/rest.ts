@@ -1,7 +1,7 @@
 import { ZodError, type z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { moduleEnabled } from '@/server/api/modules';
-import { DomainError, isDomainError } from '@/server/errors';
+import { asDomainError, DomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { limiter } from './rate-limit';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
@@ -50,7 +50,8 @@ export function errorResponse(status: number, code: string, message: string, fie
 }
 
 function toResponse(e: unknown): Response {
-  if (isDomainError(e)) return errorResponse(errorTable[e.code].http, e.code, e.message, e.field, e.details);
+  const domain = asDomainError(e);
+  if (domain) return errorResponse(errorTable[domain.code].http, domain.code, domain.message, domain.field, domain.details);
   if (e instanceof ZodError) {
     const issue = e.issues[0];
     const field = issue.path.join('.') || null;
@@ -157,7 +158,7 @@ function checkProjectToken(principal: TokenPrincipal, params: Record<string, str
     return errorResponse(404, 'NotFound', `project "${params.project}" not found`, 'project');
   }
   if (!roleAtLeast(principal.role, minRole)) {
-    return errorResponse(403, 'Forbidden', `this token is read-only; the ${minRole} role is needed`);
+    return errorResponse(403, 'Forbidden', principal.role === 'viewer' ? `this token is read-only; the ${minRole} role is needed` : `this needs a token with the ${minRole} role (this one is ${principal.role})`);
   }
   return null;
 }
@@ -195,6 +196,32 @@ export function projectReadRoute<P extends { project: string }>(options: { modul
         return checkProjectToken(principal, base.params, 'viewer') ?? { ...base, principal, project: { id: principal.projectId, slug: principal.projectSlug } };
       }
       return { ...base, principal, project: { id: await projectIdBySlug(base.db, base.params.project), slug: base.params.project } };
+    },
+    handler,
+  );
+}
+
+/**
+ * Wraps a project route that both the project's own tokens and platform operators may call — a
+ * write reserved to owners, such as deleting the project: a project token of the path's project
+ * with at least `minRole` (404 for any other project, 403 below the role, and 403 for a cluster
+ * token, which acts for its cluster only), or an operator token for any project named in the path
+ * (404 when there is none). The handler gets the project and the caller's audit actor.
+ */
+export function projectOrOperatorRoute<P extends { project: string }>(
+  options: { minRole: MemberRole; module?: string },
+  handler: Handler<P, ProjectReadContext<P> & { actor: Actor }>,
+) {
+  return restRoute<P, ProjectReadContext<P> & { actor: Actor }>(
+    options.module,
+    async (principal, base) => {
+      if (principal.kind === 'project') {
+        const refused = checkProjectToken(principal, base.params, options.minRole);
+        if (refused) return refused;
+        if (principal.clusterName) return errorResponse(403, 'Forbidden', 'a cluster token acts for its cluster only');
+        return { ...base, principal, actor: tokenActor(principal), project: { id: principal.projectId, slug: principal.projectSlug } };
+      }
+      return { ...base, principal, actor: tokenActor(principal), project: { id: await projectIdBySlug(base.db, base.params.project), slug: base.params.project } };
     },
     handler,
   );

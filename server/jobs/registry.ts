@@ -1,6 +1,7 @@
 import type { MeridianTask } from './types';
 import { ipallocationExpire } from './ipallocation__expire';
 import { machineReconcile } from './machine__reconcile';
+import { projectDelete } from './project__delete';
 import { quotaAudit } from './quota__audit';
 import { quotaPruneClaimLog } from './quota__prune-claim-log';
 import { systemHeartbeatPrune } from './system__heartbeat-prune';
@@ -13,6 +14,7 @@ export const tasks: Record<string, MeridianTask> = {
   system__heartbeat_prune: systemHeartbeatPrune,
   ipallocation__expire: ipallocationExpire,
   machine__reconcile: machineReconcile,
+  project__delete: projectDelete,
   quota__audit: quotaAudit,
   quota__prune_claim_log: quotaPruneClaimLog,
 };

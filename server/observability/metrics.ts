@@ -90,5 +90,17 @@ export async function databaseMetricsText(db: DbOrTx): Promise<string> {
   const q = queue[0] ?? { pending: 0, running: 0, dead: 0 };
   out.push('# TYPE meridian_jobs gauge');
   out.push(`meridian_jobs{state="pending"} ${q.pending}`, `meridian_jobs{state="running"} ${q.running}`, `meridian_jobs{state="dead"} ${q.dead}`);
+  // Project deletion: how many are under way, and what their objects wait on (the retries are the
+  // counter meridian_project_deletion_retries_total above).
+  const deleting = (await db.execute(sql`
+    select (select count(*)::int from projects where phase = 'Deleting') as projects,
+           coalesce((select json_object_agg(waiting_on, n) from (select waiting_on, count(*)::int as n from project_deletion_blockers group by 1) b), '{}'::json) as blockers`)) as unknown as {
+    projects: number;
+    blockers: Record<string, number>;
+  }[];
+  const d = deleting[0] ?? { projects: 0, blockers: {} };
+  out.push('# TYPE meridian_projects_deleting gauge', `meridian_projects_deleting ${d.projects}`);
+  out.push('# TYPE meridian_project_deletion_blockers gauge');
+  for (const dependency of ['provider', 'fleet', 'meridian']) out.push(`meridian_project_deletion_blockers{waiting_on="${dependency}"} ${d.blockers[dependency] ?? 0}`);
   return out.join('\n') + '\n';
 }

@@ -80,6 +80,9 @@ export const procedureCases: Record<string, Case> = {
   'me.get': { access: 'public' },
   'projects.list': { access: 'authed' },
   'projects.get': { access: 'project', minRole: 'viewer', input: p() },
+  'projects.deletion': { access: 'project', minRole: 'viewer', input: p() },
+  'projects.delete': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, confirm: w.slug }) },
+  'projects.admin.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
   'tokens.list': { access: 'project', minRole: 'viewer', input: p() },
   'tokens.create': { access: 'project', minRole: 'owner', input: p({ name: 'x' }) },
   'tokens.revoke': { access: 'project', minRole: 'owner', input: p({ id: uuid }) },
@@ -474,15 +477,22 @@ describe('REST isolation', () => {
       const foreign = await call(world.tokens.foreign);
       expect(foreign.status).toBe(404);
       expect(foreign.text).not.toContain('192.0.2');
-      if (route.minRole === 'editor') expect((await call(world.tokens.viewer)).status).toBe(403);
+      if (route.minRole === 'editor' || route.minRole === 'owner') expect((await call(world.tokens.viewer)).status).toBe(403);
+      if (route.minRole === 'owner') {
+        expect((await call(world.tokens.editor)).status).toBe(403);
+        expect((await call(world.tokens.cluster)).status).toBe(403);
+      }
       if (route.path.includes('{cluster}')) {
         const outside = await call(world.tokens.otherCluster);
         expect(outside.status).toBe(404);
         expect(outside.text).not.toContain('192.0.2');
       }
       // An operator token is not a member of any project: refused, unless the route is a read opened to operators.
-      const operator = await call(world.tokens.operator);
-      if (route.operatorReadable) {
+      const operator = route.operatorAllowed ? null : await call(world.tokens.operator);
+      if (!operator) {
+        // A write operators may make on any project (deleting it): answered for them, so it is
+        // exercised on throwaway projects (see 'project deletion is for owners and operators').
+      } else if (route.operatorReadable) {
         expect(route.method).toBe('GET');
         expect(operator.status).toBe(200);
       } else {
@@ -526,5 +536,57 @@ describe('REST isolation', () => {
       const r = await caller(route, await routeHandler(route), c.params?.(world) ?? {}, undefined)(world.tokens.operator);
       expect({ k, status: r.status }).toEqual({ k, status: 200 });
     }
+  });
+});
+
+describe('project deletion is for owners and operators', () => {
+  const deleteRoute = apiRoutes.find((r) => r.method === 'DELETE' && r.path === '/api/v1/projects/{project}')!;
+  const phaseOf = async (projectId: string) =>
+    ((await testDb().db.execute(sql`select phase from projects where id = ${projectId}`)) as unknown as { phase: string }[])[0]?.phase;
+
+  test('REST: an owner token deletes its own project, an operator token any project; editors and cluster tokens cannot', async () => {
+    const { db } = testDb();
+    const handler = await routeHandler(deleteRoute);
+    const mine = await makeProject(db);
+    const theirs = await makeProject(db);
+    const editor = await createApiToken(db, { projectId: mine.project.id, name: 'e', role: 'editor' }, actor);
+    const clusterOwner = await createApiToken(db, { projectId: mine.project.id, name: 'k', role: 'owner', clusterName: 'k1' }, actor);
+    const owner = await createApiToken(db, { projectId: mine.project.id, name: 'o', role: 'owner' }, actor);
+    const call = (slug: string) => caller(deleteRoute, handler, { project: slug }, undefined);
+    expect((await call(mine.project.slug)(editor.secret)).status).toBe(403);
+    expect((await call(mine.project.slug)(clusterOwner.secret)).status).toBe(403);
+    expect((await call(theirs.project.slug)(owner.secret)).status).toBe(404);
+    expect(await phaseOf(mine.project.id)).toBe('Active');
+    expect(await phaseOf(theirs.project.id)).toBe('Active');
+
+    const byOwner = await call(mine.project.slug)(owner.secret);
+    expect(byOwner.status).toBe(202);
+    expect(JSON.parse(byOwner.text)).toMatchObject({ kind: 'Project', metadata: { name: mine.project.slug }, status: { phase: 'Deleting' } });
+    // The token that asked is revoked with the others: the project's tokens stop at once.
+    expect((await call(mine.project.slug)(owner.secret)).status).toBe(401);
+
+    const byOperator = await call(theirs.project.slug)(world.tokens.operator);
+    expect(byOperator.status).toBe(202);
+    expect(await phaseOf(theirs.project.id)).toBe('Deleting');
+    expect((await call('no-such-project')(world.tokens.operator)).status).toBe(404);
+  });
+
+  test('tRPC: owners and operators delete (the slug repeated to confirm); editors are refused; the world is untouched', async () => {
+    const { db } = testDb();
+    const before = await snapshot(world.projectId);
+    const a = await makeProject(db);
+    const b = await makeProject(db);
+    const editor = await makeUser(db, { projectId: a.project.id, role: 'editor' });
+    const owner = await makeUser(db, { projectId: a.project.id, role: 'owner' });
+    const refused = await callProcedure(editor, 'projects.delete', { project: a.project.slug, confirm: a.project.slug });
+    expect(refused.ok ? 'answered' : refused.error.code).toBe('FORBIDDEN');
+    const unconfirmed = await callProcedure(owner, 'projects.delete', { project: a.project.slug, confirm: 'nope' });
+    expect(unconfirmed.ok ? 'answered' : unconfirmed.error.code).toBe('BAD_REQUEST');
+    expect(await phaseOf(a.project.id)).toBe('Active');
+    const done = await callProcedure(owner, 'projects.delete', { project: a.project.slug, confirm: a.project.slug });
+    expect(done.ok && (done.data as { phase: string }).phase).toBe('Deleting');
+    const byOperator = await callProcedure(world.operator, 'projects.delete', { project: b.project.slug, confirm: b.project.slug });
+    expect(byOperator.ok && (byOperator.data as { phase: string }).phase).toBe('Deleting');
+    expect(await snapshot(world.projectId)).toEqual(before);
   });
 });

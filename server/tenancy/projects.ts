@@ -49,9 +49,32 @@ export async function createProject(db: Db, input: { organizationId: string; slu
   }
 }
 
+/** `Active`, or `Deleting` while its objects are being released (see server/tenancy/deletion.ts). */
+export type ProjectPhase = 'Active' | 'Deleting';
+
+export interface ProjectRef {
+  id: string;
+  slug: string;
+  name: string;
+  organizationId: string;
+  organizationSlug: string;
+  phase: ProjectPhase;
+}
+
 export interface ProjectAccess {
-  project: { id: string; slug: string; name: string; organizationId: string; organizationSlug: string };
+  project: ProjectRef;
   role: MemberRole;
+}
+
+/** A project by slug, whoever asks (callers have checked the caller may see any project), or NotFound. */
+export async function findProject(db: DbOrTx, slug: string): Promise<ProjectRef> {
+  const [row] = await db
+    .select({ id: projects.id, slug: projects.slug, name: projects.name, organizationId: projects.organizationId, organizationSlug: organizations.slug, phase: projects.phase })
+    .from(projects)
+    .innerJoin(organizations, eq(organizations.id, projects.organizationId))
+    .where(eq(projects.slug, slug));
+  if (!row) throw new DomainError('NotFound', `project "${slug}" not found`);
+  return { ...row, phase: row.phase as ProjectPhase };
 }
 
 /**
@@ -67,6 +90,7 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
       name: projects.name,
       organizationId: projects.organizationId,
       organizationSlug: organizations.slug,
+      phase: projects.phase,
       role: memberships.role,
       membershipProject: memberships.projectId,
     })
@@ -85,8 +109,8 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
   for (const row of rows) role = maxRole(role, row.role);
   if (hasPlatformRole(user, 'admin')) role = 'owner';
   if (!role) throw new DomainError('NotFound', `project "${slug}" not found`);
-  const { id, name, organizationId, organizationSlug } = rows[0];
-  return { project: { id, slug: rows[0].slug, name, organizationId, organizationSlug }, role };
+  const { id, name, organizationId, organizationSlug, phase } = rows[0];
+  return { project: { id, slug: rows[0].slug, name, organizationId, organizationSlug, phase: phase as ProjectPhase }, role };
 }
 
 /** The projects `user` can see, with their effective role, ordered by organization then slug. */
@@ -107,6 +131,7 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
       organizationId: projects.organizationId,
       organizationSlug: organizations.slug,
       organizationName: organizations.name,
+      phase: projects.phase,
     })
     .from(projects)
     .innerJoin(organizations, eq(organizations.id, projects.organizationId))
@@ -124,7 +149,7 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
     for (const m of mine) {
       if (m.projectId === p.id || m.organizationId === p.organizationId) role = maxRole(role, m.role);
     }
-    return { ...p, role: role! };
+    return { ...p, phase: p.phase as ProjectPhase, role: role! };
   });
 }
 
@@ -154,4 +179,35 @@ export async function addMembership(
     objectId: input.userId,
     after: { role: input.role, ...scope },
   });
+}
+
+/**
+ * Every project (operator view), with its phase and, while deleting, how many objects wait and on
+ * what; filtered by slug or organization, paginated in the database.
+ */
+export async function listAllProjects(db: DbOrTx, input: { search?: string; phase?: ProjectPhase; limit: number; offset: number }) {
+  const filters = [sql`true`];
+  if (input.search) filters.push(sql`(p.slug ilike ${'%' + input.search + '%'} or o.slug ilike ${'%' + input.search + '%'})`);
+  if (input.phase) filters.push(sql`p.phase = ${input.phase}`);
+  const where = sql.join(filters, sql` and `);
+  const items = (await db.execute(sql`
+    select p.id, p.slug, p.name, o.slug as "organizationSlug", p.phase, p.created_at as "createdAt",
+           p.deletion_requested_at as "deletionRequestedAt", p.deletion_requested_by as "deletionRequestedBy",
+           coalesce((select json_object_agg(waiting_on, n) from (select waiting_on, count(*)::int as n from project_deletion_blockers b
+                     where b.project_id = p.id group by 1) w), '{}'::json) as "waitingOn"
+    from projects p join organizations o on o.id = p.organization_id
+    where ${where}
+    order by p.phase <> 'Deleting', o.slug, p.slug limit ${input.limit} offset ${input.offset}`)) as unknown as {
+    id: string;
+    slug: string;
+    name: string;
+    organizationSlug: string;
+    phase: ProjectPhase;
+    createdAt: Date;
+    deletionRequestedAt: Date | null;
+    deletionRequestedBy: string | null;
+    waitingOn: Record<string, number>;
+  }[];
+  const [{ total }] = (await db.execute(sql`select count(*)::int as total from projects p join organizations o on o.id = p.organization_id where ${where}`)) as unknown as { total: number }[];
+  return { items, total };
 }

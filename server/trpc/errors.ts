@@ -28,4 +28,5 @@ export const errorTable: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; http: nu
   NoCapacity: { trpc: 'CONFLICT', http: 409 },
   InvalidTransition: { trpc: 'CONFLICT', http: 409 },
   CheckMismatch: { trpc: 'CONFLICT', http: 409 },
+  ProjectDeleting: { trpc: 'CONFLICT', http: 409 },
 };

@@ -3,8 +3,8 @@ import superjson from 'superjson';
 import { z, ZodError } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
-import { isDomainError } from '@/server/errors';
-import { resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
+import { asDomainError, isDomainError } from '@/server/errors';
+import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
 import { hasPlatformRole, roleAtLeast, type MemberRole, type PlatformRole, type SessionUser } from '@/server/tenancy/roles';
 import { errorTable } from './errors';
 
@@ -38,10 +38,8 @@ const t = initTRPC.context<Context>().create({
 /** Turns domain errors into tRPC errors through the one error table; leaves others alone. */
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && isDomainError(result.error.cause)) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: errorTable[cause.code].trpc, message: cause.message, cause });
-  }
+  const cause = result.ok ? undefined : asDomainError(result.error.cause);
+  if (cause) throw new TRPCError({ code: errorTable[cause.code].trpc, message: cause.message, cause });
   return result;
 });
 
@@ -72,6 +70,22 @@ export function projectProcedure(minRole: MemberRole) {
       throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in project "${input.project}"` });
     }
     return next({ ctx: { ...ctx, project: access.project, role: access.role } });
+  });
+}
+
+/**
+ * Like `projectProcedure(minRole)`, but platform staff holding one of `staffRoles` may act on any
+ * project, member or not (an operator deleting a project). Everyone else is refused exactly as
+ * `projectProcedure` refuses them: NOT_FOUND for non-members, FORBIDDEN below `minRole`.
+ */
+export function projectOrStaffProcedure(minRole: MemberRole, ...staffRoles: PlatformRole[]) {
+  return authedProcedure.input(z.object({ project: projectSlug })).use(async ({ ctx, input, next }) => {
+    if (hasPlatformRole(ctx.user, ...staffRoles)) return next({ ctx: { ...ctx, project: await findProject(ctx.db, input.project) } });
+    const access = await resolveProjectAccess(ctx.db, ctx.user, input.project);
+    if (!roleAtLeast(access.role, minRole)) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in project "${input.project}"` });
+    }
+    return next({ ctx: { ...ctx, project: access.project } });
   });
 }
 
