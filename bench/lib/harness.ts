@@ -78,7 +78,9 @@ export async function runConcurrent(count: number, concurrency: number, work: (i
 /** Starts the real web process (bin/web.ts) on a free port against `url`; resolves when it answers. */
 export async function startWeb(url: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; proc: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/web.ts')], {
+  // BENCH_WEB_NODE_ARGS passes node flags to the web process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/web`.
+  const nodeArgs = process.env.BENCH_WEB_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(process.cwd(), 'bin/web.ts')], {
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: '127.0.0.1', LOG_LEVEL: 'warn', DB_POOL_SIZE: '20', ...extraEnv },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
