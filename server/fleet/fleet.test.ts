@@ -214,6 +214,22 @@ describe('fleet under faults', () => {
     expect(spent).toBeLessThan(15);
   });
 
+  test('released while its install is unresolved: the install is resolved by lookup, no operation stays in flight', async () => {
+    const f = await makeFleet(1);
+    const operations = async () =>
+      (await f.db.execute(sql`select o.id, o.kind, o.state from provider_operations o join machines m on m.id = o.machine_id where m.project_id = ${f.project.id} order by o.created_at`)) as unknown as { id: string; kind: string; state: string }[];
+    // The install's response is lost (its outcome Unknown), then the provider is away while the
+    // tenant releases the machine: the release starts before the install could be looked up.
+    await admin.setFaults({ loseResponses: 1 });
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'hasty' }, actor);
+    await waitFor('the install outcome to be unknown', async () => (await operations()).some((o) => o.kind === 'install' && o.state === 'Unknown'), 30_000);
+    await admin.setFaults({ unavailable: { mode: 'reject', durationMs: 3000 } });
+    await deleteMachine(f.db, f.project.id, 'hasty', actor);
+    await waitPhase(f.project.id, 'hasty', 'Released', 60_000);
+    expect((await operations()).map((o) => `${o.kind} ${o.state}`)).toEqual(['install Succeeded', 'cleanup Succeeded']);
+    expect(await effects(f.devices[0], 'install')).toBe(1);
+  }, 90_000);
+
   test('the worker killed (-9) mid-install converges after a restart with no duplicate effect', async () => {
     const f = await makeFleet(1);
     // Slow operations so the install is in flight when the worker dies.

@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
-import { installations, machineAllocations, machineCapacity, machineProfiles, machines } from '@/db/schema/fleet';
+import { installations, machineAllocations, machineCapacity, machineProfiles, machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, systemActor } from '@/server/audit/events';
 import { deleteClaim } from '@/server/ipam/claims';
 import type { ProviderClient } from '@/server/provider';
@@ -263,6 +263,18 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
   let verified = false;
   let why = outcome.status === 'failed' ? `cleanup failed: ${outcome.code}: ${outcome.message}` : '';
   if (outcome.status === 'succeeded') {
+    // The binding's other operations still unresolved (a release during an install) are resolved
+    // now: the cleanup closed their epoch, so each has finished or will never take effect (the
+    // provider refuses a closed epoch), and no record may stay in flight forever.
+    const unresolved = await db
+      .select({ id: providerOperations.id })
+      .from(providerOperations)
+      .where(and(eq(providerOperations.bindingId, m.allocation.id), sql`${providerOperations.state} in ('Admitted', 'Submitted', 'Unknown') and ${providerOperations.id} <> ${op.id}`));
+    for (const { id } of unresolved) {
+      const other = (await getOperationRow(db, id))!;
+      const resolved = await driveOperation(db, provider, other);
+      if (resolved.status === 'running' || resolved.status === 'unknown') return { type: 'retryAfter', ms: backoffMs(other.attempts + 1), reason: `resolving ${id}` };
+    }
     const asset = await provider.getAsset(m.allocation.deviceRef);
     if (asset.type === 'unknown') return { type: 'retryAfter', ms: backoffMs(op.attempts + 1), reason: `verification: ${asset.reason}` };
     if (asset.type === 'result') {
