@@ -32,8 +32,9 @@ const usage = `usage: npm run meridian -- <command> [options]
   seed                                      seed demo data (once per database)
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
               [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
-  token create --project SLUG [--cluster NAME] [--name NAME] [--read-only]
-                                            prints the new token alone on stdout
+  token create --project SLUG [--cluster NAME] [--name NAME] [--read-only | --owner]
+                                            prints the new token alone on stdout (--owner: may also
+                                            delete the project)
   token create --operator --user EMAIL [--name NAME]
                                             an operator token acting for EMAIL (a platform operator);
                                             prints the new token alone on stdout
@@ -65,6 +66,7 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
       'project-role': { type: 'string' },
       cluster: { type: 'string' },
       'read-only': { type: 'boolean' },
+      owner: { type: 'boolean' },
       operator: { type: 'boolean' },
       user: { type: 'string' },
       id: { type: 'string' },
@@ -111,7 +113,7 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
     return 0;
   }
   if (group === 'token' && values.operator) {
-    if (values.project || values.cluster || values['read-only']) throw new Error('--operator tokens have no --project, --cluster or --read-only');
+    if (values.project || values.cluster || values['read-only'] || values.owner) throw new Error('--operator tokens have no --project, --cluster, --read-only or --owner');
     if (verb === 'create') {
       const email = need('user');
       const user = await findUserByEmail(db, email);
@@ -142,9 +144,10 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
   }
   if (group === 'token' && verb === 'create') {
     const slug = need('project');
+    if (values.owner && (values['read-only'] || values.cluster)) throw new Error('--owner tokens are neither --read-only nor bound to a --cluster');
     const token = await createApiToken(
       db,
-      { projectId: await projectId(db, slug), name: values.name ?? (values.cluster ? `cluster-${values.cluster}` : 'cli'), clusterName: values.cluster ?? null, role: values['read-only'] ? 'viewer' : 'editor' },
+      { projectId: await projectId(db, slug), name: values.name ?? (values.cluster ? `cluster-${values.cluster}` : 'cli'), clusterName: values.cluster ?? null, role: values['read-only'] ? 'viewer' : values.owner ? 'owner' : 'editor' },
       actor,
     );
     process.stdout.write(`${token.secret}\n`);

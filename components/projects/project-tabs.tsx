@@ -11,6 +11,7 @@ export const projectTabs = [
   { path: '/quota', label: 'Quota' },
   { path: '/tokens', label: 'API tokens' },
   { path: '/activity', label: 'Activity' },
+  { path: '/settings', label: 'Settings' },
 ];
 
 export function ProjectTabs({ slug }: { slug: string }) {

@@ -21,7 +21,7 @@ export function TokensView({ project }: { project: string }) {
       project,
       name: String(form.get('name') ?? ''),
       cluster: String(form.get('cluster') ?? '') || undefined,
-      role: form.get('role') === 'viewer' ? 'viewer' : 'editor',
+      role: form.get('role') === 'viewer' ? 'viewer' : form.get('role') === 'owner' ? 'owner' : 'editor',
     });
   }
 
@@ -39,6 +39,7 @@ export function TokensView({ project }: { project: string }) {
             <Select id="token-role" name="role" defaultValue="editor">
               <option value="editor">Read and write</option>
               <option value="viewer">Read only</option>
+              <option value="owner">Owner (can also delete the project)</option>
             </Select>
           </Field>
           <Button type="submit" disabled={create.isPending}>
@@ -58,7 +59,7 @@ export function TokensView({ project }: { project: string }) {
                 <Td>{t.name}</Td>
                 <Td><code className="font-mono text-xs">{t.prefix}…</code></Td>
                 <Td>{t.clusterName ?? '—'}</Td>
-                <Td>{t.role === 'viewer' ? 'read only' : 'read/write'}</Td>
+                <Td>{t.role === 'viewer' ? 'read only' : t.role === 'owner' ? 'owner' : 'read/write'}</Td>
                 <Td>{formatTime(t.createdAt)}</Td>
                 <Td>{formatTime(t.lastUsedAt)}</Td>
                 <Td>

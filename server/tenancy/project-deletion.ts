@@ -68,10 +68,12 @@ export interface DeletionBlocker {
 
 /** The pass backoff: `PROJECT_DELETION_RETRY_BASE_MS` (1 s) doubling per waiting pass up to `PROJECT_DELETION_RETRY_CAP_MS` (60 s). */
 export function deletionBackoffSchedule() {
-  return {
-    baseMs: Number(process.env.PROJECT_DELETION_RETRY_BASE_MS ?? 1_000),
-    capMs: Number(process.env.PROJECT_DELETION_RETRY_CAP_MS ?? 60_000),
+  const positive = (raw: string | undefined, fallback: number) => {
+    const n = Number(raw);
+    return raw !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
   };
+  const baseMs = positive(process.env.PROJECT_DELETION_RETRY_BASE_MS, 1_000);
+  return { baseMs, capMs: Math.max(baseMs, positive(process.env.PROJECT_DELETION_RETRY_CAP_MS, 60_000)) };
 }
 
 /**

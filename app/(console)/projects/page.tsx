@@ -19,7 +19,7 @@ export default async function ProjectsPage() {
             {projects.map((p) => (
               <tr key={p.id}>
                 <Td>
-                  <TextLink href={`/projects/${p.slug}`}>{p.slug}</TextLink>
+                  <TextLink href={`/projects/${p.slug}`}>{p.slug}</TextLink> {p.phase === 'Deleting' && <Badge tone="amber">Deleting</Badge>}
                   <div className="text-xs text-slate-500">{p.name}</div>
                 </Td>
                 <Td>{p.organizationName}</Td>

@@ -11,7 +11,8 @@ export const tokensRouter = createTRPCRouter({
       z.object({
         name: tokenName,
         cluster: z.string().trim().max(63).optional(),
-        role: z.enum(['viewer', 'editor']).default('editor'),
+        /** `owner` tokens may also delete the project (DELETE /api/v1/projects/{project}); cluster tokens never can. */
+        role: z.enum(['viewer', 'editor', 'owner']).default('editor'),
       }),
     )
     .mutation(({ ctx, input }) =>

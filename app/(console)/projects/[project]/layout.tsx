@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { serverCaller } from '@/app/_trpc/server';
+import { DeletionStatus } from '@/components/projects/deletion';
 import { ProjectTabs } from '@/components/projects/project-tabs';
 
 /** Every project page resolves membership first: non-members get the not-found page, no data. */
@@ -20,8 +21,14 @@ export default async function ProjectLayout({ children, params }: { children: Re
         <p className="text-xs uppercase tracking-wide text-slate-500">{project.organizationSlug}</p>
         <p className="text-lg font-semibold text-slate-900" data-testid="project-title">
           {project.name} <span className="font-normal text-slate-500">({project.slug})</span>
+          {project.phase === 'Deleting' && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 align-middle text-xs font-medium text-amber-800">Deleting</span>}
         </p>
       </div>
+      {project.phase === 'Deleting' && (
+        <div className="mb-4">
+          <DeletionStatus project={project.slug} compact />
+        </div>
+      )}
       <ProjectTabs slug={project.slug} />
       {children}
     </div>
