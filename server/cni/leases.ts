@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
  * only to carve a new block. The exclusion constraint on allocations is the final guard: two
  * clusters on one network can never hold the same address.
  */
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
-import { allocate, initializePool, releaseAllocation, type Allocation } from '@/server/ipam/allocator';
+import { allocate, initializePool, type Allocation } from '@/server/ipam/allocator';
 import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import type { ClusterRef } from './clusters';
 import type { AddInput, LeaseKey } from './schemas';
@@ -227,49 +227,21 @@ type LeaseSelector = { key: LeaseKey } | { all: true } | { ids: string[] };
  * blocks go back to their pool in the same transaction.
  */
 export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason = 'cni.del') {
-  return db.transaction(async (tx) => {
-    const where =
-      'key' in selector
-        ? sql`cluster_id = ${cluster.id} and cni_network = ${selector.key.cniNetwork} and container_id = ${selector.key.containerId} and ifname = ${selector.key.ifname}`
-        : 'all' in selector
-          ? sql`cluster_id = ${cluster.id}`
-          : sql`cluster_id = ${cluster.id} and id = any(${`{${selector.ids.join(',')}}`}::uuid[])`;
-    const leases = await rows<{ id: string; pool_id: string; allocation_id: string; address: string; container_id: string; ifname: string }>(
-      tx,
-      sql`select id, pool_id, allocation_id, address::text as address, container_id, ifname from pod_leases where ${where} order by pool_id for update`,
-    );
-    const touched = new Set<string>();
-    for (const lease of leases) {
-      touched.add(lease.pool_id);
-      await tx.delete(podLeases).where(eq(podLeases.id, lease.id));
-      await releaseAllocation(tx, lease.pool_id, lease.allocation_id);
-    }
-    if (touched.size) {
-      // Node blocks left empty go back to their parent pools (their pool rows are locked by now).
-      const empty = await rows<{ id: string }>(tx, sql`select id from ip_pools where id = any(${`{${[...touched].join(',')}}`}::uuid[]) and allocated = 0 and kind = 'NodeBlock'`);
-      for (const { id } of empty) await returnEmptyBlock(tx, id);
-    }
-    if (leases.length) {
-      await recordEvent(tx, {
-        actor,
-        projectId: cluster.projectId,
-        action: reason,
-        objectType: 'podLease',
-        objectId: cluster.id,
-        objectName: 'key' in selector ? `${cluster.name}/${selector.key.containerId.slice(0, 12)}/${selector.key.ifname}` : cluster.name,
-        before: { addresses: leases.map((l) => l.address) },
-      });
-    }
-    return leases.map((l) => ({ containerId: l.container_id, ifname: l.ifname, address: l.address }));
-  });
-}
-
-/** An emptied node block goes back to its parent pool (its carve is released and merged). */
-async function returnEmptyBlock(tx: DbOrTx, blockId: string) {
-  const [carve] = await rows<{ id: string; pool_id: string }>(tx, sql`select id, pool_id from ip_allocations where child_pool_id = ${blockId}`);
-  await tx.delete(nodeBlocks).where(eq(nodeBlocks.poolId, blockId));
-  await tx.delete(ipPools).where(eq(ipPools.id, blockId));
-  if (carve) await releaseAllocation(tx, carve.pool_id, carve.id);
+  // One statement (`cni_lease_release`, migration 0015): the leases, their addresses, node blocks
+  // left empty and the audit event, all or nothing.
+  const args = {
+    cluster: cluster.id,
+    project: cluster.projectId,
+    ...('key' in selector ? { mode: 'key', ...selector.key } : 'all' in selector ? { mode: 'all' } : { mode: 'ids', ids: selector.ids }),
+    action: reason,
+    objectName: 'key' in selector ? `${cluster.name}/${selector.key.containerId.slice(0, 12)}/${selector.key.ifname}` : cluster.name,
+    actor: { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label },
+  };
+  const [{ released }] = await rows<{ released: { containerId: string; ifname: string; address: string }[] }>(
+    db,
+    sql`select cni_lease_release(${JSON.stringify(args)}::jsonb) as released`,
+  );
+  return released;
 }
 
 /** Normalizes an address or CIDR from a CNI result (`10.0.0.5/24`) to the bare address. */
