@@ -7,7 +7,8 @@
  * - timeout, connection errors (refused, reset, unreachable, DNS), 5xx, 429 → code 11 (try again);
  * - 401 / unreadable token → 101; 403 → 102; TLS certificate rejected → 105;
  * - 400 naming a config field → 7 (naming the field), naming a CNI_* parameter → 4;
- * - 404 naming the project/cluster → 7; anything else unexpected → 100 with the server's message.
+ * - 404 naming the project/cluster → 7; 413 (a request made too large by the config) → 7;
+ *   anything else unexpected → 100 with the server's message.
  * Command-specific statuses (CHECK 409/404, DEL 404, Exhausted) are interpreted by the caller via
  * `ServerError`, before falling back to `toCniError`.
  */
@@ -231,6 +232,10 @@ export function toCniError(e: ServerError): CniError {
   }
   if (status === 403) {
     return new CniError(ERR_FORBIDDEN, 'the API token is not allowed to act for this project/cluster (HTTP 403)', `${what}; check ipam.project, ipam.cluster and the token's scope`);
+  }
+  if (status === 413) {
+    // Only input makes a request this large (a huge prevResult or valid-attachment list): the config.
+    return new CniError(ERR_INVALID_CONFIG, 'invalid network config: the request it makes is too large for the Meridian server (HTTP 413)', what);
   }
   const field = error.field;
   if (status === 404) {

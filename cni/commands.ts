@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { type CallOptions, ServerError, callServer, readToken, toCniError } from './client';
 import type { CniEnv, Dns, NetConf, Route } from './config';
-import { NAME_RE } from './config';
+import { MAX_NAME_LENGTH, NAME_RE } from './config';
 import {
   CniError,
   ERR_CHECK_MISMATCH,
@@ -41,6 +41,7 @@ export interface IpamResult {
 export function nodeName(conf: NetConf, env: NodeJS.ProcessEnv): string {
   const fromEnv = env.MERIDIAN_NODE_NAME?.trim();
   if (fromEnv) {
+    if (fromEnv.length > MAX_NAME_LENGTH) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `longer than ${MAX_NAME_LENGTH} characters`);
     if (!NAME_RE.test(fromEnv)) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `"${fromEnv}" is not a node name`);
     return fromEnv;
   }

@@ -65,6 +65,13 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** Spec 1.0.0: a network name / container id starts alphanumeric, then alphanumerics, `_`, `.`, `-`. */
 export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$/;
 
+/**
+ * The lease API's limit on the names the plugin sends (network, node, pod namespace and name;
+ * server/cni/schemas.ts). Checked here so that an over-long value is refused with the field named,
+ * before a request the server would refuse as a whole (too large: 413) is even sent.
+ */
+export const MAX_NAME_LENGTH = 253;
+
 function isCidr(s: string): boolean {
   const slash = s.indexOf('/');
   if (slash < 0) return false;
@@ -178,6 +185,7 @@ function parseIpam(v: unknown): IpamConfig {
     timeoutMs = t;
   }
   const node = str(v, 'node', 'ipam.node', false);
+  if (node !== undefined && node.length > MAX_NAME_LENGTH) throw configError('ipam.node', `must be at most ${MAX_NAME_LENGTH} characters`);
   if (node !== undefined && !NAME_RE.test(node)) throw configError('ipam.node', `must be a node name (got "${node}")`);
   const caFile = str(v, 'caFile', 'ipam.caFile', false);
   return { type, serverUrl, tokenFile, network, cluster, project, timeoutMs, routes: parseRoutes(v.routes), dns: parseDns(v.dns), node, caFile };
@@ -212,6 +220,7 @@ export function parseNetConf(stdin: string): NetConf {
     );
   }
   const name = str(raw, 'name', 'name', true);
+  if (name.length > MAX_NAME_LENGTH) throw configError('name', `must be at most ${MAX_NAME_LENGTH} characters`);
   if (!NAME_RE.test(name)) throw configError('name', `must be a network name (got "${name}")`);
   const type = str(raw, 'type', 'type', true);
   const ipam = parseIpam(raw.ipam);
@@ -281,6 +290,9 @@ export function readEnv(command: string, env: NodeJS.ProcessEnv): CniEnv {
     if (out.containerId.length > 256) throw envError('CNI_CONTAINERID', 'is longer than 256 characters');
     if (!validIfname(out.ifname)) throw envError('CNI_IFNAME', `"${out.ifname}" is not a valid interface name`);
     out.args = parseCniArgs(get('CNI_ARGS'));
+    for (const k of ['K8S_POD_NAMESPACE', 'K8S_POD_NAME']) {
+      if ((out.args[k]?.length ?? 0) > MAX_NAME_LENGTH) throw envError('CNI_ARGS', `${k} is longer than ${MAX_NAME_LENGTH} characters`);
+    }
   }
   return out;
 }

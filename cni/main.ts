@@ -29,8 +29,11 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Runs one invocation; returns the text for stdout (possibly empty) and the exit status. */
-export async function run(procEnv: NodeJS.ProcessEnv): Promise<{ stdout: string; status: number }> {
+/**
+ * Runs one invocation; returns the text for stdout (possibly empty) and the exit status. `input`
+ * reads the network configuration (stdin in the executable; tests pass the text in).
+ */
+export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<string> = readStdin): Promise<{ stdout: string; status: number }> {
   const command = procEnv.CNI_COMMAND ?? '';
   let cniVersion = CURRENT_VERSION;
   const started = Date.now();
@@ -42,9 +45,10 @@ export async function run(procEnv: NodeJS.ProcessEnv): Promise<{ stdout: string;
       if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND`);
       throw new CniError(ERR_INVALID_ENV, command ? `unknown CNI_COMMAND: ${command}` : 'required env variables [CNI_COMMAND] missing', 'variable: CNI_COMMAND');
     }
-    const env = readEnv(command, procEnv);
-    const stdin = await readStdin();
+    // The config first: every error from here on is labelled with the request's cniVersion.
+    const stdin = await input();
     cniVersion = peekVersion(stdin) ?? CURRENT_VERSION;
+    const env = readEnv(command, procEnv);
     const conf = parseNetConf(stdin);
     switch (command) {
       case 'ADD':

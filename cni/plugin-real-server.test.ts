@@ -7,11 +7,9 @@
  * same server (root only; skipped otherwise).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { type Server, createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
 import { createNetwork } from '@/server/ipam/networks';
@@ -21,42 +19,16 @@ import { makeProject } from '@/test/fixtures';
 import { buildCni } from '../bin/build-cni';
 import { bridgeSuite } from './test-support/bridge-suite';
 import { type PluginRun, runPlugin } from './test-support/run-plugin';
+import { serveLeaseApi } from './test-support/serve-lease-api';
 
 const actor = systemActor('test');
-let server: Server;
+let api: Awaited<ReturnType<typeof serveLeaseApi>> | undefined;
 let serverUrl = '';
 let dir = '';
 let plugin = '';
 let projectSlug = '';
 const tokens: Record<'cluster' | 'tiny' | 'viewer', string> = { cluster: '', tiny: '', viewer: '' };
 const tokenFiles: Record<string, string> = {};
-
-/** Serves the lease API route handlers over node:http. */
-function serveRoutes(): Promise<Server> {
-  const s = createServer(async (req, res) => {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const m = /^\/api\/v1\/projects\/([^/]+)\/clusters\/([^/]+)\/cni\/([^/]+)$/.exec(url.pathname);
-      if (!m) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ error: { code: 'NotFound', message: 'no route' } }));
-      }
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-      const request = new Request(url, { method: req.method, headers, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
-      const params = Promise.resolve({ project: decodeURIComponent(m[1]), cluster: decodeURIComponent(m[2]), command: m[3] });
-      const response = await (req.method === 'POST' ? cniRoute.POST : cniRoute.GET)(request, { params });
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    } catch (e) {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'Internal', message: String(e) } }));
-    }
-  });
-  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
-}
 
 beforeAll(async () => {
   const { db } = testDb();
@@ -67,8 +39,8 @@ beforeAll(async () => {
   tokens.cluster = (await createCluster(db, project.id, { name: 'k1', network: 'vpc', issueToken: true }, actor)).token!.secret;
   tokens.tiny = (await createCluster(db, project.id, { name: 'tiny', network: 'tiny', nodeBlockPrefixV4: 28, issueToken: true }, actor)).token!.secret;
   tokens.viewer = (await createApiToken(db, { projectId: project.id, name: 'ro', clusterName: 'k1', role: 'viewer' }, actor)).secret;
-  server = await serveRoutes();
-  serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  api = await serveLeaseApi();
+  serverUrl = api.url;
   dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-ipam-real-'));
   plugin = await buildCni({ outFile: path.join(dir, 'bin', 'meridian-ipam') });
   for (const [k, v] of Object.entries(tokens)) {
@@ -80,10 +52,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (server) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  await api?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

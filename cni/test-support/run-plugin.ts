@@ -14,7 +14,7 @@ export interface PluginRun {
 export interface RunOptions {
   /** CNI_* variables and anything else; merged over a minimal base environment (PATH, HOME). */
   env: Record<string, string | undefined>;
-  stdin?: string;
+  stdin?: string | Buffer;
   /** Kill the child after this many ms (a safety net for the tests, not the plugin's deadline). */
   killAfterMs?: number;
 }

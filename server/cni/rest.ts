@@ -1,4 +1,5 @@
 import { DomainError } from '@/server/errors';
+import { resourceName } from '@/server/ipam/schemas';
 import type { TokenPrincipal } from '@/server/tenancy/tokens';
 import type { DbOrTx } from '@/db/client';
 import { findCluster } from './clusters';
@@ -8,7 +9,10 @@ import { findCluster } from './clusters';
  * token may act only for its own cluster (any other is NotFound, revealing nothing).
  */
 export async function clusterForToken(db: DbOrTx, principal: TokenPrincipal, name: string) {
-  if (principal.clusterName && principal.clusterName !== name) throw new DomainError('NotFound', `cluster "${name}" not found`, 'cluster');
+  // A name no cluster can have (the path segment is untrusted text, e.g. with a NUL that PostgreSQL
+  // refuses) is simply not found: checked before any query.
+  const valid = resourceName.safeParse(name).success;
+  if (!valid || (principal.clusterName && principal.clusterName !== name)) throw new DomainError('NotFound', `cluster "${name}" not found`, 'cluster');
   return findCluster(db, principal.projectId, name);
 }
 

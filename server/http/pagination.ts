@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '@/server/errors';
+import { refuseUnstorableText } from './untrusted-text';
 
 /** Opaque list continuation tokens (`?continue=`): the next offset, base64url-encoded. */
 export function encodeContinue(offset: number | null): string | null {
@@ -18,5 +19,6 @@ export function decodeContinue(token: string | null): number {
 export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.infer<S> {
   const raw: Record<string, string> = {};
   for (const [k, v] of url.searchParams) raw[k] = v;
+  refuseUnstorableText(raw, 'query');
   return schema.parse(raw);
 }

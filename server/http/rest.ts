@@ -4,6 +4,7 @@ import { moduleEnabled } from '@/server/api/modules';
 import { asDomainError, DomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { limiter } from './rate-limit';
+import { refuseUnstorableText } from './untrusted-text';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
 import type { Actor } from '@/server/audit/events';
 import { projectIdBySlug } from '@/server/quota/grants';
@@ -83,11 +84,14 @@ export async function readJson(req: Request): Promise<unknown> {
     chunks.push(value);
   }
   const text = Buffer.concat(chunks).toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new DomainError('ValidationFailed', 'body is not valid JSON', 'body');
   }
+  refuseUnstorableText(value, 'body');
+  return value;
 }
 
 /** Like `readJson`, but a request without a body reads as `{}` (actions whose body is optional). */

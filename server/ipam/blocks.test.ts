@@ -101,6 +101,21 @@ describe('initialFreeBlocks and reservations', () => {
     expect(totalSize(all)).toBe(256n);
     expect(texts(reservationBlocks(pool, 0n, 0n).leading)).toEqual([]);
   });
+
+  // Regression (REST fuzz, issue 8): a pool at either end of the address space without
+  // reservations made the empty ranges step outside it (RangeError → 500 on network create).
+  it.each(['0.0.0.0/0', '0.0.0.0/32', '255.255.255.255/32', '255.255.255.0/24', '::/0', '::/128', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128'])(
+    'reservationBlocks of %s without reservations is empty on both ends',
+    (text) => {
+      expect(reservationBlocks(c(text), 0n, 0n)).toEqual({ leading: [], trailing: [] });
+      expect(texts(initialFreeBlocks(c(text), 0n, 0n))).toEqual([text]);
+    },
+  );
+
+  it('reservations at the ends of the address space', () => {
+    expect(texts(reservationBlocks(c('0.0.0.0/30'), 1n, 1n).leading)).toEqual(['0.0.0.0/32']);
+    expect(texts(reservationBlocks(c('255.255.255.252/30'), 1n, 1n).trailing)).toEqual(['255.255.255.255/32']);
+  });
 });
 
 describe('chooseBlock', () => {

@@ -119,9 +119,11 @@ export function reservationBlocks(
 ): { leading: Cidr[]; trailing: Cidr[] } {
   assertReservations(pool, leading, trailing);
   const last = lastAddress(pool);
+  // No reservation is no block; computing its empty range would step outside the address space
+  // for a pool at either end of it (0.0.0.0/…, …/ending at 255.255.255.255, ::/…).
   return {
-    leading: rangeToCidrs(pool.family, pool.network, pool.network + leading - 1n),
-    trailing: rangeToCidrs(pool.family, last - trailing + 1n, last),
+    leading: leading === 0n ? [] : rangeToCidrs(pool.family, pool.network, pool.network + leading - 1n),
+    trailing: trailing === 0n ? [] : rangeToCidrs(pool.family, last - trailing + 1n, last),
   };
 }
 
