@@ -1,7 +1,9 @@
 /**
  * `npm test`: type checking, unit + integration tests (Vitest, real PostgreSQL: a fresh database
- * per run on a throwaway embedded server, or on TEST_DATABASE_URL's server), a production build, and
- * the Playwright end-to-end suite in Debian's Chromium. Stops at the first failing stage.
+ * per run on a throwaway embedded server, or on TEST_DATABASE_URL's server), a production build,
+ * the Playwright end-to-end suite in Debian's Chromium, then the system tests on that build:
+ * `scale-out` (2 web + 2 worker processes and the simulator on one database) and, last, `chaos`
+ * (the same, killed with SIGKILL under load). Stops at the first failing stage.
  *
  * Opt-in stages run only when TEST_STAGES names them: `audit` (bin/audit.ts) needs the registry's
  * advisory endpoint, which the registry this project's machines and CI reach does not serve (it
@@ -20,6 +22,8 @@ const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessE
   { name: 'unit+integration', cmd: bin('vitest'), args: ['run'] },
   { name: 'build', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'build.ts')] },
   { name: 'e2e', cmd: bin('playwright'), args: ['test'] },
+  { name: 'scale-out', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/scale-out.test.ts'] },
+  { name: 'chaos', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/chaos.test.ts'] },
   { name: 'audit', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'audit.ts')], optIn: true },
 ];
 

@@ -44,7 +44,20 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
   const workerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const taskList: TaskList = {};
   for (const [name, task] of Object.entries(tasks)) {
-    taskList[name] = (payload, helpers) => task(payload, { db: handle.db, helpers });
+    taskList[name] = async (payload, helpers) => {
+      // A trace of every run (debug level), logged inside the job's lock: the scale-out and chaos
+      // tests read it from all workers to prove that no job ran twice and that no two runs of one
+      // machine's reconciler overlapped.
+      const trace = (event: string) => log('debug', `job ${event}`, { jobId: String(helpers.job.id), task: name, attempt: helpers.job.attempts, payload });
+      trace('start');
+      try {
+        await task(payload, { db: handle.db, helpers });
+      } catch (e) {
+        trace('error');
+        throw e;
+      }
+      trace('success');
+    };
   }
   const graphileIds: string[] = [];
   const beat = async () => {

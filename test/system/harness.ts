@@ -1,0 +1,361 @@
+/**
+ * The system-test harness: Meridian as it runs scaled out — N web processes (bin/web.ts on the
+ * production build), N worker processes (bin/worker.ts), one simulator (bin/simulator.ts) — against
+ * one fresh PostgreSQL database (TEST_DATABASE_URL's / DATABASE_URL's server, or a throwaway
+ * embedded one). Every process can be killed (SIGKILL included) and started again on the same
+ * port; the harness records when, so the checks can tell a killed run from a duplicate one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { ensureBuild } from '@/bin/lib/build';
+import { startEmbeddedPostgres } from '@/bin/lib/embedded-postgres';
+import { createDb, type DbHandle } from '@/db/client';
+import { migrateDatabase } from '@/db/migrate';
+import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/server/provider';
+import { freePort } from '@/test/global-setup';
+
+export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The web processes serve the production build: reuse it while the sources are unchanged (in
+ * `npm test` the build stage has just made it), otherwise build first — as `npm start` does.
+ */
+export async function ensureProductionBuild(): Promise<void> {
+  await ensureBuild(repositoryRoot, (line) => process.stdout.write(`${line}\n`));
+  if (!existsSync(path.join(repositoryRoot, '.next', 'BUILD_ID'))) throw new Error('no production build in .next (npm run build)');
+}
+
+/** One run of a worker's job (from its debug trace, logged inside the job's lock). */
+export interface JobRun {
+  process: string;
+  pid: number;
+  jobId: string;
+  task: string;
+  attempt: number;
+  payload: Record<string, unknown>;
+  start: number;
+  /** When the run returned or threw; undefined when its process died first (or it still runs). */
+  end?: number;
+  outcome?: 'success' | 'error';
+}
+
+/** A SIGKILL the harness sent: which process, which pid, when. */
+export interface Kill {
+  process: string;
+  pid: number;
+  at: number;
+}
+
+type Role = 'web' | 'worker' | 'simulator';
+
+/**
+ * One Meridian process, started with `node --import tsx <script>` and an IPC channel (so it exits
+ * when the test process goes away, and says `ready`). Output goes to `<logDir>/<name>.log`.
+ */
+export class SystemProcess {
+  child?: ChildProcess;
+  /** Every pid this process had, in order. */
+  readonly pids: number[] = [];
+  private readonly log: WriteStream;
+
+  constructor(
+    readonly name: string,
+    readonly role: Role,
+    private readonly script: string,
+    private readonly env: Record<string, string>,
+    logDir: string,
+    private readonly onLine: (process: SystemProcess, pid: number, line: string) => void,
+    private readonly readyTimeoutMs: number,
+  ) {
+    this.log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
+  }
+
+  /** Started and said `ready`, and not exited since. */
+  ready = false;
+
+  get running(): boolean {
+    return Boolean(this.child && this.child.exitCode === null && this.child.signalCode === null);
+  }
+
+  get pid(): number | undefined {
+    return this.running ? this.child!.pid : undefined;
+  }
+
+  /** Starts the process and resolves once it sent `ready` (rejects when it exits or times out first). */
+  async start(): Promise<void> {
+    if (this.running) return;
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repositoryRoot, this.script)], {
+      cwd: repositoryRoot,
+      env: this.env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    this.child = child;
+    const pid = child.pid!;
+    this.pids.push(pid);
+    this.log.write(`--- ${new Date().toISOString()} ${this.name} started (pid ${pid})\n`);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let partial = '';
+      stream.setEncoding('utf8').on('data', (chunk: string) => {
+        this.log.write(chunk);
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) this.onLine(this, pid, line);
+      });
+    }
+    child.once('exit', (code, signal) => {
+      if (this.child === child) this.ready = false;
+      this.log.write(`--- ${new Date().toISOString()} ${this.name} exited (pid ${pid}, ${signal ?? `code ${code}`})\n`);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`${this.name} was not ready within ${this.readyTimeoutMs} ms (see ${this.log.path})`));
+      }, this.readyTimeoutMs);
+      child.on('message', (m: { type?: string }) => {
+        if (m?.type !== 'ready') return;
+        clearTimeout(timer);
+        this.ready = true;
+        resolve();
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.name} exited (${signal ?? `code ${code}`}) before it was ready (see ${this.log.path})`));
+      });
+    });
+  }
+
+  /** Sends `signal` and waits for the exit (SIGKILL after `graceMs` for a polite signal). */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = signal === 'SIGKILL' ? undefined : setTimeout(() => child.kill('SIGKILL'), graceMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill(signal);
+    });
+  }
+
+  closeLog(): Promise<void> {
+    return new Promise((resolve) => this.log.end(resolve));
+  }
+}
+
+export interface SystemOptions {
+  webs?: number;
+  workers?: number;
+  /** How long the simulator's operations take (SIMULATOR_OPERATION_MS). */
+  operationMs?: number;
+  workerConcurrency?: number;
+  /** Printed with every harness message (e.g. the chaos seed). */
+  label?: string;
+}
+
+export interface System {
+  url: string;
+  db: DbHandle['db'];
+  handle: DbHandle;
+  webs: SystemProcess[];
+  workers: SystemProcess[];
+  simulator: SystemProcess;
+  processes: SystemProcess[];
+  /** Base URLs of the web processes, in order. */
+  webBases: string[];
+  admin: ProviderAdminClient;
+  logDir: string;
+  jobRuns: JobRun[];
+  kills: Kill[];
+  /** SIGKILLs a process now (recorded for the checks). */
+  kill(process: SystemProcess): Promise<void>;
+  /** Stops everything; removes the logs and the database unless `keep` (a failed run keeps them; so does SYSTEM_TEST_KEEP=1). */
+  stop(options?: { keep?: boolean }): Promise<void>;
+}
+
+/** A fresh, migrated database for one system run, and how to drop it. */
+export async function freshDatabase(logDir: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `meridian_system_${Date.now()}_${process.pid}`;
+  const external = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (external) {
+    const admin = postgres(external, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}"`);
+    await admin.end();
+    const u = new URL(external);
+    u.pathname = `/${name}`;
+    return {
+      url: u.toString(),
+      async drop() {
+        const a = postgres(external, { max: 1, onnotice: () => {} });
+        await a.unsafe(`drop database if exists "${name}" with (force)`);
+        await a.end();
+      },
+    };
+  }
+  const dir = path.join(logDir, 'pg');
+  const pg = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: name });
+  return { url: pg.url, drop: () => pg.stop() };
+}
+
+/** Starts the database, the simulator, the workers and the web processes; resolves when all are ready. */
+export async function startSystem(options: SystemOptions = {}): Promise<System> {
+  await ensureProductionBuild();
+  const logDir = await mkdtemp(path.join(os.tmpdir(), 'meridian-system-'));
+  const database = await freshDatabase(logDir);
+  await migrateDatabase(database.url);
+  const handle = createDb(database.url, { max: 10, applicationName: 'meridian-system-test' });
+
+  const simulatorPort = await freePort();
+  const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
+  const simulatorToken = `runtime-${randomBytes(16).toString('hex')}`;
+  const simulatorAdminToken = `admin-${randomBytes(16).toString('hex')}`;
+  const jobRuns: JobRun[] = [];
+  const open = new Map<string, JobRun>();
+  const onLine = (p: SystemProcess, pid: number, line: string) => {
+    if (p.role !== 'worker' || !line.includes('"msg":"job ')) return;
+    let rec: { t: string; msg: string; jobId: string; task: string; attempt: number; payload: Record<string, unknown> };
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const key = `${pid}:${rec.jobId}`;
+    const at = Date.parse(rec.t);
+    if (rec.msg === 'job start') {
+      const run: JobRun = { process: p.name, pid, jobId: rec.jobId, task: rec.task, attempt: rec.attempt, payload: rec.payload ?? {}, start: at };
+      jobRuns.push(run);
+      open.set(key, run);
+    } else if (rec.msg === 'job success' || rec.msg === 'job error') {
+      const run = open.get(key);
+      if (!run) return;
+      run.end = at;
+      run.outcome = rec.msg === 'job success' ? 'success' : 'error';
+      open.delete(key);
+    }
+  };
+
+  // Only what the processes need: a copy of this environment without the test's own database and
+  // provider settings, then theirs.
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !/^(DATABASE_URL|TEST_DATABASE_URL|SIMULATOR_|PORT$|HOSTNAME$|LOG_LEVEL$|VITEST|NODE_ENV$)/.test(k)) base[k] = v;
+  }
+  const common = {
+    ...base,
+    DATABASE_URL: database.url,
+    SIMULATOR_URL: simulatorUrl,
+    SIMULATOR_TOKEN: simulatorToken,
+    PROVIDER_TIMEOUT_MS: '2000',
+    PROVIDER_RETRY_CAP_MS: '2000',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  const simulator = new SystemProcess(
+    'simulator',
+    'simulator',
+    'bin/simulator.ts',
+    {
+      ...base,
+      SIMULATOR_PORT: String(simulatorPort),
+      SIMULATOR_STATE_FILE: path.join(logDir, 'simulator-state.json'),
+      SIMULATOR_TOKEN: simulatorToken,
+      SIMULATOR_ADMIN_TOKEN: simulatorAdminToken,
+      SIMULATOR_OPERATION_MS: String(options.operationMs ?? 300),
+      // Keep every operation so the checks can account for each one.
+      SIMULATOR_RETAIN_OPERATIONS: '1000000',
+      SIMULATOR_LOG_LEVEL: 'warn',
+    },
+    logDir,
+    onLine,
+    30_000,
+  );
+  const workers = Array.from(
+    { length: options.workers ?? 2 },
+    (_, i) =>
+      new SystemProcess(
+        `worker-${i + 1}`,
+        'worker',
+        'bin/worker.ts',
+        { ...common, WORKER_CONCURRENCY: String(options.workerConcurrency ?? 4), LOG_LEVEL: 'debug' },
+        logDir,
+        onLine,
+        60_000,
+      ),
+  );
+  const authSecret = randomBytes(32).toString('base64url');
+  const webPorts = await Promise.all(Array.from({ length: options.webs ?? 2 }, () => freePort()));
+  const webs = webPorts.map(
+    (port, i) =>
+      new SystemProcess(
+        `web-${i + 1}`,
+        'web',
+        'bin/web.ts',
+        {
+          ...common,
+          PORT: String(port),
+          HOSTNAME: '127.0.0.1',
+          // Replicas share one secret, as the README's scale-out recipe says.
+          AUTH_SECRET: authSecret,
+          SIMULATOR_ADMIN_TOKEN: simulatorAdminToken,
+          DB_POOL_SIZE: '10',
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT_TOKEN_RPS: '100000',
+          RATE_LIMIT_TOKEN_BURST: '100000',
+        },
+        logDir,
+        onLine,
+        120_000,
+      ),
+  );
+  const processes = [simulator, ...workers, ...webs];
+  const kills: Kill[] = [];
+  const system: System = {
+    url: database.url,
+    db: handle.db,
+    handle,
+    webs,
+    workers,
+    simulator,
+    processes,
+    webBases: webPorts.map((p) => `http://127.0.0.1:${p}`),
+    admin: createHttpProviderAdminClient({ baseUrl: simulatorUrl, token: simulatorAdminToken, timeoutMs: 10_000 }),
+    logDir,
+    jobRuns,
+    kills,
+    async kill(p) {
+      const pid = p.pid;
+      if (pid === undefined) return;
+      kills.push({ process: p.name, pid, at: Date.now() });
+      await p.stop('SIGKILL');
+    },
+    async stop({ keep = process.env.SYSTEM_TEST_KEEP === '1' } = {}) {
+      await Promise.all([...webs, ...workers].map((p) => p.stop()));
+      await simulator.stop();
+      await Promise.all(processes.map((p) => p.closeLog()));
+      await handle.close();
+      if (keep) {
+        process.stdout.write(`system test logs kept in ${logDir}${process.env.TEST_DATABASE_URL || process.env.DATABASE_URL ? ` (database ${database.url.replace(/:[^:@/]*@/, ':…@')})` : ''}\n`);
+        if (!(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL)) await database.drop();
+        return;
+      }
+      await database.drop();
+      await rm(logDir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await simulator.start();
+    await Promise.all(workers.map((w) => w.start()));
+    // One web at a time: each loads the whole build, and two cold starts at once on two busy cores
+    // only make both slower.
+    for (const w of webs) await w.start();
+  } catch (e) {
+    await system.stop({ keep: true });
+    throw e;
+  }
+  return system;
+}
