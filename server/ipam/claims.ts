@@ -8,9 +8,11 @@ import { enqueueJob } from '@/server/jobs/enqueue';
 import {
   admissionArguments,
   admissionOutcome,
+  admissionPolicyQuery,
   prepareIpClaimAdmission,
   recordDeniedClaim,
   releaseIpClaim,
+  type PolicyRow,
   type PreparedAdmission,
   type QuotaAdmitResult,
 } from '@/server/quota/admission';
@@ -148,6 +150,7 @@ interface CandidatePool {
 }
 
 interface ClaimContext {
+  policy: PolicyRow | null;
   existing: { specHash: string; allocatedCidr: string } | null;
   retained: { id: string; cidr: string; until: string | null } | null;
   networkId: string | null;
@@ -158,12 +161,13 @@ interface ClaimContext {
  * Everything a create needs to know before it writes, in one query: a claim already holding the
  * name, a retained allocation holding it, the network, and the pools the claim may come from (the
  * named one, else the network's pools of the family; deepest first, then by address, so claims land
- * in carved pools when they exist).
+ * in carved pools when they exist) — and the IPClaim quota policy.
  */
 async function claimContext(db: DbOrTx, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<ClaimContext> {
   const [row] = (await db.execute(sql`
     with net as (select id from networks where project_id = ${projectId} and name = ${input.network})
     select
+      ${admissionPolicyQuery(projectId, 'IPClaim')} as policy,
       (select json_build_object('specHash', c.spec_hash, 'allocatedCidr', c.allocated_cidr::text)
          from ip_claims c where c.project_id = ${projectId} and c.name = ${input.name}) as existing,
       (select json_build_object('id', a.id, 'cidr', a.cidr::text, 'until', a.retained_until)
@@ -203,7 +207,7 @@ export interface CreateClaimResult {
  * name whose allocation is retained is `AllocationRetained`. With `dryRun`, the whole decision runs
  * and is rolled back: the result shows the block that would be chosen.
  *
- * Two round trips: one query reads the context (and, beside it, the quota policy is rendered), then
+ * Two round trips: one query reads the context and the quota policy (rendered in between), then
  * one statement — the SQL function `ipam_claim_create` (migration 0011) — locks the pool, carves
  * the block, writes the claim, its event and its quota claim, all or nothing. The pool's row lock
  * is held only while that statement runs and commits.
@@ -224,13 +228,7 @@ export async function createClaim(db: Db, projectId: string, input: ClaimCreateI
 }
 
 async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec, actor: Actor, dryRun: boolean): Promise<CreateClaimResult> {
-  // Quota, step 1 (no lock): render and validate the claim from the IPClaim policy, beside the read.
-  const [context, quota] = await Promise.allSettled([
-    claimContext(db, projectId, input, spec),
-    prepareIpClaimAdmission(db, projectId, { name: input.name, spec: spec.spec, labels: input.labels }, actor),
-  ]);
-  if (context.status === 'rejected') throw context.reason;
-  const { existing, retained, networkId, pools } = context.value;
+  const { policy, existing, retained, networkId, pools } = await claimContext(db, projectId, input, spec);
   if (existing) {
     if (existing.specHash === spec.hash) return { claim: await getClaim(db, projectId, input.name), created: false };
     throw new DomainError('ClaimExists', `ipclaim "${input.name}" already exists with a different spec (bound to ${existing.allocatedCidr})`, 'name');
@@ -245,7 +243,8 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
   }
   if (!networkId) throw new DomainError('NotFound', `network "${input.network}" not found`, 'network');
   if (pools.length === 0) return noCandidatePool(db, networkId, input, spec);
-  if (quota.status === 'rejected') throw quota.reason;
+  // Quota, step 1 (no database access): render and validate the claim from the IPClaim policy.
+  const quota = prepareIpClaimAdmission(policy, projectId, { name: input.name, spec: spec.spec, labels: input.labels }, actor);
 
   let rejected: string | null = null;
   const candidates: { pool: string; name: string; prefix: number }[] = [];
@@ -270,7 +269,7 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
     labels: input.labels ?? {},
     specHash: spec.hash,
     actor: { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label },
-    quota: admissionArguments(quota.value),
+    quota: admissionArguments(quota),
     dryRun,
   };
   let result: CreatedRow | { exhausted: true };
@@ -281,7 +280,7 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
     if (code === 'MD001') result = JSON.parse(detail!) as CreatedRow;
     else if (code === 'MQ001' || code === 'MQ002') {
       const index = Number(detail ?? 0);
-      await admissionOutcome(db, quota.value as PreparedAdmission & { managed: true }, code === 'MQ002' ? { granted: false, nameTaken: true } : { granted: false, index });
+      await admissionOutcome(db, quota as PreparedAdmission & { managed: true }, code === 'MQ002' ? { granted: false, nameTaken: true } : { granted: false, index });
       throw e;
     } else if ((code === 'MA002' || code === '23P01') && spec.pinned) {
       throw new DomainError('Overlap', await describeOverlap(db, candidates[0].pool, spec.pinned), 'address');
@@ -290,7 +289,7 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
   if ('exhausted' in result) {
     throw new DomainError('Exhausted', `no free ${spec.pinned ? formatCidr(spec.pinned) : `/${spec.prefixLength ?? pools[0].def}`} in network "${input.network}" (IPv${spec.family})`, 'prefixLength');
   }
-  if (result.quota) await admissionOutcome(db, quota.value as PreparedAdmission & { managed: true }, result.quota);
+  if (result.quota) await admissionOutcome(db, quota as PreparedAdmission & { managed: true }, result.quota);
   const claim: ClaimView = {
     id: result.id,
     name: input.name,

@@ -99,7 +99,7 @@ export class QuotaDenied extends DomainError {
   }
 }
 
-interface PolicyRow {
+export interface PolicyRow {
   name: string;
   enabled: boolean;
   ready: boolean;
@@ -147,16 +147,28 @@ export async function admit(tx: DbOrTx, req: AdmissionRequest): Promise<Admissio
  * registration does not let this kind claim the type.
  */
 export async function prepareAdmission(tx: DbOrTx, req: AdmissionRequest): Promise<PreparedAdmission> {
-  const [policy] = await rows<PolicyRow>(
-    tx,
-    sql`select p.name, p.enabled, p.ready, p.ready_reason as "readyReason", p.ready_message as "readyMessage", p.constraints,
-               p.claim_name_template as "claimNameTemplate", p.requests,
-               (select slug from projects where id = ${req.projectId}) as namespace,
-               coalesce((select json_agg(json_build_object('resourceType', r.resource_type, 'active', r.active, 'claimingKinds', r.claiming_kinds))
-                         from resource_registrations r
-                         where r.resource_type in (select e->>'resourceType' from jsonb_array_elements(p.requests) e)), '[]'::json) as registrations
-        from claim_creation_policies p where p.trigger_kind = ${req.kind}`,
-  );
+  const [{ policy }] = await rows<{ policy: PolicyRow | null }>(tx, sql`select ${admissionPolicyQuery(req.projectId, req.kind)} as policy`);
+  return prepareAdmissionWith(policy, req);
+}
+
+/**
+ * The kind's ClaimCreationPolicy with what `prepareAdmissionWith` needs (the project's slug, the
+ * registrations of the requested types) as one JSON value, or null: a scalar subquery, so a
+ * create path can read it in the same query as its own context.
+ */
+export function admissionPolicyQuery(projectId: string, kind: string) {
+  return sql`(select row_to_json(x) from (
+      select p.name, p.enabled, p.ready, p.ready_reason as "readyReason", p.ready_message as "readyMessage", p.constraints,
+             p.claim_name_template as "claimNameTemplate", p.requests,
+             (select slug from projects where id = ${projectId}) as namespace,
+             coalesce((select json_agg(json_build_object('resourceType', r.resource_type, 'active', r.active, 'claimingKinds', r.claiming_kinds))
+                       from resource_registrations r
+                       where r.resource_type in (select e->>'resourceType' from jsonb_array_elements(p.requests) e)), '[]'::json) as registrations
+      from claim_creation_policies p where p.trigger_kind = ${kind}) x)`;
+}
+
+/** `prepareAdmission` on a policy already read with `admissionPolicyQuery` (no database access). */
+export function prepareAdmissionWith(policy: PolicyRow | null, req: AdmissionRequest): PreparedAdmission {
   if (!policy || !policy.enabled) return { managed: false };
   if (!policy.ready) {
     count('policy_failed');
@@ -413,11 +425,11 @@ export async function recordDeniedClaim(db: Db, error: unknown): Promise<void> {
 // ---- Adapters for the kinds Meridian admits ---------------------------------------------------
 
 /**
- * Renders and validates an IP claim's quota claim, early in the claim's transaction (no lock); IPAM
- * decides it with `decideAdmission` as the claim's last write.
+ * Renders and validates an IP claim's quota claim from the IPClaim policy (read by IPAM with
+ * `admissionPolicyQuery` in its context query); `ipam_claim_create` decides it as its last write.
  */
-export function prepareIpClaimAdmission(tx: DbOrTx, projectId: string, claim: { name: string; spec: Record<string, unknown>; labels?: Record<string, string> }, actor: Actor) {
-  return prepareAdmission(tx, {
+export function prepareIpClaimAdmission(policy: PolicyRow | null, projectId: string, claim: { name: string; spec: Record<string, unknown>; labels?: Record<string, string> }, actor: Actor) {
+  return prepareAdmissionWith(policy, {
     projectId,
     kind: 'IPClaim',
     name: claim.name,
