@@ -16,24 +16,27 @@ const dependencyLabel: Record<string, string> = {
   meridian: 'a retried step',
 };
 
-const remainingLabels: [key: string, label: string][] = [
-  ['machines', 'machines'],
-  ['networks', 'networks'],
-  ['claims', 'IP claims'],
-  ['retained', 'retained allocations'],
-  ['clusters', 'clusters'],
-  ['leases', 'pod leases'],
-  ['quotaClaims', 'quota claims'],
-  ['grants', 'grants'],
-  ['increaseRequests', 'increase requests'],
+const remainingLabels: [key: string, one: string, many: string][] = [
+  ['machines', 'machine', 'machines'],
+  ['networks', 'network', 'networks'],
+  ['claims', 'IP claim', 'IP claims'],
+  ['retained', 'retained allocation', 'retained allocations'],
+  ['clusters', 'cluster', 'clusters'],
+  ['leases', 'pod lease', 'pod leases'],
+  ['quotaClaims', 'quota claim', 'quota claims'],
+  ['grants', 'grant', 'grants'],
+  ['increaseRequests', 'increase request', 'increase requests'],
 ];
 
 /**
  * Where a project's deletion stands: what is left, and which object waits on which dependency
  * (attempts, next attempt, last error). Follows the deletion live; once the project is gone, says
- * so. For members (viewer and up) and platform operators.
+ * so. For members (viewer and up) and platform operators. `part`: `banner` (the summary every
+ * project tab shows), `details` (the table, under that banner on Settings), or `all`.
  */
-export function DeletionStatus({ project, compact = false }: { project: string; compact?: boolean }) {
+export function DeletionStatus({ project, part = 'all' }: { project: string; part?: 'banner' | 'details' | 'all' }) {
+  const banner = part !== 'details';
+  const details = part !== 'banner';
   const trpc = useTRPC();
   const status = useQuery({
     ...trpc.projects.deletion.queryOptions({ project }),
@@ -42,6 +45,7 @@ export function DeletionStatus({ project, compact = false }: { project: string; 
   });
   if (status.error) {
     const gone = (status.error as { data?: { code?: string } }).data?.code === 'NOT_FOUND';
+    if (!banner) return gone ? <p className="text-sm text-slate-600">Deleted: nothing is left.</p> : <Alert>{errorMessage(status.error)}</Alert>;
     return gone ? (
       <Alert tone="green" testId="project-deleted">
         Project <strong>{project}</strong> has been deleted: everything it held was released. Its history stays in the audit log. <TextLink href="/projects">Back to projects</TextLink>
@@ -53,20 +57,24 @@ export function DeletionStatus({ project, compact = false }: { project: string; 
   const s = status.data;
   if (!s) return <p className="text-sm text-slate-500">Loading…</p>;
   if (s.phase !== 'Deleting') return null;
-  const left = remainingLabels.filter(([k]) => (s.remaining as unknown as Record<string, number>)[k] > 0);
+  const counts = s.remaining as unknown as Record<string, number>;
+  const left = remainingLabels.filter(([k]) => counts[k] > 0);
   return (
     <div className="space-y-3" data-testid="deletion-status">
-      <Alert tone="amber" testId="deleting-banner">
-        <strong>This project is being deleted</strong> (asked by {s.requestedBy ?? 'someone'} at {formatTime(s.requestedAt)}). Nothing new can be created in it; what it holds is
-        being released.{' '}
-        {left.length > 0 ? (
-          <>Left: {left.map(([k, label]) => `${(s.remaining as unknown as Record<string, number>)[k]} ${label}`).join(', ')}.</>
-        ) : (
-          <>Nothing is left; finishing.</>
-        )}
-        {s.nextPassAt && s.blockers.length > 0 && <> Next check {formatTime(s.nextPassAt)} (check {s.passes + 1}).</>}
-      </Alert>
-      {!compact && s.blockers.length > 0 && (
+      {banner && (
+        <Alert tone="amber" testId="deleting-banner">
+          <strong>This project is being deleted</strong> (asked by {s.requestedBy ?? 'someone'} at {formatTime(s.requestedAt)}). Nothing new can be created in it; what it holds is
+          being released.{' '}
+          {left.length > 0 ? (
+            <>Left: {left.map(([k, one, many]) => `${counts[k]} ${counts[k] === 1 ? one : many}`).join(', ')}.</>
+          ) : (
+            <>Nothing is left; finishing.</>
+          )}
+          {s.nextPassAt && s.blockers.length > 0 && <> Next check {formatTime(s.nextPassAt)} (check {s.passes + 1}).</>}
+        </Alert>
+      )}
+      {details && s.blockers.length === 0 && <p className="text-sm text-slate-600">Nothing waits on a dependency; the worker is releasing what is left.</p>}
+      {details && s.blockers.length > 0 && (
         <Table head={['Object', 'Waiting on', 'Status', 'Attempts', 'Next attempt', 'Last error', 'Since']}>
           {s.blockers.map((b) => (
             <tr key={`${b.objectKind}/${b.objectId}`} data-testid="deletion-blocker">
@@ -86,7 +94,7 @@ export function DeletionStatus({ project, compact = false }: { project: string; 
           ))}
         </Table>
       )}
-      {compact && s.blockers.length > 0 && (
+      {part === 'banner' && s.blockers.length > 0 && (
         <p className="text-sm text-slate-600">
           Waiting: {s.blockers.map((b) => `${b.objectKind} ${b.objectName} on ${b.waitingOn} (${b.attempts} attempt${b.attempts === 1 ? '' : 's'})`).join('; ')} —{' '}
           <TextLink href={`/projects/${project}/settings`}>details</TextLink>
@@ -176,7 +184,7 @@ export function ProjectSettingsView({ project, name, organization, role, phase }
       </Card>
       <Card title={phase === 'Deleting' ? 'Deletion' : 'Delete this project'}>
         {phase === 'Deleting' ? (
-          <DeletionStatus project={project} />
+          <DeletionStatus project={project} part="details" />
         ) : role === 'owner' ? (
           <DeleteProjectForm project={project} />
         ) : (

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
-import { serverCaller } from '@/app/_trpc/server';
+import { HydrateClient, getQueryClient, serverCaller, trpc } from '@/app/_trpc/server';
 import { DeletionStatus } from '@/components/projects/deletion';
 import { ProjectTabs } from '@/components/projects/project-tabs';
 
@@ -15,6 +15,7 @@ export default async function ProjectLayout({ children, params }: { children: Re
     if (e instanceof TRPCError && (e.code === 'NOT_FOUND' || e.code === 'FORBIDDEN' || e.code === 'BAD_REQUEST')) notFound();
     throw e;
   }
+  if (project.phase === 'Deleting') await getQueryClient().prefetchQuery(trpc.projects.deletion.queryOptions({ project: slug }));
   return (
     <div>
       <div className="mb-4">
@@ -26,7 +27,9 @@ export default async function ProjectLayout({ children, params }: { children: Re
       </div>
       {project.phase === 'Deleting' && (
         <div className="mb-4">
-          <DeletionStatus project={project.slug} compact />
+          <HydrateClient>
+            <DeletionStatus project={project.slug} part="banner" />
+          </HydrateClient>
         </div>
       )}
       <ProjectTabs slug={project.slug} />
