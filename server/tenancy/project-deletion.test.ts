@@ -9,6 +9,7 @@
  * this simulator (nor theirs against an outage they did not ask for).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import * as projectRoute from '@/app/api/v1/projects/[project]/route';
 import * as grantsRoute from '@/app/api/v1/projects/[project]/resourcegrants/route';
 import * as whoamiRoute from '@/app/api/v1/whoami/route';
+import { backupDatabase, restoreDatabase } from '@/db/backup';
 import { createDb, type DbHandle } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
@@ -52,16 +54,16 @@ let operatorToken: string;
 
 const db = () => handle.db;
 
-/** A database of this file's own on the test server, migrated (see the file comment). */
-async function ownDatabase() {
+/** A database of this file's own on the test server, migrated unless asked not to (see the file comment). */
+async function ownDatabase(options: { migrate?: boolean } = {}) {
   const shared = inject('databaseUrl');
-  const name = `meridian_deletion_${Date.now()}_${process.pid}`;
+  const name = `meridian_deletion_${Date.now()}_${Math.random().toString(36).slice(2, 6)}`;
   const adminSql = postgres(shared, { max: 1, onnotice: () => {} });
   await adminSql.unsafe(`create database "${name}"`);
   await adminSql.end();
   const u = new URL(shared);
   u.pathname = `/${name}`;
-  await migrateDatabase(u.toString());
+  if (options.migrate ?? true) await migrateDatabase(u.toString());
   return {
     url: u.toString(),
     drop: async () => {
@@ -339,6 +341,39 @@ describe('who may delete, and deleting twice', () => {
     // And afterwards: nothing to delete.
     expect((await rest(projectRoute.DELETE as Handler, 'DELETE', operatorToken, { project: project.slug })).status).toBe(404);
     await expect(requestProjectDeletion(db(), project.id, actor)).rejects.toMatchObject({ code: 'NotFound' });
+  });
+});
+
+describe('backup and restore', () => {
+  test('a backup taken while a project is being deleted restores (the guard stands aside while rows load), deletion still under way', async () => {
+    const source = await ownDatabase();
+    const target = await ownDatabase({ migrate: false });
+    const src = createDb(source.url, { max: 2 });
+    const dst = createDb(target.url, { max: 2 });
+    const tmp = await makeTempDir('meridian-deletion-backup-');
+    try {
+      const org = await createOrganization(src.db, { slug: uniq('bk'), name: 'bk' }, actor);
+      const p = await createProject(src.db, { organizationId: org.id, slug: uniq('bk'), name: 'bk' }, actor);
+      await createNetwork(src.db, p.id, { name: 'vpc', cidrs: [{ cidr: '192.0.2.0/24' }] }, actor);
+      await createClaim(src.db, p.id, { name: 'c', network: 'vpc', prefixLength: 28, reclaimPolicy: 'Delete' }, actor);
+      await requestProjectDeletion(src.db, p.id, actor); // no worker runs on this database: it stays Deleting
+      const file = path.join(tmp.dir, 'backup.gz');
+      await backupDatabase(source.url, createWriteStream(file));
+      await restoreDatabase(target.url, createReadStream(file));
+      const [row] = (await dst.db.execute(sql`
+        select p.phase, (select count(*)::int from networks where project_id = p.id) as networks, (select count(*)::int from ip_claims where project_id = p.id) as claims,
+               (select count(*)::int from graphile_worker._private_jobs where key = ${`project-delete:${p.id}`}) as jobs
+        from projects p where p.id = ${p.id}`)) as unknown as { phase: string; networks: number; claims: number; jobs: number }[];
+      expect(row).toEqual({ phase: 'Deleting', networks: 1, claims: 1, jobs: 1 });
+      // And the guard is back once loaded: nothing new in it.
+      await expect(createNetwork(dst.db, p.id, { name: 'late', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor)).rejects.toMatchObject({ cause: { code: 'MP001' } });
+    } finally {
+      await src.close();
+      await dst.close();
+      await tmp.remove();
+      await source.drop();
+      await target.drop();
+    }
   });
 });
 
