@@ -7,16 +7,18 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
 import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import * as leases from '@/app/api/v1/projects/[project]/clusters/[cluster]/leases/route';
+import * as machines from '@/app/api/v1/projects/[project]/machines/route';
 import * as clusterItem from '@/app/api/v1/projects/[project]/clusters/[cluster]/route';
 import * as ipclaims from '@/app/api/v1/projects/[project]/ipclaims/route';
 import * as networks from '@/app/api/v1/projects/[project]/networks/route';
 import * as increases from '@/app/api/v1/projects/[project]/quotaincreaserequests/route';
 import * as resourceclaims from '@/app/api/v1/projects/[project]/resourceclaims/route';
+import { locations, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
 import { createNetwork } from '@/server/ipam/networks';
 import { createApiToken } from '@/server/tenancy/tokens';
-import { testDb } from '@/test/db';
+import { testDb, uniq } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -114,5 +116,28 @@ describe('REST v1: networks at the ends of the address space', () => {
     expect(res.body).toMatchObject({ spec: { cidrs: [{ cidr }] } });
     const claim = await call(ipclaims.POST, 'POST', { body: JSON.stringify({ metadata: { name: 'c' }, spec: { network: 'edge', ...(cidr.includes(':') ? { family: 'IPv6', prefixLength: 128 } : { prefixLength: 32 }) } }) });
     expect(claim.status, JSON.stringify(claim.body)).toBe(201);
+  });
+});
+
+describe('REST v1: machines with names at the length limit', () => {
+  test('every address of a 63-character machine is its own claim (was: one claim, the same address three times)', async () => {
+    const { db } = testDb();
+    const tag = uniq('rb');
+    const [loc] = await db.insert(locations).values({ name: tag, displayName: tag }).returning({ id: locations.id });
+    await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
+    await db.insert(machineClasses).values({ name: `${tag}.cls`, cores: 2, memoryGib: 4, arch: 'x86_64', requiresApproval: false });
+    const digest = 'sha256:' + 'ef'.repeat(32);
+    await db.insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
+    const { call, count } = await client();
+    const spec = { class: `${tag}.cls`, profile: `${tag}-os`, location: tag, interfaces: [{ network: 'vpc', families: ['IPv4'], addressClasses: 3 }] };
+    const addresses: string[] = [];
+    for (const name of ['a'.repeat(63), `${'a'.repeat(62)}b`]) {
+      const res = await call(machines.POST, 'POST', { body: JSON.stringify({ metadata: { name }, spec }) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      addresses.push(...(res.body.status as { addresses: string[] }).addresses);
+    }
+    expect(addresses).toHaveLength(6);
+    expect(new Set(addresses).size).toBe(6);
+    expect(await count('ip_claims')).toBe(6);
   });
 });

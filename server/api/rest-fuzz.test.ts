@@ -72,6 +72,7 @@ beforeAll(async () => {
   const { project } = await makeProject(db);
   await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '192.0.2.0/24' }, { cidr: '2001:db8::/48' }] }, actor);
   await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor);
+  await createNetwork(db, project.id, { name: 'metal', cidrs: [{ cidr: '203.0.113.0/24' }, { cidr: '2001:db8:100::/48' }] }, actor);
   const cluster = uniq('k');
   await createCluster(db, project.id, { name: cluster, network: 'pods', nodeBlockPrefixV4: 28 }, actor);
   // A private corner of the machine catalogue: a usable location, a class and a profile.
@@ -93,6 +94,9 @@ beforeAll(async () => {
   const kind = `Fz${tag.replace(/[^a-z0-9]/g, '')}`;
   await createRegistration(db, { resourceType: registration, consumerKind: 'Project', type: 'Entity', description: '', baseUnit: 'things', displayUnit: 'things', unitConversionFactor: 1, claimingKinds: [kind] }, actor);
   await createGrant(db, { projectId: project.id, name: `${tag}-grant`, allowances: [{ resourceType: registration, amount: 5 }], source: 'Operator' }, actor);
+  // Room for every create the runs make: quota is not what most requests should stop at.
+  const plenty = [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1_000_000 }, { resourceType: 'metal.datumapis.com/machines', amount: 1_000_000 }];
+  await createGrant(db, { projectId: project.id, name: `${tag}-plenty`, allowances: plenty, source: 'Operator' }, actor);
   await createGrantPolicy(db, grantPolicyInput(`${tag}-gp`, registration), actor);
   await createClaimPolicy(db, { name: `${tag}-cp`, description: '', triggerKind: kind, constraints: [], claimNameTemplate: 'fz', requests: [{ resourceType: registration, amount: 1 }], enabled: true }, actor);
   const increase = await createIncreaseRequest(db, project.id, { resourceType: registration, amount: 3, reason: 'fuzzing' }, actor);
@@ -210,12 +214,16 @@ async function send(s: Sent): Promise<Answer> {
 // ---- Generators -----------------------------------------------------------------------------
 
 const validName = fc.constantFrom('a', 'web', 'db-1', 'x9', 'edge-proxy', 'zz');
-const freshName = fc.tuple(validName, fc.nat({ max: 1_000_000 })).map(([n, i]) => `${n}-${i.toString(36)}`);
+/** Names for creates: short ones, and long ones up to the limit of 63 (names derived from them must still fit). */
+const freshName = fc.oneof(
+  { weight: 2, arbitrary: fc.tuple(validName, fc.nat({ max: 1_000_000 })).map(([n, i]) => `${n}-${i.toString(36)}`) },
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 50, max: 63 }), fc.nat({ max: 1_000_000 })).map(([len, i]) => `${'l'.repeat(len)}${i.toString(36)}`.slice(-len)) },
+);
 
 /** Valid bodies per route (names vary so that some creates succeed and later ones collide). */
 const validBodies: Record<string, (name: string) => unknown[]> = {
   'POST /api/v1/projects/{project}/networks': (name) => [
-    { metadata: { name }, spec: { cidrs: [{ cidr: '203.0.113.0/28' }] } },
+    { metadata: { name }, spec: { cidrs: [{ cidr: '198.18.0.0/28' }] } },
     { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name, labels: { team: 'a' } }, spec: { description: 'd', cidrs: [{ cidr: '2001:db8:ff00::/56', minPrefixLength: 60, maxPrefixLength: 64, defaultPrefixLength: 64, strategy: 'BestFit', reserveLeading: 1, reserveTrailing: 1 }] } },
   ],
   'POST /api/v1/projects/{project}/ipclaims': (name) => [
@@ -234,7 +242,9 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
   ],
   'POST /api/v1/projects/{project}/machines': (name) => [
     { metadata: { name }, spec: { ...world.catalogue } },
-    { apiVersion: 'metal.datumapis.com/v1alpha1', kind: 'Machine', metadata: { name }, spec: { ...world.catalogue, desiredPower: 'off', interfaces: [{ network: 'vpc', families: ['IPv4', 'IPv6'], addressClasses: 2 }] } },
+    { apiVersion: 'metal.datumapis.com/v1alpha1', kind: 'Machine', metadata: { name }, spec: { ...world.catalogue, desiredPower: 'off', interfaces: [{ network: 'metal', families: ['IPv4', 'IPv6'], addressClasses: 2 }] } },
+    { metadata: { name }, spec: { ...world.catalogue, interfaces: [{ network: 'metal', families: ['IPv4'], addressClasses: 3 }] } },
+    { metadata: { name }, spec: { ...world.catalogue, interfaces: [{ network: 'metal', families: ['IPv6'] }, { network: 'metal', families: ['IPv6', 'IPv4'] }] } },
   ],
   // Operator routes (operator token); every object named is private to this file.
   'POST /api/v1/resourceregistrations': (name) => [
@@ -316,7 +326,7 @@ function bodyCase(valid: fc.Arbitrary<unknown>): fc.Arbitrary<BodyCase> {
   const json = 'application/json';
   return fc.oneof(
     { weight: 10, arbitrary: valid.chain((base) => mutationOf(base).map((m) => ({ label: `mutated ${JSON.stringify(m).slice(0, 300)}`, body: serializeBody(applyMutation(base, m)), contentType: json }))) },
-    { weight: 2, arbitrary: valid.map((base) => ({ label: 'valid', body: serializeBody(base), contentType: json })) },
+    { weight: 4, arbitrary: valid.map((base) => ({ label: 'valid', body: serializeBody(base), contentType: json })) },
     { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => ({ label: 'arbitrary JSON', body: serializeBody(v), contentType: json })) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((t) => ({ label: 'arbitrary text', body: t, contentType: json })) },
     { weight: 1, arbitrary: fc.constantFrom('', '{', '{"a":1,}', 'nul', '\u0000', '{"metadata":', '[' .repeat(5000), '1e999', '"\\ud800"', '{"a":"\\u0000"}').map((t) => ({ label: 'broken JSON', body: t, contentType: json })) },
@@ -575,7 +585,7 @@ describe('REST v1 fuzz', () => {
   });
 
   // Tenant creates get the most runs; operator actions and reads fewer (the suite stays under a minute).
-  const runsFor = (r: ApiRoute) => (r.requestBody ? (r.minRole === 'operator' ? 50 : 120) : r.method === 'GET' && !r.path.endsWith('}') ? 30 : 15);
+  const runsFor = (r: ApiRoute) => (r.requestBody ? (r.minRole === 'operator' ? 50 : 150) : r.method === 'GET' && !r.path.endsWith('}') ? 30 : 15);
 
   test.each(routes.map(key))('%s: no 5xx, coded 4xx, well-formed 2xx, no partial write', async (k) => {
     const route = apiRoutes.find((r) => key(r) === k)!;

@@ -7,6 +7,7 @@ import { createClaim } from '@/server/ipam/claims';
 import { enqueueJob } from '@/server/jobs/enqueue';
 import { admitMachine } from '@/server/quota/admission';
 import { findCatalogueIds, locationUsability } from './catalogue';
+import { machineClaimName } from './claim-names';
 import { transitionMachine, type MachinePhase } from './phases';
 import type { MachineCreateInput } from './schemas';
 
@@ -62,7 +63,7 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
         const status: InterfaceStatus = { ...nic, claims: [], addresses: [] };
         for (const family of nic.families) {
           for (let n = 0; n < nic.addressClasses; n++) {
-            const claimName = `m-${input.name}-${i}-${family === 'IPv4' ? 'v4' : 'v6'}-${n}`.slice(0, 63);
+            const claimName = machineClaimName(input.name, i, family, n);
             const { claim } = await createClaim(
               tx as unknown as Db,
               projectId,
