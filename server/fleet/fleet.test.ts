@@ -12,6 +12,7 @@ import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/serve
 import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '@/server/simulator/spawn-simulator';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
+import { createNetwork } from '@/server/ipam/networks';
 import { approveMachine, deleteMachine, getMachine, requestMachine } from './machines';
 
 const actor = systemActor('test');
@@ -188,6 +189,19 @@ describe('fleet lifecycle', () => {
       message: expect.stringMatching(/requested 1 .*available 0.*limit 1/),
     });
     await expect(getMachine(f.db, f.project.id, 'two')).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  test("a machine whose address would pass the ipclaims quota is refused with QuotaExceeded (not a 500), storing nothing", async () => {
+    const f = await makeFleet(1);
+    await createNetwork(f.db, f.project.id, { name: 'vpc', cidrs: [{ cidr: '203.0.113.0/24' }] }, actor);
+    await f.db.execute(sql`update allowance_buckets set "limit" = 0 where project_id = ${f.project.id} and resource_type = 'ipam.miloapis.com/ipclaims'`);
+    await expect(requestMachine(f.db, f.project.id, { ...f.spec, name: 'addressed', interfaces: [{ network: 'vpc', families: ['IPv4'], addressClasses: 1 }] }, actor)).rejects.toMatchObject({
+      code: 'QuotaExceeded',
+      message: expect.stringMatching(/requested 1 ipam.miloapis.com\/ipclaims, available 0/),
+    });
+    await expect(getMachine(f.db, f.project.id, 'addressed')).rejects.toMatchObject({ code: 'NotFound' });
+    const [{ n }] = (await f.db.execute(sql`select count(*)::int as n from ip_claims where project_id = ${f.project.id}`)) as unknown as { n: number }[];
+    expect(n).toBe(0);
   });
 
   test('an unusable location fails closed with the reason', async () => {

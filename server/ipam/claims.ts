@@ -273,8 +273,11 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
     dryRun,
   };
   let result: CreatedRow | { exhausted: true };
+  const create = (q: DbOrTx) => q.execute(sql`select ipam_claim_create(${JSON.stringify(args)}::jsonb) as result`);
   try {
-    [{ result }] = (await db.execute(sql`select ipam_claim_create(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: CreatedRow | { exhausted: true } }[];
+    // Inside a caller's transaction (a machine's addresses) the statement runs in a savepoint, so a
+    // refusal leaves that transaction usable for reading the books the QuotaExceeded message names.
+    [{ result }] = (await ('rollback' in db ? (db as unknown as DbOrTx).transaction(create) : create(db))) as unknown as { result: CreatedRow | { exhausted: true } }[];
   } catch (e) {
     const { code, detail } = pgError(e) ?? {};
     if (code === 'MD001') result = JSON.parse(detail!) as CreatedRow;
