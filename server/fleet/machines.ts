@@ -42,7 +42,16 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
     return await db.transaction(async (tx) => {
       const [settings] = await tx.select({ approvalRequired: projectFleetSettings.approvalRequired }).from(projectFleetSettings).where(eq(projectFleetSettings.projectId, projectId));
       const requiresApproval = cls.requiresApproval || Boolean(settings?.approvalRequired);
-      await admitMachine(tx, projectId, { name: input.name, spec: { class: cls.name, profile: profile.name, location: location.name, interfaces: input.interfaces } }, actor);
+      // Lock order shared with claim creates and machine releases, so that none of them can deadlock
+      // another: the interfaces' pools first (in the order claim creation takes them), then the
+      // ipclaims bucket (each claim's admission), then the machines bucket (this admission, last).
+      const pools = input.interfaces.flatMap((nic) => nic.families.map((f) => sql`(${nic.network}, ${f === 'IPv4' ? 4 : 6}::smallint)`));
+      if (pools.length) {
+        await tx.execute(sql`
+          select p.id from ip_pools p join networks n on n.id = p.network_id
+          where n.project_id = ${projectId} and p.kind <> 'NodeBlock' and (n.name, p.family) in (${sql.join(pools, sql`, `)})
+          order by masklen(p.cidr) desc, p.cidr, p.id for update of p`);
+      }
       const [machine] = await tx
         .insert(machines)
         .values({
@@ -88,6 +97,7 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
       });
       if (requiresApproval) await transitionMachine(tx, machine, 'Pending', 'AwaitingApproval', 'the project or class requires operator approval', actor);
       else await wakeMachine(tx, machine.id);
+      await admitMachine(tx, projectId, { name: input.name, spec: { class: cls.name, profile: profile.name, location: location.name, interfaces: input.interfaces } }, actor);
       return getMachine(tx, projectId, input.name);
     });
   } catch (e) {

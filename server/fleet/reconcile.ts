@@ -309,6 +309,15 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
 /** The machine is done: its addresses and quota go back, in one transaction with the final phase. */
 async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason: string): Promise<StepResult> {
   await db.transaction(async (tx) => {
+    // Lock order shared with claim creates and machine requests (no deadlock): the claims, their
+    // pools (in the order claim creation takes them), then the ipclaims and machines buckets.
+    const names = m.interfaces.flatMap((nic) => nic.claims ?? []);
+    if (names.length) {
+      await tx.execute(sql`select id from ip_claims where project_id = ${m.projectId} and name in ${names} order by name for update`);
+      await tx.execute(sql`
+        select p.id from ip_pools p where p.id in (select pool_id from ip_claims where project_id = ${m.projectId} and name in ${names})
+        order by masklen(p.cidr) desc, p.cidr, p.id for update`);
+    }
     for (const nic of m.interfaces) {
       for (const claim of nic.claims ?? []) {
         await deleteClaim(tx as unknown as Db, m.projectId, claim, actor).catch((e: { code?: string }) => {
