@@ -22,6 +22,11 @@ export class Api {
   readonly sent: number[];
   /** Every request's duration, for the report. */
   readonly timings: { what: string; ms: number; kind: Outcome['kind'] }[] = [];
+  /**
+   * Every 5xx answer except 507 (`Exhausted`, documented). The database never goes away in these
+   * tests, so a 5xx is a server bug even when the client can retry it.
+   */
+  readonly serverErrors: string[] = [];
 
   constructor(
     readonly bases: string[],
@@ -76,7 +81,10 @@ export class Api {
             }
             if (status >= 200 && status < 300) resolve({ kind: 'ack', status, body: json, web });
             else if (status >= 400 && status < 500 && json?.error?.code) resolve({ kind: 'refused', status, code: json.error.code, message: json.error.message, web });
-            else resolve({ kind: 'unknown', reason: `HTTP ${status}: ${text.slice(0, 200)}`, web });
+            else {
+              if (status >= 500 && status !== 507) this.serverErrors.push(`${what} on web ${web + 1}: HTTP ${status} ${text.slice(0, 200)}`);
+              resolve({ kind: 'unknown', reason: `HTTP ${status}: ${text.slice(0, 200)}`, web });
+            }
           });
         },
       );

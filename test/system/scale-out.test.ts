@@ -171,6 +171,7 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
   expect(Object.fromEntries(phases.map((p) => [p.phase, p.n]))).toEqual({ Ready: machinesAdmitted - 4, Released: 4 });
 
   const violations = [
+    ...api.serverErrors.map((e) => `server error: ${e}`),
     ...(await checkIpam(db)),
     ...(await checkQuota(db)),
     ...(await checkFleet(db)),
