@@ -13,13 +13,14 @@ export const MACHINE_SERVICE = 'machines';
  * or more than one record — fails closed with the reason.
  */
 export async function locationUsability(db: DbOrTx, locationId: string): Promise<{ usable: boolean; reason: string | null }> {
-  const [loc] = await db.select({ name: locations.name, ready: locations.ready }).from(locations).where(eq(locations.id, locationId));
+  const [loc] = (await db.execute(sql`
+    select l.name, l.ready,
+      coalesce((select json_agg(json_build_object('status', s.status, 'reason', s.reason)) from ${serviceAvailability} s
+                where s.location_id = l.id and s.service = ${MACHINE_SERVICE}), '[]') as records
+    from ${locations} l where l.id = ${locationId}`)) as unknown as { name: string; ready: boolean; records: { status: string; reason: string | null }[] }[];
   if (!loc) return { usable: false, reason: 'location not found' };
   if (!loc.ready) return { usable: false, reason: `location ${loc.name} is not Ready` };
-  const records = await db
-    .select({ status: serviceAvailability.status, reason: serviceAvailability.reason })
-    .from(serviceAvailability)
-    .where(sql`${serviceAvailability.locationId} = ${locationId} and ${serviceAvailability.service} = ${MACHINE_SERVICE}`);
+  const records = loc.records;
   if (records.length === 0) return { usable: false, reason: `location ${loc.name} publishes no availability for the machine service` };
   if (records.length > 1) return { usable: false, reason: `location ${loc.name} has ${records.length} conflicting availability records for the machine service` };
   if (records[0].status !== 'Available') {

@@ -8,6 +8,7 @@ import { enqueueJob } from '@/server/jobs/enqueue';
 import { admitMachine } from '@/server/quota/admission';
 import { findCatalogueIds, locationUsability } from './catalogue';
 import { machineClaimName } from './claim-names';
+import { notifyMachine } from './changes';
 import { transitionMachine, type MachinePhase } from './phases';
 import type { MachineCreateInput } from './schemas';
 
@@ -66,7 +67,7 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
           requiresApproval,
           createdBy: actor.label,
         })
-        .returning({ id: machines.id, name: machines.name, projectId: machines.projectId });
+        .returning({ id: machines.id, name: machines.name, projectId: machines.projectId, notified: notifyMachine });
       const interfaces: InterfaceStatus[] = [];
       for (const [i, nic] of input.interfaces.entries()) {
         const status: InterfaceStatus = { ...nic, claims: [], addresses: [] };
@@ -97,8 +98,11 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
       });
       if (requiresApproval) await transitionMachine(tx, machine, 'Pending', 'AwaitingApproval', 'the project or class requires operator approval', actor);
       else await wakeMachine(tx, machine.id);
+      const view = await getMachine(tx, projectId, input.name);
+      // Last before the commit: the machines bucket row stays locked from here to the commit, and
+      // every request and release of the project queues for it.
       await admitMachine(tx, projectId, { name: input.name, spec: { class: cls.name, profile: profile.name, location: location.name, interfaces: input.interfaces } }, actor);
-      return getMachine(tx, projectId, input.name);
+      return view;
     });
   } catch (e) {
     if (pgCode(e) === '23505') throw new DomainError('Conflict', `machine "${input.name}" already exists`, 'name');
@@ -117,7 +121,7 @@ export async function deleteMachine(db: Db, projectId: string, name: string, act
     if (!m) throw new DomainError('NotFound', `machine "${name}" not found`, 'name');
     if (m.phase === 'Released') return { name, phase: 'Released' as MachinePhase };
     if (!m.deletion) {
-      await tx.update(machines).set({ deletionRequestedAt: sql`now()`, updatedAt: sql`now()` }).where(eq(machines.id, m.id));
+      await tx.update(machines).set({ deletionRequestedAt: sql`now()`, updatedAt: sql`now()` }).where(eq(machines.id, m.id)).returning({ notified: notifyMachine });
       await recordEvent(tx, { actor, projectId, action: 'machine.delete', objectType: 'machine', objectId: m.id, objectName: name, reason });
     }
     await wakeMachine(tx, m.id);
@@ -145,7 +149,7 @@ export async function rejectMachine(db: Db, machineId: string, reason: string, a
     const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
     if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
     if (m.phase !== 'AwaitingApproval') throw new DomainError('InvalidTransition', `machine "${m.name}" is ${m.phase}, not awaiting approval`);
-    await tx.update(machines).set({ deletionRequestedAt: sql`now()` }).where(eq(machines.id, m.id));
+    await tx.update(machines).set({ deletionRequestedAt: sql`now()` }).where(eq(machines.id, m.id)).returning({ notified: notifyMachine });
     await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.reject', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
     await wakeMachine(tx, m.id);
     return { id: m.id, name: m.name };

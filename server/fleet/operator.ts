@@ -3,9 +3,10 @@ import type { Db, DbOrTx } from '@/db/client';
 import { machineAllocations, machineCapacity, machines } from '@/db/schema/fleet';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
+import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
 import { deleteMachine, wakeMachine } from './machines';
 import { transitionMachine, type MachinePhase } from './phases';
-import { wakePending } from './reconcile';
+import { wakeWaiting } from './reconcile';
 
 /** Requests awaiting approval, oldest first, with the free capacity that matches each. */
 export async function approvalQueue(db: DbOrTx, input: { limit: number; offset: number }) {
@@ -116,10 +117,18 @@ export async function forceReleaseMachine(db: Db, machineId: string, reason: str
     if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
     const [a] = await tx.select({ id: machineAllocations.id, capacityId: machineAllocations.capacityId }).from(machineAllocations).where(sql`${machineAllocations.machineId} = ${m.id} and ${machineAllocations.status} <> 'Released'`);
     if (a) {
-      await tx.update(machineAllocations).set({ status: 'Released', releasedAt: sql`now()`, releaseReason: `force released: ${reason}` }).where(eq(machineAllocations.id, a.id));
-      await tx.update(machineCapacity).set({ state: 'Quarantined', stateReason: `force released: ${reason}`, updatedAt: sql`now()` }).where(eq(machineCapacity.id, a.capacityId));
+      await tx
+        .update(machineAllocations)
+        .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: `force released: ${reason}` })
+        .where(eq(machineAllocations.id, a.id))
+        .returning({ notified: notifyAllocation });
+      await tx
+        .update(machineCapacity)
+        .set({ state: 'Quarantined', stateReason: `force released: ${reason}`, updatedAt: sql`now()` })
+        .where(eq(machineCapacity.id, a.capacityId))
+        .returning({ notified: notifyCapacity });
     }
-    await tx.update(machines).set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` }).where(eq(machines.id, m.id));
+    await tx.update(machines).set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` }).where(eq(machines.id, m.id)).returning({ notified: notifyMachine });
     await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.forceRelease', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
     const phase = m.phase as MachinePhase;
     if (phase !== 'Released' && phase !== 'Releasing' && phase !== 'Failed') {
@@ -140,9 +149,13 @@ export async function setCapacityState(db: Db, capacityId: string, action: Capac
     const allowed: Record<CapacityAction, string[]> = { quarantine: ['Available'], returnToPool: ['Quarantined'], retire: ['Available', 'Quarantined'] };
     if (!allowed[action].includes(c.state)) throw new DomainError('InvalidTransition', `capacity ${c.deviceRef} is ${c.state}; cannot ${action}`);
     const next = action === 'quarantine' ? 'Quarantined' : action === 'retire' ? 'Retired' : 'Available';
-    await tx.update(machineCapacity).set({ state: next, stateReason: next === 'Available' ? null : reason || null, updatedAt: sql`now()` }).where(eq(machineCapacity.id, c.id));
+    await tx
+      .update(machineCapacity)
+      .set({ state: next, stateReason: next === 'Available' ? null : reason || null, updatedAt: sql`now()` })
+      .where(eq(machineCapacity.id, c.id))
+      .returning({ notified: notifyCapacity });
     await recordEvent(tx, { actor, action: `capacity.${action}`, objectType: 'capacity', objectId: c.id, objectName: c.deviceRef, before: { state: c.state }, after: { state: next }, reason });
-    if (next === 'Available') await wakePending(tx, c.classId, c.locationId, 1);
+    if (next === 'Available') await wakeWaiting(tx, c.classId, c.locationId, 1);
     return { id: c.id, deviceRef: c.deviceRef, state: next };
   });
 }

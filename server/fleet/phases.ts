@@ -1,8 +1,10 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { events } from '@/db/schema/events';
 import { machines } from '@/db/schema/fleet';
-import { recordEvent, type Actor } from '@/server/audit/events';
+import type { Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
+import { notifyMachine } from './changes';
 
 /**
  * The machine lifecycle, in one table. Every transition goes through `transitionMachine`, which
@@ -42,7 +44,9 @@ export const inProgress: MachinePhase[] = ['Allocating', 'Bound', 'Installing', 
 
 /**
  * Moves a machine from `from` to `to` if it is still in `from` (a conditional update: a concurrent
- * reconciler that already moved it makes this a no-op returning false), recording an event.
+ * reconciler that already moved it makes this a no-op returning false), recording an event and
+ * notifying live views at commit. The update and the event row are one statement (the event is
+ * written only when the update matched), so a transition costs one round trip.
  */
 export async function transitionMachine(
   tx: DbOrTx,
@@ -53,27 +57,26 @@ export async function transitionMachine(
   actor: Actor,
 ): Promise<boolean> {
   if (!transitions[from].includes(to)) throw new DomainError('InvalidTransition', `a machine cannot go from ${from} to ${to}`);
-  const updated = await tx
-    .update(machines)
-    .set({ phase: to, phaseReason: reason, updatedAt: sql`now()`, phaseChangedAt: from === to ? undefined : sql`now()` })
-    .where(sql`${machines.id} = ${machine.id} and ${machines.phase} = ${from}`)
-    .returning({ id: machines.id });
-  if (updated.length === 0) return false;
-  await recordEvent(tx, {
-    actor,
-    projectId: machine.projectId,
-    action: `machine.phase.${to}`,
-    objectType: 'machine',
-    objectId: machine.id,
-    objectName: machine.name,
-    before: { phase: from },
-    after: { phase: to },
-    reason,
-  });
-  return true;
+  // The event row is recordEvent's (server/audit/events.ts), inserted from the update's result.
+  const recorded = await tx.execute(sql`
+    with moved as (
+      update ${machines} set phase = ${to}, phase_reason = ${reason}, updated_at = now()${from === to ? sql`` : sql`, phase_changed_at = now()`}
+      where ${machines.id} = ${machine.id} and ${machines.phase} = ${from}
+      returning ${machines.id}, ${notifyMachine}
+    )
+    insert into ${events} (actor_type, actor_id, actor_label, project_id, action, object_type, object_id, object_name, reason, before, after)
+    select ${actor.type}, ${actor.type === 'system' ? null : actor.id}, ${actor.label}, ${machine.projectId}, ${`machine.phase.${to}`}, 'machine',
+           ${machine.id}, ${machine.name}, ${reason}, ${JSON.stringify({ phase: from })}::jsonb, ${JSON.stringify({ phase: to })}::jsonb
+    from moved
+    returning 1 as recorded`);
+  return recorded.length > 0;
 }
 
-/** Updates the reason shown on a machine that stays in its phase (e.g. why it is still Pending). */
+/** Updates the reason shown on a machine that stays in its phase (e.g. why it is still Pending); no write when it is unchanged. */
 export async function setPhaseReason(tx: DbOrTx, machineId: string, reason: string | null) {
-  await tx.update(machines).set({ phaseReason: reason, updatedAt: sql`now()` }).where(eq(machines.id, machineId));
+  await tx
+    .update(machines)
+    .set({ phaseReason: reason, updatedAt: sql`now()` })
+    .where(sql`${machines.id} = ${machineId} and ${machines.phaseReason} is distinct from ${reason}`)
+    .returning({ notified: notifyMachine });
 }

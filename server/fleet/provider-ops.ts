@@ -11,6 +11,7 @@ import { machineCapacity, providerOperations } from '@/db/schema/fleet';
 import { incrementCounter } from '@/server/observability/metrics';
 import type { CallOutcome, OperationRecord, OperationRequest, ProviderClient, SubmitResult } from '@/server/provider';
 import { resolveSubmission } from '@/server/provider/resolve';
+import { notifyOperation } from './changes';
 
 export type OperationKind = 'install' | 'power' | 'cleanup';
 
@@ -26,40 +27,38 @@ export interface OperationRow {
 
 /**
  * Records an operation before it is sent (idempotent: an existing record with the id is returned).
- * The fencing token is the capacity's next sequence number, so tokens only grow per asset.
+ * The fencing token is the capacity's next sequence number, so tokens only grow per asset. A new
+ * record is one statement: the sequence is advanced only when no record with the id exists.
  */
 export async function admitOperation(
   tx: DbOrTx,
   input: { id: string; kind: OperationKind; machineId: string; capacityId: string; deviceRef: string; bindingId: string; epoch: number; extra?: { imageDigest?: string; power?: 'on' | 'off' } },
 ): Promise<OperationRow> {
-  const existing = await getOperationRow(tx, input.id);
-  if (existing) return existing;
-  const [{ seq }] = await tx
-    .update(machineCapacity)
-    .set({ fencingSeq: sql`${machineCapacity.fencingSeq} + 1` })
-    .where(eq(machineCapacity.id, input.capacityId))
-    .returning({ seq: machineCapacity.fencingSeq });
   const request = {
     id: input.id,
     kind: input.kind,
     assetId: input.deviceRef,
     bindingId: input.bindingId,
     epoch: input.epoch,
-    fencingToken: seq,
     ...(input.kind === 'install' ? { imageDigest: input.extra?.imageDigest } : {}),
     ...(input.kind === 'power' ? { power: input.extra?.power ?? 'on' } : {}),
-  } as OperationRequest;
-  await tx.insert(providerOperations).values({
-    id: input.id,
-    kind: input.kind,
-    machineId: input.machineId,
-    capacityId: input.capacityId,
-    deviceRef: input.deviceRef,
-    bindingId: input.bindingId,
-    epoch: input.epoch,
-    fencingToken: seq,
-    request,
-  }).onConflictDoNothing();
+  };
+  const [admitted] = (await tx.execute(sql`
+    with seq as (
+      update ${machineCapacity} set fencing_seq = fencing_seq + 1
+      where id = ${input.capacityId} and not exists (select 1 from ${providerOperations} where id = ${input.id})
+      returning fencing_seq
+    )
+    insert into ${providerOperations} (id, kind, machine_id, capacity_id, device_ref, binding_id, epoch, fencing_token, request)
+    select ${input.id}, ${input.kind}, ${input.machineId}, ${input.capacityId}, ${input.deviceRef}, ${input.bindingId}, ${input.epoch}, seq.fencing_seq,
+           ${JSON.stringify(request)}::jsonb || jsonb_build_object('fencingToken', seq.fencing_seq)
+    from seq
+    on conflict do nothing
+    returning id, kind, state, attempts, request, last_error as "lastError", result, ${notifyOperation} as notified`)) as unknown as (OperationRow & { notified: unknown })[];
+  if (admitted) {
+    const { notified: _, ...row } = admitted;
+    return row;
+  }
   return (await getOperationRow(tx, input.id))!;
 }
 
@@ -81,7 +80,8 @@ async function save(db: DbOrTx, id: string, values: Partial<{ state: OperationRo
   await db
     .update(providerOperations)
     .set({ ...values, updatedAt: sql`now()` })
-    .where(eq(providerOperations.id, id));
+    .where(eq(providerOperations.id, id))
+    .returning({ notified: notifyOperation });
 }
 
 function fromRecord(record: OperationRecord): DriveResult {
@@ -90,13 +90,22 @@ function fromRecord(record: OperationRecord): DriveResult {
   return { status: 'running', completesAt: record.completesAt ? new Date(record.completesAt) : null };
 }
 
+/** What one call to the provider found, and what to record about it (see `recordOperation`). */
+export interface OperationCall {
+  result: DriveResult;
+  record: { state: OperationRow['state']; lastError: string | null; result?: OperationRecord; attempts?: number; retryReason?: string };
+}
+
 /**
- * Takes one step on an operation: submit it (first time) or resolve where it stands (after an
- * unknown outcome or while it runs), recording the state. Never throws for provider trouble.
+ * Submits an operation (first time) or resolves where it stands (after an unknown outcome or
+ * while it runs). Writes nothing: the caller records the call with `recordOperation` — alone, or
+ * in the transaction that acts on the result. Never throws for provider trouble.
  */
-export async function driveOperation(db: DbOrTx, provider: ProviderClient, op: OperationRow): Promise<DriveResult> {
-  if (op.state === 'Succeeded' && op.result) return { status: 'succeeded', record: op.result };
-  if (op.state === 'Failed') return { status: 'failed', code: 'Failed', message: op.lastError ?? 'failed' };
+export async function callOperation(provider: ProviderClient, op: OperationRow): Promise<OperationCall> {
+  if (op.state === 'Succeeded' && op.result) return { result: { status: 'succeeded', record: op.result }, record: { state: 'Succeeded', lastError: null, result: op.result } };
+  if (op.state === 'Failed') {
+    return { result: { status: 'failed', code: 'Failed', message: op.lastError ?? 'failed' }, record: { state: 'Failed', lastError: op.lastError } };
+  }
   const outcome: CallOutcome<OperationRecord> =
     op.state === 'Admitted'
       ? mapSubmit(await provider.submit(op.request))
@@ -104,17 +113,34 @@ export async function driveOperation(db: DbOrTx, provider: ProviderClient, op: O
   if (outcome.type === 'result') {
     const result = fromRecord(outcome.value);
     const state = result.status === 'succeeded' ? 'Succeeded' : result.status === 'failed' ? 'Failed' : 'Submitted';
-    await save(db, op.id, { state, result: outcome.value, lastError: result.status === 'failed' ? `${result.code}: ${result.message}` : null });
-    return result;
+    return { result, record: { state, result: outcome.value, lastError: result.status === 'failed' ? `${result.code}: ${result.message}` : null } };
   }
   if (outcome.type === 'rejected') {
-    await save(db, op.id, { state: 'Failed', lastError: `${outcome.error.code}: ${outcome.error.message}` });
-    return { status: 'failed', code: outcome.error.code, message: outcome.error.message };
+    return {
+      result: { status: 'failed', code: outcome.error.code, message: outcome.error.message },
+      record: { state: 'Failed', lastError: `${outcome.error.code}: ${outcome.error.message}` },
+    };
   }
   const attempts = op.attempts + 1;
-  await save(db, op.id, { state: 'Unknown', attempts, lastError: `${outcome.reason}: ${outcome.message}` });
-  await incrementCounter(db, 'meridian_provider_retries_total', { kind: op.kind, reason: outcome.reason });
-  return { status: 'unknown', reason: outcome.reason, attempts };
+  return {
+    result: { status: 'unknown', reason: outcome.reason, attempts },
+    record: { state: 'Unknown', attempts, lastError: `${outcome.reason}: ${outcome.message}`, retryReason: outcome.reason },
+  };
+}
+
+/** Records what a call found on our operation row (and counts a retry), in the caller's transaction. */
+export async function recordOperation(db: DbOrTx, op: OperationRow, call: OperationCall): Promise<void> {
+  const { retryReason, ...values } = call.record;
+  if (op.state === values.state && (op.state === 'Succeeded' || op.state === 'Failed')) return;
+  await save(db, op.id, values);
+  if (retryReason) await incrementCounter(db, 'meridian_provider_retries_total', { kind: op.kind, reason: retryReason });
+}
+
+/** Takes one step on an operation and records it: `callOperation`, then `recordOperation`. */
+export async function driveOperation(db: DbOrTx, provider: ProviderClient, op: OperationRow): Promise<DriveResult> {
+  const call = await callOperation(provider, op);
+  await recordOperation(db, op, call);
+  return call.result;
 }
 
 function mapSubmit(outcome: CallOutcome<SubmitResult>): CallOutcome<OperationRecord> {

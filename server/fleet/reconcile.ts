@@ -11,9 +11,10 @@ import { deleteClaim } from '@/server/ipam/claims';
 import type { ProviderClient } from '@/server/provider';
 import { releaseMachine } from '@/server/quota/admission';
 import { EVIDENCE_MAX_AGE_SECONDS, locationUsability } from './catalogue';
+import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
 import { wakeMachine } from './machines';
 import { setPhaseReason, transitionMachine, type MachinePhase } from './phases';
-import { admitOperation, backoffMs, driveOperation, getOperationRow } from './provider-ops';
+import { admitOperation, backoffMs, callOperation, driveOperation, getOperationRow, recordOperation, type OperationRow } from './provider-ops';
 
 export type StepResult =
   | { type: 'continue' }
@@ -39,6 +40,7 @@ interface MachineState {
   allocation: { id: string; capacityId: string; epoch: number; status: string; deviceRef: string } | null;
 }
 
+/** The machine, its profile's image and its live allocation, in one query. */
 async function load(db: DbOrTx, machineId: string): Promise<MachineState | undefined> {
   const [m] = await db
     .select({
@@ -52,16 +54,18 @@ async function load(db: DbOrTx, machineId: string): Promise<MachineState | undef
       imageDigest: machineProfiles.imageDigest,
       deletion: machines.deletionRequestedAt,
       interfaces: machines.interfaces,
+      allocationId: machineAllocations.id,
+      capacityId: machineAllocations.capacityId,
+      epoch: machineAllocations.epoch,
+      allocationStatus: machineAllocations.status,
+      deviceRef: machineCapacity.deviceRef,
     })
     .from(machines)
     .innerJoin(machineProfiles, eq(machineProfiles.id, machines.profileId))
+    .leftJoin(machineAllocations, and(eq(machineAllocations.machineId, machines.id), sql`${machineAllocations.status} <> 'Released'`))
+    .leftJoin(machineCapacity, eq(machineCapacity.id, machineAllocations.capacityId))
     .where(eq(machines.id, machineId));
   if (!m) return undefined;
-  const [a] = await db
-    .select({ id: machineAllocations.id, capacityId: machineAllocations.capacityId, epoch: machineAllocations.epoch, status: machineAllocations.status, deviceRef: machineCapacity.deviceRef })
-    .from(machineAllocations)
-    .innerJoin(machineCapacity, eq(machineCapacity.id, machineAllocations.capacityId))
-    .where(and(eq(machineAllocations.machineId, machineId), sql`${machineAllocations.status} <> 'Released'`));
   return {
     id: m.id,
     projectId: m.projectId,
@@ -73,7 +77,10 @@ async function load(db: DbOrTx, machineId: string): Promise<MachineState | undef
     imageDigest: m.imageDigest,
     deletionRequested: m.deletion !== null,
     interfaces: (m.interfaces as { claims?: string[] }[]) ?? [],
-    allocation: a ?? null,
+    allocation:
+      m.allocationId && m.capacityId && m.epoch !== null && m.allocationStatus && m.deviceRef
+        ? { id: m.allocationId, capacityId: m.capacityId, epoch: m.epoch, status: m.allocationStatus, deviceRef: m.deviceRef }
+        : null,
   };
 }
 
@@ -106,39 +113,78 @@ export async function reconcileMachine(db: Db, provider: ProviderClient, machine
   }
 }
 
+/** The reason a machine shows while it waits for capacity — and the mark releases look for (see `wakeWaiting`). */
+export const WAITING_FOR_CAPACITY = 'waiting for capacity: no healthy, available machine of this class in this location';
+const WOKEN_FOR_CAPACITY = 'capacity was returned: binding';
+
 /**
- * Binds the machine to healthy, available capacity with fresh evidence. `FOR UPDATE SKIP LOCKED`
- * makes concurrent requests pick different machines; the partial unique indexes on live
- * allocations make a double binding impossible regardless.
+ * Serializes, per class and location, a machine deciding to wait for capacity with capacity being
+ * returned (`wakeWaiting`): whichever comes second sees the first — the waiter the returned
+ * capacity, or the release the waiter — so a wake-up is never lost. Taken on those two slow paths
+ * only; binding free capacity never waits for it.
  */
-async function allocate(db: Db, m: MachineState): Promise<StepResult> {
-  const usability = await locationUsability(db, m.locationId);
-  if (!usability.usable) {
-    await setPhaseReason(db, m.id, `waiting: ${usability.reason}`);
-    return { type: 'waitFor', event: 'location' };
-  }
-  return db.transaction(async (tx) => {
-    const [cap] = (await tx.execute(sql`
-      select id, device_ref, asset_epoch from machine_capacity
+async function lockCapacityPool(tx: DbOrTx, classId: string, locationId: string) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`machine-capacity:${classId}:${locationId}`}, 0))`);
+}
+
+/**
+ * Takes healthy, available capacity with fresh evidence for the machine, in one statement: the
+ * capacity is marked Bound with its next epoch and the (Preparing) allocation inserted.
+ * `FOR UPDATE SKIP LOCKED` makes concurrent binders take different capacity; the partial unique
+ * indexes on live allocations make a double binding impossible regardless.
+ */
+async function bindCapacity(tx: DbOrTx, m: MachineState) {
+  const [bound] = (await tx.execute(sql`
+    with picked as (
+      select id from ${machineCapacity}
       where class_id = ${m.classId} and location_id = ${m.locationId} and state = 'Available' and health = 'Healthy' and available
         and observed_at > now() - ${`${EVIDENCE_MAX_AGE_SECONDS} seconds`}::interval
-      order by device_ref limit 1 for update skip locked`)) as unknown as { id: string; device_ref: string; asset_epoch: number }[];
-    if (!cap) {
-      await setPhaseReason(tx, m.id, 'waiting for capacity: no healthy, available machine of this class in this location');
-      return { type: 'waitFor', event: 'capacity' } as StepResult;
-    }
-    const epoch = Number(cap.asset_epoch) + 1;
-    if (!(await transitionMachine(tx, m, 'Pending', 'Allocating', `binding ${cap.device_ref}`, actor))) return { type: 'continue' } as StepResult;
-    await tx.update(machineCapacity).set({ state: 'Bound', assetEpoch: epoch, stateReason: null, updatedAt: sql`now()` }).where(eq(machineCapacity.id, cap.id));
-    await tx.insert(machineAllocations).values({ machineId: m.id, capacityId: cap.id, epoch, status: 'Preparing' });
-    // Concurrent releases may all have woken the same waiter (wake-ups are keyed per machine), so
-    // whoever binds passes the wake-up on while free capacity of this kind remains.
-    const [{ free }] = (await tx.execute(sql`
-      select count(*)::int as free from machine_capacity
-      where class_id = ${m.classId} and location_id = ${m.locationId} and state = 'Available' and health = 'Healthy' and available`)) as unknown as { free: number }[];
-    if (free > 0) await wakePending(tx, m.classId, m.locationId, free);
-    return { type: 'continue' } as StepResult;
-  });
+      order by device_ref limit 1 for update skip locked
+    ), capacity as (
+      update ${machineCapacity} set state = 'Bound', asset_epoch = ${machineCapacity.assetEpoch} + 1, state_reason = null, updated_at = now()
+      from picked where ${machineCapacity.id} = picked.id
+      returning ${machineCapacity.id}, ${machineCapacity.deviceRef}, ${machineCapacity.assetEpoch}, ${notifyCapacity} as notified
+    ), allocation as (
+      insert into ${machineAllocations} (machine_id, capacity_id, epoch, status)
+      select ${m.id}, capacity.id, capacity.asset_epoch, 'Preparing' from capacity
+      returning ${machineAllocations.id}, ${notifyAllocation} as notified
+    )
+    select capacity.device_ref as "deviceRef" from capacity, allocation`)) as unknown as { deviceRef: string }[];
+  return bound;
+}
+
+/** Rolls back a step whose machine another run of the reconciler has already moved on. */
+class Superseded extends Error {}
+
+/**
+ * Binds the machine to capacity of its class and location (the location must be usable: fail
+ * closed, with the reason). With none free, the machine waits — decided under the pool lock after
+ * looking once more — and the next release of that kind wakes it (no polling).
+ */
+async function allocate(db: Db, m: MachineState): Promise<StepResult> {
+  return db
+    .transaction(async (tx): Promise<StepResult> => {
+      const usability = await locationUsability(tx, m.locationId);
+      if (!usability.usable) {
+        await setPhaseReason(tx, m.id, `waiting: ${usability.reason}`);
+        return { type: 'waitFor', event: 'location' };
+      }
+      let bound = await bindCapacity(tx, m);
+      if (!bound) {
+        await lockCapacityPool(tx, m.classId, m.locationId);
+        bound = await bindCapacity(tx, m);
+      }
+      if (!bound) {
+        await setPhaseReason(tx, m.id, WAITING_FOR_CAPACITY);
+        return { type: 'waitFor', event: 'capacity' };
+      }
+      if (!(await transitionMachine(tx, m, 'Pending', 'Allocating', `binding ${bound.deviceRef}`, actor))) throw new Superseded();
+      return { type: 'continue' };
+    })
+    .catch((e: unknown) => {
+      if (e instanceof Superseded) return { type: 'continue' } as StepResult;
+      throw e;
+    });
 }
 
 async function commitAllocation(db: Db, m: MachineState): Promise<StepResult> {
@@ -147,7 +193,11 @@ async function commitAllocation(db: Db, m: MachineState): Promise<StepResult> {
       await transitionMachine(tx, m, 'Allocating', 'Pending', 'allocation lost; retrying', actor);
       return { type: 'continue' } as StepResult;
     }
-    await tx.update(machineAllocations).set({ status: 'Committed' }).where(and(eq(machineAllocations.id, m.allocation.id), eq(machineAllocations.status, 'Preparing')));
+    await tx
+      .update(machineAllocations)
+      .set({ status: 'Committed' })
+      .where(and(eq(machineAllocations.id, m.allocation.id), eq(machineAllocations.status, 'Preparing')))
+      .returning({ notified: notifyAllocation });
     await transitionMachine(tx, m, 'Allocating', 'Bound', `bound to ${m.allocation.deviceRef} (epoch ${m.allocation.epoch})`, actor);
     return { type: 'continue' } as StepResult;
   });
@@ -181,22 +231,41 @@ async function startInstall(db: Db, m: MachineState, from: MachinePhase): Promis
 }
 
 async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): Promise<StepResult> {
+  // The latest installation with its operation, in one query.
   const [inst] = await db
-    .select({ id: installations.id, operationId: installations.operationId, status: installations.status })
+    .select({
+      id: installations.id,
+      operationId: installations.operationId,
+      status: installations.status,
+      op: {
+        id: providerOperations.id,
+        kind: providerOperations.kind,
+        state: providerOperations.state,
+        attempts: providerOperations.attempts,
+        request: providerOperations.request,
+        lastError: providerOperations.lastError,
+        result: providerOperations.result,
+      },
+    })
     .from(installations)
+    .leftJoin(providerOperations, eq(providerOperations.id, installations.operationId))
     .where(eq(installations.machineId, m.id))
     .orderBy(sql`${installations.createdAt} desc`)
     .limit(1);
   if (!inst) return startInstall(db, m, 'Installing');
-  const op = (await getOperationRow(db, inst.operationId))!;
-  const outcome = await driveOperation(db, provider, op);
+  const op = (inst.op ?? (await getOperationRow(db, inst.operationId))!) as OperationRow;
+  const call = await callOperation(provider, op);
+  const outcome = call.result;
   if (outcome.status === 'succeeded') {
+    // The operation's success, the installation and Ready commit together.
     await db.transaction(async (tx) => {
+      await recordOperation(tx, op, call);
       await tx.update(installations).set({ status: 'Succeeded', completedAt: sql`now()` }).where(eq(installations.id, inst.id));
       await transitionMachine(tx, m, 'Installing', 'Ready', `installed ${m.imageDigest.slice(0, 19)}…`, actor);
     });
     return { type: 'done' };
   }
+  await recordOperation(db, op, call);
   if (outcome.status === 'running') {
     const wait = outcome.completesAt ? Math.max(50, outcome.completesAt.getTime() - Date.now() + 50) : backoffMs(op.attempts);
     return { type: 'retryAfter', ms: wait, reason: 'install running' };
@@ -220,8 +289,8 @@ async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): 
 async function startRelease(db: Db, m: MachineState, from: MachinePhase): Promise<StepResult> {
   if (!m.allocation) return finishRelease(db, m, from, 'nothing was bound');
   return db.transaction(async (tx) => {
-    await tx.update(machineAllocations).set({ status: 'Releasing' }).where(eq(machineAllocations.id, m.allocation!.id));
-    await tx.update(machineCapacity).set({ state: 'Cleaning', updatedAt: sql`now()` }).where(eq(machineCapacity.id, m.allocation!.capacityId));
+    await tx.update(machineAllocations).set({ status: 'Releasing' }).where(eq(machineAllocations.id, m.allocation!.id)).returning({ notified: notifyAllocation });
+    await tx.update(machineCapacity).set({ state: 'Cleaning', updatedAt: sql`now()` }).where(eq(machineCapacity.id, m.allocation!.capacityId)).returning({ notified: notifyCapacity });
     await admitOperation(tx, {
       id: `cleanup-${m.allocation!.id}`,
       kind: 'cleanup',
@@ -286,11 +355,16 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
   }
   const allocation = m.allocation;
   await db.transaction(async (tx) => {
-    await tx.update(machineAllocations).set({ status: 'Released', releasedAt: sql`now()`, releaseReason: verified ? 'cleanup verified' : why }).where(eq(machineAllocations.id, allocation.id));
+    await tx
+      .update(machineAllocations)
+      .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: verified ? 'cleanup verified' : why })
+      .where(eq(machineAllocations.id, allocation.id))
+      .returning({ notified: notifyAllocation });
     await tx
       .update(machineCapacity)
       .set({ state: verified ? 'Available' : 'Quarantined', stateReason: verified ? null : why, updatedAt: sql`now()` })
-      .where(eq(machineCapacity.id, allocation.capacityId));
+      .where(eq(machineCapacity.id, allocation.capacityId))
+      .returning({ notified: notifyCapacity });
     await recordEvent(tx, {
       actor,
       projectId: null,
@@ -300,8 +374,7 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
       objectName: allocation.deviceRef,
       reason: verified ? `cleanup of epoch ${allocation.epoch} verified` : why,
     });
-    if (verified) await wakePending(tx, m.classId, m.locationId, 1);
-    // (a woken machine that binds wakes the next waiter while capacity remains; see allocate)
+    if (verified) await wakeWaiting(tx, m.classId, m.locationId, 1);
   });
   return finishRelease(db, m, 'Releasing', verified ? 'released; capacity verified clean' : `released; capacity quarantined (${why})`);
 }
@@ -325,19 +398,29 @@ async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason
         });
       }
     }
-    await releaseMachine(tx, m.projectId, m.name);
     await transitionMachine(tx, m, from, 'Released', reason, actor);
+    // Last before the commit: the buckets stay locked from here to the commit (see requestMachine).
+    await releaseMachine(tx, m.projectId, m.name);
   });
   return { type: 'done' };
 }
 
 /**
- * Wakes the oldest machines waiting for capacity of this class and location — the release is the
- * event, so nothing polls for free capacity.
+ * Capacity of this class and location was returned: wakes the `count` oldest machines waiting for
+ * it — the release is the event, so nothing polls for free capacity. Each woken machine loses its
+ * waiting mark, so the next release wakes the next waiter (two releases never wake the same one
+ * while another keeps waiting). Call it in the transaction that returns the capacity.
  */
-export async function wakePending(tx: DbOrTx, classId: string, locationId: string, count: number) {
-  const waiting = (await tx.execute(sql`
-    select id from machines where phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null
-    order by created_at limit ${count}`)) as unknown as { id: string }[];
-  for (const w of waiting) await wakeMachine(tx, w.id);
+export async function wakeWaiting(tx: DbOrTx, classId: string, locationId: string, count: number) {
+  await lockCapacityPool(tx, classId, locationId);
+  const woken = (await tx.execute(sql`
+    with waiting as (
+      select id from ${machines}
+      where phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null and phase_reason = ${WAITING_FOR_CAPACITY}
+      order by created_at limit ${count}
+    )
+    update ${machines} set phase_reason = ${WOKEN_FOR_CAPACITY}, updated_at = now()
+    from waiting where ${machines.id} = waiting.id
+    returning ${machines.id}, ${notifyMachine} as notified`)) as unknown as { id: string }[];
+  for (const w of woken) await wakeMachine(tx, w.id);
 }

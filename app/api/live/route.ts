@@ -1,0 +1,31 @@
+import { getDb } from '@/db/client';
+import { currentUser } from '@/server/auth/session';
+import { isDomainError } from '@/server/errors';
+import { changeHub } from '@/server/live/hub';
+import { resolveLiveScope } from '@/server/live/scope';
+import { changeStream, sseHeaders } from '@/server/live/stream';
+import { logError } from '@/server/observability/log';
+import { errorTable } from '@/server/trpc/errors';
+
+/**
+ * Live change notifications for the console, as server-sent events: `?project=<slug>` for a
+ * project's members (its machines, their allocations and operations), no parameter for operators
+ * (everything, capacity included). Payloads are ids only; pages refetch what they show through
+ * tRPC, which applies the usual access checks. All streams of this process share one LISTEN
+ * connection (server/live/hub.ts).
+ */
+export const dynamic = 'force-dynamic';
+
+export async function GET(req: Request): Promise<Response> {
+  const user = await currentUser();
+  if (!user) return Response.json({ error: { code: 'Unauthenticated', message: 'sign in first' } }, { status: 401 });
+  const project = new URL(req.url).searchParams.get('project');
+  try {
+    const scope = await resolveLiveScope(getDb(), user, project);
+    return new Response(changeStream(changeHub(), scope, { signal: req.signal }), { headers: sseHeaders });
+  } catch (e) {
+    if (isDomainError(e)) return Response.json({ error: { code: e.code, message: e.message } }, { status: errorTable[e.code].http });
+    logError('live', e);
+    return Response.json({ error: { code: 'Internal', message: 'internal error' } }, { status: 500 });
+  }
+}

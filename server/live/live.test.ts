@@ -1,0 +1,178 @@
+/**
+ * Live updates end to end below the route handler: fleet changes NOTIFY in their transactions, the
+ * process's one LISTEN connection fans them out, and each SSE stream carries only its scope's
+ * changes — a tenant its own project's, never another tenant's; an operator everything.
+ */
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { locations, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
+import { systemActor } from '@/server/audit/events';
+import { deleteMachine, requestMachine } from '@/server/fleet/machines';
+import { testDb, uniq } from '@/test/db';
+import { makeProject, makeUser } from '@/test/fixtures';
+import { createChangeHub, type ChangeHub } from './hub';
+import { CHANGES_CHANNEL, notifyChanges } from './notify';
+import { resolveLiveScope } from './scope';
+import { changeStream, type LiveScope } from './stream';
+
+const actor = systemActor('test');
+let hub: ChangeHub;
+
+interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/** Reads an SSE body into `events` as it arrives. */
+function collect(stream: ReadableStream<Uint8Array>) {
+  const events: SseEvent[] = [];
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let at: number;
+      while ((at = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, at);
+        buffer = buffer.slice(at + 2);
+        const lines = block.split('\n');
+        const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+        if (!data) continue;
+        events.push({ event: lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message', data });
+      }
+    }
+  })();
+  /** Ids of the changes received so far. */
+  const ids = () => events.filter((e) => e.event === 'message').flatMap((e) => (JSON.parse(e.data) as { changes: { id: string }[] }).changes.map((c) => c.id));
+  return { events, ids, close: () => reader.cancel().then(() => pump) };
+}
+
+async function waitFor(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A location, class (approval off) and profile of our own; machines stay Pending (no worker runs here). */
+async function makeCatalogue() {
+  const { db } = testDb();
+  const tag = uniq('lv');
+  const [loc] = await db.insert(locations).values({ name: tag, displayName: tag }).returning({ id: locations.id });
+  await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
+  await db.insert(machineClasses).values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: false });
+  const digest = 'sha256:' + 'cd'.repeat(32);
+  await db.insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
+  return { class: `${tag}.cls`, profile: `${tag}-os`, location: tag, interfaces: [], desiredPower: 'on' as const };
+}
+
+beforeAll(() => {
+  hub = createChangeHub(inject('databaseUrl'));
+});
+
+afterAll(async () => {
+  await hub?.close();
+});
+
+describe('live updates', () => {
+  test('a machine change reaches its own project’s stream and the operators’, never another tenant’s', async () => {
+    const { db } = testDb();
+    const spec = await makeCatalogue();
+    const a = await makeProject(db);
+    const b = await makeProject(db);
+    const alice = await makeUser(db, { projectId: a.project.id, role: 'viewer' });
+    const bob = await makeUser(db, { projectId: b.project.id, role: 'owner' });
+    const operator = await makeUser(db, { platformRoles: ['operator'] });
+
+    // Scopes come from the session's memberships, never from what the browser asks for.
+    const aliceScope = await resolveLiveScope(db, alice, a.project.slug);
+    expect(aliceScope).toEqual({ projectId: a.project.id });
+    await expect(resolveLiveScope(db, bob, a.project.slug)).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(resolveLiveScope(db, alice, null)).rejects.toMatchObject({ code: 'Forbidden' });
+    await expect(resolveLiveScope(db, alice, 'Not a slug')).rejects.toMatchObject({ code: 'ValidationFailed' });
+    const operatorScope = await resolveLiveScope(db, operator, null);
+
+    const open = (scope: LiveScope) => collect(changeStream(hub, scope, { batchMs: 20 }));
+    const sa = open(aliceScope);
+    const sb = open(await resolveLiveScope(db, bob, b.project.slug));
+    const so = open(operatorScope);
+    try {
+      for (const s of [sa, sb, so]) await waitFor('ready', () => s.events.some((e) => e.event === 'ready'));
+
+      // One LISTEN connection for the process, however many streams.
+      expect(hub.subscriberCount()).toBe(3);
+      const [{ n }] = (await db.execute(sql`select count(*)::int as n from pg_stat_activity where application_name = 'meridian-live' and datname = current_database()`)) as unknown as { n: number }[];
+      expect(n).toBe(1);
+
+      // A rolled-back change is never announced.
+      await db
+        .transaction(async (tx) => {
+          await notifyChanges(tx, [{ k: 'machine', id: 'rolled-back', p: a.project.id }]);
+          throw new Error('roll back');
+        })
+        .catch(() => {});
+
+      const ma = await requestMachine(db, a.project.id, { ...spec, name: 'web-a' }, actor);
+      const mb = await requestMachine(db, b.project.id, { ...spec, name: 'web-b' }, actor);
+      const ma2 = await requestMachine(db, a.project.id, { ...spec, name: 'web-a2' }, actor);
+      await deleteMachine(db, a.project.id, 'web-a', actor);
+      // Notifications arrive in commit order on the one connection: once a stream has a change
+      // committed after another tenant's, that one would have been there too, had it been let through.
+      await waitFor('B to see its machine', () => sb.ids().includes(mb.id));
+      expect(sb.ids()).not.toContain(ma.id);
+      await waitFor('A to see both of its machines', () => sa.ids().includes(ma.id) && sa.ids().includes(ma2.id));
+      expect(sa.ids()).not.toContain(mb.id);
+      await waitFor('the operator to see all three', () => [ma.id, mb.id, ma2.id].every((id) => so.ids().includes(id)));
+      expect([...sa.ids(), ...sb.ids(), ...so.ids()]).not.toContain('rolled-back');
+      // Tenants get ids only; operators also learn the project.
+      const aliceChange = JSON.parse(sa.events.find((e) => e.event === 'message')!.data).changes[0];
+      expect(Object.keys(aliceChange).sort()).toEqual(['id', 'k']);
+      expect(so.events.filter((e) => e.event === 'message').flatMap((e) => JSON.parse(e.data).changes)).toContainEqual({ k: 'machine', id: mb.id, p: b.project.id });
+    } finally {
+      await Promise.all([sa.close(), sb.close(), so.close()]);
+    }
+    await waitFor('streams to unsubscribe', () => hub.subscriberCount() === 0);
+  });
+
+  test('the payload on the channel is ids and project only', async () => {
+    const { db } = testDb();
+    const spec = await makeCatalogue();
+    const { project } = await makeProject(db);
+    const listener = new pg.Client({ connectionString: inject('databaseUrl') });
+    await listener.connect();
+    const payloads: unknown[] = [];
+    listener.on('notification', (m) => m.channel === CHANGES_CHANNEL && payloads.push(JSON.parse(m.payload ?? 'null')));
+    await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
+    try {
+      const m = await requestMachine(db, project.id, { ...spec, name: 'quiet' }, actor);
+      await waitFor('the notification', () => payloads.some((p) => (p as { id: string }).id === m.id));
+      expect(payloads.find((p) => (p as { id: string }).id === m.id)).toEqual({ k: 'machine', id: m.id, p: project.id });
+    } finally {
+      await listener.end();
+    }
+  });
+
+  test('a lost LISTEN connection is re-opened and the streams are told to resynchronise', async () => {
+    const { db } = testDb();
+    const operator = await makeUser(db, { platformRoles: ['operator'] });
+    const s = collect(changeStream(hub, await resolveLiveScope(db, operator, null), { batchMs: 20 }));
+    try {
+      await waitFor('ready', () => s.events.some((e) => e.event === 'ready'));
+      await db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'meridian-live' and datname = current_database()`);
+      await waitFor('resync', () => s.events.some((e) => e.event === 'resync'));
+      // And changes flow again afterwards.
+      const { project } = await makeProject(db);
+      await waitFor('a change after the reconnect', async () => {
+        await db.transaction((tx) => notifyChanges(tx, [{ k: 'capacity', id: 'after-reconnect', p: project.id }]));
+        return s.ids().includes('after-reconnect');
+      });
+    } finally {
+      await s.close();
+    }
+  });
+});
