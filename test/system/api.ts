@@ -113,7 +113,7 @@ export class Api {
     let uncertain: Outcome | undefined;
     let last: Outcome | undefined;
     for (let i = 0; i < attempts; i++) {
-      last = await this.request(method, path, token, body);
+      last = await this.request(method, path, token, body, last ? { web: (last.web + 1) % this.bases.length } : {});
       if (last.kind === 'ack' || last.kind === 'refused') return { ...last, uncertain: uncertain !== undefined };
       if (last.kind === 'unknown') uncertain = last;
       if (i + 1 < attempts) await new Promise((r) => setTimeout(r, options.pauseMs ?? 250));
