@@ -71,6 +71,10 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
   await beat();
   const timer = setInterval(() => beat().catch((e) => log('warn', `heartbeat failed: ${(e as Error).message}`)), HEARTBEAT_MS);
   const events = new EventEmitter() as WorkerEvents;
+  // graphile-worker 0.17 locks jobs with the id of the worker *pool* (`pool-…`), not of its workers:
+  // without it in the heartbeat, every job locked for DEAD_AFTER_SECONDS by this live process would
+  // look orphaned and be unlocked under its feet, to run a second time beside the first.
+  events.on('pool:create', ({ workerPool }) => graphileIds.push(workerPool.id));
   events.on('worker:create', ({ worker }) => graphileIds.push(worker.workerId));
 
   // Our own pool so a dropped connection (database restart, failover, shutdown) is logged and
