@@ -281,7 +281,7 @@ export function checkJobs(runs: JobRun[], kills: Kill[]): string[] {
 }
 
 /**
- * graphile-worker's queue: nothing failed for good, nothing left locked. (A keyed job re-added
+ * graphile-worker's queue: nothing failed for good, nothing left locked by a dead worker. (A keyed job re-added
  * while it runs is retired — key cleared, attempts set to the maximum — and a new one takes the
  * key; a retired job whose worker was killed stays behind with no error. That is not a failure.)
  */
@@ -289,7 +289,11 @@ export function checkQueue(db: Db): Promise<string[]> {
   return expectNoRows(db, {
     'permanently failed job': sql`
       select id, task_id, attempts, last_error from graphile_worker._private_jobs where attempts >= max_attempts and last_error is not null`,
-    'job still locked': sql`select id, task_id, locked_by, locked_at from graphile_worker._private_jobs where locked_at is not null`,
+    // Locked by a worker that is gone (no heartbeat for 30 s): stuck until someone unlocks it.
+    'job locked by a dead worker': sql`
+      select j.id, j.task_id, j.locked_by, j.locked_at from graphile_worker._private_jobs j
+      where j.locked_at is not null and not exists (
+        select 1 from worker_heartbeats h where j.locked_by = any(h.graphile_worker_ids) and h.last_seen_at > now() - interval '30 seconds')`,
   });
 }
 
