@@ -76,6 +76,11 @@ export class SystemProcess {
     this.log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
   }
 
+  /** Appends to the log unless it was closed (a dying process's pipes may drain after the end). */
+  private write(text: string) {
+    if (!this.log.writableEnded) this.log.write(text);
+  }
+
   /** Started and said `ready`, and not exited since. */
   ready = false;
 
@@ -98,11 +103,11 @@ export class SystemProcess {
     this.child = child;
     const pid = child.pid!;
     this.pids.push(pid);
-    this.log.write(`--- ${new Date().toISOString()} ${this.name} started (pid ${pid})\n`);
+    this.write(`--- ${new Date().toISOString()} ${this.name} started (pid ${pid})\n`);
     for (const stream of [child.stdout!, child.stderr!]) {
       let partial = '';
       stream.setEncoding('utf8').on('data', (chunk: string) => {
-        this.log.write(chunk);
+        this.write(chunk);
         const lines = (partial + chunk).split('\n');
         partial = lines.pop()!;
         for (const line of lines) this.onLine(this, pid, line);
@@ -110,7 +115,7 @@ export class SystemProcess {
     }
     child.once('exit', (code, signal) => {
       if (this.child === child) this.ready = false;
-      this.log.write(`--- ${new Date().toISOString()} ${this.name} exited (pid ${pid}, ${signal ?? `code ${code}`})\n`);
+      this.write(`--- ${new Date().toISOString()} ${this.name} exited (pid ${pid}, ${signal ?? `code ${code}`})\n`);
     });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -205,10 +210,18 @@ export async function freshDatabase(logDir: string): Promise<{ url: string; drop
 
 /** Starts the database, the simulator, the workers and the web processes; resolves when all are ready. */
 export async function startSystem(options: SystemOptions = {}): Promise<System> {
+  const startup: Record<string, number> = {};
+  let mark = Date.now();
+  const lap = (what: string) => {
+    startup[what] = (Date.now() - mark) / 1000;
+    mark = Date.now();
+  };
   await ensureProductionBuild();
+  lap('build');
   const logDir = await mkdtemp(path.join(os.tmpdir(), 'meridian-system-'));
   const database = await freshDatabase(logDir);
   await migrateDatabase(database.url);
+  lap('database');
   const handle = createDb(database.url, { max: 10, applicationName: 'meridian-system-test' });
 
   const simulatorPort = await freePort();
@@ -349,13 +362,17 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   };
   try {
     await simulator.start();
+    lap('simulator');
     await Promise.all(workers.map((w) => w.start()));
+    lap('workers');
     // One web at a time: each loads the whole build, and two cold starts at once on two busy cores
     // only make both slower.
     for (const w of webs) await w.start();
+    lap('webs');
   } catch (e) {
     await system.stop({ keep: true });
     throw e;
   }
+  process.stdout.write(`system: started in ${Object.entries(startup).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}\n`);
   return system;
 }
