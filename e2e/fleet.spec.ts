@@ -62,15 +62,20 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   const operator = await pageAs(browser, 'operator@example.com');
   const qa = await pageAs(browser, 'qa@example.com');
 
+  // The operator has the queue open before the requests arrive: they appear without a reload,
+  // well inside the pages' 60 s safety refetch — the change notifications drive it.
+  await operator.goto('/operator/queue');
+  await expect(operator.getByTestId('live-indicator')).toHaveAttribute('data-state', 'live');
+
   // Two requests for the class that needs approval: both wait for an operator.
   await requestArmMachine(tenant, rejected);
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
   await requestArmMachine(tenant, approved);
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
   await expect(tenant.getByTestId('phase-reason')).toContainText('requires operator approval');
+  await expect(tenant.getByTestId('live-indicator')).toHaveAttribute('data-state', 'live');
 
   // The operator's queue shows both with the matching free capacity; one is rejected (a reason is required), one approved in bulk.
-  await operator.goto('/operator/queue');
   const rejectRow = operator.getByTestId('queue-row').filter({ hasText: rejected });
   const approveRow = operator.getByTestId('queue-row').filter({ hasText: approved });
   await expect(approveRow).toContainText(PROJECT);
@@ -87,8 +92,9 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await expect(operator.getByTestId('queue-outcome')).toContainText(`Approved ${approved}`);
   await expect(approveRow).toHaveCount(0);
 
-  // Without a reload, the tenant's page follows the machine through allocation and installation to Ready.
-  await expect(phase(tenant)).toHaveAttribute('data-phase', 'Ready', { timeout: 90_000 });
+  // Without a reload, the tenant's page follows the machine through allocation and installation to
+  // Ready — inside the 60 s safety refetch, so by the live notifications.
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'Ready', { timeout: 30_000 });
   const device = (await tenant.getByTestId('device-ref').textContent())!.trim();
   expect(device).toMatch(/^dev-ams1-a1medium-\d+$/);
   await expect(tenant.getByTestId('allocation')).toContainText('Binding id');

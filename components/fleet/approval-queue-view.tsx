@@ -6,7 +6,8 @@ import { useNow } from '@/components/simulator/controls';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, EmptyState, cx } from '@/components/ui/primitives';
 import { ago, toDate, type QueueItem } from './format';
-import { OPERATOR_REFRESH_MS, useInvalidateFleet } from './hooks';
+import { useInvalidateFleet } from './hooks';
+import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { LiveIndicator, Pager, ReasonDialog } from './parts';
 import { QUEUE_PAGE_SIZE, queueInput } from './queries';
 
@@ -24,8 +25,9 @@ export function ApprovalQueueView() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [rejecting, setRejecting] = useState<QueueItem | null>(null);
   const [outcome, setOutcome] = useState<{ approved: string[]; failed: { name: string; error: string }[] } | null>(null);
-  // New requests arrive from tenants at any time: the queue refreshes on a slow interval (see hooks.ts).
-  const queue = useQuery({ ...trpc.fleet.queue.list.queryOptions(queueInput(offset)), placeholderData: keepPreviousData, refetchInterval: OPERATOR_REFRESH_MS });
+  // New requests arrive from tenants at any time: the queue follows them live (see live.ts).
+  const live = useFleetLive('operator');
+  const queue = useQuery({ ...trpc.fleet.queue.list.queryOptions(queueInput(offset)), placeholderData: keepPreviousData, refetchInterval: SAFETY_REFETCH_MS });
   const now = useNow(5_000);
   const rows = queue.data ?? [];
   const items = rows.slice(0, QUEUE_PAGE_SIZE);
@@ -75,7 +77,7 @@ export function ApprovalQueueView() {
             </Button>
           )}
         </div>
-        <LiveIndicator live fetching={queue.isFetching} />
+        <LiveIndicator state={live} fetching={queue.isFetching} />
       </div>
       {(approve.error || approveMany.error) && <Alert testId="queue-error">{errorMessage(approve.error ?? approveMany.error)}</Alert>}
       {outcome && (outcome.approved.length > 0 || outcome.failed.length > 0) && (

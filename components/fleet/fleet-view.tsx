@@ -10,7 +10,6 @@ import {
   ago,
   capacityFill,
   capacityStates,
-  livePhases,
   operationTone,
   toDate,
   type AllocationRow,
@@ -20,15 +19,16 @@ import {
   type InventoryRow,
   type OperationRow,
 } from './format';
-import { ACTIVE_REFRESH_MS, OPERATOR_REFRESH_MS, useInvalidateFleet } from './hooks';
+import { useInvalidateFleet } from './hooks';
+import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { CapacityStateBadge, LiveIndicator, Pager, PhaseBadge, ReasonDialog } from './parts';
 import { ALLOCATIONS_PAGE_SIZE, CAPACITY_PAGE_SIZE, allocationsInput, capacityInput, initialCapacityFilters, operationsInput, type CapacityFilters } from './queries';
 
 /**
  * The operator's fleet page: inventory by location and class (state and health), the capacity
  * list with its actions (quarantine, return to pool, retire), live allocations (release, force
- * release) and provider operations that need attention. Everything refreshes every few seconds,
- * and every second while something is in flight (a cleanup, an install, an unresolved operation).
+ * release) and provider operations that need attention. Everything updates live: each change in
+ * the fleet refetches the tables it touches (see live.ts).
  */
 export function FleetView() {
   const trpc = useTRPC();
@@ -37,11 +37,11 @@ export function FleetView() {
   const search = useDebounced(searchText);
   useEffect(() => setFilters((f) => (f.search === search ? f : { ...f, search, offset: 0 })), [search]);
   const [allocOffset, setAllocOffset] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const refetchInterval = busy ? ACTIVE_REFRESH_MS : OPERATOR_REFRESH_MS;
+  const live = useFleetLive('operator');
+  const refetchInterval = SAFETY_REFETCH_MS;
 
   const inventory = useQuery({ ...trpc.fleet.inventory.queryOptions(), refetchInterval });
-  const catalogue = useQuery({ ...trpc.fleet.catalogue.queryOptions(), refetchInterval: OPERATOR_REFRESH_MS });
+  const catalogue = useQuery({ ...trpc.fleet.catalogue.queryOptions(), refetchInterval });
   const capacity = useQuery({ ...trpc.fleet.capacity.list.queryOptions(capacityInput(filters)), placeholderData: keepPreviousData, refetchInterval });
   const allocations = useQuery({ ...trpc.fleet.allocations.list.queryOptions(allocationsInput(allocOffset)), placeholderData: keepPreviousData, refetchInterval });
   const operations = useQuery({ ...trpc.fleet.operations.queryOptions(operationsInput), refetchInterval });
@@ -49,11 +49,6 @@ export function FleetView() {
   const allocationRows = (allocations.data ?? []) as AllocationRow[];
   const operationRows = (operations.data ?? []) as OperationRow[];
   const inventoryRows = inventory.data ?? [];
-  const nowBusy =
-    allocationRows.some((a) => livePhases.has(a.phase) && a.phase !== 'AwaitingApproval' && a.phase !== 'Pending') ||
-    operationRows.some((o) => o.state === 'Admitted' || o.state === 'Submitted') ||
-    inventoryRows.some((r) => r.state === 'Cleaning');
-  useEffect(() => setBusy(nowBusy), [nowBusy]);
   const fetching = inventory.isFetching || capacity.isFetching || allocations.isFetching || operations.isFetching;
 
   const showState = (state: CapacityState | '', location = '') => {
@@ -63,7 +58,7 @@ export function FleetView() {
 
   return (
     <div className="space-y-6">
-      <Card title="Inventory by location and class" actions={<LiveIndicator live fetching={fetching} />}>
+      <Card title="Inventory by location and class" actions={<LiveIndicator state={live} fetching={fetching} />}>
         {inventory.error ? (
           <Alert testId="inventory-error">{errorMessage(inventory.error)}</Alert>
         ) : !inventory.data ? (

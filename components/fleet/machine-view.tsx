@@ -10,7 +10,8 @@ import { errorMessage } from '@/components/ui/errors';
 import { Alert, Button, Card, cx, formatTime } from '@/components/ui/primitives';
 import type { MachinePhase } from '@/server/fleet/phases';
 import { phaseLabel, toDate, type LastOperation, type MachineDetail, type TimelineEntry } from './format';
-import { liveInterval, useInvalidateFleet } from './hooks';
+import { useInvalidateFleet } from './hooks';
+import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { CapacityStateBadge, LiveIndicator, OperationSummary, PhaseBadge } from './parts';
 import { MachineTimeline } from './timeline';
 
@@ -99,15 +100,8 @@ export function MachineView({ project, name }: { project: string; name: string }
   const canEdit = useCanEdit(project);
   const invalidate = useInvalidateFleet();
   const [confirmRelease, setConfirmRelease] = useState(false);
-  const query = useQuery({
-    ...trpc.fleet.machines.get.queryOptions({ project, name }),
-    refetchInterval: (q) => {
-      const m = q.state.data?.machine;
-      if (!m) return false;
-      // A requested release is in flight even before the reconciler moves the phase.
-      return liveInterval([m.phase, m.deletionRequestedAt && m.phase !== 'Released' ? 'Releasing' : null]);
-    },
-  });
+  const live = useFleetLive({ project });
+  const query = useQuery({ ...trpc.fleet.machines.get.queryOptions({ project, name }), refetchInterval: SAFETY_REFETCH_MS });
   const release = useMutation(
     trpc.fleet.machines.delete.mutationOptions({
       onSuccess: () => {
@@ -130,7 +124,6 @@ export function MachineView({ project, name }: { project: string; name: string }
   if (!query.data) return <p className="text-sm text-slate-500">Loading machine…</p>;
   const m = query.data.machine as Machine;
   const timeline = query.data.timeline;
-  const live = liveInterval([m.phase, m.deletionRequestedAt && m.phase !== 'Released' ? 'Releasing' : null]) !== false;
   const releaseRequested = m.deletionRequestedAt != null;
   const canRelease = canEdit && m.phase !== 'Released' && !releaseRequested;
   const previous = m.deviceRef ? null : lastBinding(timeline);
@@ -146,7 +139,7 @@ export function MachineView({ project, name }: { project: string; name: string }
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-xl font-semibold text-slate-900">{m.name}</h1>
             <PhaseBadge phase={m.phase} />
-            <LiveIndicator live={live} fetching={query.isFetching} />
+            <LiveIndicator state={live} fetching={query.isFetching} />
           </div>
           <p className="text-sm text-slate-600" data-testid="phase-reason">
             {m.phaseReason ?? <span className="text-slate-400">No reason recorded</span>}

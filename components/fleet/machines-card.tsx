@@ -1,31 +1,28 @@
 'use client';
 import { useQueries, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { useCanEdit } from '@/components/ipam/hooks';
 import { EmptyState, TextLink, cx } from '@/components/ui/primitives';
 import { phaseFill, phaseLabel, phaseOrder } from './format';
-import { ACTIVE_REFRESH_MS, liveInterval } from './hooks';
+import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { PhaseBadge } from './parts';
 import { dashboardMachinesInput, phaseCountInput } from './queries';
 
 /**
  * The project dashboard's Machines card: how many machines are in each phase (a stacked bar and
  * a legend linking to the filtered list) and the newest ones. Counts are exact per phase (each a
- * one-row page's total); live while anything is in flight.
+ * one-row page's total), updated live as machines move.
  */
 export function MachinesCardBody({ project }: { project: string }) {
   const trpc = useTRPC();
   const canEdit = useCanEdit(project);
-  // Once something is in flight every count follows it (a machine leaving Installing arrives in Ready).
-  const [live, setLive] = useState(false);
-  const interval = live ? ACTIVE_REFRESH_MS : false;
-  const recent = useQuery({ ...trpc.fleet.machines.list.queryOptions(dashboardMachinesInput(project)), refetchInterval: interval });
-  const perPhase = useQueries({ queries: phaseOrder.map((phase) => ({ ...trpc.fleet.machines.list.queryOptions(phaseCountInput(project, phase)), refetchInterval: interval })) });
+  const live = useFleetLive({ project });
+  const recent = useQuery({ ...trpc.fleet.machines.list.queryOptions(dashboardMachinesInput(project)), refetchInterval: SAFETY_REFETCH_MS });
+  const perPhase = useQueries({
+    queries: phaseOrder.map((phase) => ({ ...trpc.fleet.machines.list.queryOptions(phaseCountInput(project, phase)), refetchInterval: SAFETY_REFETCH_MS })),
+  });
   const counts = phaseOrder.map((phase, i) => ({ phase, count: perPhase[i].data?.total ?? 0 }));
-  const nowLive = liveInterval(counts.filter((c) => c.count > 0).map((c) => c.phase)) !== false;
-  useEffect(() => setLive(nowLive), [nowLive]);
 
   if (perPhase.some((q) => q.isPending) || !recent.data) return <p className="text-sm text-slate-500">Loading machines…</p>;
   const released = counts.find((c) => c.phase === 'Released')!.count;
@@ -48,7 +45,7 @@ export function MachinesCardBody({ project }: { project: string }) {
           <span className="text-2xl font-semibold tabular-nums text-slate-900">{active}</span> {active === 1 ? 'machine' : 'machines'}
           {released > 0 && <span className="text-slate-500"> · {released} released</span>}
         </p>
-        {nowLive && <span className="text-xs text-slate-500">updating live</span>}
+        {live === 'live' && <span className="text-xs text-slate-500">live</span>}
       </div>
       {active > 0 && (
         <div className="flex h-2.5 w-full overflow-hidden rounded-full bg-slate-100 ring-1 ring-inset ring-slate-200" role="img" aria-label={current.map((c) => `${c.count} ${phaseLabel(c.phase)}`).join(', ')}>

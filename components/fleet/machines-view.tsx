@@ -8,15 +8,15 @@ import { useNow } from '@/components/simulator/controls';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Button, Card, EmptyState, Input, Select, cx } from '@/components/ui/primitives';
 import { ago, phaseLabel, phaseOrder, toDate, type LastOperation } from './format';
-import { liveInterval } from './hooks';
+import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { LiveIndicator, OperationSummary, Pager, PhaseBadge } from './parts';
 import { MACHINES_PAGE_SIZE, machinesListInput } from './queries';
 import { RequestMachineForm } from './request-machine-form';
 
 /**
  * The project's machines: phase, where each one is bound, and its newest provider operation;
- * filtered and paginated on the server, refreshed every second while any shown machine is still
- * on its way somewhere. Editors request new machines here.
+ * filtered and paginated on the server, updated live as the machines move (see live.ts). Editors
+ * request new machines here.
  */
 export function MachinesView({ project, initialPhase = '', openForm = false }: { project: string; initialPhase?: string; openForm?: boolean }) {
   const trpc = useTRPC();
@@ -26,14 +26,14 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
   const search = useDebounced(searchText);
   const [offset, setOffset] = useState(0);
   const [formOpen, setFormOpen] = useState<boolean | null>(openForm ? true : null);
+  const live = useFleetLive({ project });
   const list = useQuery({
     ...trpc.fleet.machines.list.queryOptions(machinesListInput(project, offset, phase, search)),
     placeholderData: keepPreviousData,
-    refetchInterval: (query) => liveInterval(query.state.data?.items.map((m) => m.phase) ?? []),
+    refetchInterval: SAFETY_REFETCH_MS,
   });
   const items = list.data?.items ?? [];
   const total = list.data?.total ?? 0;
-  const live = liveInterval(items.map((m) => m.phase)) !== false;
   const now = useNow(5_000);
   const noneAtAll = list.isSuccess && total === 0 && offset === 0 && !phase && !search;
   // The form starts open when there is nothing to list yet; after that it is the user's choice.
@@ -49,7 +49,7 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
           </p>
         </div>
         <div className="flex items-center gap-3">
-          <LiveIndicator live={live} fetching={list.isFetching} />
+          <LiveIndicator state={live} fetching={list.isFetching} />
           {canEdit && !showForm && <Button onClick={() => setFormOpen(true)}>Request a machine</Button>}
         </div>
       </div>

@@ -4,6 +4,7 @@ import { Spinner } from '@/components/simulator/controls';
 import { Alert, Badge, Button, cx } from '@/components/ui/primitives';
 import type { MachinePhase } from '@/server/fleet/phases';
 import { capacityTone, operationTone, phaseLabel, phaseTone, type CapacityState, type LastOperation } from './format';
+import type { LiveState } from './live';
 
 /** A machine's phase as a coloured badge; in-flight phases carry a spinner. */
 export function PhaseBadge({ phase }: { phase: MachinePhase | string }) {
@@ -37,13 +38,22 @@ export function OperationSummary({ op }: { op: LastOperation | null | undefined 
   );
 }
 
-/** "Updating live" while a view refetches on its in-flight interval; says nothing otherwise. */
-export function LiveIndicator({ live, fetching }: { live: boolean; fetching?: boolean }) {
-  if (!live) return null;
+/** Whether the view follows changes as they happen (see live.ts), and when it is refetching. */
+export function LiveIndicator({ state, fetching }: { state: LiveState; fetching?: boolean }) {
+  const label = state === 'live' ? 'Live' : state === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  const title =
+    state === 'live'
+      ? 'This view updates itself as work progresses'
+      : state === 'connecting'
+        ? 'Connecting to live updates'
+        : 'Live updates are interrupted; reconnecting (the view still refreshes every minute)';
   return (
-    <span data-testid="live-indicator" className="inline-flex items-center gap-1.5 text-xs text-slate-500" title="This view refreshes itself while work is in progress">
-      <span className={cx('inline-block h-2 w-2 rounded-full bg-emerald-500', fetching ? 'opacity-100' : 'animate-pulse opacity-70')} aria-hidden />
-      Updating live
+    <span data-testid="live-indicator" data-state={state} className="inline-flex items-center gap-1.5 text-xs text-slate-500" title={title}>
+      <span
+        className={cx('inline-block h-2 w-2 rounded-full', state === 'live' ? 'bg-emerald-500' : state === 'connecting' ? 'bg-slate-300' : 'bg-amber-500', fetching ? 'opacity-100' : 'opacity-70')}
+        aria-hidden
+      />
+      {label}
     </span>
   );
 }

@@ -8,7 +8,7 @@ import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Field, Input, Select, TextLink, cx } from '@/components/ui/primitives';
 import { AvailabilityMatrix } from './availability-matrix';
 import type { Catalogue } from './format';
-import { CATALOGUE_REFRESH_MS, useInvalidateFleet } from './hooks';
+import { useInvalidateFleet } from './hooks';
 import { networkChoicesInput } from './queries';
 
 type Family = 'IPv4' | 'IPv6';
@@ -63,6 +63,13 @@ function pickLocation(catalogue: Catalogue, cls: string): string {
   const usable = catalogue.locations.filter((l) => l.usable);
   return (usable.find((l) => (l.classes.find((c) => c.class === cls)?.free ?? 0) > 0) ?? usable[0] ?? catalogue.locations[0])?.location ?? '';
 }
+
+/**
+ * Free counts move as other projects bind and release, and a tenant's live stream carries only its
+ * own project's changes (capacity is fleet-wide), so the open form refetches the matrix on a timer;
+ * the project's own machines moving refetch it at once (see live.ts).
+ */
+const CATALOGUE_REFRESH_MS = 10_000;
 
 /**
  * Requests a machine. The availability matrix is live (refetched while the form is open) and shows
