@@ -151,6 +151,8 @@ async function main() {
   ) as Record<string, Meter>;
   let meters = newMeters();
   let deadline = 0;
+  // Names carry the phase (warm-up or measured), so the measured run never meets a warm-up object.
+  let tag = 'warm';
   const running = () => Date.now() < deadline;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const ok2xx = (a: Answer) => a.status >= 200 && a.status < 300;
@@ -159,14 +161,14 @@ async function main() {
     const cluster = w % 2 ? 'east' : 'west';
     const route = (cmd: string) => `/api/v1/projects/load/clusters/${cluster}/cni/${cmd}`;
     for (let i = 0; running(); i++) {
-      const key = { cniNetwork: 'k8s', containerId: `w${w}-c${i}`, ifname: 'eth0' };
+      const key = { cniNetwork: 'k8s', containerId: `${tag}-w${w}-c${i}`, ifname: 'eth0' };
       await meters['cni ADD'].time(() => request(agent, base, 'POST', route('add'), bearer(tokens[cluster]), { ...key, node: `node-${w % 8}`, podNamespace: 'load', podName: `pod-${w}-${i}` }), ok2xx);
       await meters['cni DEL'].time(() => request(agent, base, 'POST', route('del'), bearer(tokens[cluster]), key), ok2xx);
     }
   };
   const claims = async (w: number) => {
     for (let i = 0; running(); i++) {
-      const name = `load-${w}-${i}`;
+      const name = `load-${tag}-${w}-${i}`;
       await meters['ipclaim create'].time(
         () => request(agent, base, 'POST', '/api/v1/projects/load/ipclaims', bearer(tenant), { metadata: { name }, spec: { network: 'vpc', family: i % 4 ? 4 : 6, prefixLength: i % 4 ? 28 : 64 } }),
         (a) => a.status === 201,
@@ -176,7 +178,7 @@ async function main() {
   };
   const quota = async (w: number) => {
     for (let i = 0; running(); i++) {
-      const name = `q-${w}-${i}`;
+      const name = `q-${tag}-${w}-${i}`;
       const a = await meters['quota decision'].time(
         () => request(agent, base, 'POST', '/api/v1/projects/load-small/ipclaims', bearer(smallTenant), { metadata: { name }, spec: { network: 'vpc', prefixLength: 30 } }),
         (x) => x.status === 201 || (x.status === 403 && x.body.includes('QuotaExceeded')),
@@ -191,13 +193,16 @@ async function main() {
       return (JSON.parse(a.body) as { status?: { phase?: string } }).status?.phase ?? 'unknown';
     };
     for (let i = 0; running(); i++) {
-      const name = `m-${w}-${i}`;
+      const name = `m-${tag}-${w}-${i}`;
       const t0 = performance.now();
       const created = await meters['machine request'].time(
         () => request(agent, base, 'POST', '/api/v1/projects/load/machines', bearer(tenant), { metadata: { name }, spec: { class: 'l1.load', profile: 'load-os', location: 'load1', desiredPower: 'on' } }),
         (a) => a.status === 201 || a.status === 202,
       );
-      if (!created || !ok2xx(created)) return;
+      if (!created || !ok2xx(created)) {
+        await sleep(500);
+        continue;
+      }
       let p = '';
       while ((p = await phase(name)) !== 'Ready' && p !== 'Failed' && Date.now() < deadline + 60_000) await sleep(100);
       meters['machine Ready (wall)'].latencies.push(performance.now() - t0);
@@ -230,6 +235,7 @@ async function main() {
     deadline = Date.now() + WARMUP * 1000;
     await workload();
     meters = newMeters();
+    tag = 'run';
     deadline = Date.now() + SECONDS * 1000;
     const started = performance.now();
     await workload();
