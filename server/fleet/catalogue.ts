@@ -36,12 +36,15 @@ export function imageDigestOf(imageRef: string): string {
   return m[1];
 }
 
+/** The class, profile and location a request names (looked up concurrently), or NotFound for the first missing one. */
 export async function findCatalogueIds(db: DbOrTx, input: { class: string; profile: string; location: string }) {
-  const [cls] = await db.select().from(machineClasses).where(eq(machineClasses.name, input.class));
+  const [[cls], [profile], [location]] = await Promise.all([
+    db.select().from(machineClasses).where(eq(machineClasses.name, input.class)),
+    db.select().from(machineProfiles).where(eq(machineProfiles.name, input.profile)),
+    db.select().from(locations).where(eq(locations.name, input.location)),
+  ]);
   if (!cls) throw new DomainError('NotFound', `machine class "${input.class}" not found`, 'class');
-  const [profile] = await db.select().from(machineProfiles).where(eq(machineProfiles.name, input.profile));
   if (!profile) throw new DomainError('NotFound', `machine profile "${input.profile}" not found`, 'profile');
-  const [location] = await db.select().from(locations).where(eq(locations.name, input.location));
   if (!location) throw new DomainError('NotFound', `location "${input.location}" not found`, 'location');
   return { cls, profile, location };
 }

@@ -4,7 +4,7 @@
  * concurrently with itself (row locks and conditional transitions), and after a crash at any point.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import type { Db, DbOrTx, Tx } from '@/db/client';
 import { installations, machineAllocations, machineCapacity, machineProfiles, machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, systemActor } from '@/server/audit/events';
 import { deleteClaim } from '@/server/ipam/claims';
@@ -118,13 +118,14 @@ export const WAITING_FOR_CAPACITY = 'waiting for capacity: no healthy, available
 const WOKEN_FOR_CAPACITY = 'capacity was returned: binding';
 
 /**
- * Serializes, per class and location, a machine deciding to wait for capacity with capacity being
- * returned (`wakeWaiting`): whichever comes second sees the first — the waiter the returned
- * capacity, or the release the waiter — so a wake-up is never lost. Taken on those two slow paths
- * only; binding free capacity never waits for it.
+ * Serializes, per class and location, a machine deciding to wait for capacity (`exclusive`) with
+ * capacity being returned (`wakeWaiting`, shared: returns never wait for each other): whichever
+ * comes second sees the first — the waiter the returned capacity, or the return the waiter — so a
+ * wake-up is never lost. Binding free capacity never takes it.
  */
-async function lockCapacityPool(tx: DbOrTx, classId: string, locationId: string) {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`machine-capacity:${classId}:${locationId}`}, 0))`);
+async function lockCapacityPool(tx: DbOrTx, classId: string, locationId: string, mode: 'exclusive' | 'shared') {
+  const key = sql`hashtextextended(${`machine-capacity:${classId}:${locationId}`}, 0)`;
+  await tx.execute(mode === 'exclusive' ? sql`select pg_advisory_xact_lock(${key})` : sql`select pg_advisory_xact_lock_shared(${key})`);
 }
 
 /**
@@ -171,7 +172,7 @@ async function allocate(db: Db, m: MachineState): Promise<StepResult> {
       }
       let bound = await bindCapacity(tx, m);
       if (!bound) {
-        await lockCapacityPool(tx, m.classId, m.locationId);
+        await lockCapacityPool(tx, m.classId, m.locationId, 'exclusive');
         bound = await bindCapacity(tx, m);
       }
       if (!bound) {
@@ -321,7 +322,12 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
     bindingId: m.allocation.id,
     epoch: m.allocation.epoch,
   }));
-  const outcome = await driveOperation(db, provider, op);
+  const call = await callOperation(provider, op);
+  const outcome = call.result;
+  // A verified success is recorded with the release itself (below); anything else, or a success
+  // that cannot be verified yet, is recorded now.
+  const recordNow = () => recordOperation(db, op, call);
+  if (outcome.status !== 'succeeded') await recordNow();
   if (outcome.status === 'running') {
     return { type: 'retryAfter', ms: outcome.completesAt ? Math.max(50, outcome.completesAt.getTime() - Date.now() + 50) : backoffMs(op.attempts), reason: 'cleanup running' };
   }
@@ -342,10 +348,16 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
     for (const { id } of unresolved) {
       const other = (await getOperationRow(db, id))!;
       const resolved = await driveOperation(db, provider, other);
-      if (resolved.status === 'running' || resolved.status === 'unknown') return { type: 'retryAfter', ms: backoffMs(other.attempts + 1), reason: `resolving ${id}` };
+      if (resolved.status === 'running' || resolved.status === 'unknown') {
+        await recordNow();
+        return { type: 'retryAfter', ms: backoffMs(other.attempts + 1), reason: `resolving ${id}` };
+      }
     }
     const asset = await provider.getAsset(m.allocation.deviceRef);
-    if (asset.type === 'unknown') return { type: 'retryAfter', ms: backoffMs(op.attempts + 1), reason: `verification: ${asset.reason}` };
+    if (asset.type === 'unknown') {
+      await recordNow();
+      return { type: 'retryAfter', ms: backoffMs(op.attempts + 1), reason: `verification: ${asset.reason}` };
+    }
     if (asset.type === 'result') {
       verified = asset.value.closedThroughEpoch >= m.allocation.epoch && asset.value.cleanedAt !== null && asset.value.bindingId === null;
       if (!verified) why = `cleanup reported success but the asset shows epoch ${asset.value.epoch} closed through ${asset.value.closedThroughEpoch}`;
@@ -354,7 +366,11 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
     }
   }
   const allocation = m.allocation;
-  await db.transaction(async (tx) => {
+  // The cleanup's outcome, the capacity's return (or quarantine), the wake-up of a waiter and the
+  // machine's Released phase commit together.
+  const reason = verified ? 'released; capacity verified clean' : `released; capacity quarantined (${why})`;
+  return finishRelease(db, m, 'Releasing', reason, async (tx) => {
+    if (outcome.status === 'succeeded') await recordOperation(tx, op, call);
     await tx
       .update(machineAllocations)
       .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: verified ? 'cleanup verified' : why })
@@ -376,12 +392,15 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
     });
     if (verified) await wakeWaiting(tx, m.classId, m.locationId, 1);
   });
-  return finishRelease(db, m, 'Releasing', verified ? 'released; capacity verified clean' : `released; capacity quarantined (${why})`);
 }
 
-/** The machine is done: its addresses and quota go back, in one transaction with the final phase. */
-async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason: string): Promise<StepResult> {
+/**
+ * The machine is done: its addresses and quota go back, in one transaction with the final phase
+ * (and with `prelude`'s writes, run first in it).
+ */
+async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason: string, prelude?: (tx: Tx) => Promise<void>): Promise<StepResult> {
   await db.transaction(async (tx) => {
+    await prelude?.(tx);
     // Lock order shared with claim creates and machine requests (no deadlock): the claims, their
     // pools (in the order claim creation takes them), then the ipclaims and machines buckets.
     const names = m.interfaces.flatMap((nic) => nic.claims ?? []);
@@ -412,15 +431,17 @@ async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason
  * while another keeps waiting). Call it in the transaction that returns the capacity.
  */
 export async function wakeWaiting(tx: DbOrTx, classId: string, locationId: string, count: number) {
-  await lockCapacityPool(tx, classId, locationId);
+  await lockCapacityPool(tx, classId, locationId, 'shared');
+  // SKIP LOCKED: a waiter another return is waking right now is left to it (that one wakes it),
+  // and this return wakes the next one.
   const woken = (await tx.execute(sql`
     with waiting as (
       select id from ${machines}
       where phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null and phase_reason = ${WAITING_FOR_CAPACITY}
-      order by created_at limit ${count}
+      order by created_at limit ${count} for update skip locked
     )
     update ${machines} set phase_reason = ${WOKEN_FOR_CAPACITY}, updated_at = now()
-    from waiting where ${machines.id} = waiting.id
+    from waiting where ${machines.id} = waiting.id and ${machines.phaseReason} = ${WAITING_FOR_CAPACITY}
     returning ${machines.id}, ${notifyMachine} as notified`)) as unknown as { id: string }[];
   for (const w of woken) await wakeMachine(tx, w.id);
 }
