@@ -13,10 +13,11 @@
  * Prints full lifecycles per minute (first request → last Released) and p50/p99 of the time spent
  * in each phase, from the machines' phase-transition events (each transition is an event row,
  * stamped by the database). Targets: ≥ 600 lifecycles/min, no phase's p99 above 2 s. Warm-up
- * lifecycles run first and are not counted. Figures only; nothing is asserted.
+ * lifecycles (BENCH_WARMUP, default 2 × inFlight) run first and are not counted. Figures only;
+ * nothing is asserted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -35,7 +36,10 @@ const machineCount = Number(process.argv[2] ?? 200);
 const inFlight = Number(process.argv[3] ?? 25);
 const workerCount = Number(process.argv[4] ?? 1);
 const concurrency = Number(process.argv[5] ?? 16);
-const warmup = Number(process.env.BENCH_WARMUP ?? 20);
+/** Warm-up lifecycles (not counted), by as many users as the run: every pooled connection and worker slot is warm when measuring starts. */
+const warmup = Number(process.env.BENCH_WARMUP ?? inFlight * 2);
+/** The simulator's operation latency (the target is set for 0; BENCH_OPERATION_MS shows how deadlines are followed). */
+const operationMs = Number(process.env.BENCH_OPERATION_MS ?? 0);
 const actor = systemActor('bench');
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
@@ -48,6 +52,21 @@ function cpuSeconds(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU seconds used so far by the database's backends serving `database` (from their process titles). */
+function backendCpuSeconds(database: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (title.startsWith('postgres: ') && title.includes(` ${database} `)) total += cpuSeconds(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 function startWorker(url: string, simulator: { baseUrl: string; token: string }): ChildProcess {
@@ -173,7 +192,7 @@ async function main() {
   let watcher: PhaseWatcher | undefined;
   let simulator: Awaited<ReturnType<typeof spawnSimulator>> | undefined;
   try {
-    simulator = await spawnSimulator({ stateFile: path.join(temp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: '0' } });
+    simulator = await spawnSimulator({ stateFile: path.join(temp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: String(operationMs) } });
     const sim = simulator;
     // The catalogue: one usable location, one class without approval, capacity for every machine.
     const [loc] = await db.insert(locations).values({ name: 'bench1', displayName: 'Bench 1' }).returning({ id: locations.id });
@@ -239,9 +258,10 @@ async function main() {
     await run('warm', warmup, Math.min(inFlight, warmup));
     const sampler = process.env.BENCH_SAMPLE ? sampleActivity(database.url) : undefined;
     const load = os.loadavg();
-    const cpuBefore = { workers: workers.map((c) => cpuSeconds(c.pid)), simulator: cpuSeconds(sim.child.pid), bench: process.cpuUsage() };
+    const databaseName = new URL(database.url).pathname.slice(1);
+    const cpuBefore = { workers: workers.map((c) => cpuSeconds(c.pid)), simulator: cpuSeconds(sim.child.pid), bench: process.cpuUsage(), postgres: backendCpuSeconds(databaseName) };
     const { ids, calls, seconds } = await run('m', machineCount, inFlight);
-    const cpuAfter = { workers: workers.map((c) => cpuSeconds(c.pid)), simulator: cpuSeconds(sim.child.pid), bench: process.cpuUsage(cpuBefore.bench) };
+    const cpuAfter = { workers: workers.map((c) => cpuSeconds(c.pid)), simulator: cpuSeconds(sim.child.pid), bench: process.cpuUsage(cpuBefore.bench), postgres: backendCpuSeconds(databaseName) };
     const loadAfter = os.loadavg();
     const samples = await sampler?.stop();
 
@@ -270,6 +290,7 @@ async function main() {
       ['(Ready → user releases)', 'machine.phase.Ready', 'machine.delete'],
     ];
     const durations = (from: string, to: string) => [...at.values()].filter((m) => m[from] !== undefined && m[to] !== undefined).map((m) => m[to] - m[from]);
+    await new Promise((r) => setTimeout(r, 1_200)); // workers add their job counts once a second
     const [phases] = (await db.execute(sql`
       select (select count(*)::int from machines where id = any(${sql.raw(`'{${ids.join(',')}}'`)}::uuid[]) and phase = 'Released') as released,
              (select count(*)::int from machine_capacity where state = 'Available') as available,
@@ -285,7 +306,7 @@ async function main() {
 
     const perMinute = (machineCount / seconds) * 60;
     console.log(
-      `fleet: ${machineCount} lifecycles (request → Ready → release → Released), ${inFlight} in flight, ${workerCount} worker process(es) × concurrency ${concurrency}, simulator at 0 ms, approval off (Node ${process.version}, ${os.cpus().length} CPUs)`,
+      `fleet: ${machineCount} lifecycles (request → Ready → release → Released), ${inFlight} in flight, ${workerCount} worker process(es) × concurrency ${concurrency}, simulator at ${operationMs} ms, approval off (Node ${process.version}, ${os.cpus().length} CPUs)`,
     );
     console.log(`  load average ${load.map((l) => l.toFixed(2)).join(' ')} at start, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} at end`);
     console.log(`  throughput   ${perMinute.toFixed(0)} lifecycles/min (${seconds.toFixed(1)} s) — target ≥ 600 ${perMinute >= 600 ? 'OK' : 'BELOW TARGET'}`);
@@ -314,7 +335,8 @@ async function main() {
     console.log(`  worst phase p99 ${worstP99.toFixed(0)} ms — target ≤ 2000 ${worstP99 <= 2000 ? 'OK' : 'ABOVE TARGET'}`);
     const workerCpu = cpuAfter.workers.reduce((s, v, i) => s + v - cpuBefore.workers[i], 0);
     console.log(
-      `  cpu          workers ${workerCpu.toFixed(1)} s, simulator ${(cpuAfter.simulator - cpuBefore.simulator).toFixed(1)} s, bench (requests, releases) ${((cpuAfter.bench.user + cpuAfter.bench.system) / 1e6).toFixed(1)} s over ${seconds.toFixed(1)} s wall`,
+      `  cpu          workers ${workerCpu.toFixed(1)} s, simulator ${(cpuAfter.simulator - cpuBefore.simulator).toFixed(1)} s, bench (requests, releases) ${((cpuAfter.bench.user + cpuAfter.bench.system) / 1e6).toFixed(1)} s, ` +
+        `database backends ${(cpuAfter.postgres - cpuBefore.postgres).toFixed(1)} s over ${seconds.toFixed(1)} s wall`,
     );
     if (samples) {
       console.log(`  database activity (BENCH_SAMPLE: pg_stat_activity every 20 ms, ${samples.rounds} samples; backends per state, averaged):`);

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
+import type { Db, DbOrTx } from '@/db/client';
+import { log } from '@/server/observability/log';
 
 export interface EnqueueOptions {
   /** Collapses bursts: a pending job with the same key is replaced instead of duplicated. */
@@ -29,4 +30,23 @@ export async function enqueueJob(db: DbOrTx, task: string, payload: Record<strin
     queue_name => ${options.queueName ?? null}::text,
     job_key_mode => ${options.jobKeyMode ?? 'replace'}::text
   )`);
+}
+
+/** Announcing a deadline this far ahead at most; later ones are left to the worker's poll. */
+const ANNOUNCE_WITHIN_MS = 60_000;
+
+/**
+ * graphile-worker learns of a job due now from the NOTIFY `add_job` sends, but of a job whose run
+ * time is in the future only when it next polls (every 2 s) — a short deadline (a provider
+ * operation about to finish) would wait up to that long. Call this once the job scheduled for
+ * `runAt` is committed: a timer sends the same notification when it falls due, so an idle worker
+ * takes the job at once. Lost if this process stops first; the poll still finds the job.
+ */
+export function announceWhenDue(db: Db, runAt: Date): void {
+  const ms = runAt.getTime() - Date.now();
+  if (ms <= 0 || ms > ANNOUNCE_WITHIN_MS) return;
+  const timer = setTimeout(() => {
+    db.execute(sql`select pg_notify('jobs:insert', '{"count":1}')`).catch((e: Error) => log('warn', `could not announce a due job: ${e.message}`));
+  }, ms + 5);
+  timer.unref();
 }

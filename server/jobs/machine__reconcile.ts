@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { reconcileMachine } from '@/server/fleet/reconcile';
 import { wakeMachine } from '@/server/fleet/machines';
+import { announceWhenDue } from './enqueue';
 import { log } from '@/server/observability/log';
 import { providerClient } from '@/server/provider/connection';
 import type { TaskContext } from './types';
@@ -21,7 +22,9 @@ export async function machineReconcile(raw: unknown, { db }: TaskContext) {
     const result = await reconcileMachine(db, provider, machineId);
     if (result.type === 'continue') continue;
     if (result.type === 'retryAfter') {
-      await wakeMachine(db, machineId, new Date(Date.now() + result.ms));
+      const runAt = new Date(Date.now() + result.ms);
+      await wakeMachine(db, machineId, runAt);
+      announceWhenDue(db, runAt);
       return;
     }
     if (result.type === 'failed') log('warn', `machine ${machineId} failed: ${result.reason}`);
