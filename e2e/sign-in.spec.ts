@@ -2,12 +2,12 @@ import { expect, test } from '@playwright/test';
 import { demoPassword, signIn, signInWithForm } from './fixtures';
 
 const roles = [
-  { email: 'tenant@example.com', sees: ['Projects'], notSees: ['Allocation queue', 'Simulator'] },
+  { email: 'tenant@example.com', sees: ['Projects'], notSees: ['All projects', 'Allocation queue', 'Simulator'] },
   { email: 'viewer@example.com', sees: ['Projects'], notSees: ['Allocation queue', 'Simulator'] },
   { email: 'globex@example.com', sees: ['Projects'], notSees: ['Allocation queue', 'Simulator'] },
-  { email: 'operator@example.com', sees: ['Allocation queue', 'Fleet', 'Quota admin', 'Audit log'], notSees: ['Simulator'] },
+  { email: 'operator@example.com', sees: ['All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log'], notSees: ['Simulator'] },
   { email: 'qa@example.com', sees: ['Simulator'], notSees: ['Allocation queue', 'Audit log'] },
-  { email: 'admin@example.com', sees: ['Projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log', 'Simulator'], notSees: [] },
+  { email: 'admin@example.com', sees: ['Projects', 'All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log', 'Simulator'], notSees: [] },
 ];
 
 for (const role of roles) {

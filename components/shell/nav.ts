@@ -24,7 +24,7 @@ export function navFor(user: Pick<SessionUser, 'platformRoles'>): NavSection[] {
         { href: '/operator/queue', label: 'Allocation queue' },
         { href: '/operator/fleet', label: 'Fleet' },
         { href: '/operator/networks', label: 'Networks' },
-        { href: '/operator/projects', label: 'Projects' },
+        { href: '/operator/projects', label: 'All projects' },
         { href: '/operator/quota', label: 'Quota admin' },
         { href: '/operator/audit', label: 'Audit log' },
         { href: '/operator/tokens', label: 'Operator tokens' },
