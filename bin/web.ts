@@ -9,6 +9,7 @@ import next from 'next';
 import { getDbHandle } from '../db/client';
 import { resolveAuthSecret } from '../server/auth/secret';
 import { env } from '../server/env';
+import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
 import { metrics, routeLabel } from '../server/observability/metrics';
 import { limiter } from '../server/http/rate-limit';
@@ -61,8 +62,13 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log('info', 'web stopping');
+    // Live-update streams would hold their connections open for minutes: end them first, and cut
+    // whatever is still open (e.g. the QA log relay) after a grace period.
+    await closeChangeHub().catch(() => {});
     server.closeIdleConnections?.();
+    const grace = setTimeout(() => server.closeAllConnections?.(), 5_000);
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    clearTimeout(grace);
     server.closeAllConnections?.();
     await getDbHandle().close().catch(() => {});
     process.exit(0);

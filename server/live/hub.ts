@@ -9,7 +9,8 @@ import pg from 'pg';
 import { log } from '@/server/observability/log';
 import { CHANGES_CHANNEL, changeSchema, type Change } from './notify';
 
-export type HubEvent = { type: 'change'; change: Change } | { type: 'resync' };
+/** `closed`: the process is stopping; streams end (their browsers reconnect to another replica). */
+export type HubEvent = { type: 'change'; change: Change } | { type: 'resync' } | { type: 'closed' };
 export type HubSubscriber = (event: HubEvent) => void;
 
 export interface ChangeHub {
@@ -19,6 +20,7 @@ export interface ChangeHub {
   ready(): Promise<void>;
   /** Subscribers now, for tests and metrics. */
   subscriberCount(): number;
+  /** Ends every subscriber's stream and the LISTEN connection. */
   close(): Promise<void>;
 }
 
@@ -121,6 +123,7 @@ export function createChangeHub(connectionString: string): ChangeHub {
     async close() {
       closed = true;
       clearTimeout(retryTimer);
+      emit({ type: 'closed' });
       subscribers.clear();
       const c = client;
       client = null;
@@ -133,6 +136,16 @@ export function createChangeHub(connectionString: string): ChangeHub {
 }
 
 const g = globalThis as unknown as { __meridianChangeHub?: ChangeHub };
+
+/**
+ * Stops the process-wide hub if there is one (web shutdown): every live stream ends, so the HTTP
+ * server's connections can close instead of waiting for streams that would run for minutes.
+ */
+export async function closeChangeHub(): Promise<void> {
+  const hub = g.__meridianChangeHub;
+  g.__meridianChangeHub = undefined;
+  await hub?.close();
+}
 
 /**
  * The process-wide hub on DATABASE_URL (kept on `globalThis`: Next may load this module in more

@@ -157,6 +157,24 @@ describe('live updates', () => {
     }
   });
 
+  test('closing the hub (web shutdown) ends its streams', async () => {
+    const { db } = testDb();
+    const own = createChangeHub(inject('databaseUrl'));
+    const operator = await makeUser(db, { platformRoles: ['operator'] });
+    const reader = changeStream(own, await resolveLiveScope(db, operator, null)).getReader();
+    await own.ready();
+    await own.close();
+    const decoder = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    expect(text).toContain('retry:');
+    expect(own.subscriberCount()).toBe(0);
+  });
+
   test('a lost LISTEN connection is re-opened and the streams are told to resynchronise', async () => {
     const { db } = testDb();
     const operator = await makeUser(db, { platformRoles: ['operator'] });

@@ -89,6 +89,7 @@ export function changeStream(hub: ChangeHub, scope: LiveScope, options: ChangeSt
         send(`data: ${JSON.stringify({ changes })}\n\n`);
       };
       const onEvent = (event: HubEvent) => {
+        if (event.type === 'closed') return onAbort();
         if (event.type === 'resync') {
           overflow = true;
         } else {
