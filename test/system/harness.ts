@@ -185,7 +185,7 @@ export interface System {
 }
 
 /** A fresh, migrated database for one system run, and how to drop it. */
-export async function freshDatabase(logDir: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `meridian_system_${Date.now()}_${process.pid}`;
   const external = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (external) {
@@ -203,9 +203,17 @@ export async function freshDatabase(logDir: string): Promise<{ url: string; drop
       },
     };
   }
-  const dir = path.join(logDir, 'pg');
+  // A directory of its own: as root the server runs as `postgres`, which startEmbeddedPostgres lets
+  // into the directory it is given, not into a private parent such as the log directory.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-system-pg-'));
   const pg = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: name });
-  return { url: pg.url, drop: () => pg.stop() };
+  return {
+    url: pg.url,
+    async drop() {
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Starts the database, the simulator, the workers and the web processes; resolves when all are ready. */
@@ -219,7 +227,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   await ensureProductionBuild();
   lap('build');
   const logDir = await mkdtemp(path.join(os.tmpdir(), 'meridian-system-'));
-  const database = await freshDatabase(logDir);
+  const database = await freshDatabase();
   await migrateDatabase(database.url);
   lap('database');
   const handle = createDb(database.url, { max: 10, applicationName: 'meridian-system-test' });

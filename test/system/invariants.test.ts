@@ -2,9 +2,6 @@
  * The system tests' checks can fail: on a small world built through the domain functions, every
  * check passes, and then each kind of damage is reported by the check meant to catch it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createDb, type DbHandle } from '@/db/client';
@@ -22,12 +19,10 @@ import { checkLedger, Ledger } from './ledger';
 const actor = systemActor('test');
 let handle: DbHandle;
 let drop: () => Promise<void>;
-let dir: string;
 let projectId: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-invariants-'));
-  const database = await freshDatabase(dir);
+  const database = await freshDatabase();
   drop = database.drop;
   await migrateDatabase(database.url);
   handle = createDb(database.url, { max: 4 });
@@ -45,7 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await handle?.close();
   await drop?.();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** Damages the books with `damage`, returns what `check` reports, and undoes the damage. */
