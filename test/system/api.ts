@@ -126,7 +126,9 @@ export class Api {
     const ms = this.timings.map((t) => t.ms).sort((a, b) => a - b);
     const at = (p: number) => ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))] ?? 0;
     const slowest = [...this.timings].sort((a, b) => b.ms - a.ms).slice(0, 3).map((t) => `${t.what} ${t.ms.toFixed(0)} ms`);
-    return `${ms.length} requests, p50 ${at(50).toFixed(0)} ms, p99 ${at(99).toFixed(0)} ms, slowest: ${slowest.join('; ')}`;
+    const kinds: Record<string, number> = {};
+    for (const t of this.timings) kinds[t.kind] = (kinds[t.kind] ?? 0) + 1;
+    return `${ms.length} requests (${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(', ')}), p50 ${at(50).toFixed(0)} ms, p99 ${at(99).toFixed(0)} ms, slowest: ${slowest.join('; ')}`;
   }
 
   close(): void {
