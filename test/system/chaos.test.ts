@@ -196,7 +196,7 @@ test('killing web, worker and simulator processes (-9) under a mixed workload lo
   );
   expect(violations).toEqual([]);
   // The run must have meant something: processes died, and work was acknowledged throughout.
-  expect(Object.values(kills).reduce((a, b) => a + b, 0)).toBeGreaterThan(chaosMs / 10_000);
+  expect(Object.values(kills).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(chaosMs / 15_000);
   expect(ledger.live(ledger.leases).length + ledger.live(ledger.claims).length).toBeGreaterThan(20);
   failed = false;
 }, 900_000);
