@@ -72,7 +72,7 @@ export function FleetView() {
 
       <section id="capacity" className="scroll-mt-4">
         <CapacitySection
-          data={capacity.data as { items: CapacityRow[]; total: number } | undefined}
+          data={capacity.data}
           error={capacity.error}
           placeholder={capacity.isPlaceholderData}
           filters={filters}

@@ -1,4 +1,5 @@
 import type { inferRouterOutputs } from '@trpc/server';
+import type { CapacityState } from '@/server/fleet/operator';
 import type { MachinePhase } from '@/server/fleet/phases';
 import type { AppRouter } from '@/server/trpc/root';
 
@@ -11,28 +12,14 @@ export type MachineDetail = Outputs['machines']['get'];
 export type TimelineEntry = MachineDetail['timeline'][number];
 export type QueueItem = Outputs['queue']['list'][number];
 export type InventoryRow = Outputs['inventory'][number];
+export type CapacityRow = Outputs['capacity']['list']['items'][number];
+export type { CapacityState };
 
 /*
  * The operator procedures below return raw rows (`Record<string, unknown>`); these are the columns
  * their SQL selects (server/fleet/operator.ts). Timestamps arrive as PostgreSQL text and bigints as
  * strings from raw queries, hence the loose types.
  */
-export type CapacityState = 'Available' | 'Bound' | 'Cleaning' | 'Quarantined' | 'Retired';
-export type CapacityRow = {
-  id: string;
-  deviceRef: string;
-  location: string;
-  class: string;
-  health: string;
-  available: boolean;
-  observedAt: string | Date;
-  state: CapacityState;
-  stateReason: string | null;
-  assetEpoch: number | string;
-  updatedAt: string | Date;
-  machine: string | null;
-  project: string | null;
-};
 export type AllocationRow = {
   id: string;
   status: string;

@@ -38,6 +38,8 @@ export async function inventory(db: DbOrTx) {
     group by 1, 2, 3, 4 order by 1, 2, 3, 4`)) as unknown as { location: string; class: string; state: string; health: string; count: number }[];
 }
 
+export type CapacityState = 'Available' | 'Bound' | 'Cleaning' | 'Quarantined' | 'Retired';
+
 /** One capacity row as operators see it: where, what, its evidence, its state and what is bound to it. */
 export interface CapacityView {
   id: string;
@@ -47,7 +49,7 @@ export interface CapacityView {
   health: string;
   available: boolean;
   observedAt: Date;
-  state: string;
+  state: CapacityState;
   stateReason: string | null;
   assetEpoch: number;
   updatedAt: Date;
