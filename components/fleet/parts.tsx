@@ -1,6 +1,7 @@
 'use client';
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { Spinner } from '@/components/simulator/controls';
+import { ModalDialog } from '@/components/ui/confirm-dialog';
 import { Alert, Badge, Button, cx } from '@/components/ui/primitives';
 import type { MachinePhase } from '@/server/fleet/phases';
 import { capacityTone, operationTone, phaseLabel, phaseTone, type CapacityState, type LastOperation } from './format';
@@ -96,8 +97,7 @@ export function Pager({
 }
 
 /**
- * A modal that asks for a reason before an audited action (native <dialog>: focus trapped, Escape
- * cancels). With `required`, the action stays disabled until a reason is typed. It stays open while
+ * A modal that asks for a reason before an audited action (a ModalDialog). With `required`, the action stays disabled until a reason is typed. It stays open while
  * the action runs and shows the action's error where the user is looking.
  */
 export function ReasonDialog({
@@ -123,65 +123,50 @@ export function ReasonDialog({
   onConfirm: (reason: string) => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const reasonId = useId();
   const [reason, setReason] = useState('');
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   const missing = required && reason.trim() === '';
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        if (!pending) onCancel();
-      }}
-      className="m-auto w-full max-w-md rounded-lg border border-slate-200 bg-white p-0 shadow-xl backdrop:bg-slate-900/40"
-    >
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (!missing) onConfirm(reason.trim());
-        }}
-      >
-        <div className="space-y-3 p-5">
-          <h2 id={titleId} className="text-base font-semibold text-slate-900">
-            {title}
-          </h2>
-          {children && <div className="text-sm text-slate-700">{children}</div>}
-          <div className="space-y-1">
-            <label htmlFor={reasonId} className="block text-sm font-medium text-slate-700">
-              Reason{required ? '' : ' (optional)'}
-            </label>
-            <textarea
-              id={reasonId}
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-              maxLength={500}
-              rows={3}
-              required={required}
-              autoFocus
-              placeholder={placeholder}
-              className="block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm shadow-sm focus:border-brand-500"
-            />
-            <p className="text-xs text-slate-500">{required ? 'Required. ' : ''}Recorded in the audit log with your name.</p>
+    <ModalDialog title={title} pending={pending} onCancel={onCancel}>
+      {(heading) => (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!missing) onConfirm(reason.trim());
+          }}
+        >
+          <div className="space-y-3 p-5">
+            {heading}
+            {children && <div className="text-sm text-slate-700">{children}</div>}
+            <div className="space-y-1">
+              <label htmlFor={reasonId} className="block text-sm font-medium text-slate-700">
+                Reason{required ? '' : ' (optional)'}
+              </label>
+              <textarea
+                id={reasonId}
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                maxLength={500}
+                rows={3}
+                required={required}
+                autoFocus
+                placeholder={placeholder}
+                className="block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm shadow-sm focus:border-brand-500"
+              />
+              <p className="text-xs text-slate-500">{required ? 'Required. ' : ''}Recorded in the audit log with your name.</p>
+            </div>
+            {error && <Alert testId="reason-error">{error}</Alert>}
           </div>
-          {error && <Alert testId="reason-error">{error}</Alert>}
-        </div>
-        <div className="flex justify-end gap-2 rounded-b-lg border-t border-slate-100 bg-slate-50 px-5 py-3">
-          <Button type="button" variant="secondary" onClick={onCancel} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" variant={tone} disabled={pending || missing}>
-            {pending ? 'Working…' : confirmLabel}
-          </Button>
-        </div>
-      </form>
-    </dialog>
+          <div className="flex justify-end gap-2 rounded-b-lg border-t border-slate-100 bg-slate-50 px-5 py-3">
+            <Button type="button" variant="secondary" onClick={onCancel} disabled={pending}>
+              Cancel
+            </Button>
+            <Button type="submit" variant={tone} disabled={pending || missing}>
+              {pending ? 'Working…' : confirmLabel}
+            </Button>
+          </div>
+        </form>
+      )}
+    </ModalDialog>
   );
 }

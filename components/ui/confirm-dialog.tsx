@@ -3,9 +3,51 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Alert, Button } from '@/components/ui/primitives';
 
 /**
- * A modal confirmation (native <dialog>: focus is trapped, Escape cancels). Mount it when the
- * question is asked; it stays open while the action runs and shows the action's error, so a
- * refusal (e.g. "network is in use") is read where the user is looking.
+ * The native <dialog> every modal of the console is: opened on mount (focus trapped), closed on
+ * unmount, Escape cancels unless the action is running. `children` receives the title heading,
+ * to place where the dialog's layout wants it.
+ */
+export function ModalDialog({
+  title,
+  pending = false,
+  onCancel,
+  children,
+}: {
+  title: string;
+  pending?: boolean;
+  onCancel: () => void;
+  children: (heading: ReactNode) => ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        if (!pending) onCancel();
+      }}
+      className="m-auto w-full max-w-md rounded-lg border border-slate-200 bg-white p-0 shadow-xl backdrop:bg-slate-900/40"
+    >
+      {children(
+        <h2 id={titleId} className="text-base font-semibold text-slate-900">
+          {title}
+        </h2>,
+      )}
+    </dialog>
+  );
+}
+
+/**
+ * A modal confirmation. Mount it when the question is asked; it stays open while the action runs
+ * and shows the action's error, so a refusal (e.g. "network is in use") is read where the user is
+ * looking.
  */
 export function ConfirmDialog({
   title,
@@ -27,38 +69,25 @@ export function ConfirmDialog({
   pending?: boolean;
   error?: string | null;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        if (!pending) onCancel();
-      }}
-      className="m-auto w-full max-w-md rounded-lg border border-slate-200 bg-white p-0 shadow-xl backdrop:bg-slate-900/40"
-    >
-      <div className="space-y-3 p-5">
-        <h2 id={titleId} className="text-base font-semibold text-slate-900">
-          {title}
-        </h2>
-        <div className="text-sm text-slate-700">{children}</div>
-        {error && <Alert testId="confirm-error">{error}</Alert>}
-      </div>
-      <div className="flex justify-end gap-2 rounded-b-lg border-t border-slate-100 bg-slate-50 px-5 py-3">
-        <Button variant="secondary" onClick={onCancel} disabled={pending} autoFocus>
-          Cancel
-        </Button>
-        <Button variant={tone} onClick={onConfirm} disabled={pending}>
-          {pending ? 'Working…' : confirmLabel}
-        </Button>
-      </div>
-    </dialog>
+    <ModalDialog title={title} pending={pending} onCancel={onCancel}>
+      {(heading) => (
+        <>
+          <div className="space-y-3 p-5">
+            {heading}
+            <div className="text-sm text-slate-700">{children}</div>
+            {error && <Alert testId="confirm-error">{error}</Alert>}
+          </div>
+          <div className="flex justify-end gap-2 rounded-b-lg border-t border-slate-100 bg-slate-50 px-5 py-3">
+            <Button variant="secondary" onClick={onCancel} disabled={pending} autoFocus>
+              Cancel
+            </Button>
+            <Button variant={tone} onClick={onConfirm} disabled={pending}>
+              {pending ? 'Working…' : confirmLabel}
+            </Button>
+          </div>
+        </>
+      )}
+    </ModalDialog>
   );
 }
