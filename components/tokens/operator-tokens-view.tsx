@@ -2,9 +2,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { Alert, Badge, Button, Card, EmptyState, Field, Input, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Alert, Button, Card, EmptyState, Field, Input, Table, Td, formatTime } from '@/components/ui/primitives';
 import { errorMessage, fieldError } from '@/components/ui/errors';
-import { NewTokenSecret } from './tokens-view';
+import { NewTokenSecret, RevokeCell } from './tokens-view';
 
 /**
  * Operator tokens: automation acting for the signed-in operator on the operator REST routes
@@ -56,21 +56,7 @@ export function OperatorTokensView() {
                 <Td>{t.user}</Td>
                 <Td>{formatTime(t.createdAt)}</Td>
                 <Td>{formatTime(t.lastUsedAt)}</Td>
-                <Td>
-                  {t.revokedAt ? (
-                    <Badge tone="red">revoked</Badge>
-                  ) : (
-                    <Button
-                      variant="secondary"
-                      aria-label={`Revoke ${t.name}`}
-                      onClick={() => {
-                        if (window.confirm(`Revoke operator token "${t.name}"? Automation using it stops working at once.`)) revoke.mutate({ id: t.id });
-                      }}
-                    >
-                      Revoke
-                    </Button>
-                  )}
-                </Td>
+                <RevokeCell token={t} question={`Revoke operator token "${t.name}"? Automation using it stops working at once.`} onRevoke={() => revoke.mutate({ id: t.id })} />
               </tr>
             ))}
           </Table>

@@ -62,27 +62,34 @@ export function TokensView({ project }: { project: string }) {
                 <Td>{t.role === 'viewer' ? 'read only' : t.role === 'owner' ? 'owner' : 'read/write'}</Td>
                 <Td>{formatTime(t.createdAt)}</Td>
                 <Td>{formatTime(t.lastUsedAt)}</Td>
-                <Td>
-                  {t.revokedAt ? (
-                    <Badge tone="red">revoked</Badge>
-                  ) : (
-                    <Button
-                      variant="secondary"
-                      aria-label={`Revoke ${t.name}`}
-                      onClick={() => {
-                        if (window.confirm(`Revoke token "${t.name}"? Clients using it stop working at once.`)) revoke.mutate({ project, id: t.id });
-                      }}
-                    >
-                      Revoke
-                    </Button>
-                  )}
-                </Td>
+                <RevokeCell token={t} question={`Revoke token "${t.name}"? Clients using it stop working at once.`} onRevoke={() => revoke.mutate({ project, id: t.id })} />
               </tr>
             ))}
           </Table>
         )}
       </Card>
     </div>
+  );
+}
+
+/** A token's last cell: "revoked", or a Revoke button that asks `question` first. */
+export function RevokeCell({ token, question, onRevoke }: { token: { name: string; revokedAt: Date | string | null }; question: string; onRevoke: () => void }) {
+  return (
+    <Td>
+      {token.revokedAt ? (
+        <Badge tone="red">revoked</Badge>
+      ) : (
+        <Button
+          variant="secondary"
+          aria-label={`Revoke ${token.name}`}
+          onClick={() => {
+            if (window.confirm(question)) onRevoke();
+          }}
+        >
+          Revoke
+        </Button>
+      )}
+    </Td>
   );
 }
 
