@@ -16,21 +16,20 @@
  * lifecycles (BENCH_WARMUP, default 2 × inFlight) run first and are not counted. Figures only;
  * nothing is asserted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { Db } from '../db/client';
-import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '../db/schema/fleet';
 import { systemActor } from '../server/audit/events';
 import { deleteMachine, requestMachine } from '../server/fleet/machines';
 import { CHANGES_CHANNEL, changeSchema } from '../server/live/notify';
 import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/spawn-simulator';
 import { updateGrant } from '../server/quota/grants';
 import { createOrganization, createProject } from '../server/tenancy/projects';
-import { benchDatabase, percentile } from './lib/harness';
+import { benchDatabase, percentile, seedBenchFleet, startWorker } from './lib/harness';
 
 const machineCount = Number(process.argv[2] ?? 200);
 const inFlight = Number(process.argv[3] ?? 25);
@@ -67,26 +66,6 @@ function backendCpuSeconds(database: string): number {
     }
   }
   return total;
-}
-
-function startWorker(url: string, simulator: { baseUrl: string; token: string }): ChildProcess {
-  // Profiling aid: BENCH_PROFILE_DIR=dir writes each worker's CPU profile there when it exits.
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  return spawn(process.execPath, [...profile, '--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      SIMULATOR_URL: simulator.baseUrl,
-      SIMULATOR_TOKEN: simulator.token,
-      WORKER_CONCURRENCY: String(concurrency),
-      DB_POOL_SIZE: String(concurrency + 2),
-      LOG_LEVEL: 'warn',
-      // Names graphile-worker's own connections in pg_stat_activity (the task pool says 'meridian').
-      PGAPPNAME: 'graphile-worker',
-    },
-    // The IPC channel ties the worker's life to the bench's: it stops when the bench goes away.
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
 }
 
 /**
@@ -195,20 +174,22 @@ async function main() {
     simulator = await spawnSimulator({ stateFile: path.join(temp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: String(operationMs) } });
     const sim = simulator;
     // The catalogue: one usable location, one class without approval, capacity for every machine.
-    const [loc] = await db.insert(locations).values({ name: 'bench1', displayName: 'Bench 1' }).returning({ id: locations.id });
-    await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
-    const [cls] = await db.insert(machineClasses).values({ name: 'b1.bench', cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: false }).returning({ id: machineClasses.id });
-    const digest = 'sha256:' + 'be'.repeat(32);
-    await db.insert(machineProfiles).values({ name: 'bench-os', imageRef: `example/os@${digest}`, imageDigest: digest });
     const capacity = machineCount + warmup;
-    await db.insert(machineCapacity).values(Array.from({ length: capacity }, (_, i) => ({ deviceRef: `dev-bench-${String(i).padStart(4, '0')}`, classId: cls.id, locationId: loc.id })));
+    const catalogue = await seedBenchFleet(db, { name: 'bench', capacity });
     const org = await createOrganization(db, { slug: 'bench', name: 'bench' }, actor);
     const project = await createProject(db, { organizationId: org.id, slug: 'bench', name: 'bench' }, actor);
     await updateGrant(db, project.id, 'default-bench', [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 100 }, { resourceType: 'metal.datumapis.com/machines', amount: capacity * 2 }], actor);
-    const spec = { class: 'b1.bench', profile: 'bench-os', location: 'bench1', interfaces: [], desiredPower: 'on' as const };
+    const spec = { ...catalogue, interfaces: [], desiredPower: 'on' as const };
 
     process.stderr.write(`seeded ${capacity} capacity records; starting ${workerCount} worker(s)\n`);
-    for (let i = 0; i < workerCount; i++) workers.push(startWorker(database.url, sim));
+    for (let i = 0; i < workerCount; i++) workers.push(
+        startWorker(database.url, sim, {
+          WORKER_CONCURRENCY: String(concurrency),
+          DB_POOL_SIZE: String(concurrency + 2),
+          // Names graphile-worker's own connections in pg_stat_activity (the task pool says 'meridian').
+          PGAPPNAME: 'graphile-worker',
+        }),
+      );
     for (let i = 0; ; i++) {
       const [{ n }] = (await db.execute(sql`select count(*)::int as n from worker_heartbeats`)) as unknown as { n: number }[];
       if (n >= workerCount) break;

@@ -17,7 +17,7 @@ import { createNetwork } from '../server/ipam/networks';
 import { createOrganization, createProject, addMembership } from '../server/tenancy/projects';
 import { createApiToken } from '../server/tenancy/tokens';
 import { createUser } from '../server/tenancy/users';
-import { benchDatabase, fmt, percentile, runConcurrent, startWeb } from './lib/harness';
+import { benchDatabase, fmt, percentile, runConcurrent, signInCookie, startWeb } from './lib/harness';
 
 const actor = systemActor('bench');
 const FRAGMENTED = Number(process.env.BENCH_CLAIMS ?? 20_000);
@@ -112,16 +112,7 @@ async function main() {
     process.stdout.write(`  ${(done / elapsed).toFixed(0)} claims/s (target ≥ 400), p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}, overlapping allocations afterwards: ${overlaps}\n\n`);
 
     // The network page: sign in, then time the server-rendered HTML of the fragmented network.
-    const csrf = await fetch(`${web.base}/api/auth/csrf`);
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const cookies = (csrf.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]);
-    const login = await fetch(`${web.base}/api/auth/callback/credentials`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
-      body: new URLSearchParams({ email: 'bench@example.com', password, csrfToken, callbackUrl: '/' }),
-    });
-    const session = [...cookies, ...(login.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0])].join('; ');
+    const session = await signInCookie(web.base, 'bench@example.com', password);
     const pageTimes: number[] = [];
     let status = 0;
     for (let i = 0; i < 12; i++) {

@@ -23,7 +23,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '../db/schema/fleet';
 import { systemActor } from '../server/audit/events';
 import { createCluster } from '../server/cni/clusters';
 import { createNetwork } from '../server/ipam/networks';
@@ -31,8 +30,7 @@ import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/sp
 import { addMembership, createOrganization, createProject } from '../server/tenancy/projects';
 import { createApiToken } from '../server/tenancy/tokens';
 import { createUser } from '../server/tenancy/users';
-import { spawn } from 'node:child_process';
-import { benchDatabase, fmt, percentile, startWeb } from './lib/harness';
+import { benchDatabase, fmt, percentile, seedBenchFleet, signInCookie, startWeb, startWorker } from './lib/harness';
 
 const SECONDS = Number(process.argv[2] ?? 60);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
@@ -96,10 +94,7 @@ async function main() {
   const { db } = bench.handle;
   const temp = await makeTempDir('meridian-bench-load-');
   const simulator = await spawnSimulator({ stateFile: path.join(temp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: '0' } });
-  const worker = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
-    env: { ...process.env, DATABASE_URL: bench.url, SIMULATOR_URL: simulator.baseUrl, SIMULATOR_TOKEN: simulator.token, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const worker = startWorker(bench.url, simulator);
 
   // Tenant data: a project with a network and two clusters; a second project with a small bucket.
   const org = await createOrganization(db, { slug: 'load', name: 'load' }, actor);
@@ -122,12 +117,7 @@ async function main() {
   await addMembership(db, { userId: user.id, role: 'owner', projectId: project.id }, actor);
 
   // Fleet: one location, a class without approval, capacity for the machine users.
-  const [loc] = await db.insert(locations).values({ name: 'load1', displayName: 'Load 1' }).returning({ id: locations.id });
-  await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
-  const [cls] = await db.insert(machineClasses).values({ name: 'l1.load', cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: false }).returning({ id: machineClasses.id });
-  const digest = 'sha256:' + 'ab'.repeat(32);
-  await db.insert(machineProfiles).values({ name: 'load-os', imageRef: `example/os@${digest}`, imageDigest: digest });
-  await db.insert(machineCapacity).values(Array.from({ length: 8 }, (_, i) => ({ deviceRef: `dev-load-${i}`, classId: cls.id, locationId: loc.id })));
+  const fleet = await seedBenchFleet(db, { name: 'load', capacity: 8 });
 
   const web = await startWeb(bench.url, { RATE_LIMIT_TOKEN_RPS: '100000', RATE_LIMIT_TOKEN_BURST: '100000', SIMULATOR_URL: simulator.baseUrl, SIMULATOR_TOKEN: simulator.token });
   const base = new URL(web.base);
@@ -135,16 +125,7 @@ async function main() {
   const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 
   // A console session for the page reads.
-  const csrf = await fetch(`${web.base}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookies = (csrf.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]);
-  const login = await fetch(`${web.base}/api/auth/callback/credentials`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
-    body: new URLSearchParams({ email: 'load@example.com', password, csrfToken, callbackUrl: '/' }),
-  });
-  const session = [...cookies, ...(login.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0])].join('; ');
+  const session = await signInCookie(web.base, 'load@example.com', password);
 
   const newMeters = () => Object.fromEntries(
     ['cni ADD', 'cni DEL', 'ipclaim create', 'ipclaim delete', 'quota decision', 'machine request', 'machine Ready (wall)', 'machine release', 'machine gone (wall)', 'console page'].map((n) => [n, new Meter(n)]),
@@ -196,7 +177,7 @@ async function main() {
       const name = `m-${tag}-${w}-${i}`;
       const t0 = performance.now();
       const created = await meters['machine request'].time(
-        () => request(agent, base, 'POST', '/api/v1/projects/load/machines', bearer(tenant), { metadata: { name }, spec: { class: 'l1.load', profile: 'load-os', location: 'load1', desiredPower: 'on' } }),
+        () => request(agent, base, 'POST', '/api/v1/projects/load/machines', bearer(tenant), { metadata: { name }, spec: { ...fleet, desiredPower: 'on' } }),
         (a) => a.status === 201 || a.status === 202,
       );
       if (!created || !ok2xx(created)) {

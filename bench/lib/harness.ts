@@ -103,3 +103,46 @@ export async function startWeb(url: string, extraEnv: Record<string, string> = {
       }),
   };
 }
+
+/**
+ * Starts a worker process (bin/worker.ts) against `url` with the provider at `simulator`.
+ * BENCH_PROFILE_DIR=dir writes its CPU profile there when it exits. The IPC channel ties the
+ * worker's life to the bench's: it stops when the bench goes away.
+ */
+export function startWorker(url: string, simulator: { baseUrl: string; token: string }, extraEnv: Record<string, string> = {}): ChildProcess {
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
+    env: { ...process.env, DATABASE_URL: url, SIMULATOR_URL: simulator.baseUrl, SIMULATOR_TOKEN: simulator.token, LOG_LEVEL: 'warn', ...extraEnv },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+}
+
+/**
+ * A bench fleet catalogue: one usable location, one class without approval, one profile and
+ * `capacity` capacity records. Returns the names a machine request uses.
+ */
+export async function seedBenchFleet(db: DbHandle['db'], options: { name: string; capacity: number }) {
+  const { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } = await import('../../db/schema/fleet');
+  const { name, capacity } = options;
+  const [loc] = await db.insert(locations).values({ name: `${name}1`, displayName: `${name} 1` }).returning({ id: locations.id });
+  await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
+  const [cls] = await db.insert(machineClasses).values({ name: `c1.${name}`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: false }).returning({ id: machineClasses.id });
+  const digest = 'sha256:' + 'be'.repeat(32);
+  await db.insert(machineProfiles).values({ name: `${name}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
+  await db.insert(machineCapacity).values(Array.from({ length: capacity }, (_, i) => ({ deviceRef: `dev-${name}-${String(i).padStart(4, '0')}`, classId: cls.id, locationId: loc.id })));
+  return { class: `c1.${name}`, profile: `${name}-os`, location: `${name}1` };
+}
+
+/** Signs in to the console with the credentials provider; returns the session's cookie header. */
+export async function signInCookie(base: string, email: string, password: string): Promise<string> {
+  const csrf = await fetch(`${base}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const cookies = (csrf.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]);
+  const login = await fetch(`${base}/api/auth/callback/credentials`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
+    body: new URLSearchParams({ email, password, csrfToken, callbackUrl: '/' }),
+  });
+  return [...cookies, ...(login.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0])].join('; ');
+}
