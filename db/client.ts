@@ -13,6 +13,11 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
+/** Whether `db` is a transaction handle (after a failed statement, its statements fail until it ends). */
+export function isTransaction(db: DbOrTx): db is Tx {
+  return 'rollback' in db;
+}
+
 /** Opens a pool against `url`. Callers own the handle and must `close()` it. */
 export function createDb(url: string, options: { max?: number; applicationName?: string } = {}): DbHandle {
   const client = postgres(url, {

@@ -75,7 +75,7 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
           for (let n = 0; n < nic.addressClasses; n++) {
             const claimName = machineClaimName(input.name, i, family, n);
             const { claim } = await createClaim(
-              tx as unknown as Db,
+              tx,
               projectId,
               { name: claimName, network: nic.network, family: family === 'IPv4' ? 4 : 6, prefixLength: family === 'IPv4' ? 32 : 128, reclaimPolicy: 'Delete', ownerRef: { kind: 'Machine', name: input.name } },
               actor,

@@ -7,7 +7,7 @@
  * overlap, whatever happens here.
  */
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
+import { isTransaction, type DbOrTx } from '@/db/client';
 import { DomainError, pgError } from '@/server/errors';
 import { initialFreeBlocks, reservationBlocks, type AllocationStrategy } from './blocks';
 import { cidrSize, formatCidr, parseCidrOrThrow, type Cidr, type Family } from './cidr';
@@ -135,7 +135,7 @@ export async function allocate(
   } catch (e) {
     const { code, message } = pgError(e) ?? {};
     if (code === 'MA001') throw new DomainError('Overlap', message!, 'address');
-    if ((code === 'MA002' || code === '23P01') && 'cidr' in request && !inTransaction(db)) {
+    if ((code === 'MA002' || code === '23P01') && 'cidr' in request && !isTransaction(db)) {
       throw new DomainError('Overlap', await describeOverlap(db, poolId, request.cidr), 'address');
     }
     if (code === 'MA002' || code === '23P01') throw new DomainError('Overlap', `${pinned ?? 'the block'} is not free`, 'address');
@@ -143,11 +143,6 @@ export async function allocate(
   }
   if (!found?.id) return undefined;
   return { id: found.id, poolId, cidr: parseCidrOrThrow(found.cidr!), size: BigInt(found.size!) };
-}
-
-/** Whether `db` is a transaction handle (after an error its statements fail until it ends). */
-function inTransaction(db: DbOrTx): boolean {
-  return 'rollback' in db;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import { isTransaction, type Db, type DbOrTx } from '@/db/client';
 import { ipAllocations, ipClaims, ipPools } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode, pgError } from '@/server/errors';
@@ -212,7 +212,7 @@ export interface CreateClaimResult {
  * the block, writes the claim, its event and its quota claim, all or nothing. The pool's row lock
  * is held only while that statement runs and commits.
  */
-export async function createClaim(db: Db, projectId: string, input: ClaimCreateInput, actor: Actor, options: { dryRun?: boolean } = {}): Promise<CreateClaimResult> {
+export async function createClaim(db: DbOrTx, projectId: string, input: ClaimCreateInput, actor: Actor, options: { dryRun?: boolean } = {}): Promise<CreateClaimResult> {
   const spec = resolveSpec(input);
   for (let attempt = 0; ; attempt++) {
     try {
@@ -227,7 +227,7 @@ export async function createClaim(db: Db, projectId: string, input: ClaimCreateI
   }
 }
 
-async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec, actor: Actor, dryRun: boolean): Promise<CreateClaimResult> {
+async function createClaimOnce(db: DbOrTx, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec, actor: Actor, dryRun: boolean): Promise<CreateClaimResult> {
   const { policy, existing, retained, networkId, pools } = await claimContext(db, projectId, input, spec);
   if (existing) {
     if (existing.specHash === spec.hash) return { claim: await getClaim(db, projectId, input.name), created: false };
@@ -277,7 +277,7 @@ async function createClaimOnce(db: Db, projectId: string, input: ClaimCreateInpu
   try {
     // Inside a caller's transaction (a machine's addresses) the statement runs in a savepoint, so a
     // refusal leaves that transaction usable for reading the books the QuotaExceeded message names.
-    [{ result }] = (await ('rollback' in db ? (db as unknown as DbOrTx).transaction(create) : create(db))) as unknown as { result: CreatedRow | { exhausted: true } }[];
+    [{ result }] = (await (isTransaction(db) ? db.transaction(create) : create(db))) as unknown as { result: CreatedRow | { exhausted: true } }[];
   } catch (e) {
     const { code, detail } = pgError(e) ?? {};
     if (code === 'MD001') result = JSON.parse(detail!) as CreatedRow;
