@@ -193,35 +193,25 @@ export function claimPolicyResource(p: ClaimPolicyRow) {
 const grantPolicySpec = grantPolicyInput.omit({ name: true }).extend({ triggerKind: z.literal('Project').optional() });
 const claimPolicySpec = claimPolicyInput.omit({ name: true });
 
+/**
+ * The bodies of a policy kind: POST (`create`, named) and PUT (`replace`: replaces the spec, omitted
+ * fields take their defaults; the name comes from the path).
+ */
+function policyBodies<S extends z.ZodType>(kind: 'GrantCreationPolicy' | 'ClaimCreationPolicy', spec: S) {
+  const envelope = { apiVersion: z.string().optional(), kind: z.literal(kind).optional() };
+  return {
+    create: z.object({ ...envelope, metadata: z.object({ name: quotaName }), spec }),
+    replace: z.object({ ...envelope, metadata: z.object({ name: z.string().optional() }).optional(), spec }),
+  };
+}
+
+const grantPolicyBodies = policyBodies('GrantCreationPolicy', grantPolicySpec);
+const claimPolicyBodies = policyBodies('ClaimCreationPolicy', claimPolicySpec);
 /** POST body of a GrantCreationPolicy (trigger: Project). */
-export const grantPolicyResourceInput = z.object({
-  apiVersion: z.string().optional(),
-  kind: z.literal('GrantCreationPolicy').optional(),
-  metadata: z.object({ name: quotaName }),
-  spec: grantPolicySpec,
-});
-
-/** PUT body of a GrantCreationPolicy: replaces the spec (omitted fields take their defaults). */
-export const grantPolicyReplaceInput = z.object({
-  apiVersion: z.string().optional(),
-  kind: z.literal('GrantCreationPolicy').optional(),
-  metadata: z.object({ name: z.string().optional() }).optional(),
-  spec: grantPolicySpec,
-});
-
-export const claimPolicyResourceInput = z.object({
-  apiVersion: z.string().optional(),
-  kind: z.literal('ClaimCreationPolicy').optional(),
-  metadata: z.object({ name: quotaName }),
-  spec: claimPolicySpec,
-});
-
-export const claimPolicyReplaceInput = z.object({
-  apiVersion: z.string().optional(),
-  kind: z.literal('ClaimCreationPolicy').optional(),
-  metadata: z.object({ name: z.string().optional() }).optional(),
-  spec: claimPolicySpec,
-});
+export const grantPolicyResourceInput = grantPolicyBodies.create;
+export const grantPolicyReplaceInput = grantPolicyBodies.replace;
+export const claimPolicyResourceInput = claimPolicyBodies.create;
+export const claimPolicyReplaceInput = claimPolicyBodies.replace;
 
 /** Body of `…/quotaincreaserequests/{name}/approve`: optionally a different amount and a note. */
 export const increaseApproveInput = increaseDecisionInput.omit({ id: true });
