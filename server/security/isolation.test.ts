@@ -8,7 +8,6 @@
  * at real objects so a missing guard would change them. Each must be refused with no data, and
  * nothing may change. A procedure or route without a case here fails the test.
  */
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { TRPCError } from '@trpc/server';
@@ -28,6 +27,7 @@ import { createRegistration } from '@/server/quota/registrations';
 import type { PlatformRole, SessionUser } from '@/server/tenancy/roles';
 import { createApiToken, createOperatorToken, revokeApiToken, revokeOperatorToken } from '@/server/tenancy/tokens';
 import { createCaller, appRouter } from '@/server/trpc/root';
+import { routeFileHandlers } from '@/test/api-routes';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 
@@ -403,28 +403,6 @@ describe('tRPC isolation', () => {
     expect(await snapshot(world.projectId)).toEqual(before);
   });
 });
-
-/** Every exported handler of every route file under app/api/v1 (discovery and OpenAPI aside), as `METHOD /path`. */
-function routeFileHandlers(): Promise<string[]> {
-  const root = path.join(process.cwd(), 'app/api/v1');
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir)) {
-      const full = path.join(dir, e);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (e === 'route.ts') files.push(full);
-    }
-  };
-  walk(root);
-  return Promise.all(
-    files.map(async (file) => {
-      const routePath = '/' + path.relative(path.join(process.cwd(), 'app'), path.dirname(file)).replace(/\[(\w+)\]/g, '{$1}');
-      if (routePath === '/api/v1' || routePath === '/api/v1/openapi.json') return [];
-      const mod = (await import(file)) as Record<string, unknown>;
-      return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => typeof mod[m] === 'function').map((m) => `${m} ${routePath}`);
-    }),
-  ).then((lists) => lists.flat());
-}
 
 type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
