@@ -17,7 +17,6 @@
  * Seeds: see test/fuzz.ts (`FUZZ_SEED`, `FUZZ_PATH`, `FUZZ_RUNS`).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -29,6 +28,7 @@ import { createNetwork } from '@/server/ipam/networks';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { applyMutation, checkProperty, mutationOf, nastyStrings } from '@/test/fuzz';
+import { freePort } from '@/test/global-setup';
 import { buildCni } from '../bin/build-cni';
 import { run } from './main';
 import { runPlugin } from './test-support/run-plugin';
@@ -50,17 +50,6 @@ let projectId = '';
 let projectSlug = '';
 /** A loopback port nothing listens on: "server unreachable" without leaving this machine. */
 let closedUrl = '';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   process.env.MERIDIAN_CNI_QUIET = '1'; // the in-process runs log to fd 2 otherwise

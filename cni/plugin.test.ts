@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@/test/global-setup';
 import { buildCni } from '../bin/build-cni';
 import { FakeLeaseServer } from './test-support/fake-lease-server';
 import { type PluginRun, runPlugin } from './test-support/run-plugin';
@@ -30,17 +31,6 @@ let tokenFile: string;
 let server: FakeLeaseServer;
 /** Every run, to check globally that stdout held only JSON and the token never leaked. */
 const runs: PluginRun[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createNetServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface ConfOptions {
   cniVersion?: string;

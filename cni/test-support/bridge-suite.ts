@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@/test/global-setup';
 import { buildCni } from '../../bin/build-cni';
 import { type PluginRun, runPlugin } from './run-plugin';
 
@@ -80,17 +81,6 @@ class TcpRelay {
     for (const s of this.sockets) s.destroy();
     if (srv) await new Promise<void>((resolve) => srv.close(() => resolve()));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function nsAddresses(ns: string): Promise<string[]> {
