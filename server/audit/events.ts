@@ -11,6 +11,11 @@ export type Actor =
 
 export const systemActor = (label: string): Actor => ({ type: 'system', label });
 
+/** The actor as the events table stores it (`actor_type`, `actor_id`, `actor_label`); SQL functions that write events take this. */
+export function eventActor(actor: Actor): { type: Actor['type']; id: string | null; label: string } {
+  return { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label };
+}
+
 export interface EventInput {
   actor: Actor;
   projectId?: string | null;
@@ -28,10 +33,11 @@ export interface EventInput {
  * log and the state cannot disagree.
  */
 export async function recordEvent(db: DbOrTx, input: EventInput): Promise<void> {
+  const actor = eventActor(input.actor);
   await db.insert(events).values({
-    actorType: input.actor.type,
-    actorId: input.actor.type === 'system' ? null : input.actor.id,
-    actorLabel: input.actor.label,
+    actorType: actor.type,
+    actorId: actor.id,
+    actorLabel: actor.label,
     projectId: input.projectId ?? null,
     action: input.action,
     objectType: input.objectType,

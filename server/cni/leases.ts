@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
-import { recordEvent, type Actor } from '@/server/audit/events';
+import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
 import { allocate, initializePool, type Allocation } from '@/server/ipam/allocator';
 import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
@@ -207,7 +207,7 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     podName: input.podName ?? null,
     pod: input.podName ? `${input.podNamespace ?? ''}/${input.podName}` : null,
     objectName: `${cluster.name}/${input.containerId.slice(0, 12)}/${input.ifname}`,
-    actor: { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label },
+    actor: eventActor(actor),
   };
   let result: { addresses: { family: number; address: string; block: string }[] } | { noPools: true };
   try {
@@ -235,7 +235,7 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
     ...('key' in selector ? { mode: 'key', ...selector.key } : 'all' in selector ? { mode: 'all' } : { mode: 'ids', ids: selector.ids }),
     action: reason,
     objectName: 'key' in selector ? `${cluster.name}/${selector.key.containerId.slice(0, 12)}/${selector.key.ifname}` : cluster.name,
-    actor: { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label },
+    actor: eventActor(actor),
   };
   const [{ released }] = await rows<{ released: { containerId: string; ifname: string; address: string }[] }>(
     db,

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { events } from '@/db/schema/events';
 import { machines } from '@/db/schema/fleet';
-import type { Actor } from '@/server/audit/events';
+import { eventActor, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
 import { notifyMachine } from './changes';
 
@@ -58,6 +58,7 @@ export async function transitionMachine(
 ): Promise<boolean> {
   if (!transitions[from].includes(to)) throw new DomainError('InvalidTransition', `a machine cannot go from ${from} to ${to}`);
   // The event row is recordEvent's (server/audit/events.ts), inserted from the update's result.
+  const who = eventActor(actor);
   const recorded = await tx.execute(sql`
     with moved as (
       update ${machines} set phase = ${to}, phase_reason = ${reason}, updated_at = now()${from === to ? sql`` : sql`, phase_changed_at = now()`}
@@ -65,7 +66,7 @@ export async function transitionMachine(
       returning ${machines.id}, ${notifyMachine}
     )
     insert into ${events} (actor_type, actor_id, actor_label, project_id, action, object_type, object_id, object_name, reason, before, after)
-    select ${actor.type}, ${actor.type === 'system' ? null : actor.id}, ${actor.label}, ${machine.projectId}, ${`machine.phase.${to}`}, 'machine',
+    select ${who.type}, ${who.id}, ${who.label}, ${machine.projectId}, ${`machine.phase.${to}`}, 'machine',
            ${machine.id}, ${machine.name}, ${reason}, ${JSON.stringify({ phase: from })}::jsonb, ${JSON.stringify({ phase: to })}::jsonb
     from moved
     returning 1 as recorded`);

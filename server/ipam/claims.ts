@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { isTransaction, type Db, type DbOrTx } from '@/db/client';
 import { ipAllocations, ipClaims, ipPools } from '@/db/schema';
-import { recordEvent, type Actor } from '@/server/audit/events';
+import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode, pgError } from '@/server/errors';
 import { enqueueJob } from '@/server/jobs/enqueue';
 import {
@@ -268,7 +268,7 @@ async function createClaimOnce(db: DbOrTx, projectId: string, input: ClaimCreate
     ownerRef: input.ownerRef ?? null,
     labels: input.labels ?? {},
     specHash: spec.hash,
-    actor: { type: actor.type, id: actor.type === 'system' ? null : actor.id, label: actor.label },
+    actor: eventActor(actor),
     quota: admissionArguments(quota),
     dryRun,
   };
