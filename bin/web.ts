@@ -1,6 +1,7 @@
 /**
- * One web process: Next.js (pages, tRPC, REST v1, auth, health) behind a thin Node HTTP server that
- * records request latency. Needs DATABASE_URL; several may run against one database.
+ * One web process: a thin Node HTTP server that records request latency, serves REST v1 itself
+ * (server/http/api-server.ts) and hands everything else (pages, tRPC, auth, health) to Next.js.
+ * Needs DATABASE_URL; several may run against one database.
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { env } from '../server/env';
 import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
 import { metrics, routeLabel } from '../server/observability/metrics';
+import { createApiServer } from '../server/http/api-server';
 import { limiter } from '../server/http/rate-limit';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,6 +25,7 @@ async function main() {
   const app = next({ dev: false, dir: root, hostname: e.HOSTNAME, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
+  const api = await createApiServer(root);
   const { httpDuration } = metrics();
   const signInLimiter = limiter('signIn');
   const server = http.createServer((req, res) => {
@@ -37,15 +40,16 @@ async function main() {
         return;
       }
     }
-    // REST v1 answers are small JSON for machine clients (the CNI plugin, automation): Next's gzip
-    // costs ~1.5 ms of CPU per request there (bench/ipam-claims) and saves little, so they go out
-    // identity-encoded. Console pages and assets are still compressed.
-    if (req.url?.startsWith('/api/v1/')) delete req.headers['accept-encoding'];
+    const pathname = (req.url ?? '/').split('?')[0];
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const pathname = (req.url ?? '/').split('?')[0];
       httpDuration.observe({ method: req.method ?? 'GET', route: routeLabel(pathname), status: String(res.statusCode) }, seconds);
     });
+    // REST v1 (machine clients: the CNI plugin, automation) skips Next's pipeline (server/http/api-server.ts).
+    if (api.serves(pathname)) {
+      void api.handle(req, res);
+      return;
+    }
     handle(req, res).catch((err) => {
       logError('request', err);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

@@ -1,34 +1,14 @@
 /**
- * Serves the REAL lease API route handlers (app/api/v1/projects/[project]/clusters/[cluster]/cni/
- * [command]) over node:http on loopback, in-process, on the test database: the plugin talks to the
- * product, without a Next build.
+ * Serves the REAL REST v1 API — the web process's own dispatcher (server/http/api-server.ts) over
+ * the route files under app/api/v1 — over node:http on loopback, in-process, on the test database:
+ * the plugin talks to the product, without a Next build.
  */
 import { type Server, createServer } from 'node:http';
-import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
+import { createApiServer } from '@/server/http/api-server';
 
-export function serveLeaseApi(): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  const s = createServer(async (req, res) => {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const m = /^\/api\/v1\/projects\/([^/]+)\/clusters\/([^/]+)\/cni\/([^/]+)$/.exec(url.pathname);
-      if (!m) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ error: { code: 'NotFound', message: 'no route' } }));
-      }
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-      const request = new Request(url, { method: req.method, headers, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
-      const params = Promise.resolve({ project: decodeURIComponent(m[1]), cluster: decodeURIComponent(m[2]), command: m[3] });
-      const response = await (req.method === 'POST' ? cniRoute.POST : cniRoute.GET)(request, { params });
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    } catch (e) {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'Internal', message: String(e) } }));
-    }
-  });
+export async function serveLeaseApi(): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+  const api = await createApiServer(process.cwd());
+  const s = createServer((req, res) => void api.handle(req, res));
   return new Promise((resolve) =>
     s.listen(0, '127.0.0.1', () =>
       resolve({

@@ -63,6 +63,8 @@ export const podLeases = pgTable(
   (t) => [
     uniqueIndex('pod_leases_attachment').on(t.clusterId, t.cniNetwork, t.containerId, t.ifname, t.family),
     index('pod_leases_project').on(t.projectId, t.createdAt),
-    index('pod_leases_cluster_node').on(t.clusterId, t.node),
+    // Node first: a lease looked up by its attachment key can only use the unique index above,
+    // whatever the statistics say (with cluster_id first the planner could scan a cluster's leases).
+    index('pod_leases_node_cluster').on(t.node, t.clusterId),
   ],
 );

@@ -69,6 +69,8 @@ export const ipPools = pgTable(
     uniqueIndex('ip_pools_network_name').on(t.networkId, t.name),
     index('ip_pools_parent').on(t.parentPoolId),
     index('ip_pools_project').on(t.projectId),
+    // A network's root pools (their families), read by every CNI ADD and claim.
+    index('ip_pools_network_roots').on(t.networkId, t.family).where(sql`parent_pool_id is null`),
   ],
 );
 

@@ -13,6 +13,7 @@ import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
 import { allocate, initializePool, type Allocation } from '@/server/ipam/allocator';
 import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
+import { addInBatch } from './add-batch';
 import type { ClusterRef } from './clusters';
 import type { AddInput, LeaseKey } from './schemas';
 
@@ -191,8 +192,9 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
 }
 
 /**
- * The ADD as one statement (`cni_lease_add`, migration 0012); undefined when a family needs a new
- * node block, which only the transaction in `addLease` carves (the statement changed nothing then).
+ * The ADD as one statement (`cni_lease_add`, migrations 0012 and 0016, sent with the other ADDs in
+ * flight: add-batch.ts); undefined when a family needs a new node block, which only the transaction
+ * in `addLease` carves (the statement changed nothing then).
  */
 async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[] | undefined> {
   const args = {
@@ -209,13 +211,8 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     objectName: `${cluster.name}/${input.containerId.slice(0, 12)}/${input.ifname}`,
     actor: eventActor(actor),
   };
-  let result: { addresses: { family: number; address: string; block: string }[] } | { noPools: true };
-  try {
-    [{ result }] = await rows<{ result: typeof result }>(db, sql`select cni_lease_add(${JSON.stringify(args)}::jsonb) as result`);
-  } catch (e) {
-    if (pgCode(e) === 'MC001') return undefined;
-    throw e;
-  }
+  const result = await addInBatch<{ addresses: { family: number; address: string; block: string }[] } | { noPools: true } | { needsBlock: number[] }>(db, args);
+  if ('needsBlock' in result) return undefined;
   if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
   return result.addresses.map((a) => leaseAddress(a.address, a.block)).sort((a, b) => a.family - b.family);
 }

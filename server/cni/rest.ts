@@ -13,7 +13,8 @@ export async function clusterForToken(db: DbOrTx, principal: TokenPrincipal, nam
   // refuses) is simply not found: checked before any query.
   const valid = resourceName.safeParse(name).success;
   if (!valid || (principal.clusterName && principal.clusterName !== name)) throw new DomainError('NotFound', `cluster "${name}" not found`, 'cluster');
-  return findCluster(db, principal.projectId, name);
+  // A cluster token's cluster came with the token (server/tenancy/tokens.ts).
+  return principal.cluster?.name === name ? principal.cluster : findCluster(db, principal.projectId, name);
 }
 
 /** Seconds a lease is spared by GC after it was created (an ADD may still be in flight). */

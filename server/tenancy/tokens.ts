@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { apiTokens, projects, users } from '@/db/schema';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { Batcher, perPool } from '@/db/batch';
+import { isTransaction, type DbOrTx } from '@/db/client';
+import { apiTokens, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
+import type { ClusterRef } from '@/server/cni/clusters';
 import { DomainError, invalid } from '@/server/errors';
 import { hasPlatformRole, type MemberRole, type PlatformRole } from './roles';
 
@@ -168,6 +170,8 @@ export interface TokenPrincipal {
   projectSlug: string;
   clusterName: string | null;
   role: MemberRole;
+  /** A cluster token's cluster, read with the token (absent when the cluster does not exist). */
+  cluster?: ClusterRef;
 }
 
 /** An operator token: acts for a platform operator, on no project of its own. */
@@ -181,46 +185,103 @@ export interface OperatorPrincipal {
 
 export type ApiPrincipal = TokenPrincipal | OperatorPrincipal;
 
+interface TokenRow {
+  token_hash: string;
+  kind: 'project' | 'operator';
+  token_id: string;
+  token_name: string;
+  project_id: string | null;
+  project_slug: string | null;
+  cluster_name: string | null;
+  role: MemberRole;
+  user_id: string | null;
+  user_email: string | null;
+  user_roles: PlatformRole[] | null;
+  user_disabled: boolean | null;
+  stale: boolean;
+  cluster_id: string | null;
+  network_id: string | null;
+  network_name: string | null;
+  node_block_prefix_v4: number | null;
+  node_block_prefix_v6: number | null;
+}
+
+/** The live (unrevoked) tokens among `hashes`, with their project, user and (cluster tokens) cluster; refreshes stale `last_used_at`. */
+async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
+  // Hashes are hex: the array literal needs no quoting, and one statement text serves any count.
+  const rows = (await db.execute(sql`
+    select t.token_hash, t.kind, t.id as token_id, t.name as token_name, t.project_id, p.slug as project_slug, t.cluster_name, t.role,
+           u.id as user_id, u.email as user_email, u.platform_roles as user_roles, u.disabled_at is not null as user_disabled,
+           t.last_used_at is null or t.last_used_at < now() - interval '60 seconds' as stale,
+           c.id as cluster_id, n.id as network_id, n.name as network_name, c.node_block_prefix_v4, c.node_block_prefix_v6
+    from api_tokens t
+    left join projects p on p.id = t.project_id
+    left join users u on u.id = t.user_id
+    left join clusters c on c.project_id = t.project_id and c.name = t.cluster_name
+    left join networks n on n.id = c.network_id
+    where t.token_hash = any(${`{${hashes.join(',')}}`}::text[]) and t.revoked_at is null`)) as unknown as TokenRow[];
+  const stale = rows.filter((r) => r.stale).map((r) => r.token_id);
+  if (stale.length > 0) await db.execute(sql`update api_tokens set last_used_at = now() where id = any(${`{${stale.join(',')}}`}::uuid[])`);
+  return rows;
+}
+
+function principalOf(row: TokenRow): ApiPrincipal | undefined {
+  if (row.kind === 'project') {
+    if (!row.project_id || !row.project_slug) return undefined;
+    return {
+      kind: 'project',
+      tokenId: row.token_id,
+      tokenName: row.token_name,
+      projectId: row.project_id,
+      projectSlug: row.project_slug,
+      clusterName: row.cluster_name,
+      role: row.role,
+      ...(row.cluster_id && row.cluster_name && row.network_id && row.network_name
+        ? {
+            cluster: {
+              id: row.cluster_id,
+              projectId: row.project_id,
+              name: row.cluster_name,
+              networkId: row.network_id,
+              networkName: row.network_name,
+              nodeBlockPrefixV4: Number(row.node_block_prefix_v4),
+              nodeBlockPrefixV6: Number(row.node_block_prefix_v6),
+            },
+          }
+        : {}),
+    };
+  }
+  if (!row.user_id || !row.user_email || row.user_disabled || !hasPlatformRole({ platformRoles: row.user_roles ?? [] }, OPERATOR_ROLE)) return undefined;
+  return { kind: 'operator', tokenId: row.token_id, tokenName: row.token_name, userId: row.user_id, userEmail: row.user_email };
+}
+
+/** Every request authenticates, so concurrent look-ups share one statement (db/batch.ts). */
+const verifier = perPool(
+  (db) =>
+    new Batcher<string, ApiPrincipal | undefined>(
+      async (hashes) => {
+        const byHash = new Map((await tokenRows(db, [...new Set(hashes)])).map((r) => [r.token_hash, principalOf(r)]));
+        return hashes.map((h) => ({ value: byHash.get(h) }));
+      },
+      { maxBatch: 128, maxInFlight: 2 },
+    ),
+);
+
 /**
  * Resolves a presented bearer secret to its principal, or undefined when unknown or revoked, or
- * (operator tokens) when the user is disabled or no longer holds the operator role: the role is
- * read on every use, so taking it away stops the user's tokens at once. `last_used_at` is refreshed
- * at most once a minute per token so hot tokens do not become a write hot spot.
+ * (operator tokens) when the user is disabled or no longer holds the operator role: the token is
+ * read on every use, so revoking it or taking the role away stops it at once. A cluster token's
+ * principal carries its cluster. `last_used_at` is refreshed at most once a minute per token so hot
+ * tokens do not become a write hot spot.
  */
 export async function verifyApiToken(db: DbOrTx, secret: string): Promise<ApiPrincipal | undefined> {
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return undefined;
-  const [row] = await db
-    .select({
-      kind: apiTokens.kind,
-      tokenId: apiTokens.id,
-      tokenName: apiTokens.name,
-      projectId: apiTokens.projectId,
-      projectSlug: projects.slug,
-      clusterName: apiTokens.clusterName,
-      role: apiTokens.role,
-      userId: users.id,
-      userEmail: users.email,
-      userRoles: users.platformRoles,
-      userDisabledAt: users.disabledAt,
-      lastUsedAt: apiTokens.lastUsedAt,
-    })
-    .from(apiTokens)
-    .leftJoin(projects, eq(projects.id, apiTokens.projectId))
-    .leftJoin(users, eq(users.id, apiTokens.userId))
-    .where(and(eq(apiTokens.tokenHash, hashToken(secret)), isNull(apiTokens.revokedAt)));
-  if (!row) return undefined;
-  let principal: ApiPrincipal;
-  if (row.kind === 'project') {
-    if (!row.projectId || !row.projectSlug) return undefined;
-    principal = { kind: 'project', tokenId: row.tokenId, tokenName: row.tokenName, projectId: row.projectId, projectSlug: row.projectSlug, clusterName: row.clusterName, role: row.role };
-  } else {
-    if (!row.userId || !row.userEmail || row.userDisabledAt || !hasPlatformRole({ platformRoles: row.userRoles ?? [] }, OPERATOR_ROLE)) return undefined;
-    principal = { kind: 'operator', tokenId: row.tokenId, tokenName: row.tokenName, userId: row.userId, userEmail: row.userEmail };
+  const hash = hashToken(secret);
+  if (isTransaction(db)) {
+    const [row] = await tokenRows(db, [hash]);
+    return row && principalOf(row);
   }
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
-    await db.update(apiTokens).set({ lastUsedAt: sql`now()` }).where(eq(apiTokens.id, row.tokenId));
-  }
-  return principal;
+  return verifier(db).submit(hash);
 }
 
 /**

@@ -1,0 +1,90 @@
+import type { Db } from './client';
+
+/**
+ * Group commit for hot statements: requests that arrive while earlier ones are in flight wait for
+ * the next batch and go to PostgreSQL as one statement. A request that finds fewer than
+ * `maxInFlight` batches in flight goes at once, so an idle system sees no added latency; under
+ * load, round trips, statements and commits are paid per batch instead of per request (socket
+ * writes are the dearest thing a request does on this kind of machine: see bench/cni-add).
+ *
+ * `run` answers a batch with one outcome per item, in the items' order.
+ */
+export type Outcome<O> = { value: O } | { error: unknown };
+
+interface Pending<I, O> {
+  item: I;
+  resolve(value: O): void;
+  reject(error: unknown): void;
+}
+
+export interface BatcherOptions<I> {
+  /** Items per statement at most. */
+  maxBatch: number;
+  /** Batches of one lane in flight at once. */
+  maxInFlight: number;
+  /**
+   * Items of different lanes never share a batch, and the lanes' batches run side by side: items
+   * that lock the same rows (a node's address blocks) go in one lane, so concurrent batches do not
+   * wait for each other's commits. One lane when absent.
+   */
+  lane?: (item: I) => number;
+}
+
+interface Lane<I, O> {
+  queue: Pending<I, O>[];
+  inFlight: number;
+}
+
+export class Batcher<I, O> {
+  private lanes = new Map<number, Lane<I, O>>();
+
+  constructor(
+    private readonly run: (items: I[]) => Promise<Outcome<O>[]>,
+    private readonly options: BatcherOptions<I>,
+  ) {}
+
+  submit(item: I): Promise<O> {
+    const key = this.options.lane?.(item) ?? 0;
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = { queue: [], inFlight: 0 }));
+    const into = lane;
+    return new Promise<O>((resolve, reject) => {
+      into.queue.push({ item, resolve, reject });
+      this.pump(into);
+    });
+  }
+
+  private pump(lane: Lane<I, O>) {
+    while (lane.inFlight < this.options.maxInFlight && lane.queue.length > 0) {
+      const batch = lane.queue.splice(0, this.options.maxBatch);
+      lane.inFlight++;
+      void this.settle(batch).finally(() => {
+        lane.inFlight--;
+        this.pump(lane);
+      });
+    }
+  }
+
+  private async settle(batch: Pending<I, O>[]) {
+    try {
+      const outcomes = await this.run(batch.map((p) => p.item));
+      batch.forEach((p, i) => {
+        const outcome = outcomes[i];
+        if (outcome && 'value' in outcome) p.resolve(outcome.value);
+        else p.reject(outcome ? outcome.error : new Error('batch answered fewer items than it was given'));
+      });
+    } catch (e) {
+      for (const p of batch) p.reject(e);
+    }
+  }
+}
+
+/** One batcher per pool (tests and benches open several): `make` runs once per `Db`. */
+export function perPool<B>(make: (db: Db) => B): (db: Db) => B {
+  const made = new WeakMap<Db, B>();
+  return (db) => {
+    let b = made.get(db);
+    if (b === undefined) made.set(db, (b = make(db)));
+    return b;
+  };
+}

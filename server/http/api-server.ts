@@ -1,0 +1,125 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { logError } from '@/server/observability/log';
+import { MAX_BODY_BYTES } from './rest';
+import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
+import { securityHeaders } from './security-headers';
+
+/**
+ * REST v1 served straight from the web process's Node HTTP server, beside Next. Its clients are
+ * machines (the CNI plugin on every node, automation) that call it at pod-churn rates, and Next's
+ * request pipeline costs 8–10 ms of CPU per request on this hardware even for `GET /whoami`
+ * (bench/cni-add, bench/ipam-claims); this path costs a fraction of a millisecond.
+ *
+ * The handlers are the route files under app/api/v1 (the same ones Next builds, so their contract
+ * has one definition), found at start-up and called with the Web `Request` and `{ params }` Next
+ * would give them. Answers carry the console's security headers and `cache-control: no-store`;
+ * bodies above MAX_BODY_BYTES are refused with 413 before they are buffered.
+ */
+
+const fixedHeaders: Record<string, string> = Object.fromEntries([
+  ...securityHeaders.map(({ key, value }) => [key.toLowerCase(), value]),
+  ['cache-control', 'no-store'],
+]);
+
+function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...fixedHeaders, 'content-type': 'application/json', 'content-length': String(payload.length), ...extra });
+  res.end(payload);
+}
+
+const error = (code: string, message: string, field?: string) => ({ error: { code, message, ...(field ? { field } : {}) } });
+
+/** The request body, or 'tooLarge' as soon as it (declared or streamed) exceeds the limit. */
+function readBody(req: IncomingMessage): Promise<Buffer | 'tooLarge'> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve('tooLarge');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.off('data', onData);
+        req.resume();
+        resolve('tooLarge');
+      } else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function toRequest(req: IncomingMessage, method: string, body: Buffer | undefined): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method, headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+}
+
+async function send(res: ServerResponse, response: Response, head: boolean) {
+  const headers: Record<string, string | string[]> = { ...fixedHeaders };
+  response.headers.forEach((value, key) => {
+    if (key !== 'set-cookie') headers[key] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  headers['content-length'] = String(body?.length ?? 0);
+  res.writeHead(response.status, headers);
+  res.end(head ? undefined : body);
+}
+
+export interface ApiServer {
+  /** Whether this server answers the path (`/api/v1` and everything below it). */
+  serves(pathname: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+/** Loads the route files under `root`/app/api/v1 and returns the dispatcher. */
+export async function createApiServer(root: string): Promise<ApiServer> {
+  const routes: LoadedRoute[] = await loadRoutes(root);
+  const allowed = (route: LoadedRoute) => [...ROUTE_METHODS.filter((m) => route.handlers[m]), ...(route.handlers.GET ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const pathname = query === -1 ? url : url.slice(0, query);
+    // As Next does (trailingSlash: false): one canonical form of every path.
+    if (pathname.length > 1 && pathname.endsWith('/')) {
+      res.writeHead(308, { ...fixedHeaders, location: pathname.replace(/\/+$/, '') + (query === -1 ? '' : url.slice(query)) });
+      res.end();
+      return;
+    }
+    const match = matchRoute(routes, pathname);
+    if (!match) return sendJson(res, 404, error('NotFound', `no API route ${pathname}`, 'path'));
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'OPTIONS') {
+      res.writeHead(204, { ...fixedHeaders, allow: allowed(match.route) });
+      res.end();
+      return;
+    }
+    const handler = match.route.handlers[(method === 'HEAD' ? 'GET' : method) as RouteMethod];
+    if (!handler) return sendJson(res, 405, error('MethodNotAllowed', `${method} is not served on ${pathname}`), { allow: allowed(match.route) });
+    let body: Buffer | undefined;
+    if (method !== 'GET' && method !== 'HEAD') {
+      const read = await readBody(req);
+      if (read === 'tooLarge') return sendJson(res, 413, error('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body'), { connection: 'close' });
+      body = read;
+    }
+    const response = await handler(toRequest(req, method === 'HEAD' ? 'GET' : method, body), { params: Promise.resolve(match.params) });
+    await send(res, response, method === 'HEAD');
+  }
+
+  return {
+    serves: (pathname) => pathname === '/api/v1' || pathname.startsWith('/api/v1/'),
+    async handle(req, res) {
+      try {
+        await handle(req, res);
+      } catch (e) {
+        logError('rest', e);
+        if (!res.headersSent) sendJson(res, 500, error('Internal', 'internal error'));
+        else res.end();
+      }
+    },
+  };
+}
