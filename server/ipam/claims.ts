@@ -17,6 +17,7 @@ import {
   type QuotaAdmitResult,
 } from '@/server/quota/admission';
 import { describeOverlap, releaseAllocation } from './allocator';
+import { createInBatch } from './claim-batch';
 import { familyBits, formatCidr, type Cidr, type Family } from './cidr';
 import { findNetwork, parseCidrField } from './networks';
 import type { ClaimCreateInput, ClaimListInput } from './schemas';
@@ -210,7 +211,8 @@ export interface CreateClaimResult {
  * Two round trips: one query reads the context and the quota policy (rendered in between), then
  * one statement — the SQL function `ipam_claim_create` (migration 0011) — locks the pool, carves
  * the block, writes the claim, its event and its quota claim, all or nothing. The pool's row lock
- * is held only while that statement runs and commits.
+ * is held only while that statement runs and commits; creates in flight together share one
+ * statement and its commit (claim-batch.ts), each still all or nothing.
  */
 export async function createClaim(db: DbOrTx, projectId: string, input: ClaimCreateInput, actor: Actor, options: { dryRun?: boolean } = {}): Promise<CreateClaimResult> {
   const spec = resolveSpec(input);
@@ -277,7 +279,10 @@ async function createClaimOnce(db: DbOrTx, projectId: string, input: ClaimCreate
   try {
     // Inside a caller's transaction (a machine's addresses) the statement runs in a savepoint, so a
     // refusal leaves that transaction usable for reading the books the QuotaExceeded message names.
-    [{ result }] = (await (isTransaction(db) ? db.transaction(create) : create(db))) as unknown as { result: CreatedRow | { exhausted: true } }[];
+    // Otherwise a plain create goes with the other creates in flight (claim-batch.ts).
+    if (isTransaction(db)) [{ result }] = (await db.transaction(create)) as unknown as { result: CreatedRow | { exhausted: true } }[];
+    else if (!spec.pinned && !dryRun) result = await createInBatch<CreatedRow | { exhausted: true }>(db, args);
+    else [{ result }] = (await create(db)) as unknown as { result: CreatedRow | { exhausted: true } }[];
   } catch (e) {
     const { code, detail } = pgError(e) ?? {};
     if (code === 'MD001') result = JSON.parse(detail!) as CreatedRow;

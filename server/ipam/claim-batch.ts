@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import { Batcher, perPool, type Outcome } from '@/db/batch';
+import type { Db } from '@/db/client';
+
+/**
+ * IP claim creates in batches (db/batch.ts). A claim holds its project's quota bucket row and its
+ * pool's row until it commits, so concurrent claims of one project would queue one commit after
+ * another (and crowd PostgreSQL's lock manager); the creates that arrive while a batch is in flight
+ * go together as the next `ipam_claim_create_many` statement (migration 0018), acknowledged at its
+ * commit. Pinned claims and dry runs, which are refused or undone by raising, run alone.
+ *
+ * A refusal inside a batch comes back as the error the single statement raises (MQ001 with the
+ * denied request's index, MQ002), so createClaim handles both paths alike. A batch that raises (a
+ * lost race for a name, a project being deleted) is undone whole and its claims run one by one.
+ */
+
+/** What `ipam_claim_create` takes for one claim (server/ipam/claims.ts builds it). */
+export interface ClaimCreateArgs {
+  project: string;
+  network: string;
+  [key: string]: unknown;
+}
+
+type Tried = { refused: 'quotaExceeded'; index: number } | { refused: 'quotaNameTaken' } | Record<string, unknown>;
+
+/** Claims of one project share a lane (they meet on its bucket row); projects spread over a few lanes. */
+const LANES = 4;
+
+function laneOf(args: ClaimCreateArgs): number {
+  let h = 0;
+  for (let i = 0; i < args.project.length; i++) h = (Math.imul(h, 31) + args.project.charCodeAt(i)) | 0;
+  return Math.abs(h) % LANES;
+}
+
+const byProjectAndNetwork = (a: ClaimCreateArgs, b: ClaimCreateArgs) =>
+  a.project === b.project ? (a.network < b.network ? -1 : a.network > b.network ? 1 : 0) : a.project < b.project ? -1 : 1;
+
+/** The single statement's refusal, as the driver raises it. */
+function refusal(tried: Tried): Error | undefined {
+  if (tried.refused === 'quotaExceeded') return Object.assign(new Error('quota exceeded'), { code: 'MQ001', detail: String(tried.index) });
+  if (tried.refused === 'quotaNameTaken') return Object.assign(new Error('quota claim name taken'), { code: 'MQ002' });
+  return undefined;
+}
+
+async function one(db: Db, args: ClaimCreateArgs): Promise<Outcome<unknown>> {
+  try {
+    const [{ result }] = (await db.execute(sql`select ipam_claim_create(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: unknown }[];
+    return { value: result };
+  } catch (error) {
+    return { error };
+  }
+}
+
+const batcher = perPool(
+  (db) =>
+    new Batcher<ClaimCreateArgs, unknown>(
+      async (items) => {
+        if (items.length === 1) return [await one(db, items[0])];
+        // One lock order for every batch: buckets project by project, pools network by network.
+        const order = items.map((_, i) => i).sort((a, b) => byProjectAndNetwork(items[a], items[b]));
+        let results: Tried[];
+        try {
+          [{ results }] = (await db.execute(
+            sql`select ipam_claim_create_many(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as results`,
+          )) as unknown as { results: Tried[] }[];
+        } catch {
+          return Promise.all(items.map((args) => one(db, args)));
+        }
+        const outcomes: Outcome<unknown>[] = new Array(items.length);
+        order.forEach((i, k) => {
+          const error = refusal(results[k]);
+          outcomes[i] = error ? { error } : { value: results[k] };
+        });
+        return outcomes;
+      },
+      { maxBatch: 64, maxInFlight: 1, lane: laneOf },
+    ),
+);
+
+/** Runs one claim create (not pinned, not a dry run) in `db`'s next batch: `ipam_claim_create`'s result, or its error. */
+export function createInBatch<R>(db: Db, args: ClaimCreateArgs): Promise<R> {
+  return batcher(db).submit(args) as Promise<R>;
+}
