@@ -11,7 +11,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
-import { allocate, initializePool, type Allocation } from '@/server/ipam/allocator';
+import { allocate, initializePool } from '@/server/ipam/allocator';
 import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import { addInBatch } from './add-batch';
 import type { ClusterRef } from './clusters';
@@ -96,93 +96,46 @@ async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, fam
   return undefined;
 }
 
-/** A pod address from one of the node's blocks with room (each try is one statement), if any. */
-async function allocateFromNodeBlocks(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family) {
-  const candidates = await rows<{ pool_id: string; cidr: string }>(tx, sql`
-    select b.pool_id, p.cidr::text as cidr from node_blocks b join ip_pools p on p.id = b.pool_id
-    where b.cluster_id = ${cluster.id} and b.node = ${node} and b.family = ${family} and p.allocated < p.capacity
-    order by p.cidr limit 4`);
-  for (const { pool_id, cidr } of candidates) {
-    const allocation = await allocate(tx, pool_id, { prefixLength: familyBits(family) }, 'PodAddress');
-    if (allocation) return { block: parseCidrOrThrow(cidr), allocation };
-  }
-  return undefined;
-}
-
 /**
- * One pod address for a node: from one of its blocks with room, else from a newly carved block.
+ * Makes sure the node has a block with room for a `family` address: carves one when it has none.
  * Carving is serialized per (cluster, node, family) by a transaction-scoped advisory lock, and the
  * node's blocks are looked at again once it is held: a burst of ADDs on a new node carves one
- * block, not one each.
+ * block, not one each. The transaction is short (the parent pool's row is locked only by the
+ * carve), and the ADDs themselves go back to the batched statement.
  */
-async function allocatePodAddress(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family): Promise<{ block: Cidr; allocation: Allocation }> {
-  const fromExisting = await allocateFromNodeBlocks(tx, cluster, node, family);
-  if (fromExisting) return fromExisting;
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`node-block:${cluster.id}:${node}:${family}`}, 0))`);
-  const afterWait = await allocateFromNodeBlocks(tx, cluster, node, family);
-  if (afterWait) return afterWait;
-  const block = await carveNodeBlock(tx, cluster, node, family);
-  if (!block) {
-    throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
-  }
-  const allocation = await allocate(tx, block.id, { prefixLength: familyBits(family) }, 'PodAddress');
-  if (!allocation) throw new DomainError('Exhausted', `new node block ${formatCidr(block.cidr)} is full`, 'network');
-  return { block: block.cidr, allocation };
+async function ensureNodeBlock(db: Db, cluster: ClusterRef, node: string, family: Family): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`node-block:${cluster.id}:${node}:${family}`}, 0))`);
+    const [room] = await rows<{ pool_id: string }>(tx, sql`
+      select b.pool_id from node_blocks b join ip_pools p on p.id = b.pool_id
+      where b.cluster_id = ${cluster.id} and b.node = ${node} and b.family = ${family} and p.allocated < p.capacity
+      limit 1`);
+    if (room) return;
+    if (!(await carveNodeBlock(tx, cluster, node, family))) {
+      throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
+    }
+  });
 }
+
+/** ADD attempts that found a new block filled by others before they got to it, before giving up for now (the plugin retries: code 11). */
+const MAX_BLOCK_ROUNDS = 8;
 
 /**
  * CNI ADD: returns the attachment's addresses, allocating what is missing (one per family the
- * network offers). Idempotent: the same key returns the same addresses. Concurrent ADDs of one
- * key race on the unique attachment index; the loser retries and finds the winner's lease.
+ * network offers). Idempotent: the same key returns the same addresses. The ADD is one statement,
+ * sent with the other ADDs in flight (add-batch.ts); when the node needs a new block for a family,
+ * the block is carved (ensureNodeBlock) and the ADD goes again. Concurrent ADDs of one key race on
+ * the unique attachment index; the loser retries and finds the winner's lease.
  */
 export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[]> {
-  let needsBlock = false;
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0, rounds = 0; ; attempt++) {
     try {
-      // The common case — the node's blocks have room, or the lease exists — is one statement.
-      if (!needsBlock) {
-        const fast = await addLeaseInOneStatement(db, cluster, input, actor);
-        if (fast) return fast;
-        needsBlock = true;
+      const result = await addLeaseInOneStatement(db, cluster, input, actor);
+      if (!('needsBlock' in result)) return result;
+      if (++rounds > MAX_BLOCK_ROUNDS) {
+        throw new DomainError('Unavailable', `node "${input.node}" keeps filling its new address blocks before this ADD gets one; try again`, 'node');
       }
-      return await db.transaction(async (tx) => {
-        const families = await networkFamilies(tx, cluster.networkId);
-        if (families.length === 0) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
-        const have = await existingLeases(tx, cluster.id, input);
-        const out: LeaseAddress[] = have.map((l) => leaseAddress(l.address, l.block));
-        const missing = families.filter((f) => !have.some((l) => Number(l.family) === f));
-        if (missing.length === 0) return out;
-        const created: string[] = [];
-        for (const family of missing) {
-          const { block, allocation } = await allocatePodAddress(tx, cluster, input.node, family);
-          await tx.insert(podLeases).values({
-            projectId: cluster.projectId,
-            clusterId: cluster.id,
-            cniNetwork: input.cniNetwork,
-            containerId: input.containerId,
-            ifname: input.ifname,
-            family,
-            poolId: allocation.poolId,
-            allocationId: allocation.id,
-            address: formatCidr(allocation.cidr),
-            podNamespace: input.podNamespace ?? null,
-            podName: input.podName ?? null,
-            node: input.node,
-          });
-          out.push(leaseAddress(formatCidr(allocation.cidr), formatCidr(block)));
-          created.push(formatCidr(allocation.cidr));
-        }
-        await recordEvent(tx, {
-          actor,
-          projectId: cluster.projectId,
-          action: 'cni.add',
-          objectType: 'podLease',
-          objectId: cluster.id,
-          objectName: `${cluster.name}/${input.containerId.slice(0, 12)}/${input.ifname}`,
-          after: { addresses: created, node: input.node, pod: input.podName ? `${input.podNamespace ?? ''}/${input.podName}` : null },
-        });
-        return out.sort((a, b) => a.family - b.family);
-      });
+      for (const family of result.needsBlock) await ensureNodeBlock(db, cluster, input.node, family as Family);
     } catch (e) {
       const code = pgCode(e);
       if ((code === '23505' || code === '40P01') && attempt < 3) continue;
@@ -193,10 +146,10 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
 
 /**
  * The ADD as one statement (`cni_lease_add`, migrations 0012 and 0016, sent with the other ADDs in
- * flight: add-batch.ts); undefined when a family needs a new node block, which only the transaction
- * in `addLease` carves (the statement changed nothing then).
+ * flight: add-batch.ts): the addresses, or the families that need a new node block (the statement
+ * then changed nothing).
  */
-async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[] | undefined> {
+async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[] | { needsBlock: number[] }> {
   const args = {
     cluster: cluster.id,
     project: cluster.projectId,
@@ -212,7 +165,7 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     actor: eventActor(actor),
   };
   const result = await addInBatch<{ addresses: { family: number; address: string; block: string }[] } | { noPools: true } | { needsBlock: number[] }>(db, args);
-  if ('needsBlock' in result) return undefined;
+  if ('needsBlock' in result) return result;
   if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
   return result.addresses.map((a) => leaseAddress(a.address, a.block)).sort((a, b) => a.family - b.family);
 }
