@@ -10,7 +10,8 @@ import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError, pgCode } from '@/server/errors';
+import { DomainError, isDomainError, pgCode } from '@/server/errors';
+import { logError } from '@/server/observability/log';
 import { allocate, initializePool } from '@/server/ipam/allocator';
 import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import { addInBatch } from './add-batch';
@@ -97,24 +98,41 @@ async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, fam
 }
 
 /**
- * Makes sure the node has a block with room for a `family` address: carves one when it has none.
- * Carving is serialized per (cluster, node, family) by a transaction-scoped advisory lock, and the
- * node's blocks are looked at again once it is held: a burst of ADDs on a new node carves one
- * block, not one each. The transaction is short (the parent pool's row is locked only by the
- * carve), and the ADDs themselves go back to the batched statement.
+ * Makes sure the node has room for a `family` address: carves a block when none of its blocks has
+ * room (`needed`), or — ahead of need — when none has more than a quarter of its room left
+ * (`spare`). Carving is serialized per (cluster, node, family) by a transaction-scoped advisory
+ * lock, and the node's blocks are looked at again once it is held: a burst of ADDs on a new node
+ * carves one block, not one each. The transaction is short (the parent pool's row is locked only
+ * by the carve), and the ADDs themselves go back to the batched statement.
  */
-async function ensureNodeBlock(db: Db, cluster: ClusterRef, node: string, family: Family): Promise<void> {
+async function ensureNodeBlock(db: Db, cluster: ClusterRef, node: string, family: Family, mode: 'needed' | 'spare'): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`node-block:${cluster.id}:${node}:${family}`}, 0))`);
     const [room] = await rows<{ pool_id: string }>(tx, sql`
       select b.pool_id from node_blocks b join ip_pools p on p.id = b.pool_id
-      where b.cluster_id = ${cluster.id} and b.node = ${node} and b.family = ${family} and p.allocated < p.capacity
+      where b.cluster_id = ${cluster.id} and b.node = ${node} and b.family = ${family}
+        and ${mode === 'needed' ? sql`p.allocated < p.capacity` : sql`p.capacity - p.allocated > p.capacity / 4`}
       limit 1`);
     if (room) return;
     if (!(await carveNodeBlock(tx, cluster, node, family))) {
       throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
     }
   });
+}
+
+/** Spare-block carves in flight in this process, so a node's burst of ADDs in its last quarter asks once. */
+const sparesInFlight = new Set<string>();
+
+/** Carves the node's next block in the background; a failure only means the next ADD carves it (or finds the network full). */
+function carveSpare(db: Db, cluster: ClusterRef, node: string, family: Family) {
+  const key = `${cluster.id}:${node}:${family}`;
+  if (sparesInFlight.has(key)) return;
+  sparesInFlight.add(key);
+  ensureNodeBlock(db, cluster, node, family, 'spare')
+    .catch((e) => {
+      if (!isDomainError(e)) logError('cni spare block', e);
+    })
+    .finally(() => sparesInFlight.delete(key));
 }
 
 /** ADD attempts that found a new block filled by others before they got to it, before giving up for now (the plugin retries: code 11). */
@@ -135,7 +153,7 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
       if (++rounds > MAX_BLOCK_ROUNDS) {
         throw new DomainError('Unavailable', `node "${input.node}" keeps filling its new address blocks before this ADD gets one; try again`, 'node');
       }
-      for (const family of result.needsBlock) await ensureNodeBlock(db, cluster, input.node, family as Family);
+      for (const family of result.needsBlock) await ensureNodeBlock(db, cluster, input.node, family as Family, 'needed');
     } catch (e) {
       const code = pgCode(e);
       if ((code === '23505' || code === '40P01') && attempt < 3) continue;
@@ -164,9 +182,10 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     objectName: `${cluster.name}/${input.containerId.slice(0, 12)}/${input.ifname}`,
     actor: eventActor(actor),
   };
-  const result = await addInBatch<{ addresses: { family: number; address: string; block: string }[] } | { noPools: true } | { needsBlock: number[] }>(db, args);
+  const result = await addInBatch<{ addresses: { family: number; address: string; block: string }[]; lowOnRoom?: number[] } | { noPools: true } | { needsBlock: number[] }>(db, args);
   if ('needsBlock' in result) return result;
   if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
+  for (const family of result.lowOnRoom ?? []) carveSpare(db, cluster, input.node, family as Family);
   return result.addresses.map((a) => leaseAddress(a.address, a.block)).sort((a, b) => a.family - b.family);
 }
 
