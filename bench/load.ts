@@ -26,6 +26,7 @@ import { sql } from 'drizzle-orm';
 import { systemActor } from '../server/audit/events';
 import { createCluster } from '../server/cni/clusters';
 import { createNetwork } from '../server/ipam/networks';
+import { listGrants, updateGrant } from '../server/quota/grants';
 import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/spawn-simulator';
 import { addMembership, createOrganization, createProject } from '../server/tenancy/projects';
 import { createApiToken } from '../server/tenancy/tokens';
@@ -100,8 +101,17 @@ async function main() {
   const org = await createOrganization(db, { slug: 'load', name: 'load' }, actor);
   const project = await createProject(db, { organizationId: org.id, slug: 'load', name: 'load' }, actor);
   const small = await createProject(db, { organizationId: org.id, slug: 'load-small', name: 'load small' }, actor);
-  await db.execute(sql`update allowance_buckets set "limit" = 1000000 where project_id = ${project.id}`);
-  await db.execute(sql`update allowance_buckets set "limit" = 5 where project_id = ${small.id} and resource_type = 'ipam.miloapis.com/ipclaims'`);
+  // Limits through the projects' seeded grants (as an operator would), so the quota audit the
+  // worker runs finds the books in order.
+  const setGrant = async (projectId: string, ipclaims: number, machines: number) => {
+    const [seeded] = (await listGrants(db, { projectId, limit: 1, offset: 0 })).items;
+    await updateGrant(db, projectId, seeded.name, [
+      { resourceType: 'ipam.miloapis.com/ipclaims', amount: ipclaims },
+      { resourceType: 'metal.datumapis.com/machines', amount: machines },
+    ], actor);
+  };
+  await setGrant(project.id, 1_000_000, 1_000_000);
+  await setGrant(small.id, 5, 10);
   await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '10.0.0.0/12' }, { cidr: 'fd00:10::/48' }] } as never, actor);
   await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '10.64.0.0/14' }] } as never, actor);
   await createNetwork(db, small.id, { name: 'vpc', cidrs: [{ cidr: '10.0.0.0/16' }] } as never, actor);

@@ -22,7 +22,8 @@ export interface LeaseAddArgs {
 const byClusterAndNode = (a: LeaseAddArgs, b: LeaseAddArgs) =>
   a.cluster === b.cluster ? (a.node < b.node ? -1 : a.node > b.node ? 1 : 0) : a.cluster < b.cluster ? -1 : 1;
 
-const LANES = Number(process.env.CNI_ADD_LANES ?? 2);
+/** Lanes of ADD batches in flight at once: two keep both cores busy (more contend more than they gain: bench/cni-add). */
+const LANES = 2;
 
 function laneOf(args: LeaseAddArgs): number {
   let h = 0;

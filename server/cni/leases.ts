@@ -206,11 +206,20 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
     objectName: 'key' in selector ? `${cluster.name}/${selector.key.containerId.slice(0, 12)}/${selector.key.ifname}` : cluster.name,
     actor: eventActor(actor),
   };
-  const [{ released }] = await rows<{ released: { containerId: string; ifname: string; address: string }[] }>(
-    db,
-    sql`select cni_lease_release(${JSON.stringify(args)}::jsonb) as released`,
-  );
-  return released;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [{ released }] = await rows<{ released: { containerId: string; ifname: string; address: string }[] }>(
+        db,
+        sql`select cni_lease_release(${JSON.stringify(args)}::jsonb) as released`,
+      );
+      return released;
+    } catch (e) {
+      // A deadlock victim (a DEL emptying a block meets ADD batches and carves on the node's and the
+      // network's pool rows) was undone whole: run it again.
+      if (pgCode(e) === '40P01' && attempt < 3) continue;
+      throw e;
+    }
+  }
 }
 
 /** Normalizes an address or CIDR from a CNI result (`10.0.0.5/24`) to the bare address. */

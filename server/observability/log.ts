@@ -23,5 +23,8 @@ export function log(level: Level, msg: string, fields: Record<string, unknown> =
 /** Logs an unexpected error once, with its stack, for a 500 that hides internals from clients. */
 export function logError(context: string, error: unknown) {
   const e = error instanceof Error ? error : new Error(String(error));
-  log('error', `${context}: ${e.message}`, { stack: e.stack });
+  // A driver error wrapped by the query builder carries the database's reason as its cause.
+  const cause = (e as { cause?: { message?: unknown; code?: unknown; detail?: unknown } }).cause;
+  const why = cause && typeof cause.message === 'string' ? { cause: cause.message, code: cause.code, detail: cause.detail } : {};
+  log('error', `${context}: ${e.message}`, { ...why, stack: e.stack });
 }
