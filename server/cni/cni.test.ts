@@ -7,7 +7,7 @@ import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { createCluster, findCluster } from './clusters';
-import { addLease, checkLease, clusterStatus, gcLeases, listLeases, podUsage, releaseLeases } from './leases';
+import { addLease, checkLease, clusterStatus, gcLeases, listLeases, podUsage, releaseLeases, returnNodeBlockIfEmpty } from './leases';
 
 const actor = systemActor('test');
 
@@ -37,7 +37,7 @@ async function assertNoOverlap(projectId: string) {
 const key = (i: number, node = 'n1') => ({ cniNetwork: 'k8s-pod-network', containerId: `ctr${i}`, ifname: 'eth0', node, podNamespace: 'default', podName: `pod-${i}` });
 
 describe('CNI leases', () => {
-  test('ADD is idempotent, gives a gateway and the block prefix; DEL releases and is repeatable; empty blocks return', async () => {
+  test('ADD is idempotent, gives a gateway and the block prefix; DEL releases and is repeatable; empty blocks return after the grace period', async () => {
     const { db, project, clusters } = await setup();
     const [c] = clusters;
     const first = await addLease(db, c, key(1), actor);
@@ -49,9 +49,31 @@ describe('CNI leases', () => {
     expect(net.pools.find((p) => p.kind === 'Root')!.allocated).toBe('64');
     expect(await releaseLeases(db, c, { key: key(1) }, actor)).toHaveLength(1);
     expect(await releaseLeases(db, c, { key: key(1) }, actor)).toHaveLength(0);
+    // The node keeps its emptied block for the grace period; its return is a scheduled job.
+    const [block] = (await getNetwork(db, project.id, 'vpc')).pools.filter((p) => p.kind === 'NodeBlock');
+    expect(block).toBeDefined();
+    const [job] = (await db.execute(sql`
+      select extract(epoch from run_at - now())::int as due_in from graphile_worker.jobs
+      where task_identifier = 'cni__return_block' and key = ${`cni-return-block:${block.id}`}`)) as unknown as { due_in: number }[];
+    expect(job.due_in).toBeGreaterThan(250);
+    // A pod coming back meanwhile takes an address from the same block, and the job leaves it be.
+    const again = await addLease(db, c, key(2), actor);
+    expect(again[0].address).toBe(first[0].address);
+    expect(await returnNodeBlockIfEmpty(db, block.id)).toBe(false);
+    await releaseLeases(db, c, { key: key(2) }, actor);
+    expect(await returnNodeBlockIfEmpty(db, block.id)).toBe(true);
     const after = await getNetwork(db, project.id, 'vpc');
     expect(after.pools.find((p) => p.kind === 'Root')!.allocated).toBe('0');
     expect(after.pools.filter((p) => p.kind === 'NodeBlock')).toHaveLength(0);
+    // With no grace period the DEL returns the block itself.
+    process.env.CNI_BLOCK_GRACE_SECONDS = '0';
+    try {
+      await addLease(db, c, key(3), actor);
+      await releaseLeases(db, c, { key: key(3) }, actor);
+    } finally {
+      delete process.env.CNI_BLOCK_GRACE_SECONDS;
+    }
+    expect((await getNetwork(db, project.id, 'vpc')).pools.filter((p) => p.kind === 'NodeBlock')).toHaveLength(0);
   });
 
   test('dual-stack networks lease one address per family', async () => {

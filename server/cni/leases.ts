@@ -11,12 +11,23 @@ import type { Db, DbOrTx } from '@/db/client';
 import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, isDomainError, pgCode } from '@/server/errors';
+import { enqueueJob } from '@/server/jobs/enqueue';
 import { logError } from '@/server/observability/log';
 import { allocate, initializePool } from '@/server/ipam/allocator';
 import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import { addInBatch } from './add-batch';
 import type { ClusterRef } from './clusters';
 import type { AddInput, LeaseKey } from './schemas';
+
+/**
+ * Seconds a node keeps an emptied block before it goes back to its pool (`CNI_BLOCK_GRACE_SECONDS`,
+ * default 300; 0 returns it with the DEL that emptied it). A node whose pods restart one at a time
+ * keeps its block instead of carving a new one per ADD.
+ */
+export function blockGraceSeconds(): number {
+  const v = Number(process.env.CNI_BLOCK_GRACE_SECONDS ?? 300);
+  return Number.isFinite(v) && v >= 0 ? Math.floor(v) : 300;
+}
 
 /** Addresses kept out of every node block: the network address and the gateway (.1), and the IPv4 broadcast. */
 const BLOCK_LEADING = 2n;
@@ -91,6 +102,12 @@ async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, fam
       });
       await initializePool(tx, { id: poolId, projectId: cluster.projectId, networkId: cluster.networkId, cidr: block }, BLOCK_LEADING, blockTrailing(family));
       await tx.insert(nodeBlocks).values({ poolId, clusterId: cluster.id, node, family });
+      // A block carved ahead of need may never be needed, and an ADD that carved may fail: the
+      // same check a DEL schedules returns the block if it is still empty after the grace period.
+      const grace = blockGraceSeconds();
+      if (grace > 0) {
+        await enqueueJob(tx, 'cni__return_block', { poolId }, { runAt: new Date(Date.now() + grace * 1000), jobKey: `cni-return-block:${poolId}` });
+      }
       return { id: poolId, cidr: block };
     }
   }
@@ -196,8 +213,9 @@ type LeaseSelector = { key: LeaseKey } | { all: true } | { ids: string[] };
  * blocks go back to their pool in the same transaction.
  */
 export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason = 'cni.del') {
-  // One statement (`cni_lease_release`, migration 0015): the leases, their addresses, node blocks
-  // left empty and the audit event, all or nothing.
+  // One statement (`cni_lease_release`, migrations 0015 and 0021): the leases, their addresses, the
+  // return of node blocks left empty (now for a whole cluster, else after the grace period) and the
+  // audit event, all or nothing.
   const args = {
     cluster: cluster.id,
     project: cluster.projectId,
@@ -205,6 +223,7 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
     action: reason,
     objectName: 'key' in selector ? `${cluster.name}/${selector.key.containerId.slice(0, 12)}/${selector.key.ifname}` : cluster.name,
     actor: eventActor(actor),
+    blockGraceSeconds: blockGraceSeconds(),
   };
   for (let attempt = 0; ; attempt++) {
     try {
@@ -348,3 +367,8 @@ export async function cniEvents(db: DbOrTx, projectId: string, limit = 50) {
     where project_id = ${projectId} and action in ('cni.check.mismatch', 'cni.gc.summary') order by id desc limit ${limit}`);
 }
 
+/** Returns a node block to its pool if it is (still) empty — the `cni__return_block` job. */
+export async function returnNodeBlockIfEmpty(db: DbOrTx, poolId: string): Promise<boolean> {
+  const [{ returned }] = await rows<{ returned: boolean }>(db, sql`select cni_node_block_return(${poolId}::uuid) as returned`);
+  return returned;
+}

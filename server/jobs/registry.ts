@@ -1,4 +1,5 @@
 import type { MeridianTask } from './types';
+import { cniReturnBlock } from './cni__return_block';
 import { ipallocationExpire } from './ipallocation__expire';
 import { machineReconcile } from './machine__reconcile';
 import { projectDelete } from './project__delete';
@@ -13,6 +14,7 @@ import { systemHeartbeatPrune } from './system__heartbeat-prune';
 export const tasks: Record<string, MeridianTask> = {
   system__heartbeat_prune: systemHeartbeatPrune,
   ipallocation__expire: ipallocationExpire,
+  cni__return_block: cniReturnBlock,
   machine__reconcile: machineReconcile,
   project__delete: projectDelete,
   quota__audit: quotaAudit,
