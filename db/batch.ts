@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 
 /**
@@ -87,4 +88,33 @@ export function perPool<B>(make: (db: Db) => B): (db: Db) => B {
     if (b === undefined) made.set(db, (b = make(db)));
     return b;
   };
+}
+
+/** Which of `lanes` lanes items with these keys go in (a stable hash: one key set, one lane). */
+export function laneOf(lanes: number, ...keys: string[]): number {
+  let h = 0;
+  for (const k of keys) for (let i = 0; i < k.length; i++) h = (Math.imul(h, 31) + k.charCodeAt(i)) | 0;
+  return Math.abs(h) % lanes;
+}
+
+/** Item indexes ordered by their keys (the lock order a batch statement takes rows in). */
+export function lockOrder<I>(items: I[], keys: (item: I) => string[]): number[] {
+  const k = items.map(keys);
+  return items
+    .map((_, i) => i)
+    .sort((a, b) => {
+      for (let j = 0; j < k[a].length; j++) if (k[a][j] !== k[b][j]) return k[a][j] < k[b][j] ? -1 : 1;
+      return 0;
+    });
+}
+
+/** `select <fn>(args::jsonb)` for one item (`fn` a SQL function's name): its result, or its error as the outcome. */
+export async function jsonFunctionOutcome(db: Db, fn: string, args: unknown): Promise<Outcome<unknown>> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(fn)) throw new Error(`not a function name: ${fn}`);
+  try {
+    const [{ result }] = (await db.execute(sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: unknown }[];
+    return { value: result };
+  } catch (error) {
+    return { error };
+  }
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { Batcher, perPool, type Outcome } from '@/db/batch';
+import { Batcher, jsonFunctionOutcome, laneOf, lockOrder, perPool, type Outcome } from '@/db/batch';
 import type { Db } from '@/db/client';
 
 /**
@@ -19,34 +19,16 @@ export interface LeaseAddArgs {
   [key: string]: unknown;
 }
 
-const byClusterAndNode = (a: LeaseAddArgs, b: LeaseAddArgs) =>
-  a.cluster === b.cluster ? (a.node < b.node ? -1 : a.node > b.node ? 1 : 0) : a.cluster < b.cluster ? -1 : 1;
-
 /** Lanes of ADD batches in flight at once: two keep both cores busy (more contend more than they gain: bench/cni-add). */
 const LANES = 2;
-
-function laneOf(args: LeaseAddArgs): number {
-  let h = 0;
-  for (const s of [args.cluster, args.node]) for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-  return Math.abs(h) % LANES;
-}
-
-async function one(db: Db, args: LeaseAddArgs): Promise<Outcome<unknown>> {
-  try {
-    const [{ result }] = (await db.execute(sql`select cni_lease_add(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: unknown }[];
-    return { value: result };
-  } catch (error) {
-    return { error };
-  }
-}
 
 const batcher = perPool(
   (db) =>
     new Batcher<LeaseAddArgs, unknown>(
       async (items) => {
-        if (items.length === 1) return [await one(db, items[0])];
+        if (items.length === 1) return [await jsonFunctionOutcome(db, 'cni_lease_add', items[0])];
         // One lock order for every batch: node blocks are taken cluster by cluster, node by node.
-        const order = items.map((_, i) => i).sort((a, b) => byClusterAndNode(items[a], items[b]));
+        const order = lockOrder(items, (a) => [a.cluster, a.node]);
         try {
           const [{ results }] = (await db.execute(
             sql`select cni_lease_add_many(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as results`,
@@ -55,11 +37,11 @@ const batcher = perPool(
           order.forEach((i, k) => (outcomes[i] = { value: results[k] }));
           return outcomes;
         } catch {
-          return Promise.all(items.map((args) => one(db, args)));
+          return Promise.all(items.map((args) => jsonFunctionOutcome(db, 'cni_lease_add', args)));
         }
       },
       // A node's ADDs share a lane (they lock the node's blocks): lanes never wait on each other.
-      { maxBatch: 64, maxInFlight: 1, lane: (args) => laneOf(args) },
+      { maxBatch: 64, maxInFlight: 1, lane: (args) => laneOf(LANES, args.cluster, args.node) },
     ),
 );
 

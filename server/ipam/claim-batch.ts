@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { Batcher, perPool, type Outcome } from '@/db/batch';
+import { Batcher, jsonFunctionOutcome, laneOf, lockOrder, perPool, type Outcome } from '@/db/batch';
 import type { Db } from '@/db/client';
 
 /**
@@ -26,15 +26,6 @@ type Tried = { refused: 'quotaExceeded'; index: number } | { refused: 'quotaName
 /** Claims of one project share a lane (they meet on its bucket row); projects spread over a few lanes. */
 const LANES = 4;
 
-function laneOf(args: ClaimCreateArgs): number {
-  let h = 0;
-  for (let i = 0; i < args.project.length; i++) h = (Math.imul(h, 31) + args.project.charCodeAt(i)) | 0;
-  return Math.abs(h) % LANES;
-}
-
-const byProjectAndNetwork = (a: ClaimCreateArgs, b: ClaimCreateArgs) =>
-  a.project === b.project ? (a.network < b.network ? -1 : a.network > b.network ? 1 : 0) : a.project < b.project ? -1 : 1;
-
 /** The single statement's refusal, as the driver raises it. */
 function refusal(tried: Tried): Error | undefined {
   if (tried.refused === 'quotaExceeded') return Object.assign(new Error('quota exceeded'), { code: 'MQ001', detail: String(tried.index) });
@@ -42,29 +33,20 @@ function refusal(tried: Tried): Error | undefined {
   return undefined;
 }
 
-async function one(db: Db, args: ClaimCreateArgs): Promise<Outcome<unknown>> {
-  try {
-    const [{ result }] = (await db.execute(sql`select ipam_claim_create(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: unknown }[];
-    return { value: result };
-  } catch (error) {
-    return { error };
-  }
-}
-
 const batcher = perPool(
   (db) =>
     new Batcher<ClaimCreateArgs, unknown>(
       async (items) => {
-        if (items.length === 1) return [await one(db, items[0])];
+        if (items.length === 1) return [await jsonFunctionOutcome(db, 'ipam_claim_create', items[0])];
         // One lock order for every batch: buckets project by project, pools network by network.
-        const order = items.map((_, i) => i).sort((a, b) => byProjectAndNetwork(items[a], items[b]));
+        const order = lockOrder(items, (a) => [a.project, a.network]);
         let results: Tried[];
         try {
           [{ results }] = (await db.execute(
             sql`select ipam_claim_create_many(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as results`,
           )) as unknown as { results: Tried[] }[];
         } catch {
-          return Promise.all(items.map((args) => one(db, args)));
+          return Promise.all(items.map((args) => jsonFunctionOutcome(db, 'ipam_claim_create', args)));
         }
         const outcomes: Outcome<unknown>[] = new Array(items.length);
         order.forEach((i, k) => {
@@ -73,7 +55,7 @@ const batcher = perPool(
         });
         return outcomes;
       },
-      { maxBatch: 64, maxInFlight: 1, lane: laneOf },
+      { maxBatch: 64, maxInFlight: 1, lane: (args) => laneOf(LANES, args.project) },
     ),
 );
 
