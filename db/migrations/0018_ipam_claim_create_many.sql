@@ -90,8 +90,10 @@ DECLARE
   v_created timestamptz;
   v_quota jsonb := NULL;
 BEGIN
-  -- Lock order: the candidate pools (by id), then the quota bucket — as a claim's deletion takes
-  -- its pool, then its bucket.
+  -- Lock order: the claim's name, the candidate pools (by id), then the quota bucket — as a claim's
+  -- deletion takes its name, its pool, then its bucket. Taking the name first means a create never
+  -- waits on the name (a deletion of it in flight) while holding a pool or the bucket.
+  PERFORM pg_advisory_xact_lock(hashtextextended('ipclaim:' || (p->>'project') || ':' || (p->>'name'), 0));
   PERFORM 1 FROM ip_pools WHERE id IN (SELECT (c->>'pool')::uuid FROM jsonb_array_elements(p->'candidates') c) ORDER BY id FOR UPDATE;
   IF jsonb_typeof(p->'quota') = 'object' THEN
     v_quota := quota_admit(v_project, p#>>'{quota,name}', v_requests, 'IPClaim', p->>'name', v_claim::text,
@@ -164,8 +166,12 @@ DECLARE
   v_item jsonb;
   v_out jsonb := '[]'::jsonb;
 BEGIN
-  -- Every pool the batch may draw from first (by id), then the buckets claim by claim: a batch
-  -- never waits for a pool while holding a bucket that a deletion holding that pool waits for.
+  -- Every name first (in one order), then every pool the batch may draw from (by id), then the
+  -- buckets claim by claim: the order a single create and a deletion take them in.
+  PERFORM pg_advisory_xact_lock(h) FROM (
+    SELECT DISTINCT hashtextextended('ipclaim:' || (i->>'project') || ':' || (i->>'name'), 0) AS h
+    FROM jsonb_array_elements(p_items) i) names
+    ORDER BY h;
   PERFORM 1 FROM ip_pools
     WHERE id IN (SELECT (c->>'pool')::uuid FROM jsonb_array_elements(p_items) i, jsonb_array_elements(i->'candidates') c)
     ORDER BY id FOR UPDATE;

@@ -337,6 +337,9 @@ interface CreatedRow {
  */
 export async function deleteClaim(db: Db, projectId: string, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
+    // The claim's name first, as a create takes it (ipam_claim_try, migration 0018), then its pool,
+    // then its bucket: a create and a delete of one name never wait on each other crosswise.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ipclaim:${projectId}:${name}`}, 0))`);
     const [claim] = await tx
       .select({ id: ipClaims.id, poolId: ipClaims.poolId, allocationId: ipClaims.allocationId, policy: ipClaims.reclaimPolicy, retention: ipClaims.retentionSeconds, cidr: ipClaims.allocatedCidr })
       .from(ipClaims)

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, test } from 'vitest';
+import { isDomainError } from '@/server/errors';
+import { describe, expect, inject, onTestFinished, test } from 'vitest';
+import { createDb } from '@/db/client';
 import { systemActor } from '@/server/audit/events';
 import { testDb, uniq } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
@@ -172,6 +174,34 @@ describe('claims', () => {
 });
 
 describe('concurrency', () => {
+  test('creates and deletes racing on the same names in a dual-stack network, from two processes, never deadlock', async () => {
+    const { db, projectId } = await setup([{ cidr: '198.51.100.0/24', maxPrefixLength: 32 }, { cidr: '2001:db8:77::/48' }]);
+    // A second pool stands for a second web process: its own batches, in flight beside the first's.
+    const other = createDb(inject('databaseUrl'), { max: 10, applicationName: 'meridian-test-2' });
+    onTestFinished(() => other.close());
+    const spec = (i: number, round: number) =>
+      (i + round) % 2 === 0 ? { network: 'vpc', family: 4 as const, prefixLength: 30 } : { network: 'vpc', family: 6 as const, prefixLength: 64 };
+    for (let i = 0; i < 24; i++) await createClaim(db, projectId, { name: `r${i}`, ...spec(i, 0), reclaimPolicy: 'Delete' } as never, actor);
+    const unexpected: unknown[] = [];
+    const expectedOnly = (p: Promise<unknown>) =>
+      p.catch((e) => {
+        // Losing a race is a coded answer (NotFound, ClaimExists); anything else (a deadlock, a 500) is a bug.
+        if (!isDomainError(e)) unexpected.push(e);
+      });
+    for (let round = 1; round <= 4; round++) {
+      await Promise.all(
+        Array.from({ length: 24 }, (_, i) => [
+          expectedOnly(deleteClaim(db, projectId, `r${i}`, actor)),
+          expectedOnly(createClaim(i % 2 ? other.db : db, projectId, { name: `r${i}`, ...spec(i, round), reclaimPolicy: 'Delete' } as never, actor)),
+          expectedOnly(createClaim(i % 2 ? db : other.db, projectId, { name: `s${round}-${i}`, ...spec(i, round), reclaimPolicy: 'Delete' } as never, actor)),
+        ]).flat(),
+      );
+      await Promise.all(Array.from({ length: 24 }, (_, i) => expectedOnly(deleteClaim(db, projectId, `s${round}-${i}`, actor))));
+    }
+    expect(unexpected).toEqual([]);
+    await checkBooks(projectId);
+  });
+
   test('64 concurrent claims into room for 40: exactly 40 Bound, 24 Exhausted, no overlap', async () => {
     // A /26 with 24 addresses reserved leaves 40 single addresses.
     const { db, projectId } = await setup([{ cidr: '203.0.113.0/26', maxPrefixLength: 32, defaultPrefixLength: 32, reserveLeading: 16, reserveTrailing: 8 }]);
