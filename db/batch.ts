@@ -109,12 +109,56 @@ export function lockOrder<I>(items: I[], keys: (item: I) => string[]): number[] 
 }
 
 /** `select <fn>(args::jsonb)` for one item (`fn` a SQL function's name): its result, or its error as the outcome. */
-export async function jsonFunctionOutcome(db: Db, fn: string, args: unknown): Promise<Outcome<unknown>> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(fn)) throw new Error(`not a function name: ${fn}`);
+async function jsonFunctionOutcome(db: Db, fn: string, args: unknown): Promise<Outcome<unknown>> {
   try {
     const [{ result }] = (await db.execute(sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: unknown }[];
     return { value: result };
   } catch (error) {
     return { error };
   }
+}
+
+export interface SqlFunctionBatches<I> {
+  /** The SQL function that takes one item as jsonb. */
+  one: string;
+  /** The SQL function that takes a jsonb array of items and answers a jsonb array, in their order. */
+  many: string;
+  /** The keys a batch's items are ordered by before `many` runs: the order it locks rows in. */
+  lockKeys: (item: I) => string[];
+  /** Items that lock the same rows share a lane (one batch of a lane in flight at a time). */
+  lane: (item: I) => number;
+  maxBatch: number;
+  /** An item's answer from `many` as its outcome (a refusal `one` would have raised); the answer itself when absent. */
+  outcome?: (answer: unknown) => Outcome<unknown>;
+}
+
+/**
+ * A SQL function called in batches: an item alone goes as `one(item)`; several go as
+ * `many(items)` in lock order and get their answers back in theirs. A `many` that raises was undone
+ * whole, and its items run again one by one, so each caller gets its own item's outcome.
+ */
+export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, item: I) => Promise<unknown> {
+  for (const fn of [spec.one, spec.many]) if (!/^[a-z_][a-z0-9_]*$/.test(fn)) throw new Error(`not a function name: ${fn}`);
+  const batcher = perPool(
+    (db) =>
+      new Batcher<I, unknown>(
+        async (items) => {
+          if (items.length === 1) return [await jsonFunctionOutcome(db, spec.one, items[0])];
+          const order = lockOrder(items, spec.lockKeys);
+          let answers: unknown[];
+          try {
+            [{ answers }] = (await db.execute(
+              sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers`,
+            )) as unknown as { answers: unknown[] }[];
+          } catch {
+            return Promise.all(items.map((item) => jsonFunctionOutcome(db, spec.one, item)));
+          }
+          const outcomes: Outcome<unknown>[] = new Array(items.length);
+          order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));
+          return outcomes;
+        },
+        { maxBatch: spec.maxBatch, maxInFlight: 1, lane: spec.lane },
+      ),
+  );
+  return (db, item) => batcher(db).submit(item);
 }

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { Batcher, jsonFunctionOutcome, laneOf, lockOrder, perPool, type Outcome } from '@/db/batch';
+import { laneOf, sqlFunctionBatches } from '@/db/batch';
 import type { Db } from '@/db/client';
 
 /**
@@ -22,30 +21,17 @@ export interface LeaseAddArgs {
 /** Lanes of ADD batches in flight at once: two keep both cores busy (more contend more than they gain: bench/cni-add). */
 const LANES = 2;
 
-const batcher = perPool(
-  (db) =>
-    new Batcher<LeaseAddArgs, unknown>(
-      async (items) => {
-        if (items.length === 1) return [await jsonFunctionOutcome(db, 'cni_lease_add', items[0])];
-        // One lock order for every batch: node blocks are taken cluster by cluster, node by node.
-        const order = lockOrder(items, (a) => [a.cluster, a.node]);
-        try {
-          const [{ results }] = (await db.execute(
-            sql`select cni_lease_add_many(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as results`,
-          )) as unknown as { results: unknown[] }[];
-          const outcomes: Outcome<unknown>[] = new Array(items.length);
-          order.forEach((i, k) => (outcomes[i] = { value: results[k] }));
-          return outcomes;
-        } catch {
-          return Promise.all(items.map((args) => jsonFunctionOutcome(db, 'cni_lease_add', args)));
-        }
-      },
-      // A node's ADDs share a lane (they lock the node's blocks): lanes never wait on each other.
-      { maxBatch: 64, maxInFlight: 1, lane: (args) => laneOf(LANES, args.cluster, args.node) },
-    ),
-);
+const addLeases = sqlFunctionBatches<LeaseAddArgs>({
+  one: 'cni_lease_add',
+  many: 'cni_lease_add_many',
+  // One lock order for every batch: node blocks are taken cluster by cluster, node by node.
+  lockKeys: (a) => [a.cluster, a.node],
+  // A node's ADDs share a lane (they lock the node's blocks): lanes never wait on each other.
+  lane: (a) => laneOf(LANES, a.cluster, a.node),
+  maxBatch: 64,
+});
 
 /** Runs one `cni_lease_add` in `db`'s next batch and returns its result (or its own statement's error). */
 export function addInBatch<R>(db: Db, args: LeaseAddArgs): Promise<R> {
-  return batcher(db).submit(args) as Promise<R>;
+  return addLeases(db, args) as Promise<R>;
 }

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { Batcher, jsonFunctionOutcome, laneOf, lockOrder, perPool, type Outcome } from '@/db/batch';
+import { laneOf, sqlFunctionBatches } from '@/db/batch';
 import type { Db } from '@/db/client';
 
 /**
@@ -33,33 +32,20 @@ function refusal(tried: Tried): Error | undefined {
   return undefined;
 }
 
-const batcher = perPool(
-  (db) =>
-    new Batcher<ClaimCreateArgs, unknown>(
-      async (items) => {
-        if (items.length === 1) return [await jsonFunctionOutcome(db, 'ipam_claim_create', items[0])];
-        // One lock order for every batch: buckets project by project, pools network by network.
-        const order = lockOrder(items, (a) => [a.project, a.network]);
-        let results: Tried[];
-        try {
-          [{ results }] = (await db.execute(
-            sql`select ipam_claim_create_many(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as results`,
-          )) as unknown as { results: Tried[] }[];
-        } catch {
-          return Promise.all(items.map((args) => jsonFunctionOutcome(db, 'ipam_claim_create', args)));
-        }
-        const outcomes: Outcome<unknown>[] = new Array(items.length);
-        order.forEach((i, k) => {
-          const error = refusal(results[k]);
-          outcomes[i] = error ? { error } : { value: results[k] };
-        });
-        return outcomes;
-      },
-      { maxBatch: 64, maxInFlight: 1, lane: (args) => laneOf(LANES, args.project) },
-    ),
-);
+const createClaims = sqlFunctionBatches<ClaimCreateArgs>({
+  one: 'ipam_claim_create',
+  many: 'ipam_claim_create_many',
+  // One lock order for every batch: buckets project by project, pools network by network.
+  lockKeys: (a) => [a.project, a.network],
+  lane: (a) => laneOf(LANES, a.project),
+  maxBatch: 64,
+  outcome: (answer) => {
+    const error = refusal(answer as Tried);
+    return error ? { error } : { value: answer };
+  },
+});
 
 /** Runs one claim create (not pinned, not a dry run) in `db`'s next batch: `ipam_claim_create`'s result, or its error. */
 export function createInBatch<R>(db: Db, args: ClaimCreateArgs): Promise<R> {
-  return batcher(db).submit(args) as Promise<R>;
+  return createClaims(db, args) as Promise<R>;
 }
