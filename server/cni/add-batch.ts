@@ -4,7 +4,8 @@ import type { Db } from '@/db/client';
 /**
  * CNI ADDs in batches (db/batch.ts): pod churn arrives as bursts of ADDs from many nodes at once,
  * and the ADDs that arrive while earlier ones are in flight go together as one
- * `cni_lease_add_many` statement (migration 0016), acknowledged once that batch has committed.
+ * `cni_lease_add_many` statement, acknowledged once that batch has committed. The batch is
+ * set-based (migration 0022): a few statements for the whole batch, not a dozen per ADD.
  *
  * An ADD fails inside a batch only on the unexpected (a lost race on its attachment key, its
  * cluster deleted meanwhile); the batch is then undone as a whole and each of its ADDs runs again

@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
 import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import { systemActor } from '@/server/audit/events';
+import { initialFreeBlocks, reservationBlocks } from '@/server/ipam/blocks';
+import { cidrSize, formatCidr, parseCidrOrThrow } from '@/server/ipam/cidr';
 import { createNetwork, getNetwork } from '@/server/ipam/networks';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
@@ -130,6 +132,77 @@ describe('CNI leases', () => {
     expect(usage.byCluster.map((u) => u.leases)).toEqual([500, 500]);
     expect(usage.byNode.length).toBe(32);
   }, 120_000);
+
+  test('a batch of ADDs in one cni_lease_add_many leaves what the same ADDs one by one leave', async () => {
+    // Two projects with the same address space, the same history, then the same ADDs: in A as one
+    // batch, in B one statement each. Small node blocks (/28, /124) so the batch spans blocks and
+    // runs out of room.
+    const { db } = testDb();
+    const sides: { project: { id: string }; c: Awaited<ReturnType<typeof findCluster>> }[] = [];
+    for (const side of ['a', 'b']) {
+      const { project } = await makeProject(db);
+      await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '198.51.100.0/24' }, { cidr: '2001:db8:7::/56' }] }, actor);
+      await createCluster(db, project.id, { name: `c${side}`, network: 'vpc', nodeBlockPrefixV4: 28, nodeBlockPrefixV6: 124 }, actor);
+      const c = await findCluster(db, project.id, `c${side}`);
+      for (let i = 0; i < 11; i++) await addLease(db, c, key(i, 'n1'), actor);
+      await addLease(db, c, key(100, 'n2'), actor);
+      // n1's first blocks are in their last quarter: its next blocks are carved in the background.
+      await expect.poll(async () => (await db.execute(sql`select count(*)::int as n from node_blocks where cluster_id = ${c.id} and node = 'n1'`))[0].n, { timeout: 10_000 }).toBe(4);
+      sides.push({ project, c });
+    }
+    const items = (c: (typeof sides)[number]['c']) =>
+      [
+        ...Array.from({ length: 20 }, (_, i) => key(11 + i, 'n1')),
+        key(3, 'n1'), // leased before
+        key(12, 'n1'), // twice in the batch
+        ...Array.from({ length: 5 }, (_, i) => key(101 + i, 'n2')),
+        key(200, 'n3'), // a node without blocks
+      ].map((k) => ({
+        cluster: c.id, project: c.projectId, network: c.networkId, ...k, pod: `${k.podNamespace}/${k.podName}`,
+        objectName: `${c.name}/${k.containerId}/${k.ifname}`, actor: { type: 'system', id: null, label: 'test' },
+      }));
+    const [a, b] = sides;
+    const [{ answers }] = (await db.execute(sql`select cni_lease_add_many(${JSON.stringify(items(a.c))}::jsonb) as answers`)) as unknown as { answers: Record<string, unknown>[] }[];
+    const oneByOne: Record<string, unknown>[] = [];
+    for (const item of items(b.c)) oneByOne.push(((await db.execute(sql`select cni_lease_add(${JSON.stringify(item)}::jsonb) as answer`)) as unknown as { answer: Record<string, unknown> }[])[0].answer);
+    const withoutHints = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'lowOnRoom'));
+    expect(answers.map(withoutHints)).toEqual(oneByOne.map(withoutHints));
+    expect(answers.filter((r) => 'needsBlock' in r).length).toBe(1 + 20 - 15); // n3, and n1 beyond its 2 + 13 IPv4 addresses
+    expect(answers[0]).toHaveProperty('lowOnRoom');
+    const state = async (projectId: string) => ({
+      free: await db.execute(sql`
+        select b.node, p.family, p.cidr::text as block, f.cidr::text as free from ip_free_blocks f
+        join ip_pools p on p.id = f.pool_id join node_blocks b on b.pool_id = p.id where p.project_id = ${projectId} order by 1, 2, 3, 4`),
+      leases: await db.execute(sql`select container_id, family, address::text, node from pod_leases where project_id = ${projectId} order by 1, 2`),
+      counters: await db.execute(sql`select cidr::text, allocated::text, allocation_count from ip_pools where project_id = ${projectId} order by 1`),
+      events: (await db.execute(sql`select count(*)::int as n from events where project_id = ${projectId} and action = 'cni.add'`))[0].n,
+    });
+    expect(await state(a.project.id)).toEqual(await state(b.project.id));
+  });
+
+  test('a carved node block holds its reservations and the free set between them, once per node', async () => {
+    const { db, clusters } = await setup([{ cidr: '198.51.100.0/24' }, { cidr: '2001:db8:9::/64' }]);
+    const c = clusters[0];
+    for (const family of [4, 6] as const) {
+      const ensure = async (mode: string) => {
+        const args = { cluster: c.id, clusterName: c.name, project: c.projectId, network: c.networkId, node: 'n7', family, mode, preferredPrefix: family === 4 ? 26 : 120, minPrefix: family === 4 ? 28 : 124, reserveLeading: 2, reserveTrailing: family === 4 ? 1 : 0, blockGraceSeconds: 0 };
+        return ((await db.execute(sql`select cni_node_block_ensure(${JSON.stringify(args)}::jsonb) as r`)) as unknown as { r: Record<string, { pool: string; cidr: string }> }[])[0].r;
+      };
+      const { carved } = await ensure('needed');
+      const block = parseCidrOrThrow(carved.cidr);
+      expect(block.prefix).toBe(family === 4 ? 26 : 120);
+      const trailing = family === 4 ? 1n : 0n;
+      const free = (await db.execute(sql`select cidr::text from ip_free_blocks where pool_id = ${carved.pool} order by cidr`)) as unknown as { cidr: string }[];
+      expect(free.map((f) => f.cidr).sort()).toEqual(initialFreeBlocks(block, 2n, trailing).map(formatCidr).sort());
+      const reserved = (await db.execute(sql`select cidr::text from ip_allocations where pool_id = ${carved.pool} and kind = 'Reservation' order by cidr`)) as unknown as { cidr: string }[];
+      const expected = reservationBlocks(block, 2n, trailing);
+      expect(reserved.map((r) => r.cidr).sort()).toEqual([...expected.leading, ...expected.trailing].map(formatCidr).sort());
+      const [pool] = (await db.execute(sql`select capacity::text, allocated::text, kind from ip_pools where id = ${carved.pool}`)) as unknown as { capacity: string; allocated: string; kind: string }[];
+      expect(pool).toEqual({ capacity: String(cidrSize(block) - 2n - trailing), allocated: '0', kind: 'NodeBlock' });
+      expect(await ensure('needed')).toEqual({ room: true });
+      expect(await ensure('spare')).toEqual({ room: true });
+    }
+  });
 
   test('cluster tokens act only for their own cluster', async () => {
     const { db, project, clusters } = await setup(undefined, ['a', 'b']);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 /**
  * Pod address leases for the CNI path. A node draws pod addresses from its own blocks (NodeBlock
  * pools carved from the cluster's network, à la Calico block affinity): an ADD locks only its
@@ -8,13 +7,11 @@ import { randomUUID } from 'node:crypto';
  */
 import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
-import { ipPools, nodeBlocks, podLeases } from '@/db/schema';
+import { podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, isDomainError, pgCode } from '@/server/errors';
-import { enqueueJob } from '@/server/jobs/enqueue';
 import { logError } from '@/server/observability/log';
-import { allocate, initializePool } from '@/server/ipam/allocator';
-import { cidrSize, familyBits, formatCidr, formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
+import { formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import { addInBatch } from './add-batch';
 import type { ClusterRef } from './clusters';
 import type { AddInput, LeaseKey } from './schemas';
@@ -69,87 +66,60 @@ async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
     order by l.family`);
 }
 
-/** Carves a new block for a node out of the network's pools; returns its pool id and CIDR. */
-async function carveNodeBlock(tx: DbOrTx, cluster: ClusterRef, node: string, family: Family): Promise<{ id: string; cidr: Cidr } | undefined> {
-  const preferred = family === 4 ? cluster.nodeBlockPrefixV4 : cluster.nodeBlockPrefixV6;
-  const parents = await rows<{ id: string; min_prefix_length: number }>(tx, sql`
-    select id, min_prefix_length from ip_pools where network_id = ${cluster.networkId} and family = ${family} and kind <> 'NodeBlock'
-    order by masklen(cidr) desc, cidr`);
-  for (let prefix = preferred; prefix <= Math.max(preferred, MIN_BLOCK_PREFIX[family]); prefix++) {
-    for (const parent of parents) {
-      if (prefix < Number(parent.min_prefix_length) || prefix > familyBits(family)) continue;
-      // The block's pool id is chosen first so the carve (taken under the parent's lock) names it.
-      const poolId = randomUUID();
-      const carve = await allocate(tx, parent.id, { prefixLength: prefix }, 'PoolCarve', { childPoolId: poolId });
-      if (!carve) continue;
-      const block = carve.cidr;
-      await tx.insert(ipPools).values({
-        id: poolId,
-        projectId: cluster.projectId,
-        networkId: cluster.networkId,
-        parentPoolId: parent.id,
-        name: `node-${cluster.name}-${node}-${formatCidr(block).replace(/[/:.]/g, '-')}`.slice(0, 200),
-        kind: 'NodeBlock',
-        cidr: formatCidr(block),
-        family,
-        minPrefixLength: familyBits(family),
-        maxPrefixLength: familyBits(family),
-        defaultPrefixLength: familyBits(family),
-        strategy: 'FirstFit',
-        reserveLeading: Number(BLOCK_LEADING),
-        reserveTrailing: Number(blockTrailing(family)),
-        capacity: (cidrSize(block) - BLOCK_LEADING - blockTrailing(family)).toString(),
-      });
-      await initializePool(tx, { id: poolId, projectId: cluster.projectId, networkId: cluster.networkId, cidr: block }, BLOCK_LEADING, blockTrailing(family));
-      await tx.insert(nodeBlocks).values({ poolId, clusterId: cluster.id, node, family });
-      // A block carved ahead of need may never be needed, and an ADD that carved may fail: the
-      // same check a DEL schedules returns the block if it is still empty after the grace period.
-      const grace = blockGraceSeconds();
-      if (grace > 0) {
-        await enqueueJob(tx, 'cni__return_block', { poolId }, { runAt: new Date(Date.now() + grace * 1000), jobKey: `cni-return-block:${poolId}` });
-      }
-      return { id: poolId, cidr: block };
-    }
-  }
-  return undefined;
-}
-
 /**
  * Makes sure the node has room for a `family` address: carves a block when none of its blocks has
  * room (`needed`), or — ahead of need — when none has more than a quarter of its room left
- * (`spare`). Carving is serialized per (cluster, node, family) by a transaction-scoped advisory
- * lock, and the node's blocks are looked at again once it is held: a burst of ADDs on a new node
- * carves one block, not one each. The transaction is short (the parent pool's row is locked only
- * by the carve), and the ADDs themselves go back to the batched statement.
+ * (`spare`). One statement (`cni_node_block_ensure`, migration 0022): under a per-(cluster, node,
+ * family) advisory lock it looks at the node's blocks again and carves only if they still lack
+ * room, so a burst of ADDs on a new node carves one block, not one each; the parent pool's row is
+ * locked only by the carve. The carve also schedules the block's return check: a block carved
+ * ahead of need may never be needed, and an ADD that carved may fail.
+ *
+ * In one process, callers for the same node and family share the call in flight: a burst of ADDs
+ * that all found no room waits for one carve instead of queueing a statement each on the lock.
  */
-async function ensureNodeBlock(db: Db, cluster: ClusterRef, node: string, family: Family, mode: 'needed' | 'spare'): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`node-block:${cluster.id}:${node}:${family}`}, 0))`);
-    const [room] = await rows<{ pool_id: string }>(tx, sql`
-      select b.pool_id from node_blocks b join ip_pools p on p.id = b.pool_id
-      where b.cluster_id = ${cluster.id} and b.node = ${node} and b.family = ${family}
-        and ${mode === 'needed' ? sql`p.allocated < p.capacity` : sql`p.capacity - p.allocated > p.capacity / 4`}
-      limit 1`);
-    if (room) return;
-    if (!(await carveNodeBlock(tx, cluster, node, family))) {
-      throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
-    }
-  });
+function ensureNodeBlock(db: Db, cluster: ClusterRef, node: string, family: Family, mode: 'needed' | 'spare'): Promise<void> {
+  const key = `${cluster.id}:${node}:${family}`;
+  let carving = carvesInFlight.get(key);
+  if (!carving) {
+    carving = carveIfShort(db, cluster, node, family, mode).finally(() => carvesInFlight.delete(key));
+    carvesInFlight.set(key, carving);
+  }
+  return carving;
 }
 
-/** Spare-block carves in flight in this process, so a node's burst of ADDs in its last quarter asks once. */
-const sparesInFlight = new Set<string>();
+/** Node block carves in flight in this process, by cluster, node and family. */
+const carvesInFlight = new Map<string, Promise<void>>();
+
+async function carveIfShort(db: Db, cluster: ClusterRef, node: string, family: Family, mode: 'needed' | 'spare'): Promise<void> {
+  const args = {
+    cluster: cluster.id,
+    clusterName: cluster.name,
+    project: cluster.projectId,
+    network: cluster.networkId,
+    node,
+    family,
+    mode,
+    preferredPrefix: family === 4 ? cluster.nodeBlockPrefixV4 : cluster.nodeBlockPrefixV6,
+    minPrefix: MIN_BLOCK_PREFIX[family],
+    reserveLeading: Number(BLOCK_LEADING),
+    reserveTrailing: Number(blockTrailing(family)),
+    blockGraceSeconds: blockGraceSeconds(),
+  };
+  const [{ result }] = await rows<{ result: { room: true } | { carved: { pool: string; cidr: string } } | { exhausted: true } }>(
+    db,
+    sql`select cni_node_block_ensure(${JSON.stringify(args)}::jsonb) as result`,
+  );
+  if ('exhausted' in result) {
+    throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
+  }
+}
 
 /** Carves the node's next block in the background; a failure only means the next ADD carves it (or finds the network full). */
 function carveSpare(db: Db, cluster: ClusterRef, node: string, family: Family) {
-  const key = `${cluster.id}:${node}:${family}`;
-  if (sparesInFlight.has(key)) return;
-  sparesInFlight.add(key);
-  ensureNodeBlock(db, cluster, node, family, 'spare')
-    .catch((e) => {
-      if (!isDomainError(e)) logError('cni spare block', e);
-    })
-    .finally(() => sparesInFlight.delete(key));
+  ensureNodeBlock(db, cluster, node, family, 'spare').catch((e) => {
+    if (!isDomainError(e)) logError('cni spare block', e);
+  });
 }
 
 /** ADD attempts that found a new block filled by others before they got to it, before giving up for now (the plugin retries: code 11). */
@@ -180,9 +150,9 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
 }
 
 /**
- * The ADD as one statement (`cni_lease_add`, migrations 0012 and 0016, sent with the other ADDs in
- * flight: add-batch.ts): the addresses, or the families that need a new node block (the statement
- * then changed nothing).
+ * The ADD as one statement (`cni_lease_add`, migrations 0012 and 0016, or with the other ADDs in
+ * flight `cni_lease_add_many`, migration 0022: add-batch.ts): the addresses, or the families that
+ * need a new node block (the statement then changed nothing).
  */
 async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[] | { needsBlock: number[] }> {
   const args = {

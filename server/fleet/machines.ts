@@ -44,14 +44,15 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
       const [settings] = await tx.select({ approvalRequired: projectFleetSettings.approvalRequired }).from(projectFleetSettings).where(eq(projectFleetSettings.projectId, projectId));
       const requiresApproval = cls.requiresApproval || Boolean(settings?.approvalRequired);
       // Lock order shared with claim creates and machine releases, so that none of them can deadlock
-      // another: the interfaces' pools first (in the order claim creation takes them), then the
+      // another: the interfaces' pools first, by id as claim creation takes them (ipam_claim_try,
+      // ipam_claim_create_many: a batch of an IPv4 and an IPv6 claim holds both pools), then the
       // ipclaims bucket (each claim's admission), then the machines bucket (this admission, last).
       const pools = input.interfaces.flatMap((nic) => nic.families.map((f) => sql`(${nic.network}, ${f === 'IPv4' ? 4 : 6}::smallint)`));
       if (pools.length) {
         await tx.execute(sql`
           select p.id from ip_pools p join networks n on n.id = p.network_id
           where n.project_id = ${projectId} and p.kind <> 'NodeBlock' and (n.name, p.family) in (${sql.join(pools, sql`, `)})
-          order by masklen(p.cidr) desc, p.cidr, p.id for update of p`);
+          order by p.id for update of p`);
       }
       const [machine] = await tx
         .insert(machines)

@@ -402,13 +402,13 @@ async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason
   await db.transaction(async (tx) => {
     await prelude?.(tx);
     // Lock order shared with claim creates and machine requests (no deadlock): the claims, their
-    // pools (in the order claim creation takes them), then the ipclaims and machines buckets.
+    // pools (by id, as claim creation takes them), then the ipclaims and machines buckets.
     const names = m.interfaces.flatMap((nic) => nic.claims ?? []);
     if (names.length) {
       await tx.execute(sql`select id from ip_claims where project_id = ${m.projectId} and name in ${names} order by name for update`);
       await tx.execute(sql`
         select p.id from ip_pools p where p.id in (select pool_id from ip_claims where project_id = ${m.projectId} and name in ${names})
-        order by masklen(p.cidr) desc, p.cidr, p.id for update`);
+        order by p.id for update`);
     }
     for (const nic of m.interfaces) {
       for (const claim of nic.claims ?? []) {

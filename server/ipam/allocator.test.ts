@@ -5,7 +5,7 @@ import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { allocate, releaseAllocation } from './allocator';
 import { FreeBlockSet, type AllocationStrategy } from './blocks';
-import { familyBits, formatCidr, parseCidrOrThrow, type Cidr } from './cidr';
+import { familyBits, formatCidr, formatIp, parseCidrOrThrow, rangeToCidrs, type Cidr, type Family } from './cidr';
 import { createNetwork } from './networks';
 
 const actor = systemActor('test');
@@ -83,4 +83,28 @@ describe('SQL allocator agrees with the reference free set', () => {
       expect(counters.allocation_count).toBe(live.length);
     });
   }
+});
+
+describe('ipam_range_blocks (SQL) agrees with rangeToCidrs', () => {
+  test('on random IPv4 and IPv6 ranges, including the ends of the address space', async () => {
+    const { db } = testDb();
+    const random = prng(7);
+    const cases: { family: Family; start: bigint; end: bigint }[] = [
+      { family: 4, start: 0n, end: 0xffffffffn },
+      { family: 4, start: 0xfffffff0n, end: 0xffffffffn },
+      { family: 4, start: 5n, end: 5n },
+      { family: 6, start: (1n << 128n) - 300n, end: (1n << 128n) - 1n },
+    ];
+    for (let i = 0; i < 200; i++) {
+      const family: Family = i % 2 ? 4 : 6;
+      const base = family === 4 ? 0xc6336400n : 0x20010db8000000000000000000000000n; // 198.51.100.0, 2001:db8::
+      const start = base + BigInt(Math.floor(random() * 5000));
+      cases.push({ family, start, end: start + BigInt(Math.floor(random() * 70000)) });
+    }
+    for (const { family, start, end } of cases) {
+      const [{ blocks }] = (await db.execute(sql`
+        select coalesce(array_agg(b::text), '{}') as blocks from ipam_range_blocks(${formatIp(family, start)}::inet, ${formatIp(family, end)}::inet) as b`)) as unknown as { blocks: string[] }[];
+      expect(blocks, `${formatIp(family, start)} – ${formatIp(family, end)}`).toEqual(rangeToCidrs(family, start, end).map(formatCidr));
+    }
+  });
 });

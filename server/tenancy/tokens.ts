@@ -255,7 +255,10 @@ function principalOf(row: TokenRow): ApiPrincipal | undefined {
   return { kind: 'operator', tokenId: row.token_id, tokenName: row.token_name, userId: row.user_id, userEmail: row.user_email };
 }
 
-/** Every request authenticates, so concurrent look-ups share one statement (db/batch.ts). */
+/**
+ * Every request authenticates, so concurrent look-ups share one statement (db/batch.ts); one in
+ * flight at a time, as the look-up is short and each statement costs a round trip (bench/cni-add).
+ */
 const verifier = perPool(
   (db) =>
     new Batcher<string, ApiPrincipal | undefined>(
@@ -263,7 +266,7 @@ const verifier = perPool(
         const byHash = new Map((await tokenRows(db, [...new Set(hashes)])).map((r) => [r.token_hash, principalOf(r)]));
         return hashes.map((h) => ({ value: byHash.get(h) }));
       },
-      { maxBatch: 128, maxInFlight: 2 },
+      { maxBatch: 128, maxInFlight: 1 },
     ),
 );
 
