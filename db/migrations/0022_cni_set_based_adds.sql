@@ -27,13 +27,15 @@ DECLARE
   v_whole boolean;
   v_rest_pool uuid[];
   v_rest_cidr cidr[];
+  v_blocks uuid[];
 BEGIN
-  PERFORM 1
-  FROM node_blocks b JOIN ip_pools bp ON bp.id = b.pool_id
-  WHERE (b.cluster_id, b.node) IN (SELECT (x->>'cluster')::uuid, x->>'node' FROM jsonb_array_elements(p_items) AS x)
-    AND bp.allocated < bp.capacity
-  ORDER BY b.cluster_id, b.node COLLATE "C", b.family, bp.cidr
-  FOR UPDATE OF bp;
+  SELECT array_agg(l.id) INTO v_blocks FROM (
+    SELECT bp.id
+    FROM node_blocks b JOIN ip_pools bp ON bp.id = b.pool_id
+    WHERE (b.cluster_id, b.node) IN (SELECT (x->>'cluster')::uuid, x->>'node' FROM jsonb_array_elements(p_items) AS x)
+      AND bp.allocated < bp.capacity
+    ORDER BY b.cluster_id, b.node COLLATE "C", b.family, bp.cidr
+    FOR UPDATE OF bp) l;
 
   WITH item AS (
     SELECT x.i, x.v, (x.v->>'cluster')::uuid AS cluster, x.v->>'cniNetwork' AS cni_network, x.v->>'containerId' AS container_id,
@@ -58,7 +60,7 @@ BEGIN
                           AND l.ifname = a.ifname AND l.family = f.family
     LEFT JOIN ip_pools lp ON lp.id = l.pool_id
   ),
-  -- The locked blocks with room, each with the node's room in the blocks before it.
+  -- The blocks locked above (all with room), each with the node's room in the blocks before it.
   block AS (
     SELECT b.cluster_id AS cluster, b.node, b.family, bp.id AS pool, bp.cidr, bp.capacity, bp.capacity - bp.allocated AS room,
            sum(bp.capacity - bp.allocated) OVER (PARTITION BY b.cluster_id, b.node, b.family ORDER BY bp.cidr)
@@ -66,7 +68,7 @@ BEGIN
            sum(bp.capacity - bp.allocated) OVER (PARTITION BY b.cluster_id, b.node, b.family) AS node_room,
            max(bp.capacity) OVER (PARTITION BY b.cluster_id, b.node, b.family) AS block_capacity
     FROM node_blocks b JOIN ip_pools bp ON bp.id = b.pool_id
-    WHERE (b.cluster_id, b.node) IN (SELECT cluster, node FROM att) AND bp.allocated < bp.capacity
+    WHERE bp.id = ANY (v_blocks)
   ),
   node_room AS (SELECT DISTINCT cluster, node, family, node_room, block_capacity FROM block),
   -- The attachments that cannot have every missing family now, and the families they lack.
