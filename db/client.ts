@@ -25,7 +25,31 @@ export function createDb(url: string, options: { max?: number; applicationName?:
     onnotice: () => {},
     connection: { application_name: options.applicationName ?? 'meridian' },
   });
-  return { db: drizzle(client, { schema }), sql: client, close: () => client.end({ timeout: 5 }) };
+  return { db: drizzle(preparing(client), { schema }), sql: client, close: () => client.end({ timeout: 5 }) };
+}
+
+type Unsafe = postgres.Sql['unsafe'];
+
+/**
+ * drizzle runs every query unprepared (`prepare: false` unless it was given a name), and postgres.js
+ * then asks the server for the parameter types before it runs the query: two round trips, a parse
+ * and a plan per query. With this, a query with parameters is a named prepared statement of its
+ * connection (parsed once, planned by PostgreSQL's plan cache) and runs in one round trip.
+ * Transactions and savepoints get connections whose queries are prepared the same way.
+ */
+function preparing<S extends postgres.Sql>(client: S): S {
+  const unsafe: Unsafe = client.unsafe.bind(client);
+  (client as { unsafe: Unsafe }).unsafe = ((query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+    unsafe(query, params as never, params && params.length > 0 ? { ...options, prepare: true } : options)) as Unsafe;
+  for (const method of ['begin', 'savepoint'] as const) {
+    const original = (client as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>)[method];
+    if (!original) continue;
+    (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const fn = args.pop() as (inner: postgres.Sql) => unknown;
+      return original.call(client, ...args, (inner: postgres.Sql) => fn(preparing(inner)));
+    };
+  }
+  return client;
 }
 
 const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle };
