@@ -1,4 +1,4 @@
-import { index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { foreignKey, index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { cidr, ipAllocations, ipPools, networks } from './ipam';
 import { projects } from './tenancy';
 
@@ -16,7 +16,12 @@ export const clusters = pgTable(
     nodeBlockPrefixV6: smallint('node_block_prefix_v6').notNull().default(120),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('clusters_project_name').on(t.projectId, t.name), index('clusters_network').on(t.networkId)],
+  (t) => [
+    uniqueIndex('clusters_project_name').on(t.projectId, t.name),
+    index('clusters_network').on(t.networkId),
+    // The target of the leases' foreign key (cluster, project): see podLeases.
+    uniqueIndex('clusters_id_project').on(t.id, t.projectId),
+  ],
 );
 
 /**
@@ -45,13 +50,14 @@ export const podLeases = pgTable(
   'pod_leases',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-    clusterId: uuid('cluster_id').notNull().references(() => clusters.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id').notNull(),
+    clusterId: uuid('cluster_id').notNull(),
     cniNetwork: text('cni_network').notNull(),
     containerId: text('container_id').notNull(),
     ifname: text('ifname').notNull(),
     family: smallint('family').notNull(),
-    poolId: uuid('pool_id').notNull().references(() => ipPools.id, { onDelete: 'cascade' }),
+    /** The node block: the allocation's pool (its foreign key stands for this one: see below). */
+    poolId: uuid('pool_id').notNull(),
     allocationId: uuid('allocation_id').notNull().references(() => ipAllocations.id, { onDelete: 'cascade' }),
     address: cidr('address').notNull(),
     podNamespace: text('pod_namespace'),
@@ -61,6 +67,10 @@ export const podLeases = pgTable(
     checkedAt: timestamp('checked_at', { withTimezone: true }),
   },
   (t) => [
+    // Two foreign-key checks per lease (a CNI ADD inserts one per pod address) instead of four: the
+    // cluster with its project (which always agree), and the allocation, whose pool is the lease's
+    // pool and whose deletion (with its pool's, its project's) deletes the lease.
+    foreignKey({ name: 'pod_leases_cluster_scope_fk', columns: [t.clusterId, t.projectId], foreignColumns: [clusters.id, clusters.projectId] }).onDelete('cascade'),
     uniqueIndex('pod_leases_attachment').on(t.clusterId, t.cniNetwork, t.containerId, t.ifname, t.family),
     index('pod_leases_project').on(t.projectId, t.createdAt),
     // Node first: a lease looked up by its attachment key can only use the unique index above,
