@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logError } from '@/server/observability/log';
+import { recordedBody, withBufferedBody } from './buffered';
 import { MAX_BODY_BYTES } from './rest';
 import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
 import { securityHeaders } from './security-headers';
@@ -53,7 +54,9 @@ function toRequest(req: IncomingMessage, method: string, body: Buffer | undefine
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method, headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+  // The body stays a Buffer beside the request (buffered.ts): no stream is made for it.
+  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method, headers });
+  return body ? withBufferedBody(request, body) : request;
 }
 
 async function send(res: ServerResponse, response: Response, head: boolean) {
@@ -63,7 +66,8 @@ async function send(res: ServerResponse, response: Response, head: boolean) {
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  const recorded = recordedBody(response);
+  const body = recorded !== undefined ? Buffer.from(recorded) : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   headers['content-length'] = String(body?.length ?? 0);
   res.writeHead(response.status, headers);
   res.end(head ? undefined : body);

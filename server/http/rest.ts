@@ -3,6 +3,7 @@ import { getDb, type Db } from '@/db/client';
 import { moduleEnabled } from '@/server/api/modules';
 import { asDomainError, DomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
+import { bufferedBody, jsonResponse } from './buffered';
 import { limiter } from './rate-limit';
 import { refuseUnstorableText } from './untrusted-text';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
@@ -47,7 +48,7 @@ export interface ProjectReadContext<P> {
 
 /** The JSON error body every REST error uses: `{ error: { code, message, field?, details? } }`. */
 export function errorResponse(status: number, code: string, message: string, field?: string | null, details?: unknown, headers?: HeadersInit) {
-  return Response.json({ error: { code, message, ...(field ? { field } : {}), ...(details ? { details } : {}) } }, { status, headers });
+  return jsonResponse({ error: { code, message, ...(field ? { field } : {}), ...(details ? { details } : {}) } }, { status, headers });
 }
 
 function toResponse(e: unknown): Response {
@@ -70,6 +71,19 @@ export async function readJson(req: Request): Promise<unknown> {
   if (declared > MAX_BODY_BYTES) throw new DomainError('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`);
   const type = req.headers.get('content-type') ?? '';
   if (!type.includes('application/json')) throw new DomainError('ValidationFailed', 'content-type must be application/json', 'content-type');
+  const text = (bufferedBody(req) ?? (await streamedBody(req))).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new DomainError('ValidationFailed', 'body is not valid JSON', 'body');
+  }
+  refuseUnstorableText(value, 'body');
+  return value;
+}
+
+/** The body of a request that came through Next: read from its stream, within the size limit. */
+async function streamedBody(req: Request): Promise<Buffer> {
   const reader = req.body?.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -83,20 +97,13 @@ export async function readJson(req: Request): Promise<unknown> {
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new DomainError('ValidationFailed', 'body is not valid JSON', 'body');
-  }
-  refuseUnstorableText(value, 'body');
-  return value;
+  return Buffer.concat(chunks);
 }
 
 /** Like `readJson`, but a request without a body reads as `{}` (actions whose body is optional). */
 export async function readOptionalJson(req: Request): Promise<unknown> {
-  if (req.body === null || req.headers.get('content-length') === '0') return {};
+  const buffered = bufferedBody(req);
+  if (buffered ? buffered.length === 0 : req.body === null || req.headers.get('content-length') === '0') return {};
   return readJson(req);
 }
 
@@ -146,7 +153,7 @@ function restRoute<P extends Record<string, string>, C>(
       const ctx = await authorize(principal, { db, req, url: new URL(req.url), params });
       if (ctx instanceof Response) return ctx;
       const result = await handler(ctx);
-      return result instanceof Response ? result : Response.json(result);
+      return result instanceof Response ? result : jsonResponse(result);
     } catch (e) {
       return toResponse(e);
     }

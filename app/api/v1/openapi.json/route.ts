@@ -1,7 +1,8 @@
+import { jsonResponse } from '@/server/http/buffered';
 import { openApiDocument } from '@/server/api/openapi';
 
 export const dynamic = 'force-dynamic';
 
 export function GET() {
-  return Response.json(openApiDocument());
+  return jsonResponse(openApiDocument());
 }

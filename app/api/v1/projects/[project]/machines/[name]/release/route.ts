@@ -1,3 +1,4 @@
+import { jsonResponse } from '@/server/http/buffered';
 import { getMachine } from '@/server/fleet/machines';
 import { forceReleaseMachine, releaseMachineAsOperator } from '@/server/fleet/operator';
 import { machineReleaseInput, machineResource } from '@/server/fleet/resources';
@@ -15,5 +16,5 @@ export const POST = operatorRoute<{ project: string; name: string }>({ module: '
   const { projectId, machine } = await machineAddress(db, params);
   if (body.force) await forceReleaseMachine(db, machine.id, body.reason, actor);
   else await releaseMachineAsOperator(db, machine.id, body.reason, actor);
-  return Response.json(machineResource(await getMachine(db, projectId, machine.name)), { status: 202 });
+  return jsonResponse(machineResource(await getMachine(db, projectId, machine.name)), { status: 202 });
 });
