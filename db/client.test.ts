@@ -1,0 +1,44 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, describe, expect, test } from 'vitest';
+import { inject } from 'vitest';
+import { createDb } from './client';
+import { projects } from './schema';
+
+// One connection, so the prepared statements seen are those of the connection the queries ran on.
+const handle = createDb(inject('databaseUrl'), { max: 1, applicationName: 'meridian-test-client' });
+const { db } = handle;
+afterAll(() => handle.close());
+
+/** This connection's named prepared statements whose text contains `marker` (unnamed ones are not listed). */
+async function prepared(marker: string): Promise<number> {
+  const [{ n }] = (await db.execute(sql`select count(*)::int as n from pg_prepared_statements where statement like ${`%${marker}%`}`)) as unknown as {
+    n: number;
+  }[];
+  return n;
+}
+
+describe('queries with parameters are prepared statements of their connection', () => {
+  test('db.execute: parsed once, reused on the next call', async () => {
+    for (let i = 0; i < 3; i++) {
+      const [{ n }] = (await db.execute(sql`select ${i}::int + ${2}::int as n /* client-test-execute */`)) as unknown as { n: number }[];
+      expect(n).toBe(i + 2);
+    }
+    expect(await prepared('client-test-execute')).toBe(1);
+  });
+
+  test('the query builder', async () => {
+    await db.select({ id: projects.id }).from(projects).where(sql`${projects.slug} = ${'no-such-project'} /* client-test-builder */`);
+    expect(await prepared('client-test-builder')).toBe(1);
+  });
+
+  test('inside a transaction and a savepoint', async () => {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select ${1}::int /* client-test-tx */`);
+      await tx.transaction(async (inner) => {
+        await inner.execute(sql`select ${1}::int /* client-test-savepoint */`);
+      });
+    });
+    expect(await prepared('client-test-tx')).toBe(1);
+    expect(await prepared('client-test-savepoint')).toBe(1);
+  });
+});
