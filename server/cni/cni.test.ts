@@ -204,6 +204,42 @@ describe('CNI leases', () => {
     }
   });
 
+  test("an allocation's pool, project and network, and a lease's cluster and project, are one key each (migration 0023)", async () => {
+    const { db, project, clusters } = await setup();
+    const other = (await makeProject(db)).project;
+    const [lease] = await addLease(db, clusters[0], key(1), actor);
+    const [row] = (await db.execute(sql`
+      select l.id as lease, l.allocation_id as allocation, a.pool_id as pool, a.network_id as network
+      from pod_leases l join ip_allocations a on a.id = l.allocation_id where l.project_id = ${project.id}`)) as unknown as {
+      lease: string;
+      allocation: string;
+      pool: string;
+      network: string;
+    }[];
+    const refused = async (statement: ReturnType<typeof sql>) => {
+      const e = await db.execute(statement).then(
+        () => null,
+        (err: { cause?: { code?: string }; code?: string }) => err.cause?.code ?? err.code,
+      );
+      expect(e).toBe('23503');
+    };
+    // Rows that name another project than their pool's or their cluster's are refused.
+    await refused(sql`insert into ip_allocations (pool_id, project_id, network_id, cidr, kind, size)
+      values (${row.pool}, ${other.id}, ${row.network}, '198.51.103.250/32', 'PodAddress', 1)`);
+    await refused(sql`update pod_leases set project_id = ${other.id} where id = ${row.lease}`);
+    // Deleting the cluster deletes its leases (and their allocations), as before.
+    expect(lease.address).toMatch(/^198\.51\./);
+    await db.execute(sql`delete from clusters where id = ${clusters[0].id}`);
+    const [{ leases }] = (await db.execute(sql`select count(*)::int as leases from pod_leases where project_id = ${project.id}`)) as unknown as { leases: number }[];
+    expect(leases).toBe(0);
+    // Deleting the project's network deletes its pools and so every allocation in them.
+    await db.execute(sql`delete from networks where id = ${row.network}`);
+    const [{ allocations }] = (await db.execute(sql`select count(*)::int as allocations from ip_allocations where project_id = ${project.id}`)) as unknown as {
+      allocations: number;
+    }[];
+    expect(allocations).toBe(0);
+  });
+
   test('cluster tokens act only for their own cluster', async () => {
     const { db, project, clusters } = await setup(undefined, ['a', 'b']);
     const tokenA = await createApiToken(db, { projectId: project.id, name: 'a-nodes', clusterName: 'a' }, actor);
