@@ -13,7 +13,7 @@ import { createCluster } from '../server/cni/clusters';
 import { createNetwork } from '../server/ipam/networks';
 import { createOrganization, createProject } from '../server/tenancy/projects';
 import { createApiToken } from '../server/tenancy/tokens';
-import { benchDatabase, fmt, percentile, runConcurrent, startWeb } from './lib/harness';
+import { benchDatabase, cpuMeter, fmt, fmtCpu, percentile, runConcurrent, startWeb } from './lib/harness';
 
 const actor = systemActor('bench');
 const ADDS = Number(process.env.BENCH_ADDS ?? 6000);
@@ -48,10 +48,12 @@ async function main() {
 
   // Baseline: single-row inserts into a plain table, same database, same concurrency.
   await db.execute(sql`create table bench_baseline (id bigserial primary key, cluster text, container text, created_at timestamptz default now())`);
+  const baselineCpu = cpuMeter();
   const baseline = await runConcurrent(ADDS, CONCURRENCY, async (i) => {
     await db.execute(sql`insert into bench_baseline (cluster, container) values (${i % 2 ? 'east' : 'west'}, ${`c${i}`})`);
   });
   const baselineRate = ADDS / baseline.seconds;
+  const baselinePerOp = baselineCpu.perOp(ADDS);
 
   const web = await startWeb(bench.url, { RATE_LIMIT_TOKEN_RPS: '100000', RATE_LIMIT_TOKEN_BURST: '100000' });
   const base = new URL(web.base);
@@ -63,6 +65,7 @@ async function main() {
       await post(agent, base, `/api/v1/projects/bench/clusters/${cluster}/cni/add`, tokens[cluster], { cniNetwork: 'k8s', containerId: `warm${i}`, ifname: 'eth0', node: `node-${i % 16}` });
     });
     let errors = 0;
+    const addCpu = cpuMeter({ web: web.proc.pid });
     const run = await runConcurrent(ADDS, CONCURRENCY, async (i) => {
       const cluster = i % 2 ? 'east' : 'west';
       const status = await post(agent, base, `/api/v1/projects/bench/clusters/${cluster}/cni/add`, tokens[cluster], {
@@ -76,11 +79,13 @@ async function main() {
       if (status !== 200) errors++;
     });
     const rate = ADDS / run.seconds;
+    const addPerOp = addCpu.perOp(ADDS);
     const [{ dup }] = (await db.execute(sql`select count(*)::int as dup from (select address from pod_leases group by address having count(*) > 1) d`)) as unknown as { dup: number }[];
     const [{ leases }] = (await db.execute(sql`select count(*)::int as leases from pod_leases`)) as unknown as { leases: number }[];
     process.stdout.write(`| measure | rate | p50 | p99 |\n|---|---|---|---|\n`);
     process.stdout.write(`| baseline: single-row INSERT, ${CONCURRENCY} concurrent | ${baselineRate.toFixed(0)}/s | ${fmt(percentile(baseline.latencies, 50))} | ${fmt(percentile(baseline.latencies, 99))} |\n`);
     process.stdout.write(`| CNI ADD via REST, ${CONCURRENCY} concurrent, 2 clusters × 16 nodes | ${rate.toFixed(0)}/s | ${fmt(percentile(run.latencies, 50))} | ${fmt(percentile(run.latencies, 99))} |\n`);
+    process.stdout.write(`cpu ms per INSERT: ${fmtCpu(baselinePerOp)}\ncpu ms per ADD: ${fmtCpu(addPerOp)}\n`);
     process.stdout.write(`ratio ADD/baseline: ${(rate / baselineRate).toFixed(2)} (target ≥ 0.3); target ≥ 1500 ADD/s; errors ${errors}; leases ${leases}; duplicate addresses ${dup}\n`);
   } finally {
     agent.destroy();

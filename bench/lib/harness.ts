@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,66 @@ export async function benchDatabase(): Promise<{ url: string; handle: DbHandle; 
     },
   };
 }
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 when it is gone. */
+function processCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** PostgreSQL's processes on this machine (the embedded server's, or DATABASE_URL's if it is local). */
+function postgresPids(): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/stat`, 'utf8').includes('(postgres)');
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * Where the CPU of a phase went: PostgreSQL's processes, the given child processes (e.g. the web
+ * process) and this process. CPU time per operation is steadier than a rate on a shared machine.
+ */
+export function cpuMeter(children: Record<string, number | undefined> = {}) {
+  const read = () => {
+    const r: Record<string, number> = { postgres: postgresPids().reduce((t, pid) => t + processCpuSeconds(pid), 0) };
+    for (const [name, pid] of Object.entries(children)) r[name] = pid ? processCpuSeconds(pid) : 0;
+    const own = process.cpuUsage();
+    r.client = (own.user + own.system) / 1e6;
+    return r;
+  };
+  const start = read();
+  return {
+    /** Milliseconds of CPU per operation since the meter started, by process, and their sum. */
+    perOp(ops: number): Record<string, number> {
+      const end = read();
+      const out: Record<string, number> = {};
+      let total = 0;
+      for (const k of Object.keys(end)) {
+        out[k] = ((end[k] - (start[k] ?? 0)) * 1000) / ops;
+        total += out[k];
+      }
+      out.total = total;
+      return out;
+    },
+  };
+}
+
+/** `cpu ms per op: postgres 0.41, web 0.30, client 0.09, total 0.80`. */
+export const fmtCpu = (perOp: Record<string, number>) =>
+  Object.entries(perOp)
+    .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+    .join(', ');
 
 /** p-th percentile (0..100) of durations in ms. */
 export function percentile(values: number[], p: number): number {
