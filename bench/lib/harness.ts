@@ -49,29 +49,34 @@ export async function benchDatabase(): Promise<{ url: string; handle: DbHandle; 
   };
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 when it is gone. */
+/** CPU seconds (user + system) in a /proc/<pid>/stat line. */
+function statCpuSeconds(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds a process has used so far, from /proc (Linux); 0 when it is gone. */
 function processCpuSeconds(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return 0;
   }
 }
 
-/** PostgreSQL's processes on this machine (the embedded server's, or DATABASE_URL's if it is local). */
-function postgresPids(): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/stat`, 'utf8').includes('(postgres)');
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+/** CPU seconds used so far by this machine's PostgreSQL processes (the embedded server's, and any other). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.includes('(postgres)')) total += statCpuSeconds(stat);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }
 
 /**
@@ -80,7 +85,7 @@ function postgresPids(): number[] {
  */
 export function cpuMeter(children: Record<string, number | undefined> = {}) {
   const read = () => {
-    const r: Record<string, number> = { postgres: postgresPids().reduce((t, pid) => t + processCpuSeconds(pid), 0) };
+    const r: Record<string, number> = { postgres: postgresCpuSeconds() };
     for (const [name, pid] of Object.entries(children)) r[name] = pid ? processCpuSeconds(pid) : 0;
     const own = process.cpuUsage();
     r.client = (own.user + own.system) / 1e6;

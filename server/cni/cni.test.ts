@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
 import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import { systemActor } from '@/server/audit/events';
+import { pgCode } from '@/server/errors';
 import { initialFreeBlocks, reservationBlocks } from '@/server/ipam/blocks';
 import { cidrSize, formatCidr, parseCidrOrThrow } from '@/server/ipam/cidr';
 import { createNetwork, getNetwork } from '@/server/ipam/networks';
@@ -216,13 +217,7 @@ describe('CNI leases', () => {
       pool: string;
       network: string;
     }[];
-    const refused = async (statement: ReturnType<typeof sql>) => {
-      const e = await db.execute(statement).then(
-        () => null,
-        (err: { cause?: { code?: string }; code?: string }) => err.cause?.code ?? err.code,
-      );
-      expect(e).toBe('23503');
-    };
+    const refused = async (statement: ReturnType<typeof sql>) => expect(await db.execute(statement).then(() => null, pgCode)).toBe('23503');
     // Rows that name another project than their pool's or their cluster's are refused.
     await refused(sql`insert into ip_allocations (pool_id, project_id, network_id, cidr, kind, size)
       values (${row.pool}, ${other.id}, ${row.network}, '198.51.103.250/32', 'PodAddress', 1)`);
