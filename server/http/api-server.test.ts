@@ -6,7 +6,7 @@ import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { createApiServer } from './api-server';
-import { bySpecificity, matchRoute, routeFiles } from './route-table';
+import { bySpecificity, matchRoute, routeFiles, type RouteHandler } from './route-table';
 
 const actor = systemActor('test');
 let server: Server;
@@ -91,6 +91,34 @@ describe('the REST v1 server', () => {
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'PayloadTooLarge', field: 'body' } });
     expect(await db.execute(sql`select count(*)::int as n from networks`)).toEqual(before);
+  });
+
+  test('bodies reach the handlers as sent, and the server answers as the same route does under Next', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ metadata: { name: 'direct-net' }, spec: { cidrs: [{ cidr: '10.200.0.0/16' }] } });
+    const created = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers, chunks: [Buffer.from(body.slice(0, 10)), Buffer.from(body.slice(10))] });
+    expect(created.status).toBe(201);
+    expect(created.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(created.body)).toMatchObject({ metadata: { name: 'direct-net' } });
+    const malformed = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers, chunks: [Buffer.from('{nope')] });
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.body)).toMatchObject({ error: { code: 'ValidationFailed', field: 'body' } });
+    const untyped = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers: { authorization: `Bearer ${token}` }, chunks: [Buffer.from(body)] });
+    expect(JSON.parse(untyped.body)).toMatchObject({ error: { code: 'ValidationFailed', field: 'content-type' } });
+
+    // The same route file called as Next calls it (Web Request in, Web Response out).
+    const { GET } = (await import('@/app/api/v1/projects/[project]/networks/[name]/route')) as { GET: RouteHandler };
+    const viaNext = await GET(new Request(`http://x/api/v1/projects/${projectSlug}/networks/direct-net`, { headers }), {
+      params: Promise.resolve({ project: projectSlug, name: 'direct-net' }),
+    });
+    const viaServer = await send('GET', `/api/v1/projects/${projectSlug}/networks/direct-net`, { headers });
+    expect(viaServer.status).toBe(viaNext.status);
+    expect(viaServer.headers['content-type']).toBe(viaNext.headers.get('content-type'));
+    expect(JSON.parse(viaServer.body)).toEqual(await viaNext.json());
+    // Routes without a direct entry (discovery) get a Web Request and their Response is relayed.
+    const discovery = await send('GET', '/api/v1');
+    expect(discovery.status).toBe(200);
+    expect(JSON.parse(discovery.body)).toMatchObject({ version: 'v1' });
   });
 
   test('path parameters are percent-decoded; a name no project can have is not found', async () => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logError } from '@/server/observability/log';
-import { recordedBody, withBufferedBody } from './buffered';
+import { BufferedRequest, JsonReply } from './buffered';
 import { MAX_BODY_BYTES } from './rest';
 import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
 import { securityHeaders } from './security-headers';
@@ -12,8 +12,9 @@ import { securityHeaders } from './security-headers';
  * (bench/cni-add, bench/ipam-claims); this path costs a fraction of a millisecond.
  *
  * The handlers are the route files under app/api/v1 (the same ones Next builds, so their contract
- * has one definition), found at start-up and called with the Web `Request` and `{ params }` Next
- * would give them. Answers carry the console's security headers and `cache-control: no-store`;
+ * has one definition), found at start-up. Those made by server/http/rest.ts (all but two) are
+ * called through their `direct` entry with the request as read here and answer a `JsonReply`,
+ * written as it is; the others get the Web `Request` and `{ params }` Next would give them. Answers carry the console's security headers and `cache-control: no-store`;
  * bodies above MAX_BODY_BYTES are refused with 413 before they are buffered.
  */
 
@@ -27,6 +28,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra: Rec
   res.writeHead(status, { ...fixedHeaders, 'content-type': 'application/json', 'content-length': String(payload.length), ...extra });
   res.end(payload);
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const error = (code: string, message: string, field?: string) => ({ error: { code, message, ...(field ? { field } : {}) } });
 
@@ -50,13 +53,17 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'tooLarge'> {
   });
 }
 
-function toRequest(req: IncomingMessage, method: string, body: Buffer | undefined): Request {
+function toRequest(req: IncomingMessage, url: string, method: string, body: Buffer | undefined): Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
-  // The body stays a Buffer beside the request (buffered.ts): no stream is made for it.
-  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method, headers });
-  return body ? withBufferedBody(request, body) : request;
+  return new Request(url, { method, headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+}
+
+function sendReply(res: ServerResponse, reply: JsonReply, head: boolean) {
+  const payload = Buffer.from(reply.json);
+  res.writeHead(reply.status, { ...fixedHeaders, 'content-type': 'application/json', ...reply.headers, 'content-length': String(payload.length) });
+  res.end(head ? undefined : payload);
 }
 
 async function send(res: ServerResponse, response: Response, head: boolean) {
@@ -66,8 +73,7 @@ async function send(res: ServerResponse, response: Response, head: boolean) {
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
-  const recorded = recordedBody(response);
-  const body = recorded !== undefined ? Buffer.from(recorded) : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   headers['content-length'] = String(body?.length ?? 0);
   res.writeHead(response.status, headers);
   res.end(head ? undefined : body);
@@ -110,8 +116,13 @@ export async function createApiServer(root: string): Promise<ApiServer> {
       if (read === 'tooLarge') return sendJson(res, 413, error('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body'), { connection: 'close' });
       body = read;
     }
-    const response = await handler(toRequest(req, method === 'HEAD' ? 'GET' : method, body), { params: Promise.resolve(match.params) });
-    await send(res, response, method === 'HEAD');
+    const asMethod = method === 'HEAD' ? 'GET' : method;
+    const fullUrl = `http://${req.headers.host ?? 'localhost'}${url}`;
+    const answer = handler.direct
+      ? await handler.direct(new BufferedRequest(asMethod, fullUrl, req.headers, body ?? EMPTY), match.params)
+      : await handler(toRequest(req, fullUrl, asMethod, body), { params: Promise.resolve(match.params) });
+    if (answer instanceof JsonReply) sendReply(res, answer, method === 'HEAD');
+    else await send(res, answer, method === 'HEAD');
   }
 
   return {

@@ -1,35 +1,62 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
 /**
- * Bodies the REST server (api-server.ts) already holds in memory, kept beside the Web `Request`
- * and `Response` objects the route handlers take and give. `readJson` reads a request's buffered
- * body instead of its stream, and the server writes a response's recorded JSON instead of reading
- * its stream back: two ReadableStreams fewer per call on the path the CNI plugin takes on every pod
- * start (bench/cni-add). Under Next nothing is recorded, and the streams are used as usual.
+ * What REST v1 handlers read of a request and give back, without Web `Request` / `Response`
+ * objects on the REST server's own path (api-server.ts). That path is the one the CNI plugin takes
+ * on every pod start; building a Web Request (Headers, AbortSignal) and a Web Response (a body
+ * stream) for each call, only to take them apart again, cost as much CPU as the handler's own work
+ * (bench/cni-add). Under Next the handlers get the Web `Request`, which satisfies `ApiRequest`, and
+ * their replies become a Web `Response`.
  */
-const requestBodies = new WeakMap<Request, Buffer>();
-const responseBodies = new WeakMap<Response, string>();
 
-/** `request` whose body is `body` (the request itself carries none: see `bufferedBody`). */
-export function withBufferedBody(request: Request, body: Buffer): Request {
-  requestBodies.set(request, body);
-  return request;
+/** A request as REST v1 handlers read it: a Web `Request` (under Next) or a `BufferedRequest`. */
+export interface ApiRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
 }
 
-/** The body the server buffered for `request`, if it did. */
-export function bufferedBody(request: Request): Buffer | undefined {
-  return requestBodies.get(request);
+/** A request the REST server has already read whole: its headers as Node parsed them and its body in memory. */
+export class BufferedRequest implements ApiRequest {
+  readonly headers: { get(name: string): string | null };
+
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    raw: IncomingHttpHeaders,
+    /** The body; empty for GET and HEAD. */
+    readonly body: Buffer,
+  ) {
+    // Node lower-cases header names and joins repeated ones as the Web `Headers.get` does.
+    this.headers = {
+      get: (name) => {
+        const value = raw[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    };
+  }
 }
 
-/** A JSON response (as `Response.json`) whose text the server can write without reading the body back. */
-export function jsonResponse(body: unknown, init: ResponseInit = {}): Response {
-  const payload = JSON.stringify(body);
-  const headers = new Headers(init.headers);
-  if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-  const response = new Response(payload, { ...init, headers });
-  responseBodies.set(response, payload);
-  return response;
+/** The body a REST server request carries in memory, if `req` is one (a Web `Request` has a stream instead). */
+export function bufferedBody(req: ApiRequest): Buffer | undefined {
+  return req instanceof BufferedRequest ? req.body : undefined;
 }
 
-/** The JSON text of a response made by `jsonResponse`. */
-export function recordedBody(response: Response): string | undefined {
-  return responseBodies.get(response);
+/** A JSON answer: what REST v1 handlers return. The REST server writes `json` as it is; Next gets `toResponse()`. */
+export class JsonReply {
+  constructor(
+    readonly status: number,
+    /** The body, already JSON text. */
+    readonly json: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+
+  toResponse(): Response {
+    return new Response(this.json, { status: this.status, headers: { 'content-type': 'application/json', ...this.headers } });
+  }
+}
+
+/** `body` as a JSON reply (status 200 unless given). */
+export function jsonReply(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): JsonReply {
+  return new JsonReply(init.status ?? 200, JSON.stringify(body), init.headers);
 }

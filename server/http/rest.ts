@@ -3,7 +3,7 @@ import { getDb, type Db } from '@/db/client';
 import { moduleEnabled } from '@/server/api/modules';
 import { asDomainError, DomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
-import { bufferedBody, jsonResponse } from './buffered';
+import { bufferedBody, jsonReply, JsonReply, type ApiRequest } from './buffered';
 import { limiter } from './rate-limit';
 import { refuseUnstorableText } from './untrusted-text';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
@@ -17,7 +17,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface RestContext<P> {
   db: Db;
-  req: Request;
+  req: ApiRequest;
   url: URL;
   params: P;
   principal: TokenPrincipal;
@@ -26,7 +26,7 @@ export interface RestContext<P> {
 /** What an operator route's handler gets: the operator token's principal and its audit actor. */
 export interface OperatorRestContext<P> {
   db: Db;
-  req: Request;
+  req: ApiRequest;
   url: URL;
   params: P;
   principal: OperatorPrincipal;
@@ -39,7 +39,7 @@ export interface OperatorRestContext<P> {
  */
 export interface ProjectReadContext<P> {
   db: Db;
-  req: Request;
+  req: ApiRequest;
   url: URL;
   params: P;
   project: { id: string; slug: string };
@@ -47,31 +47,31 @@ export interface ProjectReadContext<P> {
 }
 
 /** The JSON error body every REST error uses: `{ error: { code, message, field?, details? } }`. */
-export function errorResponse(status: number, code: string, message: string, field?: string | null, details?: unknown, headers?: HeadersInit) {
-  return jsonResponse({ error: { code, message, ...(field ? { field } : {}), ...(details ? { details } : {}) } }, { status, headers });
+export function errorReply(status: number, code: string, message: string, field?: string | null, details?: unknown, headers?: Record<string, string>) {
+  return jsonReply({ error: { code, message, ...(field ? { field } : {}), ...(details ? { details } : {}) } }, { status, headers });
 }
 
-function toResponse(e: unknown): Response {
+function toReply(e: unknown): JsonReply {
   const domain = asDomainError(e);
-  if (domain) return errorResponse(errorTable[domain.code].http, domain.code, domain.message, domain.field, domain.details);
+  if (domain) return errorReply(errorTable[domain.code].http, domain.code, domain.message, domain.field, domain.details);
   if (e instanceof ZodError) {
     const issue = e.issues[0];
     const field = issue.path.join('.') || null;
-    return errorResponse(400, 'ValidationFailed', `${field ? `${field}: ` : ''}${issue.message}`, field, {
+    return errorReply(400, 'ValidationFailed', `${field ? `${field}: ` : ''}${issue.message}`, field, {
       issues: e.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
     });
   }
   logError('rest', e);
-  return errorResponse(500, 'Internal', 'internal error');
+  return errorReply(500, 'Internal', 'internal error');
 }
 
 /** Reads a JSON body with a size limit; malformed JSON and oversized bodies are coded 4xx. */
-export async function readJson(req: Request): Promise<unknown> {
+export async function readJson(req: ApiRequest): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw new DomainError('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`);
   const type = req.headers.get('content-type') ?? '';
   if (!type.includes('application/json')) throw new DomainError('ValidationFailed', 'content-type must be application/json', 'content-type');
-  const text = (bufferedBody(req) ?? (await streamedBody(req))).toString('utf8');
+  const text = (bufferedBody(req) ?? (await streamedBody(req as Request))).toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -101,9 +101,9 @@ async function streamedBody(req: Request): Promise<Buffer> {
 }
 
 /** Like `readJson`, but a request without a body reads as `{}` (actions whose body is optional). */
-export async function readOptionalJson(req: Request): Promise<unknown> {
+export async function readOptionalJson(req: ApiRequest): Promise<unknown> {
   const buffered = bufferedBody(req);
-  if (buffered ? buffered.length === 0 : req.body === null || req.headers.get('content-length') === '0') return {};
+  if (buffered ? buffered.length === 0 : (req as Request).body === null || req.headers.get('content-length') === '0') return {};
   return readJson(req);
 }
 
@@ -120,24 +120,31 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
   return schema.parse(value);
 }
 
-type Handler<P, C = RestContext<P>> = (ctx: C) => Promise<Response | unknown>;
+type Handler<P, C = RestContext<P>> = (ctx: C) => Promise<Response | JsonReply | unknown>;
 
-const unauthenticated = () => errorResponse(401, 'Unauthenticated', 'a valid bearer token is required', null, undefined, { 'www-authenticate': 'Bearer' });
+/** A REST v1 route as the REST server calls it (api-server.ts): its own request and the path's parameters in, a reply out. */
+export type DirectHandler = (req: ApiRequest, params: Record<string, string>) => Promise<JsonReply | Response>;
+
+/** A route file's handler: the signature Next gives App Router handlers, plus the REST server's `direct` entry. */
+export type RestHandler = ((req: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>) & { direct: DirectHandler };
+
+const unauthenticated = () => errorReply(401, 'Unauthenticated', 'a valid bearer token is required', null, undefined, { 'www-authenticate': 'Bearer' });
 
 /**
  * The steps every REST v1 route shares: the module switch, bearer authentication (401 without a
  * valid token: unknown, revoked, or an operator token whose user lost the role), the per-token
- * rate limit, then `authorize` (which refuses with a Response or passes a context to the handler),
- * and coded errors.
+ * rate limit, then `authorize` (which refuses with a reply or passes a context to the handler),
+ * and coded errors. The result serves both Next (Web Request in, Web Response out) and, as
+ * `direct`, the REST server.
  */
 function restRoute<P extends Record<string, string>, C>(
   module: string | undefined,
-  authorize: (principal: ApiPrincipal, base: { db: Db; req: Request; url: URL; params: P }) => Promise<Response | C>,
-  handler: (ctx: C) => Promise<Response | unknown>,
-) {
-  return async (req: Request, context?: { params: Promise<P> }): Promise<Response> => {
+  authorize: (principal: ApiPrincipal, base: { db: Db; req: ApiRequest; url: URL; params: P }) => Promise<JsonReply | C>,
+  handler: (ctx: C) => Promise<Response | JsonReply | unknown>,
+): RestHandler {
+  const direct = async (req: ApiRequest, params: Record<string, string>): Promise<JsonReply | Response> => {
     try {
-      if (module && !moduleEnabled(module)) return errorResponse(404, 'NotFound', 'this API is not served here');
+      if (module && !moduleEnabled(module)) return errorReply(404, 'NotFound', 'this API is not served here');
       const header = req.headers.get('authorization') ?? '';
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       const db = getDb();
@@ -145,31 +152,35 @@ function restRoute<P extends Record<string, string>, C>(
       if (!principal) return unauthenticated();
       const allowed = limiter('token').take(principal.tokenId);
       if (!allowed.ok) {
-        return errorResponse(429, 'RateLimited', `too many requests for this token; retry in ${allowed.retryAfterSeconds} s`, null, undefined, {
+        return errorReply(429, 'RateLimited', `too many requests for this token; retry in ${allowed.retryAfterSeconds} s`, null, undefined, {
           'retry-after': String(allowed.retryAfterSeconds),
         });
       }
-      const params = ((await context?.params) ?? {}) as P;
-      const ctx = await authorize(principal, { db, req, url: new URL(req.url), params });
-      if (ctx instanceof Response) return ctx;
+      const ctx = await authorize(principal, { db, req, url: new URL(req.url), params: params as P });
+      if (ctx instanceof JsonReply) return ctx;
       const result = await handler(ctx);
-      return result instanceof Response ? result : jsonResponse(result);
+      return result instanceof Response || result instanceof JsonReply ? result : jsonReply(result);
     } catch (e) {
-      return toResponse(e);
+      return toReply(e);
     }
   };
+  const viaNext = async (req: Request, context?: { params: Promise<Record<string, string>> }): Promise<Response> => {
+    const reply = await direct(req, (await context?.params) ?? {});
+    return reply instanceof JsonReply ? reply.toResponse() : reply;
+  };
+  return Object.assign(viaNext, { direct });
 }
 
 const operatorTokenHere = () =>
-  errorResponse(403, 'Forbidden', 'an operator token acts on the operator routes only; use a project token for project routes');
+  errorReply(403, 'Forbidden', 'an operator token acts on the operator routes only; use a project token for project routes');
 
 /** A project token's project and role, checked against the path (404 for any other project: another tenant's is never revealed). */
-function checkProjectToken(principal: TokenPrincipal, params: Record<string, string>, minRole: MemberRole): Response | null {
+function checkProjectToken(principal: TokenPrincipal, params: Record<string, string>, minRole: MemberRole): JsonReply | null {
   if ('project' in params && params.project !== principal.projectSlug) {
-    return errorResponse(404, 'NotFound', `project "${params.project}" not found`, 'project');
+    return errorReply(404, 'NotFound', `project "${params.project}" not found`, 'project');
   }
   if (!roleAtLeast(principal.role, minRole)) {
-    return errorResponse(403, 'Forbidden', principal.role === 'viewer' ? `this token is read-only; the ${minRole} role is needed` : `this needs a token with the ${minRole} role (this one is ${principal.role})`);
+    return errorReply(403, 'Forbidden', principal.role === 'viewer' ? `this token is read-only; the ${minRole} role is needed` : `this needs a token with the ${minRole} role (this one is ${principal.role})`);
   }
   return null;
 }
@@ -202,7 +213,7 @@ export function projectReadRoute<P extends { project: string }>(options: { modul
   return restRoute<P, ProjectReadContext<P>>(
     options.module,
     async (principal, base) => {
-      if (base.req.method !== 'GET') return errorResponse(405, 'MethodNotAllowed', 'project reads open to operators are GET only');
+      if (base.req.method !== 'GET') return errorReply(405, 'MethodNotAllowed', 'project reads open to operators are GET only');
       if (principal.kind === 'project') {
         return checkProjectToken(principal, base.params, 'viewer') ?? { ...base, principal, project: { id: principal.projectId, slug: principal.projectSlug } };
       }
@@ -229,7 +240,7 @@ export function projectOrOperatorRoute<P extends { project: string }>(
       if (principal.kind === 'project') {
         const refused = checkProjectToken(principal, base.params, options.minRole);
         if (refused) return refused;
-        if (principal.clusterName) return errorResponse(403, 'Forbidden', 'a cluster token acts for its cluster only');
+        if (principal.clusterName) return errorReply(403, 'Forbidden', 'a cluster token acts for its cluster only');
         return { ...base, principal, actor: tokenActor(principal), project: { id: principal.projectId, slug: principal.projectSlug } };
       }
       return { ...base, principal, actor: tokenActor(principal), project: { id: await projectIdBySlug(base.db, base.params.project), slug: base.params.project } };
@@ -248,7 +259,7 @@ export function operatorRoute<P extends Record<string, string>>(options: { modul
   return restRoute<P, OperatorRestContext<P>>(
     options.module,
     async (principal, base) => {
-      if (principal.kind !== 'operator') return errorResponse(403, 'Forbidden', 'this route needs an operator token; project and cluster tokens cannot use it');
+      if (principal.kind !== 'operator') return errorReply(403, 'Forbidden', 'this route needs an operator token; project and cluster tokens cannot use it');
       return { ...base, principal, actor: tokenActor(principal) };
     },
     handler,
@@ -256,6 +267,6 @@ export function operatorRoute<P extends Record<string, string>>(options: { modul
 }
 
 /** Wraps a route any valid token may call, whatever it acts for (identity: `GET /api/v1/whoami`). */
-export function anyTokenRoute<P extends Record<string, string>>(handler: Handler<P, { db: Db; req: Request; url: URL; params: P; principal: ApiPrincipal }>) {
-  return restRoute<P, { db: Db; req: Request; url: URL; params: P; principal: ApiPrincipal }>(undefined, async (principal, base) => ({ ...base, principal }), handler);
+export function anyTokenRoute<P extends Record<string, string>>(handler: Handler<P, { db: Db; req: ApiRequest; url: URL; params: P; principal: ApiPrincipal }>) {
+  return restRoute<P, { db: Db; req: ApiRequest; url: URL; params: P; principal: ApiPrincipal }>(undefined, async (principal, base) => ({ ...base, principal }), handler);
 }

@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { DirectHandler } from './rest';
 
 /**
  * The REST v1 route files (app/api/v1/**\/route.ts) as a table: found on disk, matched the way
@@ -12,8 +13,11 @@ import { pathToFileURL } from 'node:url';
 export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
 
-/** A route file's handler: the Web-standard signature Next gives App Router route handlers. */
-export type RouteHandler = (req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+/**
+ * A route file's handler: the Web-standard signature Next gives App Router route handlers; those
+ * made by server/http/rest.ts also have a `direct` entry for the REST server (no Web objects).
+ */
+export type RouteHandler = ((req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>) & { direct?: DirectHandler };
 
 export interface RouteFile {
   file: string;

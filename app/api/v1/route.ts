@@ -1,11 +1,10 @@
-import { jsonResponse } from '@/server/http/buffered';
 import { servedGroups, servedRoutes } from '@/server/api/catalog';
 
 export const dynamic = 'force-dynamic';
 
 /** Discovery: only the groups (and their routes) this deployment actually serves. */
 export function GET() {
-  return jsonResponse({
+  return Response.json({
     version: 'v1',
     groups: servedGroups().map((g) => ({
       name: g.name,

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { operatorRoute, readJson } from '@/server/http/rest';
 import { createClaimPolicy, listClaimPolicies } from '@/server/quota/policies';
 import { claimPolicyResource, claimPolicyResourceInput } from '@/server/quota/resources';
@@ -17,5 +17,5 @@ export const GET = operatorRoute({ module: 'quota' }, async ({ db }) => {
 export const POST = operatorRoute({ module: 'quota' }, async ({ db, req, actor }) => {
   const body = claimPolicyResourceInput.parse(await readJson(req));
   const policy = await createClaimPolicy(db, { ...body.spec, name: body.metadata.name }, actor);
-  return jsonResponse(claimPolicyResource(policy!), { status: 201 });
+  return jsonReply(claimPolicyResource(policy!), { status: 201 });
 });

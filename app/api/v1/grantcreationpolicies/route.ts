@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { operatorRoute, readJson } from '@/server/http/rest';
 import { createGrantPolicy, listGrantPolicies } from '@/server/quota/policies';
 import { grantPolicyResource, grantPolicyResourceInput } from '@/server/quota/resources';
@@ -17,5 +17,5 @@ export const GET = operatorRoute({ module: 'quota' }, async ({ db }) => {
 export const POST = operatorRoute({ module: 'quota' }, async ({ db, req, actor }) => {
   const body = grantPolicyResourceInput.parse(await readJson(req));
   const policy = await createGrantPolicy(db, { ...body.spec, name: body.metadata.name }, actor);
-  return jsonResponse(grantPolicyResource(policy!), { status: 201 });
+  return jsonReply(grantPolicyResource(policy!), { status: 201 });
 });

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { operatorRoute, readJson } from '@/server/http/rest';
 import { createRegistration, listRegistrations } from '@/server/quota/registrations';
 import { registrationResource, registrationResourceInput } from '@/server/quota/resources';
@@ -14,5 +14,5 @@ export const GET = operatorRoute({ module: 'quota' }, async ({ db }) => {
 /** Registers a resource type; grants waiting for it turn Active in the same transaction. */
 export const POST = operatorRoute({ module: 'quota' }, async ({ db, req, actor }) => {
   const body = registrationResourceInput.parse(await readJson(req));
-  return jsonResponse(registrationResource(await createRegistration(db, body.spec, actor)), { status: 201 });
+  return jsonReply(registrationResource(await createRegistration(db, body.spec, actor)), { status: 201 });
 });

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { projectOrOperatorRoute, projectReadRoute } from '@/server/http/rest';
 import { getDeletionStatus, requestProjectDeletion } from '@/server/tenancy/project-deletion';
 import { findProject } from '@/server/tenancy/projects';
@@ -18,5 +18,5 @@ export const GET = projectReadRoute<Params>({}, async ({ db, project }) => proje
  */
 export const DELETE = projectOrOperatorRoute<Params>({ minRole: 'owner' }, async ({ db, project, actor }) => {
   const status = await requestProjectDeletion(db, project.id, actor, 'deleted through the API');
-  return jsonResponse(projectResource(await findProject(db, project.slug), status), { status: 202 });
+  return jsonReply(projectResource(await findProject(db, project.slug), status), { status: 202 });
 });

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { createCluster, listClusters } from '@/server/cni/clusters';
 import { clusterCreateInput } from '@/server/cni/schemas';
 import { DomainError } from '@/server/errors';
@@ -16,5 +16,5 @@ export const GET = tokenRoute<{ project: string }>({ minRole: 'viewer', module: 
 export const POST = tokenRoute<{ project: string }>({ minRole: 'editor', module: 'ipam' }, async ({ db, req, principal }) => {
   if (principal.clusterName) throw new DomainError('Forbidden', 'a cluster-scoped token cannot register clusters');
   const input = clusterCreateInput.parse(await readJson(req));
-  return jsonResponse(await createCluster(db, principal.projectId, { ...input, issueToken: true }, tokenActor(principal)), { status: 201 });
+  return jsonReply(await createCluster(db, principal.projectId, { ...input, issueToken: true }, tokenActor(principal)), { status: 201 });
 });

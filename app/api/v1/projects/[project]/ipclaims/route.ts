@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { z } from 'zod';
 import { decodeContinue, encodeContinue, parseQuery } from '@/server/http/pagination';
 import { readJson, tokenRoute } from '@/server/http/rest';
@@ -43,5 +43,5 @@ export const POST = tokenRoute<{ project: string }>({ minRole: 'editor', module:
   const body = claimResourceInput.parse(await readJson(req));
   const preview = dryRun === 'true' || dryRun === 'All';
   const result = await createClaim(db, principal.projectId, claimInputFromResource(body), tokenActor(principal), { dryRun: preview });
-  return jsonResponse(claimResource(result.claim, { dryRun: preview }), { status: result.created ? 201 : 200 });
+  return jsonReply(claimResource(result.claim, { dryRun: preview }), { status: result.created ? 201 : 200 });
 });

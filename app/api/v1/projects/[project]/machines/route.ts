@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { z } from 'zod';
 import { listMachines, requestMachine } from '@/server/fleet/machines';
 import { machineResource, machineResourceInput } from '@/server/fleet/resources';
@@ -21,5 +21,5 @@ export const GET = tokenRoute<{ project: string }>({ minRole: 'viewer', module: 
 export const POST = tokenRoute<{ project: string }>({ minRole: 'editor', module: 'fleet' }, async ({ db, req, principal }) => {
   const body = machineResourceInput.parse(await readJson(req));
   const machine = await requestMachine(db, principal.projectId, { ...body.spec, name: body.metadata.name }, tokenActor(principal));
-  return jsonResponse(machineResource(machine), { status: 201 });
+  return jsonReply(machineResource(machine), { status: 201 });
 });

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { z } from 'zod';
 import { decodeContinue, encodeContinue, parseQuery } from '@/server/http/pagination';
 import { readJson, tokenRoute } from '@/server/http/rest';
@@ -23,5 +23,5 @@ export const GET = tokenRoute<{ project: string }>({ minRole: 'viewer', module: 
 export const POST = tokenRoute<{ project: string }>({ minRole: 'editor', module: 'ipam' }, async ({ db, req, principal }) => {
   const body = networkResourceInput.parse(await readJson(req));
   const network = await createNetwork(db, principal.projectId, networkInputFromResource(body), tokenActor(principal));
-  return jsonResponse(networkResource(network), { status: 201 });
+  return jsonReply(networkResource(network), { status: 201 });
 });

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { z } from 'zod';
 import { decodeContinue, encodeContinue, parseQuery } from '@/server/http/pagination';
 import { readJson, tokenRoute } from '@/server/http/rest';
@@ -23,5 +23,5 @@ export const GET = tokenRoute<{ project: string }>({ minRole: 'viewer', module: 
 export const POST = tokenRoute<{ project: string }>({ minRole: 'editor', module: 'quota' }, async ({ db, req, principal }) => {
   const body = increaseResourceInput.parse(await readJson(req));
   const created = await createIncreaseRequest(db, principal.projectId, body.spec, tokenActor(principal));
-  return jsonResponse(increaseResource(created), { status: 201 });
+  return jsonReply(increaseResource(created), { status: 201 });
 });

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { z } from 'zod';
 import { decodeContinue, encodeContinue, parseQuery } from '@/server/http/pagination';
 import { expectSameAsPath, operatorRoute, projectReadRoute, readJson } from '@/server/http/rest';
@@ -25,5 +25,5 @@ export const POST = operatorRoute<{ project: string }>({ module: 'quota' }, asyn
   expectSameAsPath('spec.consumerRef.name', body.spec.consumerRef?.name, params.project);
   const projectId = await projectIdBySlug(db, params.project);
   const { grant } = await createGrant(db, { projectId, name: body.metadata.name, allowances: body.spec.allowances, source: 'Operator' }, actor);
-  return jsonResponse(grantResource(grant), { status: 201 });
+  return jsonReply(grantResource(grant), { status: 201 });
 });

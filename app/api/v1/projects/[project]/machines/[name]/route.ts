@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { deleteMachine, getMachine } from '@/server/fleet/machines';
 import { machineResource } from '@/server/fleet/resources';
 import { tokenRoute } from '@/server/http/rest';
@@ -16,5 +16,5 @@ export const GET = tokenRoute<Params>({ minRole: 'viewer', module: 'fleet' }, as
 /** Starts the release (202): cleanup runs through the provider and is verified before the machine is Released. */
 export const DELETE = tokenRoute<Params>({ minRole: 'editor', module: 'fleet' }, async ({ db, params, principal }) => {
   await deleteMachine(db, principal.projectId, resourceName.parse(params.name), tokenActor(principal));
-  return jsonResponse(machineResource(await getMachine(db, principal.projectId, params.name)), { status: 202 });
+  return jsonReply(machineResource(await getMachine(db, principal.projectId, params.name)), { status: 202 });
 });

@@ -1,4 +1,4 @@
-import { jsonResponse } from '@/server/http/buffered';
+import { jsonReply } from '@/server/http/buffered';
 import { getMachine } from '@/server/fleet/machines';
 import { forceReleaseMachine, releaseMachineAsOperator } from '@/server/fleet/operator';
 import { machineReleaseInput, machineResource } from '@/server/fleet/resources';
@@ -16,5 +16,5 @@ export const POST = operatorRoute<{ project: string; name: string }>({ module: '
   const { projectId, machine } = await machineAddress(db, params);
   if (body.force) await forceReleaseMachine(db, machine.id, body.reason, actor);
   else await releaseMachineAsOperator(db, machine.id, body.reason, actor);
-  return jsonResponse(machineResource(await getMachine(db, projectId, machine.name)), { status: 202 });
+  return jsonReply(machineResource(await getMachine(db, projectId, machine.name)), { status: 202 });
 });
