@@ -8,14 +8,19 @@
  * Opt-in stages run only when TEST_STAGES names them: `audit` (bin/audit.ts) needs the registry's
  * advisory endpoint, which the registry this project's machines and CI reach does not serve (it
  * answers 405), so in the default run it could only fail.
+ *
+ * CI shows only the tail of this output: a failed stage's digest (`test-results/<stage>-digest.txt`,
+ * written by the system tests when they fail: seed, logs, violations) is printed after the summary.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 const only = process.env.TEST_STAGES?.split(',');
+const digestOf = (stage: string) => path.join(root, 'test-results', `${stage}-digest.txt`);
 
 const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessEnv; optIn?: boolean }[] = [
   { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit'] },
@@ -31,6 +36,7 @@ const results: { name: string; ok: boolean; seconds: number }[] = [];
 for (const stage of stages) {
   if (only ? !only.includes(stage.name) : stage.optIn) continue;
   process.stdout.write(`\n=== ${stage.name} ===\n`);
+  rmSync(digestOf(stage.name), { force: true });
   const started = Date.now();
   const { status } = spawnSync(stage.cmd, stage.args, {
     cwd: root,
@@ -42,5 +48,8 @@ for (const stage of stages) {
 }
 process.stdout.write('\n=== summary ===\n');
 for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.seconds.toFixed(1)} s)\n`);
+for (const r of results) {
+  if (!r.ok && existsSync(digestOf(r.name))) process.stdout.write(`\n=== ${r.name}: digest ===\n${readFileSync(digestOf(r.name), 'utf8')}`);
+}
 const failed = results.some((r) => !r.ok) || results.length === 0;
 process.exit(failed ? 1 : 0);

@@ -11,9 +11,10 @@
  */
 import { randomInt } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFailed, test } from 'vitest';
 import type { Db } from '@/db/client';
 import { Api } from './api';
+import { failureLine, writeDigest } from './digest';
 import { startSystem, type System, type SystemProcess } from './harness';
 import { checkFleet, checkIpam, checkJobs, checkProvider, checkQueue, checkQuota, waitForFleetToSettle } from './invariants';
 import { checkLedger, Ledger } from './ledger';
@@ -40,6 +41,9 @@ let system: System;
 let api: Api;
 let world: World;
 let failed = true;
+/** For the digest of a failed run: the first failure, and the violations once checked. */
+let failure: string | undefined;
+let violations: string[] = [];
 
 beforeAll(async () => {
   process.stdout.write(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed}), ${chaosMs / 1000} s of kills\n`);
@@ -50,7 +54,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   api?.close();
-  if (failed) process.stdout.write(`chaos: FAILED with seed ${seed} (replay with CHAOS_SEED=${seed})\n`);
+  if (failed) {
+    process.stdout.write(`chaos: FAILED with seed ${seed} (replay with CHAOS_SEED=${seed})\n`);
+    writeDigest('chaos', [`chaos: FAILED with seed ${seed} (replay with CHAOS_SEED=${seed}); logs in ${system?.logDir ?? '(not started)'}`, `chaos: ${failure ?? 'failed before the test ran'}`], violations);
+  }
   await system?.stop(failed ? { keep: true } : {});
 }, 60_000);
 
@@ -67,6 +74,9 @@ async function waitForQueueToDrain(db: Db, timeoutMs: number): Promise<void> {
 }
 
 test('killing web, worker and simulator processes (-9) under a mixed workload loses and duplicates nothing', async () => {
+  onTestFailed(({ task }) => {
+    failure = failureLine(task.result?.errors);
+  });
   const { db } = system;
   const ledger = new Ledger();
   const base = `/api/v1/projects/${world.slug}`;
@@ -176,7 +186,7 @@ test('killing web, worker and simulator processes (-9) under a mixed workload lo
   await waitForQueueToDrain(db, 60_000);
   const settleSeconds = (Date.now() - started) / 1000 - chaosSeconds;
 
-  const violations = [
+  violations = [
     ...api.serverErrors.map((e) => `server error: ${e}`),
     ...moving.map((m) => `still moving: ${m}`),
     ...overLimit.map((o) => `a bucket read showed allocated above limit: ${o}`),

@@ -5,8 +5,9 @@
  * invariant holds — checked in SQL, against the simulator's records and the workers' job traces.
  */
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFailed, test } from 'vitest';
 import { Api, type Outcome } from './api';
+import { failureLine, writeDigest } from './digest';
 import { startSystem, type System } from './harness';
 import { checkFleet, checkIpam, checkJobs, checkProvider, checkQueue, checkQuota, waitForFleetToSettle } from './invariants';
 import { checkLedger, Ledger } from './ledger';
@@ -16,6 +17,9 @@ let system: System;
 let api: Api;
 let world: World;
 let failed = true;
+/** For the digest of a failed run: the first failure, and the violations once checked. */
+let failure: string | undefined;
+let violations: string[] = [];
 
 beforeAll(async () => {
   system = await startSystem({ webs: 2, workers: 2, operationMs: 300 });
@@ -26,6 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   api?.close();
+  if (failed) writeDigest('scale-out', [`scale-out: FAILED; logs in ${system?.logDir ?? '(not started)'}`, `scale-out: ${failure ?? 'failed before the test ran'}`], violations);
   await system?.stop(failed ? { keep: true } : {});
 }, 60_000);
 
@@ -54,6 +59,9 @@ function interleave<T>(...lists: T[][]): T[] {
 const kinds = (outcomes: Outcome[]) => outcomes.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.kind === 'refused' ? o.code : o.kind]: (acc[o.kind === 'refused' ? o.code : o.kind] ?? 0) + 1 }), {});
 
 test('2 web + 2 worker processes share the work: every flow through both webs, nothing twice, all invariants hold', async () => {
+  onTestFailed(({ task }) => {
+    failure = failureLine(task.result?.errors);
+  });
   const { db } = system;
   const ledger = new Ledger();
   const base = `/api/v1/projects/${world.slug}`;
@@ -150,7 +158,9 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
   }
 
   // Phase 3: let the fleet settle, then check everything.
-  expect(await waitForFleetToSettle(db, 120_000)).toEqual([]);
+  const moving = await waitForFleetToSettle(db, 120_000);
+  violations = moving.map((m) => `still moving: ${m}`);
+  expect(moving).toEqual([]);
   const totalSeconds = (Date.now() - started) / 1000;
 
   const buckets = await Promise.all(
@@ -170,7 +180,7 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
   const phases = (await db.execute(sql`select phase, count(*)::int as n from machines where project_id = ${world.projectId} group by 1 order by 1`)) as unknown as { phase: string; n: number }[];
   expect(Object.fromEntries(phases.map((p) => [p.phase, p.n]))).toEqual({ Ready: machinesAdmitted - 4, Released: 4 });
 
-  const violations = [
+  violations = [
     ...api.serverErrors.map((e) => `server error: ${e}`),
     ...(await checkIpam(db)),
     ...(await checkQuota(db)),
