@@ -2,12 +2,13 @@
  * The enqueue contract on real PostgreSQL: a job added in a transaction exists once that
  * transaction commits. Keyed jobs are the hard case: graphile-worker's add_job retires a running
  * job with the key and then upserts the key's pending one, in two statements, and a worker may take
- * the pending job between them.
+ * the pending job between them. Jobs are added from TypeScript (enqueueJob) and from SQL
+ * (meridian_add_job, migration 0024); both must survive that interleaving.
  */
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { expect, inject, test } from 'vitest';
-import type { Db } from '@/db/client';
+import type { Db, DbOrTx } from '@/db/client';
 import { testDb, uniq } from '@/test/db';
 import { enqueueJob } from './enqueue';
 
@@ -23,14 +24,16 @@ async function jobsIn(db: Db, queue: string) {
     where q.queue_name = ${queue} order by j.id`)) as unknown as { id: string; key: string | null; payload: unknown; locked: boolean; retired: boolean }[];
 }
 
-test('a keyed job added while a worker takes the pending one with its key follows that run instead of being dropped', async () => {
-  const { db } = testDb();
-  // As a machine's reconciler: keyed, in a queue of its own.
-  const key = uniq('machine');
+/**
+ * Adds the job `{ change: 2 }` with `key` (in the queue `key`) through `add`, in a transaction, while
+ * a worker takes the pending job `{ change: 1 }` with that key in the middle of the add; returns the
+ * queue's jobs once both committed.
+ */
+async function addWhileAWorkerTakesThePendingJob(db: Db, key: string, add: (tx: DbOrTx) => Promise<unknown>) {
   await enqueueJob(db, task, { change: 1 }, { jobKey: key, queueName: key });
   const [pending] = await jobsIn(db, key);
 
-  // The worker: it holds the pending job's row, so the enqueue below stops where add_job upserts it
+  // The worker: it holds the pending job's row, so the add below stops where add_job upserts it
   // (after it looked for a running job to retire and found none); then it takes the job as get_job
   // does — queue and job locked, the attempt counted — and commits.
   const worker = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
@@ -47,15 +50,15 @@ test('a keyed job added while a worker takes the pending one with its key follow
   });
   try {
     await holding;
-    // The change that needs the job: it commits once add_job returns.
-    let enqueuer: number | undefined;
+    // The change that needs the job: it commits once the add returns.
+    let adder: number | undefined;
     const change = db.transaction(async (tx) => {
-      [{ pid: enqueuer }] = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[];
-      await enqueueJob(tx, task, { change: 2 }, { jobKey: key, queueName: key });
+      [{ pid: adder }] = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[];
+      await add(tx);
     });
     for (let i = 0; i < 200; i++) {
-      if (enqueuer !== undefined) {
-        const [{ waiting }] = (await db.execute(sql`select cardinality(pg_blocking_pids(${enqueuer}::int)) > 0 as waiting`)) as unknown as { waiting: boolean }[];
+      if (adder !== undefined) {
+        const [{ waiting }] = (await db.execute(sql`select cardinality(pg_blocking_pids(${adder}::int)) > 0 as waiting`)) as unknown as { waiting: boolean }[];
         if (waiting) break;
       }
       await sleep(25);
@@ -63,13 +66,7 @@ test('a keyed job added while a worker takes the pending one with its key follow
     take();
     await taking;
     await change;
-
-    // The run the worker started may have read the state from before the change: the change's job
-    // must still come after it — the taken job retired, a pending one with the key and its payload.
-    expect(await jobsIn(db, key)).toEqual([
-      { id: pending.id, key: null, payload: { change: 1 }, locked: true, retired: true },
-      { id: expect.any(String), key, payload: { change: 2 }, locked: false, retired: false },
-    ]);
+    return { pending, jobs: await jobsIn(db, key) };
   } finally {
     take();
     await taking.catch(() => {});
@@ -77,4 +74,43 @@ test('a keyed job added while a worker takes the pending one with its key follow
     await db.execute(sql`delete from graphile_worker._private_jobs where job_queue_id = (select id from graphile_worker._private_job_queues where queue_name = ${key})`);
     await db.execute(sql`delete from graphile_worker._private_job_queues where queue_name = ${key}`);
   }
+}
+
+test('a keyed job added while a worker takes the pending one with its key follows that run instead of being dropped', async () => {
+  const { db } = testDb();
+  // As a machine's reconciler: keyed, in a queue of its own.
+  const key = uniq('machine');
+  const { pending, jobs } = await addWhileAWorkerTakesThePendingJob(db, key, (tx) => enqueueJob(tx, task, { change: 2 }, { jobKey: key, queueName: key }));
+
+  // The run the worker started may have read the state from before the change: the change's job
+  // must still come after it — the taken job retired, a pending one with the key and its payload.
+  expect(jobs).toEqual([
+    { id: pending.id, key: null, payload: { change: 1 }, locked: true, retired: true },
+    { id: expect.any(String), key, payload: { change: 2 }, locked: false, retired: false },
+  ]);
+});
+
+test('meridian_add_job (the SQL functions’ add) likewise queues a successor to the job a worker took in the middle of it', async () => {
+  const { db } = testDb();
+  // As the project-deletion trigger adds its pass: keyed, in a queue of its own, named arguments.
+  const key = uniq('project-delete');
+  let added: string | null | undefined;
+  const { pending, jobs } = await addWhileAWorkerTakesThePendingJob(db, key, async (tx) => {
+    [{ id: added }] = (await tx.execute(sql`select meridian_add_job(${task}, json_build_object('change', 2),
+      queue_name => ${key}::text, job_key => ${key}::text, job_key_mode => 'replace') as id`)) as unknown as { id: string | null }[];
+  });
+
+  expect(jobs).toEqual([
+    { id: pending.id, key: null, payload: { change: 1 }, locked: true, retired: true },
+    { id: added, key, payload: { change: 2 }, locked: false, retired: false },
+  ]);
+});
+
+test('the SQL functions of the schema add jobs through meridian_add_job only', async () => {
+  const { db } = testDb();
+  const direct = (await db.execute(sql`
+    select p.proname from pg_proc p
+    where p.pronamespace = 'public'::regnamespace and p.prosrc ilike '%graphile_worker.add_job%' and p.proname <> 'meridian_add_job'
+    order by 1`)) as unknown as { proname: string }[];
+  expect(direct).toEqual([]);
 });

@@ -16,39 +16,28 @@ export interface EnqueueOptions {
 }
 
 /**
- * How often a keyed add is tried when a worker took the key's pending job in the middle of it (see
- * `enqueueJob`); each try that loses finds the job running, so a second one is all it takes unless
- * yet another job with the key is added and taken meanwhile.
- */
-const ADD_TRIES = 3;
-
-/**
  * Enqueues a graphile-worker job with SQL inside the caller's transaction: the job exists if and
  * only if the change that made it necessary commits. Payloads carry ids only.
  *
- * A keyed add_job is two statements: it retires a running job with the key, then upserts the key's
- * pending job, leaving it alone if it is locked. A worker that takes the pending job between the
- * two leaves the upsert nothing to update and, the key being taken, nothing to insert: add_job
- * returns no job (graphile/worker#580). The run that worker started may have read the state from
- * before this change, which would then commit with no job to act on it (a machine deleted just as
- * its job started waited for capacity forever). That job is running now, so adding again retires it
- * and adds the successor that runs after it.
+ * Through `meridian_add_job` (migration 0024), graphile-worker's add_job made safe for keyed jobs:
+ * a keyed add_job is two statements (retire a running job with the key, then upsert the key's
+ * pending job unless it is locked), and a worker that takes the pending job between the two leaves
+ * it nothing to add (graphile/worker#580), while the run that worker started may have read the
+ * state from before this change, which would then commit with no job to act on it (a machine
+ * deleted just as its job started waited for capacity forever). The wrapper then adds again, which
+ * retires the now running job and queues the successor that runs after it.
  */
 export async function enqueueJob(db: DbOrTx, task: string, payload: Record<string, unknown>, options: EnqueueOptions = {}) {
-  for (let tries = 1; ; tries++) {
-    const [job] = (await db.execute(sql`select id from graphile_worker.add_job(
-      ${task},
-      ${JSON.stringify(payload)}::json,
-      run_at => ${options.runAt ? options.runAt.toISOString() : null}::timestamptz,
-      max_attempts => ${options.maxAttempts ?? 25}::int,
-      job_key => ${options.jobKey ?? null}::text,
-      priority => ${options.priority ?? 0}::int,
-      queue_name => ${options.queueName ?? null}::text,
-      job_key_mode => ${options.jobKeyMode ?? 'replace'}::text
-    )`)) as unknown as { id: string | null }[];
-    if (job?.id != null) return;
-    if (tries === ADD_TRIES) throw new Error(`could not enqueue ${task} with key ${options.jobKey}: its pending job was taken by a worker during each of ${ADD_TRIES} tries`);
-  }
+  await db.execute(sql`select meridian_add_job(
+    ${task},
+    ${JSON.stringify(payload)}::json,
+    run_at => ${options.runAt ? options.runAt.toISOString() : null}::timestamptz,
+    max_attempts => ${options.maxAttempts ?? 25}::int,
+    job_key => ${options.jobKey ?? null}::text,
+    priority => ${options.priority ?? 0}::int,
+    queue_name => ${options.queueName ?? null}::text,
+    job_key_mode => ${options.jobKeyMode ?? 'replace'}::text
+  )`);
 }
 
 /** Announcing a deadline this far ahead at most; later ones are left to the worker's poll. */
