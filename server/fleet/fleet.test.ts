@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
@@ -129,6 +130,43 @@ describe('fleet lifecycle', () => {
     expect(waiting.phaseReason).toContain('waiting for capacity');
     await deleteMachine(f.db, f.project.id, winner, actor);
     await waitPhase(f.project.id, loser, 'Ready');
+  });
+
+  test('a waiter locked by a change that rolls back while capacity returns still binds', async () => {
+    const f = await makeFleet(1);
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'a' }, actor);
+    await waitPhase(f.project.id, 'a', 'Ready');
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'b' }, actor);
+    await waitFor('b waiting for capacity', async () => (await getMachine(f.db, f.project.id, 'b')).phaseReason?.includes('waiting for capacity'));
+    const b = await getMachine(f.db, f.project.id, 'b');
+    // Another change holds b's row (a delete or an approval that will fail) while a is released and
+    // its capacity returns, then rolls back.
+    const other = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    let rollBack!: () => void;
+    const held = new Promise<void>((r) => (rollBack = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const change = other
+      .begin(async (tx) => {
+        await tx`select 1 from machines where id = ${b.id} for update`;
+        locked();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => {});
+    try {
+      await isLocked;
+      await deleteMachine(f.db, f.project.id, 'a', actor);
+      await waitFor('the capacity back', async () => {
+        const [row] = await f.db.select({ state: machineCapacity.state }).from(machineCapacity).where(eq(machineCapacity.deviceRef, f.devices[0]));
+        return row.state === 'Available';
+      });
+    } finally {
+      rollBack();
+      await change;
+      await other.end();
+    }
+    await waitPhase(f.project.id, 'b', 'Ready', 30_000);
   });
 
   test('100 requests for 10 machines: exactly 10 bind; the rest bind as those are released', async () => {

@@ -12,6 +12,7 @@ import type { ProviderClient } from '@/server/provider';
 import { releaseMachine } from '@/server/quota/admission';
 import { EVIDENCE_MAX_AGE_SECONDS, locationUsability } from './catalogue';
 import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
+import { enqueueJob } from '@/server/jobs/enqueue';
 import { wakeMachine } from './machines';
 import { setPhaseReason, transitionMachine, type MachinePhase } from './phases';
 import { admitOperation, backoffMs, callOperation, driveOperation, getOperationRow, recordOperation, type OperationRow } from './provider-ops';
@@ -432,16 +433,25 @@ async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason
  */
 export async function wakeWaiting(tx: DbOrTx, classId: string, locationId: string, count: number) {
   await lockCapacityPool(tx, classId, locationId, 'shared');
+  const waiters = sql`phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null and phase_reason = ${WAITING_FOR_CAPACITY}`;
+  const first = (await tx.execute(sql`select id from ${machines} where ${waiters} order by created_at limit ${count}`)) as unknown as { id: string }[];
   // SKIP LOCKED: a waiter another return is waking right now is left to it (that one wakes it),
   // and this return wakes the next one.
   const woken = (await tx.execute(sql`
     with waiting as (
-      select id from ${machines}
-      where phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null and phase_reason = ${WAITING_FOR_CAPACITY}
+      select id from ${machines} where ${waiters}
       order by created_at limit ${count} for update skip locked
     )
     update ${machines} set phase_reason = ${WOKEN_FOR_CAPACITY}, updated_at = now()
     from waiting where ${machines.id} = waiting.id and ${machines.phaseReason} = ${WAITING_FOR_CAPACITY}
     returning ${machines.id}, ${notifyMachine} as notified`)) as unknown as { id: string }[];
   for (const w of woken) await wakeMachine(tx, w.id);
+  // A waiter skipped above may instead be locked by a change to the machine itself (a delete, an
+  // approval refused) that rolls back and wakes nobody: its reconciler runs once more as well (on a
+  // machine still waiting it only looks again, under the capacity lock). Without the job key, which
+  // that change's own keyed add may hold until it ends; the machine's queue still runs one at a time.
+  const wokenIds = new Set(woken.map((w) => w.id));
+  for (const f of first) {
+    if (!wokenIds.has(f.id)) await enqueueJob(tx, 'machine__reconcile', { machineId: f.id }, { queueName: `machine:${f.id}` });
+  }
 }
