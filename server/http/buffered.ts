@@ -27,7 +27,9 @@ export class BufferedRequest implements ApiRequest {
     /** The body; empty for GET and HEAD. */
     readonly body: Buffer,
   ) {
-    // Node lower-cases header names and joins repeated ones as the Web `Headers.get` does.
+    // Node lower-cases header names; of a repeated header it keeps the first (authorization,
+    // content-type, content-length, host), joins cookies with '; ' and others with ', ', as the
+    // request Next builds from the same message.
     this.headers = {
       get: (name) => {
         const value = raw[name.toLowerCase()];
@@ -58,5 +60,6 @@ export class JsonReply {
 
 /** `body` as a JSON reply (status 200 unless given). */
 export function jsonReply(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): JsonReply {
-  return new JsonReply(init.status ?? 200, JSON.stringify(body), init.headers);
+  // `undefined` (a handler that returns nothing) is JSON `null` on both paths.
+  return new JsonReply(init.status ?? 200, JSON.stringify(body) ?? 'null', init.headers);
 }

@@ -56,13 +56,14 @@ async function addWhileAWorkerTakesThePendingJob(db: Db, key: string, add: (tx: 
       [{ pid: adder }] = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[];
       await add(tx);
     });
-    for (let i = 0; i < 200; i++) {
+    let blocked = false;
+    for (let i = 0; i < 200 && !blocked; i++) {
       if (adder !== undefined) {
-        const [{ waiting }] = (await db.execute(sql`select cardinality(pg_blocking_pids(${adder}::int)) > 0 as waiting`)) as unknown as { waiting: boolean }[];
-        if (waiting) break;
+        [{ waiting: blocked }] = (await db.execute(sql`select cardinality(pg_blocking_pids(${adder}::int)) > 0 as waiting`)) as unknown as { waiting: boolean }[];
       }
-      await sleep(25);
+      if (!blocked) await sleep(25);
     }
+    if (!blocked) throw new Error('the add never waited on the row the worker holds: the interleaving was not reproduced');
     take();
     await taking;
     await change;
