@@ -17,7 +17,6 @@
  * nothing is asserted.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -29,7 +28,7 @@ import { CHANGES_CHANNEL, changeSchema } from '../server/live/notify';
 import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/spawn-simulator';
 import { updateGrant } from '../server/quota/grants';
 import { createOrganization, createProject } from '../server/tenancy/projects';
-import { benchDatabase, percentile, seedBenchFleet, startWorker } from './lib/harness';
+import { benchDatabase, percentile, postgresCpuSeconds, processCpuSeconds, seedBenchFleet, startWorker } from './lib/harness';
 
 const machineCount = Number(process.argv[2] ?? 200);
 const inFlight = Number(process.argv[3] ?? 25);
@@ -40,33 +39,6 @@ const warmup = Number(process.env.BENCH_WARMUP ?? inFlight * 2);
 /** The simulator's operation latency (the target is set for 0; BENCH_OPERATION_MS shows how deadlines are followed). */
 const operationMs = Number(process.env.BENCH_OPERATION_MS ?? 0);
 const actor = systemActor('bench');
-
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-/** CPU seconds used so far by the database's backends serving `database` (from their process titles). */
-function backendCpuSeconds(database: string): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (title.startsWith('postgres: ') && title.includes(` ${database} `)) total += cpuSeconds(Number(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
 
 /**
  * Waits for machines to reach a phase, woken by the change notifications of one project: each
@@ -240,9 +212,9 @@ async function main() {
     const sampler = process.env.BENCH_SAMPLE ? sampleActivity(database.url) : undefined;
     const load = os.loadavg();
     const databaseName = new URL(database.url).pathname.slice(1);
-    const cpuBefore = { workers: workers.map((c) => cpuSeconds(c.pid)), simulator: cpuSeconds(sim.child.pid), bench: process.cpuUsage(), postgres: backendCpuSeconds(databaseName) };
+    const cpuBefore = { workers: workers.map((c) => processCpuSeconds(c.pid)), simulator: processCpuSeconds(sim.child.pid), bench: process.cpuUsage(), postgres: postgresCpuSeconds(databaseName) };
     const { ids, calls, seconds } = await run('m', machineCount, inFlight);
-    const cpuAfter = { workers: workers.map((c) => cpuSeconds(c.pid)), simulator: cpuSeconds(sim.child.pid), bench: process.cpuUsage(cpuBefore.bench), postgres: backendCpuSeconds(databaseName) };
+    const cpuAfter = { workers: workers.map((c) => processCpuSeconds(c.pid)), simulator: processCpuSeconds(sim.child.pid), bench: process.cpuUsage(cpuBefore.bench), postgres: postgresCpuSeconds(databaseName) };
     const loadAfter = os.loadavg();
     const samples = await sampler?.stop();
 

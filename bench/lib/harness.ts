@@ -55,23 +55,29 @@ function statCpuSeconds(stat: string): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** CPU seconds a process has used so far, from /proc (Linux); 0 when it is gone. */
-function processCpuSeconds(pid: number): number {
+/** CPU seconds a process has used so far, from /proc (Linux); NaN when it is unknown or gone. */
+export function processCpuSeconds(pid: number | undefined): number {
+  if (!pid) return NaN;
   try {
     return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
-    return 0;
+    return NaN;
   }
 }
 
-/** CPU seconds used so far by this machine's PostgreSQL processes (the embedded server's, and any other). */
-function postgresCpuSeconds(): number {
+/**
+ * CPU seconds used so far by PostgreSQL processes on this machine: the backends serving `database`
+ * (by their process titles), or without one every PostgreSQL process (any server's).
+ */
+export function postgresCpuSeconds(database?: string): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.includes('(postgres)')) total += statCpuSeconds(stat);
+      if (!stat.includes('(postgres)')) continue;
+      if (database && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) continue;
+      total += statCpuSeconds(stat);
     } catch {
       // the process ended meanwhile
     }
@@ -86,7 +92,7 @@ function postgresCpuSeconds(): number {
 export function cpuMeter(children: Record<string, number | undefined> = {}) {
   const read = () => {
     const r: Record<string, number> = { postgres: postgresCpuSeconds() };
-    for (const [name, pid] of Object.entries(children)) r[name] = pid ? processCpuSeconds(pid) : 0;
+    for (const [name, pid] of Object.entries(children)) r[name] = processCpuSeconds(pid);
     const own = process.cpuUsage();
     r.client = (own.user + own.system) / 1e6;
     return r;

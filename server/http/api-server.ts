@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logError } from '@/server/observability/log';
 import { BufferedRequest, JsonReply } from './buffered';
-import { MAX_BODY_BYTES } from './rest';
+import { errorReply, MAX_BODY_BYTES } from './rest';
 import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
 import { securityHeaders } from './security-headers';
 
@@ -14,8 +14,9 @@ import { securityHeaders } from './security-headers';
  * The handlers are the route files under app/api/v1 (the same ones Next builds, so their contract
  * has one definition), found at start-up. Those made by server/http/rest.ts (all but two) are
  * called through their `direct` entry with the request as read here and answer a `JsonReply`,
- * written as it is; the others get the Web `Request` and `{ params }` Next would give them. Answers carry the console's security headers and `cache-control: no-store`;
- * bodies above MAX_BODY_BYTES are refused with 413 before they are buffered.
+ * written as it is; the others get the Web `Request` and `{ params }` Next would give them.
+ * Answers carry the console's security headers and `cache-control: no-store`; bodies above
+ * MAX_BODY_BYTES are refused with 413 before they are buffered.
  */
 
 const fixedHeaders: Record<string, string> = Object.fromEntries([
@@ -23,15 +24,7 @@ const fixedHeaders: Record<string, string> = Object.fromEntries([
   ['cache-control', 'no-store'],
 ]);
 
-function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {
-  const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { ...fixedHeaders, 'content-type': 'application/json', 'content-length': String(payload.length), ...extra });
-  res.end(payload);
-}
-
 const EMPTY = Buffer.alloc(0);
-
-const error = (code: string, message: string, field?: string) => ({ error: { code, message, ...(field ? { field } : {}) } });
 
 /** The request body, or 'tooLarge' as soon as it (declared or streamed) exceeds the limit. */
 function readBody(req: IncomingMessage): Promise<Buffer | 'tooLarge'> {
@@ -60,7 +53,7 @@ function toRequest(req: IncomingMessage, url: string, method: string, body: Buff
   return new Request(url, { method, headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
 }
 
-function sendReply(res: ServerResponse, reply: JsonReply, head: boolean) {
+function sendReply(res: ServerResponse, reply: JsonReply, head = false) {
   const payload = Buffer.from(reply.json);
   res.writeHead(reply.status, { ...fixedHeaders, 'content-type': 'application/json', ...reply.headers, 'content-length': String(payload.length) });
   res.end(head ? undefined : payload);
@@ -101,7 +94,7 @@ export async function createApiServer(root: string): Promise<ApiServer> {
       return;
     }
     const match = matchRoute(routes, pathname);
-    if (!match) return sendJson(res, 404, error('NotFound', `no API route ${pathname}`, 'path'));
+    if (!match) return sendReply(res, errorReply(404, 'NotFound', `no API route ${pathname}`, 'path'));
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') {
       res.writeHead(204, { ...fixedHeaders, allow: allowed(match.route) });
@@ -109,11 +102,11 @@ export async function createApiServer(root: string): Promise<ApiServer> {
       return;
     }
     const handler = match.route.handlers[(method === 'HEAD' ? 'GET' : method) as RouteMethod];
-    if (!handler) return sendJson(res, 405, error('MethodNotAllowed', `${method} is not served on ${pathname}`), { allow: allowed(match.route) });
+    if (!handler) return sendReply(res, errorReply(405, 'MethodNotAllowed', `${method} is not served on ${pathname}`, null, undefined, { allow: allowed(match.route) }));
     let body: Buffer | undefined;
     if (method !== 'GET' && method !== 'HEAD') {
       const read = await readBody(req);
-      if (read === 'tooLarge') return sendJson(res, 413, error('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body'), { connection: 'close' });
+      if (read === 'tooLarge') return sendReply(res, errorReply(413, 'PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body', undefined, { connection: 'close' }));
       body = read;
     }
     const asMethod = method === 'HEAD' ? 'GET' : method;
@@ -132,7 +125,7 @@ export async function createApiServer(root: string): Promise<ApiServer> {
         await handle(req, res);
       } catch (e) {
         logError('rest', e);
-        if (!res.headersSent) sendJson(res, 500, error('Internal', 'internal error'));
+        if (!res.headersSent) sendReply(res, errorReply(500, 'Internal', 'internal error'));
         else res.end();
       }
     },
