@@ -16,6 +16,8 @@ import type { Db } from '@/db/client';
 export interface LeaseAddArgs {
   cluster: string;
   node: string;
+  /** The api_tokens id the ADD came with: it is written only while that token is unrevoked. */
+  token?: string;
   [key: string]: unknown;
 }
 
@@ -23,8 +25,9 @@ export interface LeaseAddArgs {
 const LANES = 2;
 
 const addLeases = sqlFunctionBatches<LeaseAddArgs>({
-  one: 'cni_lease_add',
-  many: 'cni_lease_add_many',
+  // cni_lease_add and cni_lease_add_many, each ADD written only while its token (if it names one) is unrevoked (migration 0025).
+  one: 'cni_lease_add_confirmed',
+  many: 'cni_lease_add_many_confirmed',
   // One lock order for every batch: node blocks are taken cluster by cluster, node by node.
   lockKeys: (a) => [a.cluster, a.node],
   // A node's ADDs share a lane (they lock the node's blocks): lanes never wait on each other.

@@ -127,15 +127,17 @@ const MAX_BLOCK_ROUNDS = 8;
 
 /**
  * CNI ADD: returns the attachment's addresses, allocating what is missing (one per family the
- * network offers). Idempotent: the same key returns the same addresses. The ADD is one statement,
+ * network offers). Idempotent: the same key returns the same addresses. With `confirmToken` (the
+ * api_tokens id the call came with) the ADD is written only while that token is unrevoked, checked
+ * in its own transaction; otherwise it fails Unauthenticated and changes nothing. The ADD is one statement,
  * sent with the other ADDs in flight (add-batch.ts); when the node needs a new block for a family,
  * the block is carved (ensureNodeBlock) and the ADD goes again. Concurrent ADDs of one key race on
  * the unique attachment index; the loser retries and finds the winner's lease.
  */
-export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[]> {
+export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor, confirmToken?: string): Promise<LeaseAddress[]> {
   for (let attempt = 0, rounds = 0; ; attempt++) {
     try {
-      const result = await addLeaseInOneStatement(db, cluster, input, actor);
+      const result = await addLeaseInOneStatement(db, cluster, input, actor, confirmToken);
       if (!('needsBlock' in result)) return result;
       if (++rounds > MAX_BLOCK_ROUNDS) {
         throw new DomainError('Unavailable', `node "${input.node}" keeps filling its new address blocks before this ADD gets one; try again`, 'node');
@@ -154,8 +156,9 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
  * flight `cni_lease_add_many`, migration 0022: add-batch.ts): the addresses, or the families that
  * need a new node block (the statement then changed nothing).
  */
-async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor): Promise<LeaseAddress[] | { needsBlock: number[] }> {
+async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor, confirmToken?: string): Promise<LeaseAddress[] | { needsBlock: number[] }> {
   const args = {
+    ...(confirmToken ? { token: confirmToken } : {}),
     cluster: cluster.id,
     project: cluster.projectId,
     network: cluster.networkId,
@@ -169,7 +172,10 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     objectName: `${cluster.name}/${input.containerId.slice(0, 12)}/${input.ifname}`,
     actor: eventActor(actor),
   };
-  const result = await addInBatch<{ addresses: { family: number; address: string; block: string }[]; lowOnRoom?: number[] } | { noPools: true } | { needsBlock: number[] }>(db, args);
+  const result = await addInBatch<
+    { addresses: { family: number; address: string; block: string }[]; lowOnRoom?: number[] } | { noPools: true } | { needsBlock: number[] } | { tokenRevoked: true }
+  >(db, args);
+  if ('tokenRevoked' in result) throw new DomainError('Unauthenticated', 'this token has been revoked');
   if ('needsBlock' in result) return result;
   if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
   for (const family of result.lowOnRoom ?? []) carveSpare(db, cluster, input.node, family as Family);

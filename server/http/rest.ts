@@ -1,7 +1,7 @@
 import { ZodError, type z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { moduleEnabled } from '@/server/api/modules';
-import { asDomainError, DomainError } from '@/server/errors';
+import { asDomainError, DomainError, isDomainError } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { bufferedBody, jsonReply, JsonReply, type ApiRequest } from './buffered';
 import { limiter } from './rate-limit';
@@ -9,7 +9,7 @@ import { refuseUnstorableText } from './untrusted-text';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
 import type { Actor } from '@/server/audit/events';
 import { projectIdBySlug } from '@/server/quota/grants';
-import { tokenActor, verifyApiToken, type ApiPrincipal, type OperatorPrincipal, type TokenPrincipal } from '@/server/tenancy/tokens';
+import { forgetVerifiedToken, tokenActor, verifyApiToken, type ApiPrincipal, type OperatorPrincipal, type TokenPrincipal } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/trpc/errors';
 
 /** Bodies above this are refused with 413 before parsing. */
@@ -130,6 +130,17 @@ export type RestHandler = ((req: Request, context?: { params: Promise<Record<str
 
 const unauthenticated = () => errorReply(401, 'Unauthenticated', 'a valid bearer token is required', null, undefined, { 'www-authenticate': 'Bearer' });
 
+/** What sets a route apart before its own checks: its API module, and whether its write confirms the token. */
+interface RouteOptions<P> {
+  module?: string;
+  /**
+   * Requests whose handler writes only while the token is still unrevoked, checked in its own
+   * transaction, and throws Unauthenticated when it is not (the CNI ADD): a cluster token verified
+   * a moment ago is not read again first (server/tenancy/tokens.ts).
+   */
+  confirmsToken?: (params: P) => boolean;
+}
+
 /**
  * The steps every REST v1 route shares: the module switch, bearer authentication (401 without a
  * valid token: unknown, revoked, or an operator token whose user lost the role), the per-token
@@ -138,17 +149,16 @@ const unauthenticated = () => errorReply(401, 'Unauthenticated', 'a valid bearer
  * `direct`, the REST server.
  */
 function restRoute<P extends Record<string, string>, C>(
-  module: string | undefined,
+  { module, confirmsToken }: RouteOptions<P>,
   authorize: (principal: ApiPrincipal, base: { db: Db; req: ApiRequest; url: URL; params: P }) => Promise<JsonReply | C>,
   handler: (ctx: C) => Promise<Response | JsonReply | unknown>,
 ): RestHandler {
   const direct = async (req: ApiRequest, params: Record<string, string>): Promise<JsonReply | Response> => {
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '');
     try {
       if (module && !moduleEnabled(module)) return errorReply(404, 'NotFound', 'this API is not served here');
-      const header = req.headers.get('authorization') ?? '';
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
       const db = getDb();
-      const principal = match ? await verifyApiToken(db, match[1]) : undefined;
+      const principal = match ? await verifyApiToken(db, match[1], { reuseRecent: confirmsToken?.(params as P) }) : undefined;
       if (!principal) return unauthenticated();
       const allowed = limiter('token').take(principal.tokenId);
       if (!allowed.ok) {
@@ -161,6 +171,11 @@ function restRoute<P extends Record<string, string>, C>(
       const result = await handler(ctx);
       return result instanceof Response || result instanceof JsonReply ? result : jsonReply(result);
     } catch (e) {
+      // A write that found its token revoked (confirmsToken): the token is not reused again.
+      if (match && isDomainError(e) && e.code === 'Unauthenticated') {
+        forgetVerifiedToken(match[1]);
+        return unauthenticated();
+      }
       return toReply(e);
     }
   };
@@ -192,9 +207,9 @@ function checkProjectToken(principal: TokenPrincipal, params: Record<string, str
  * always comes from the token, never from the body. Operator tokens are refused (403): they act on
  * the operator routes, not as a member of a project.
  */
-export function tokenRoute<P extends Record<string, string>>(options: { minRole: MemberRole; module?: string }, handler: Handler<P>) {
+export function tokenRoute<P extends Record<string, string>>(options: RouteOptions<P> & { minRole: MemberRole }, handler: Handler<P>) {
   return restRoute<P, RestContext<P>>(
-    options.module,
+    options,
     async (principal, base) => {
       if (principal.kind !== 'project') return operatorTokenHere();
       return checkProjectToken(principal, base.params, options.minRole) ?? { ...base, principal };
@@ -211,7 +226,7 @@ export function tokenRoute<P extends Record<string, string>>(options: { minRole:
  */
 export function projectReadRoute<P extends { project: string }>(options: { module?: string }, handler: Handler<P, ProjectReadContext<P>>) {
   return restRoute<P, ProjectReadContext<P>>(
-    options.module,
+    { module: options.module },
     async (principal, base) => {
       if (base.req.method !== 'GET') return errorReply(405, 'MethodNotAllowed', 'project reads open to operators are GET only');
       if (principal.kind === 'project') {
@@ -235,7 +250,7 @@ export function projectOrOperatorRoute<P extends { project: string }>(
   handler: Handler<P, ProjectReadContext<P> & { actor: Actor }>,
 ) {
   return restRoute<P, ProjectReadContext<P> & { actor: Actor }>(
-    options.module,
+    { module: options.module },
     async (principal, base) => {
       if (principal.kind === 'project') {
         const refused = checkProjectToken(principal, base.params, options.minRole);
@@ -257,7 +272,7 @@ export function projectOrOperatorRoute<P extends { project: string }>(
  */
 export function operatorRoute<P extends Record<string, string>>(options: { module?: string }, handler: Handler<P, OperatorRestContext<P>>) {
   return restRoute<P, OperatorRestContext<P>>(
-    options.module,
+    { module: options.module },
     async (principal, base) => {
       if (principal.kind !== 'operator') return errorReply(403, 'Forbidden', 'this route needs an operator token; project and cluster tokens cannot use it');
       return { ...base, principal, actor: tokenActor(principal) };
@@ -268,5 +283,5 @@ export function operatorRoute<P extends Record<string, string>>(options: { modul
 
 /** Wraps a route any valid token may call, whatever it acts for (identity: `GET /api/v1/whoami`). */
 export function anyTokenRoute<P extends Record<string, string>>(handler: Handler<P, { db: Db; req: ApiRequest; url: URL; params: P; principal: ApiPrincipal }>) {
-  return restRoute<P, { db: Db; req: ApiRequest; url: URL; params: P; principal: ApiPrincipal }>(undefined, async (principal, base) => ({ ...base, principal }), handler);
+  return restRoute<P, { db: Db; req: ApiRequest; url: URL; params: P; principal: ApiPrincipal }>({}, async (principal, base) => ({ ...base, principal }), handler);
 }

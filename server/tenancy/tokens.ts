@@ -271,20 +271,52 @@ const verifier = perPool(
 );
 
 /**
+ * Cluster tokens verified in the last REUSE_MS, by hash. A route whose write confirms its token
+ * itself (the CNI ADD, which is written only while its token is unrevoked: migration 0025) takes
+ * the principal from here instead of reading the token again before every call. Only successful
+ * look-ups of cluster tokens are kept: their principal cannot change while the token is unrevoked
+ * (a token's project, cluster and role are fixed, and deleting the cluster or its project revokes
+ * it). Entries expire, so `last_used_at` is still refreshed by a look-up about once a minute.
+ */
+const recentClusterTokens = new Map<string, { principal: TokenPrincipal; until: number }>();
+const REUSE_MS = 30_000;
+const MAX_RECENT = 10_000;
+
+function remember(hash: string, principal: TokenPrincipal) {
+  recentClusterTokens.delete(hash);
+  if (recentClusterTokens.size >= MAX_RECENT) recentClusterTokens.delete(recentClusterTokens.keys().next().value!);
+  recentClusterTokens.set(hash, { principal, until: Date.now() + REUSE_MS });
+}
+
+/** Drops a secret's recently verified principal (its confirmation failed: the token was revoked). */
+export function forgetVerifiedToken(secret: string): void {
+  recentClusterTokens.delete(hashToken(secret));
+}
+
+/**
  * Resolves a presented bearer secret to its principal, or undefined when unknown or revoked, or
  * (operator tokens) when the user is disabled or no longer holds the operator role: the token is
  * read on every use, so revoking it or taking the role away stops it at once. A cluster token's
  * principal carries its cluster. `last_used_at` is refreshed at most once a minute per token so hot
  * tokens do not become a write hot spot.
+ *
+ * With `reuseRecent`, a cluster token verified in the last few seconds is not read again: only for
+ * callers whose write confirms the token (see `recentClusterTokens`).
  */
-export async function verifyApiToken(db: DbOrTx, secret: string): Promise<ApiPrincipal | undefined> {
+export async function verifyApiToken(db: DbOrTx, secret: string, options: { reuseRecent?: boolean } = {}): Promise<ApiPrincipal | undefined> {
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return undefined;
   const hash = hashToken(secret);
   if (isTransaction(db)) {
     const [row] = await tokenRows(db, [hash]);
     return row && principalOf(row);
   }
-  return verifier(db).submit(hash);
+  if (options.reuseRecent) {
+    const recent = recentClusterTokens.get(hash);
+    if (recent && recent.until > Date.now()) return recent.principal;
+  }
+  const principal = await verifier(db).submit(hash);
+  if (principal?.kind === 'project' && principal.cluster) remember(hash, principal);
+  return principal;
 }
 
 /**

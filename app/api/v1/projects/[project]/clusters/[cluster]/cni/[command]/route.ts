@@ -11,15 +11,19 @@ export const dynamic = 'force-dynamic';
 
 type Params = { project: string; cluster: string; command: string };
 
-/** The CNI lease API: POST add | del | check | gc (the plugin's commands), GET status. */
-export const POST = tokenRoute<Params>({ minRole: 'editor', module: 'ipam' }, async ({ db, req, params, principal }) => {
+/**
+ * The CNI lease API: POST add | del | check | gc (the plugin's commands), GET status. An ADD is
+ * written only while its token is unrevoked (checked in its own transaction), so the token it
+ * came with need not be read again before it.
+ */
+export const POST = tokenRoute<Params>({ minRole: 'editor', module: 'ipam', confirmsToken: (p) => p.command === 'add' }, async ({ db, req, params, principal }) => {
   const cluster = await clusterForToken(db, principal, params.cluster);
   const actor = tokenActor(principal);
   const body = await readJson(req);
   switch (params.command) {
     case 'add': {
       const input = addInput.parse(body);
-      return { ips: await addLease(db, cluster, input, actor) };
+      return { ips: await addLease(db, cluster, input, actor, principal.tokenId) };
     }
     case 'del': {
       const released = await releaseLeases(db, cluster, { key: leaseKey.parse(body) }, actor);
