@@ -1,11 +1,14 @@
 -- Hand-written: drizzle cannot express functions.
 --
--- A CNI ADD that names the token it came with ("token": the api_tokens id) is written only while
--- that token is still unrevoked, checked in the transaction that writes it. The REST server may then
--- act on a cluster token it verified a moment ago (server/tenancy/tokens.ts keeps verified cluster
--- tokens for a few seconds) instead of reading the token again in a statement of its own before
--- every ADD: a revocation committed before the ADD's check refuses the ADD. Deleting a cluster or
--- its project revokes its tokens in the same transaction, so an unrevoked token's cluster exists.
+-- A CNI ADD that names the token it came with ("token": the api_tokens id) checks, in the
+-- transaction that writes it, that the token is unrevoked, and writes nothing if it is not. The REST
+-- route may then act on a cluster token it verified a moment ago (server/tenancy/tokens.ts keeps
+-- verified cluster tokens for 30 s) instead of reading the token again in a statement of its own
+-- before every ADD: a revocation committed before the ADD's check refuses the ADD, as one committed
+-- before that separate look-up refused it. (A revocation committing while the ADD waits for its
+-- node's block locks, after the check, does not stop it: nor did it stop the ADD after the look-up.)
+-- Deleting a cluster or its project revokes its tokens in the same transaction, so an unrevoked
+-- token's cluster exists.
 --
 -- The ADDs whose token is revoked answer {"tokenRevoked": true} and change nothing; the others are
 -- the ADDs of cni_lease_add (0012, 0016) and cni_lease_add_many (0022), with the same answers.

@@ -16,7 +16,7 @@ import type { Db } from '@/db/client';
 export interface LeaseAddArgs {
   cluster: string;
   node: string;
-  /** The api_tokens id the ADD came with: it is written only while that token is unrevoked. */
+  /** The api_tokens id the ADD came with: the ADD writes nothing if that token is revoked by the time it is checked. */
   token?: string;
   [key: string]: unknown;
 }
@@ -25,7 +25,7 @@ export interface LeaseAddArgs {
 const LANES = 2;
 
 const addLeases = sqlFunctionBatches<LeaseAddArgs>({
-  // cni_lease_add and cni_lease_add_many, each ADD written only while its token (if it names one) is unrevoked (migration 0025).
+  // cni_lease_add and cni_lease_add_many, each ADD refused if the token it names is revoked (migration 0025).
   one: 'cni_lease_add_confirmed',
   many: 'cni_lease_add_many_confirmed',
   // One lock order for every batch: node blocks are taken cluster by cluster, node by node.

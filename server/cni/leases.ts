@@ -128,8 +128,8 @@ const MAX_BLOCK_ROUNDS = 8;
 /**
  * CNI ADD: returns the attachment's addresses, allocating what is missing (one per family the
  * network offers). Idempotent: the same key returns the same addresses. With `confirmToken` (the
- * api_tokens id the call came with) the ADD is written only while that token is unrevoked, checked
- * in its own transaction; otherwise it fails Unauthenticated and changes nothing. The ADD is one statement,
+ * api_tokens id the call came with) the ADD checks in its own transaction that the token is
+ * unrevoked; if it is not, the ADD fails Unauthenticated and changes nothing. The ADD is one statement,
  * sent with the other ADDs in flight (add-batch.ts); when the node needs a new block for a family,
  * the block is carved (ensureNodeBlock) and the ADD goes again. Concurrent ADDs of one key race on
  * the unique attachment index; the loser retries and finds the winner's lease.

@@ -11,7 +11,8 @@ import { createNetwork } from '@/server/ipam/networks';
 import { createApiToken, revokeApiToken, verifyApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
-import { createCluster, findCluster } from './clusters';
+import { requestProjectDeletion } from '@/server/tenancy/project-deletion';
+import { createCluster, deleteCluster, findCluster } from './clusters';
 import { addLease } from './leases';
 
 const actor = systemActor('test');
@@ -27,24 +28,23 @@ async function setup(clusterNames: string[]) {
     await createCluster(db, project.id, { name, network: 'vpc' }, actor);
     clusters[name] = { token: await createApiToken(db, { projectId: project.id, name: `${name}-nodes`, clusterName: name }, actor) };
   }
-  const add = async (cluster: string, body: unknown) => {
-    const res = await cniRoute.POST(
-      new Request('http://localhost/x', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${clusters[cluster].token.secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-      { params: Promise.resolve({ project: project.slug, cluster, command: 'add' }) },
-    );
+  const call = async (cluster: string, command: string, body?: unknown, secret = clusters[cluster].token.secret) => {
+    const init = { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } };
+    const params = { params: Promise.resolve({ project: project.slug, cluster, command }) };
+    const res =
+      body === undefined
+        ? await cniRoute.GET(new Request('http://localhost/x', init), params)
+        : await cniRoute.POST(new Request('http://localhost/x', { ...init, method: 'POST', body: JSON.stringify(body) }), params);
     return { status: res.status, body: await res.json(), authenticate: res.headers.get('www-authenticate') };
   };
+  const add = (cluster: string, body: unknown, secret?: string) => call(cluster, 'add', body, secret);
   const leases = async (cluster: string) =>
     (
       (await db.execute(sql`
         select l.container_id from pod_leases l join clusters c on c.id = l.cluster_id
         where c.project_id = ${project.id} and c.name = ${cluster} order by l.container_id`)) as unknown as { container_id: string }[]
     ).map((r) => r.container_id);
-  return { db, project, clusters, add, leases };
+  return { db, project, clusters, call, add, leases };
 }
 
 describe('CNI ADD confirms its token', () => {
@@ -59,12 +59,58 @@ describe('CNI ADD confirms its token', () => {
     expect(await verifyApiToken(db, token.secret)).toBeUndefined();
     // ...and the ADD, which reuses it, finds the token revoked in its own transaction.
     const refused = await add('k1', key(2));
-    expect(refused).toMatchObject({ status: 401, body: { error: { code: 'Unauthenticated' } }, authenticate: 'Bearer' });
+    expect(refused).toMatchObject({ status: 401, body: { error: { code: 'Unauthenticated', message: 'this token has been revoked' } }, authenticate: 'Bearer' });
     // A repeat of an ADD that succeeded before the revocation is refused too.
     expect((await add('k1', key(1))).status).toBe(401);
     expect(await leases('k1')).toEqual(['ctr1']);
     // The refusal dropped the reused principal: the next call reads the token again.
     expect(await verifyApiToken(db, token.secret, { reuseRecent: true })).toBeUndefined();
+  });
+
+  test('only the ADD reuses a verified token: DEL, CHECK, GC and STATUS with a revoked one are refused and change nothing', async () => {
+    const { db, project, clusters, call, leases } = await setup(['k1']);
+    const { token } = clusters.k1;
+    const added = await call('k1', 'add', key(1));
+    expect(added.status).toBe(200);
+    await revokeApiToken(db, project.id, token.id, actor);
+    // The route still holds the principal, but these commands read the token again.
+    expect(await verifyApiToken(db, token.secret, { reuseRecent: true })).toBeDefined();
+    const { node: _node, podNamespace: _ns, podName: _pod, ...leaseKey } = key(1);
+    for (const [command, body] of [
+      ['del', leaseKey],
+      ['check', { ...leaseKey, prevResult: { ips: added.body.ips } }],
+      ['gc', { cniNetwork: 'k8s', validAttachments: [] }],
+      ['status', undefined],
+    ] as const) {
+      expect(await call('k1', command, body), command).toMatchObject({ status: 401, authenticate: 'Bearer' });
+    }
+    expect(await leases('k1')).toEqual(['ctr1']);
+  });
+
+  test('a reused token of a deleted cluster, or of a project being deleted, adds nothing; project-wide tokens are never reused', async () => {
+    const { db, project, clusters, add, leases } = await setup(['k1', 'k2']);
+    expect((await add('k1', key(1))).status).toBe(200);
+    expect((await add('k2', key(1))).status).toBe(200);
+
+    // The cluster is deleted (its tokens revoked with it) and made again under the same name.
+    await deleteCluster(db, project.id, 'k1', actor);
+    await createCluster(db, project.id, { name: 'k1', network: 'vpc' }, actor);
+    expect(await verifyApiToken(db, clusters.k1.token.secret, { reuseRecent: true })).toBeDefined();
+    expect((await add('k1', key(2))).status).toBe(401);
+    expect(await leases('k1')).toEqual([]);
+
+    // The project is being deleted: its tokens are revoked as the deletion is requested.
+    await requestProjectDeletion(db, project.id, actor);
+    expect(await verifyApiToken(db, clusters.k2.token.secret, { reuseRecent: true })).toBeDefined();
+    expect((await add('k2', key(2))).status).toBe(401);
+    expect(await leases('k2')).toEqual(['ctr1']);
+
+    // A token for the whole project is read on every use, reuse or not.
+    const other = (await makeProject(db)).project;
+    const wide = await createApiToken(db, { projectId: other.id, name: 'wide' }, actor);
+    expect(await verifyApiToken(db, wide.secret)).toMatchObject({ kind: 'project', clusterName: null });
+    await revokeApiToken(db, other.id, wide.id, actor);
+    expect(await verifyApiToken(db, wide.secret, { reuseRecent: true })).toBeUndefined();
   });
 
   test('in concurrent batches, only the revoked cluster token’s ADDs are refused', async () => {

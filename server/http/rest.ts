@@ -128,22 +128,24 @@ export type DirectHandler = (req: ApiRequest, params: Record<string, string>) =>
 /** A route file's handler: the signature Next gives App Router handlers, plus the REST server's `direct` entry. */
 export type RestHandler = ((req: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>) & { direct: DirectHandler };
 
-const unauthenticated = () => errorReply(401, 'Unauthenticated', 'a valid bearer token is required', null, undefined, { 'www-authenticate': 'Bearer' });
+const unauthenticated = (message = 'a valid bearer token is required') => errorReply(401, 'Unauthenticated', message, null, undefined, { 'www-authenticate': 'Bearer' });
 
 /** What sets a route apart before its own checks: its API module, and whether its write confirms the token. */
 interface RouteOptions<P> {
   module?: string;
   /**
-   * Requests whose handler writes only while the token is still unrevoked, checked in its own
-   * transaction, and throws Unauthenticated when it is not (the CNI ADD): a cluster token verified
-   * a moment ago is not read again first (server/tenancy/tokens.ts).
+   * Requests whose handler checks in its own write's transaction that the token is unrevoked, and
+   * throws Unauthenticated when it is not (the CNI ADD): a cluster token verified in the last 30 s
+   * is not read again first (server/tenancy/tokens.ts). Until that check, a token revoked meanwhile
+   * can still get the route's other refusals (400, 404, 429); it never gets a write.
    */
   confirmsToken?: (params: P) => boolean;
 }
 
 /**
  * The steps every REST v1 route shares: the module switch, bearer authentication (401 without a
- * valid token: unknown, revoked, or an operator token whose user lost the role), the per-token
+ * valid token: unknown, revoked, or an operator token whose user lost the role; for `confirmsToken`
+ * requests, revocation is found by the handler's write), the per-token
  * rate limit, then `authorize` (which refuses with a reply or passes a context to the handler),
  * and coded errors. The result serves both Next (Web Request in, Web Response out) and, as
  * `direct`, the REST server.
@@ -171,10 +173,10 @@ function restRoute<P extends Record<string, string>, C>(
       const result = await handler(ctx);
       return result instanceof Response || result instanceof JsonReply ? result : jsonReply(result);
     } catch (e) {
-      // A write that found its token revoked (confirmsToken): the token is not reused again.
-      if (match && isDomainError(e) && e.code === 'Unauthenticated') {
+      // A write that found its token revoked: the token is not reused again.
+      if (match && confirmsToken?.(params as P) && isDomainError(e) && e.code === 'Unauthenticated') {
         forgetVerifiedToken(match[1]);
-        return unauthenticated();
+        return unauthenticated(e.message);
       }
       return toReply(e);
     }

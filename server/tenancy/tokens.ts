@@ -272,7 +272,7 @@ const verifier = perPool(
 
 /**
  * Cluster tokens verified in the last REUSE_MS, by hash. A route whose write confirms its token
- * itself (the CNI ADD, which is written only while its token is unrevoked: migration 0025) takes
+ * itself (the CNI ADD, which checks in its own transaction that its token is unrevoked: migration 0025) takes
  * the principal from here instead of reading the token again before every call. Only successful
  * look-ups of cluster tokens are kept: their principal cannot change while the token is unrevoked
  * (a token's project, cluster and role are fixed, and deleting the cluster or its project revokes
@@ -300,7 +300,7 @@ export function forgetVerifiedToken(secret: string): void {
  * principal carries its cluster. `last_used_at` is refreshed at most once a minute per token so hot
  * tokens do not become a write hot spot.
  *
- * With `reuseRecent`, a cluster token verified in the last few seconds is not read again: only for
+ * With `reuseRecent`, a cluster token verified in the last 30 s is not read again: only for
  * callers whose write confirms the token (see `recentClusterTokens`).
  */
 export async function verifyApiToken(db: DbOrTx, secret: string, options: { reuseRecent?: boolean } = {}): Promise<ApiPrincipal | undefined> {

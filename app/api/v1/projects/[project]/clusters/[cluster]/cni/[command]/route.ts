@@ -13,7 +13,7 @@ type Params = { project: string; cluster: string; command: string };
 
 /**
  * The CNI lease API: POST add | del | check | gc (the plugin's commands), GET status. An ADD is
- * written only while its token is unrevoked (checked in its own transaction), so the token it
+ * refused if its token is revoked (checked in its own transaction), so the token it
  * came with need not be read again before it.
  */
 export const POST = tokenRoute<Params>({ minRole: 'editor', module: 'ipam', confirmsToken: (p) => p.command === 'add' }, async ({ db, req, params, principal }) => {
