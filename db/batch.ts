@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from './client';
+import { sidePool, type Db } from './client';
 
 /**
  * Group commit for hot statements: requests that arrive while earlier ones are in flight wait for
@@ -125,8 +125,10 @@ export interface SqlFunctionBatches<I> {
   many: string;
   /** The keys a batch's items are ordered by before `many` runs: the order it locks rows in. */
   lockKeys: (item: I) => string[];
-  /** Items that lock the same rows share a lane (one batch of a lane in flight at a time). */
+  /** Items that lock the same rows share a lane (one batch of a lane in flight at a time): 0 to `lanes` − 1. */
   lane: (item: I) => number;
+  /** How many lanes there are: the batches run on that many connections of their own (db/client.ts: sidePool). */
+  lanes: number;
   maxBatch: number;
   /** An item's answer from `many` as its outcome (a refusal `one` would have raised); the answer itself when absent. */
   outcome?: (answer: unknown) => Outcome<unknown>;
@@ -135,30 +137,31 @@ export interface SqlFunctionBatches<I> {
 /**
  * A SQL function called in batches: an item alone goes as `one(item)`; several go as
  * `many(items)` in lock order and get their answers back in theirs. A `many` that raises was undone
- * whole, and its items run again one by one, so each caller gets its own item's outcome.
+ * whole, and its items run again one by one, so each caller gets its own item's outcome. The
+ * statements run on a pool of one connection per lane beside `db`'s.
  */
 export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, item: I) => Promise<unknown> {
   for (const fn of [spec.one, spec.many]) if (!/^[a-z_][a-z0-9_]*$/.test(fn)) throw new Error(`not a function name: ${fn}`);
-  const batcher = perPool(
-    (db) =>
-      new Batcher<I, unknown>(
-        async (items) => {
-          if (items.length === 1) return [await jsonFunctionOutcome(db, spec.one, items[0])];
-          const order = lockOrder(items, spec.lockKeys);
-          let answers: unknown[];
-          try {
-            [{ answers }] = (await db.execute(
-              sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers`,
-            )) as unknown as { answers: unknown[] }[];
-          } catch {
-            return Promise.all(items.map((item) => jsonFunctionOutcome(db, spec.one, item)));
-          }
-          const outcomes: Outcome<unknown>[] = new Array(items.length);
-          order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));
-          return outcomes;
-        },
-        { maxBatch: spec.maxBatch, maxInFlight: 1, lane: spec.lane },
-      ),
-  );
+  const batcher = perPool((pool) => {
+    const db = sidePool(pool, spec.many, spec.lanes);
+    return new Batcher<I, unknown>(
+      async (items) => {
+        if (items.length === 1) return [await jsonFunctionOutcome(db, spec.one, items[0])];
+        const order = lockOrder(items, spec.lockKeys);
+        let answers: unknown[];
+        try {
+          [{ answers }] = (await db.execute(
+            sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers`,
+          )) as unknown as { answers: unknown[] }[];
+        } catch {
+          return Promise.all(items.map((item) => jsonFunctionOutcome(db, spec.one, item)));
+        }
+        const outcomes: Outcome<unknown>[] = new Array(items.length);
+        order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));
+        return outcomes;
+      },
+      { maxBatch: spec.maxBatch, maxInFlight: 1, lane: spec.lane },
+    );
+  });
   return (db, item) => batcher(db).submit(item);
 }

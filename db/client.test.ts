@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, test } from 'vitest';
 import { inject } from 'vitest';
-import { createDb } from './client';
+import { createDb, sidePool } from './client';
 import { projects } from './schema';
 
 // One connection, so the prepared statements seen are those of the connection the queries ran on.
@@ -40,5 +40,24 @@ describe('queries with parameters are prepared statements of their connection', 
     });
     expect(await prepared('client-test-tx')).toBe(1);
     expect(await prepared('client-test-savepoint')).toBe(1);
+  });
+});
+
+describe('side pools', () => {
+  test('a side pool has connections of its own, named after it, and closes with its handle', async () => {
+    const own = createDb(inject('databaseUrl'), { max: 1, applicationName: 'meridian-test-side' });
+    const side = sidePool(own.db, 'hot_fn', 2);
+    expect(sidePool(own.db, 'hot_fn', 2)).toBe(side);
+    const pid = async (d: typeof db) => ((await d.execute(sql`select pg_backend_pid() as pid, current_setting('application_name') as app`)) as unknown as { pid: number; app: string }[])[0];
+    const [main, hot] = await Promise.all([pid(own.db), pid(side)]);
+    expect(hot.pid).not.toBe(main.pid);
+    expect(hot.app).toBe('meridian-test-side/hot_fn');
+    const open = async () =>
+      ((await db.execute(sql`select count(*)::int as n from pg_stat_activity where application_name like 'meridian-test-side%'`)) as unknown as { n: number }[])[0].n;
+    expect(await open()).toBe(2);
+    await own.close();
+    // A backend leaves pg_stat_activity a moment after its client hangs up.
+    for (let i = 0; i < 50 && (await open()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await open()).toBe(0);
   });
 });

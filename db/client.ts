@@ -18,14 +18,42 @@ export function isTransaction(db: DbOrTx): db is Tx {
   return 'rollback' in db;
 }
 
-/** Opens a pool against `url`. Callers own the handle and must `close()` it. */
+/** Opens a pool against `url`. Callers own the handle and must `close()` it (its side pools with it). */
 export function createDb(url: string, options: { max?: number; applicationName?: string } = {}): DbHandle {
+  const applicationName = options.applicationName ?? 'meridian';
   const client = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
-    connection: { application_name: options.applicationName ?? 'meridian' },
+    connection: { application_name: applicationName },
   });
-  return { db: drizzle(preparing(client), { schema }), sql: client, close: () => client.end({ timeout: 5 }) };
+  const db = drizzle(preparing(client), { schema });
+  const side = new Map<string, DbHandle>();
+  sidePools.set(db, { url, applicationName, side });
+  return {
+    db,
+    sql: client,
+    async close() {
+      await Promise.all([client.end({ timeout: 5 }), ...[...side.values()].map((h) => h.close())]);
+    },
+  };
+}
+
+const sidePools = new WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }>();
+
+/**
+ * A pool of `max` connections beside `db`'s, on the same database, for one hot statement (the
+ * batches of db/batch.ts): opened on first use, closed with `db`'s handle. postgres.js hands a
+ * pool's idle connections out in turn, so a statement sent a few at a time would visit every
+ * backend of the main pool, each with cold caches; on a few backends of its own it stays warm
+ * (bench/cni-add: PostgreSQL's CPU per ADD about a fifth lower). `db` itself when it was not made
+ * by createDb.
+ */
+export function sidePool(db: Db, name: string, max: number): Db {
+  const pools = sidePools.get(db);
+  if (!pools) return db;
+  let side = pools.side.get(name);
+  if (!side) pools.side.set(name, (side = createDb(pools.url, { max, applicationName: `${pools.applicationName}/${name}` })));
+  return side.db;
 }
 
 type Unsafe = postgres.Sql['unsafe'];

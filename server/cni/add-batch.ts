@@ -32,6 +32,7 @@ const addLeases = sqlFunctionBatches<LeaseAddArgs>({
   lockKeys: (a) => [a.cluster, a.node],
   // A node's ADDs share a lane (they lock the node's blocks): lanes never wait on each other.
   lane: (a) => laneOf(LANES, a.cluster, a.node),
+  lanes: LANES,
   maxBatch: 64,
 });
 

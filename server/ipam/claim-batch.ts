@@ -38,6 +38,7 @@ const createClaims = sqlFunctionBatches<ClaimCreateArgs>({
   // One lock order for every batch: buckets project by project, pools network by network.
   lockKeys: (a) => [a.project, a.network],
   lane: (a) => laneOf(LANES, a.project),
+  lanes: LANES,
   maxBatch: 64,
   outcome: (answer) => {
     const error = refusal(answer as Tried);
