@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { Batcher, perPool } from '@/db/batch';
-import { isTransaction, type DbOrTx } from '@/db/client';
+import { isTransaction, sidePool, type DbOrTx } from '@/db/client';
 import { apiTokens, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import type { ClusterRef } from '@/server/cni/clusters';
@@ -257,18 +257,19 @@ function principalOf(row: TokenRow): ApiPrincipal | undefined {
 
 /**
  * Every request authenticates, so concurrent look-ups share one statement (db/batch.ts); one in
- * flight at a time, as the look-up is short and each statement costs a round trip (bench/cni-add).
+ * flight at a time, as the look-up is short and each statement costs a round trip (bench/cni-add),
+ * on a connection of its own (db/client.ts: sidePool).
  */
-const verifier = perPool(
-  (db) =>
-    new Batcher<string, ApiPrincipal | undefined>(
-      async (hashes) => {
-        const byHash = new Map((await tokenRows(db, [...new Set(hashes)])).map((r) => [r.token_hash, principalOf(r)]));
-        return hashes.map((h) => ({ value: byHash.get(h) }));
-      },
-      { maxBatch: 128, maxInFlight: 1 },
-    ),
-);
+const verifier = perPool((pool) => {
+  const db = sidePool(pool, 'api_tokens', 1);
+  return new Batcher<string, ApiPrincipal | undefined>(
+    async (hashes) => {
+      const byHash = new Map((await tokenRows(db, [...new Set(hashes)])).map((r) => [r.token_hash, principalOf(r)]));
+      return hashes.map((h) => ({ value: byHash.get(h) }));
+    },
+    { maxBatch: 128, maxInFlight: 1 },
+  );
+});
 
 /**
  * Cluster tokens verified in the last REUSE_MS, by hash. A route whose write confirms its token
