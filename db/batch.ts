@@ -154,7 +154,8 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
             sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers`,
           )) as unknown as { answers: unknown[] }[];
         } catch {
-          return Promise.all(items.map((item) => jsonFunctionOutcome(db, spec.one, item)));
+          // On the main pool: a batch's worth of single statements would queue on the lanes' few connections.
+          return Promise.all(items.map((item) => jsonFunctionOutcome(pool, spec.one, item)));
         }
         const outcomes: Outcome<unknown>[] = new Array(items.length);
         order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));

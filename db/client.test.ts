@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { inject } from 'vitest';
 import { createDb, sidePool } from './client';
 import { projects } from './schema';
@@ -46,6 +46,7 @@ describe('queries with parameters are prepared statements of their connection', 
 describe('side pools', () => {
   test('a side pool has connections of its own, named after it, and closes with its handle', async () => {
     const own = createDb(inject('databaseUrl'), { max: 1, applicationName: 'meridian-test-side' });
+    onTestFinished(() => own.close());
     const side = sidePool(own.db, 'hot_fn', 2);
     expect(sidePool(own.db, 'hot_fn', 2)).toBe(side);
     const pid = async (d: typeof db) => ((await d.execute(sql`select pg_backend_pid() as pid, current_setting('application_name') as app`)) as unknown as { pid: number; app: string }[])[0];
@@ -53,11 +54,13 @@ describe('side pools', () => {
     expect(hot.pid).not.toBe(main.pid);
     expect(hot.app).toBe('meridian-test-side/hot_fn');
     const open = async () =>
-      ((await db.execute(sql`select count(*)::int as n from pg_stat_activity where application_name like 'meridian-test-side%'`)) as unknown as { n: number }[])[0].n;
+      ((await db.execute(sql`select count(*)::int as n from pg_stat_activity where application_name like 'meridian-test-side%' and datname = current_database()`)) as unknown as { n: number }[])[0].n;
     expect(await open()).toBe(2);
     await own.close();
     // A backend leaves pg_stat_activity a moment after its client hangs up.
     for (let i = 0; i < 50 && (await open()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await open()).toBe(0);
+    // A closed handle's side pool is the ended pool itself: nothing new is opened.
+    expect(sidePool(own.db, 'later', 1)).toBe(own.db);
   });
 });

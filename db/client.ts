@@ -33,12 +33,18 @@ export function createDb(url: string, options: { max?: number; applicationName?:
     db,
     sql: client,
     async close() {
+      // From now on sidePool answers the ended pool itself rather than open a pool nobody closes.
+      sidePools.delete(db);
       await Promise.all([client.end({ timeout: 5 }), ...[...side.values()].map((h) => h.close())]);
     },
   };
 }
 
-const sidePools = new WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }>();
+// On globalThis, as the process-wide pool below: Next bundles its own copy of this module, whose
+// callers (the console's procedures) get that pool and must find its side pools too.
+const sidePools: WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }> = ((
+  globalThis as unknown as { __meridianSidePools?: WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }> }
+).__meridianSidePools ??= new WeakMap());
 
 /**
  * A pool of `max` connections beside `db`'s, on the same database, for one hot statement (the
