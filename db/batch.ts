@@ -125,9 +125,9 @@ export interface SqlFunctionBatches<I> {
   many: string;
   /** The keys a batch's items are ordered by before `many` runs: the order it locks rows in. */
   lockKeys: (item: I) => string[];
-  /** Items that lock the same rows share a lane (one batch of a lane in flight at a time): 0 to `lanes` − 1. */
-  lane: (item: I) => number;
-  /** How many lanes there are: the batches run on that many connections of their own (db/client.ts: sidePool). */
+  /** What puts items in one lane: items that lock the same rows share one (one batch of a lane in flight at a time). */
+  laneKeys: (item: I) => string[];
+  /** How many lanes the items spread over: the batches run on that many connections of their own (db/client.ts: sidePool). */
   lanes: number;
   maxBatch: number;
   /** An item's answer from `many` as its outcome (a refusal `one` would have raised); the answer itself when absent. */
@@ -161,7 +161,7 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
         order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));
         return outcomes;
       },
-      { maxBatch: spec.maxBatch, maxInFlight: 1, lane: spec.lane },
+      { maxBatch: spec.maxBatch, maxInFlight: 1, lane: (item) => laneOf(spec.lanes, ...spec.laneKeys(item)) },
     );
   });
   return (db, item) => batcher(db).submit(item);

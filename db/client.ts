@@ -42,9 +42,8 @@ export function createDb(url: string, options: { max?: number; applicationName?:
 
 // On globalThis, as the process-wide pool below: Next bundles its own copy of this module, whose
 // callers (the console's procedures) get that pool and must find its side pools too.
-const sidePools: WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }> = ((
-  globalThis as unknown as { __meridianSidePools?: WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }> }
-).__meridianSidePools ??= new WeakMap());
+type SidePools = WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }>;
+const sidePools: SidePools = ((globalThis as unknown as { __meridianSidePools?: SidePools }).__meridianSidePools ??= new WeakMap());
 
 /**
  * A pool of `max` connections beside `db`'s, on the same database, for one hot statement (the

@@ -1,4 +1,4 @@
-import { laneOf, sqlFunctionBatches } from '@/db/batch';
+import { sqlFunctionBatches } from '@/db/batch';
 import type { Db } from '@/db/client';
 
 /**
@@ -31,7 +31,7 @@ const addLeases = sqlFunctionBatches<LeaseAddArgs>({
   // One lock order for every batch: node blocks are taken cluster by cluster, node by node.
   lockKeys: (a) => [a.cluster, a.node],
   // A node's ADDs share a lane (they lock the node's blocks): lanes never wait on each other.
-  lane: (a) => laneOf(LANES, a.cluster, a.node),
+  laneKeys: (a) => [a.cluster, a.node],
   lanes: LANES,
   maxBatch: 64,
 });

@@ -1,4 +1,4 @@
-import { laneOf, sqlFunctionBatches } from '@/db/batch';
+import { sqlFunctionBatches } from '@/db/batch';
 import type { Db } from '@/db/client';
 
 /**
@@ -37,7 +37,7 @@ const createClaims = sqlFunctionBatches<ClaimCreateArgs>({
   many: 'ipam_claim_create_many',
   // One lock order for every batch: buckets project by project, pools network by network.
   lockKeys: (a) => [a.project, a.network],
-  lane: (a) => laneOf(LANES, a.project),
+  laneKeys: (a) => [a.project],
   lanes: LANES,
   maxBatch: 64,
   outcome: (answer) => {
