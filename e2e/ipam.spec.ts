@@ -6,6 +6,8 @@ const suffix = Date.now().toString(36);
 const network = `e2e-vpc-${suffix}`;
 const released = `web-${suffix}`;
 const kept = `vip-${suffix}`;
+const v6network = `e2e-v6-${suffix}`;
+const retained = `keep-${suffix}`;
 
 const map = (page: Page) => page.getByRole('group', { name: /^Address map of / });
 const claimsTable = (page: Page) => page.getByRole('table', { name: 'Claims' });
@@ -91,5 +93,69 @@ test.describe.serial('IPAM console', () => {
     await expect(page.getByLabel('Claim name')).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Delete network' })).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Carve pool' })).toHaveCount(0);
+  });
+  test('a /64 reservation shows as its own figure; a retained block is released with confirmation, then the network can be deleted', async ({ page }) => {
+    await signIn(page, 'tenant@example.com');
+    await page.goto('/projects/acme-dev/networks');
+    await page.getByLabel('Name', { exact: true }).fill(v6network);
+    await page.getByLabel('Root CIDR', { exact: true }).fill('2001:db8:e2::/48');
+    await page.getByText('Allocation rules (optional)').click();
+    // 2^64 addresses: beyond a JSON number's exact range, sent and shown exactly.
+    await page.getByLabel('Reserve leading').fill('18446744073709551616');
+    await page.getByRole('button', { name: 'Create network' }).click();
+    await expect(page).toHaveURL(new RegExp(`/projects/acme-dev/networks/${v6network}$`));
+
+    // capacity = allocated + reserved + free, the reserved space as its own figure.
+    await expect(page.getByTestId('IPv6-figures')).toContainText('0 allocated · 2^64 reserved · 1.2e24 free of 2^80');
+    await expect(page.getByRole('meter', { name: 'IPv6 utilization' })).toHaveAttribute(
+      'aria-valuetext',
+      '0% (0 allocated, 18,446,744,073,709,551,616 reserved, 1,208,907,372,870,555,465,154,560 free of 1,208,925,819,614,629,174,706,176 addresses)',
+    );
+    const poolRow = page.getByRole('table', { name: 'Pools' }).getByRole('row', { name: new RegExp(`${v6network}-v6`) });
+    await expect(poolRow.getByRole('cell').nth(6)).toHaveText('2^64');
+    await expect(map(page).getByRole('button', { name: /^Reserved, 2001:db8:e2::\/64/ })).toBeVisible();
+
+    // A Retain claim takes the first /64 after the reservation; deleting it leaves the block retained.
+    await page.getByLabel('Claim name').fill(retained);
+    await page.getByLabel('Prefix length', { exact: true }).fill('64');
+    await page.getByLabel('Reclaim policy').selectOption('Retain');
+    await expect(page.getByTestId('claim-preview')).toContainText('Would get 2001:db8:e2:1::/64');
+    await page.getByRole('button', { name: 'Create claim' }).click();
+    const claimRow = claimsTable(page).getByRole('row', { name: new RegExp(retained) });
+    await expect(claimRow).toContainText('2001:db8:e2:1::/64');
+    await claimRow.getByRole('button', { name: `Release ${retained}` }).click();
+    await page.getByRole('dialog', { name: `Release claim ${retained}?` }).getByRole('button', { name: 'Release' }).click();
+    await expect(claimRow).toHaveCount(0);
+
+    const section = page.getByRole('region', { name: 'Retained allocations' });
+    const retainedRow = section.getByRole('row', { name: new RegExp(retained) });
+    await expect(retainedRow).toContainText('2001:db8:e2:1::/64');
+    await expect(page.getByTestId('IPv6-figures')).toContainText('2^64 allocated · 2^64 reserved');
+
+    // While it is retained the network cannot be deleted.
+    await page.getByRole('button', { name: 'Delete network' }).click();
+    const del = page.getByRole('dialog', { name: `Delete network ${v6network}?` });
+    await del.getByRole('button', { name: 'Delete network' }).click();
+    await expect(del.getByTestId('confirm-error')).toContainText('1 retained allocation(s)');
+    await del.getByRole('button', { name: 'Cancel' }).click();
+
+    // Release asks first: cancelling changes nothing, confirming returns the block.
+    await retainedRow.getByRole('button', { name: `Release ${retained} (2001:db8:e2:1::/64)` }).click();
+    const confirm = page.getByRole('dialog', { name: 'Release 2001:db8:e2:1::/64?' });
+    await expect(confirm).toContainText(`The block retained for ${retained} in acme-dev/${v6network} returns to pool ${v6network}-v6`);
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect(confirm).toBeHidden();
+    await expect(retainedRow).toBeVisible();
+    await retainedRow.getByRole('button', { name: `Release ${retained} (2001:db8:e2:1::/64)` }).click();
+    await confirm.getByRole('button', { name: 'Release', exact: true }).click();
+    await expect(confirm).toBeHidden();
+    await expect(section.getByTestId('retained-notice')).toHaveText(`Released 2001:db8:e2:1::/64 (${retained}).`);
+    await expect(retainedRow).toHaveCount(0);
+    await expect(page.getByTestId('IPv6-figures')).toContainText('0 allocated · 2^64 reserved');
+
+    await page.getByRole('button', { name: 'Delete network' }).click();
+    await page.getByRole('dialog', { name: `Delete network ${v6network}?` }).getByRole('button', { name: 'Delete network' }).click();
+    await expect(page).toHaveURL(/\/projects\/acme-dev\/networks$/);
+    await expect(page.getByRole('link', { name: v6network })).toHaveCount(0);
   });
 });

@@ -21,6 +21,8 @@ interface RootRow {
 
 const emptyRow = (key: number): RootRow => ({ key, cidr: '', minPrefixLength: '', maxPrefixLength: '', defaultPrefixLength: '', strategy: '', reserveLeading: '', reserveTrailing: '' });
 const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
+/** A count of addresses goes as the digits typed: exact at IPv6 sizes, beyond what a JSON number holds. */
+const count = (s: string) => (s.trim() === '' ? undefined : s.trim());
 const ruleFields = ['minPrefixLength', 'maxPrefixLength', 'defaultPrefixLength', 'strategy', 'reserveLeading', 'reserveTrailing'] as const;
 
 /** Creates a network with one or more root CIDRs, each with optional allocation rules; opens it when created. */
@@ -53,8 +55,8 @@ export function CreateNetworkForm({ project }: { project: string }) {
         maxPrefixLength: num(r.maxPrefixLength),
         defaultPrefixLength: num(r.defaultPrefixLength),
         strategy: r.strategy || undefined,
-        reserveLeading: num(r.reserveLeading),
-        reserveTrailing: num(r.reserveTrailing),
+        reserveLeading: count(r.reserveLeading),
+        reserveTrailing: count(r.reserveTrailing),
       })),
     });
   }
@@ -113,8 +115,8 @@ export function CreateNetworkForm({ project }: { project: string }) {
                       <option value="BestFit">BestFit</option>
                     </Select>
                   </Field>
-                  <RuleInput label="Reserve leading" id={`${id}-lead`} value={row.reserveLeading} error={fe('reserveLeading')} onChange={(v) => update(row.key, { reserveLeading: v })} placeholder="0" max={1_000_000} />
-                  <RuleInput label="Reserve trailing" id={`${id}-trail`} value={row.reserveTrailing} error={fe('reserveTrailing')} onChange={(v) => update(row.key, { reserveTrailing: v })} placeholder="0" max={1_000_000} />
+                  <RuleInput label="Reserve leading" id={`${id}-lead`} value={row.reserveLeading} error={fe('reserveLeading')} onChange={(v) => update(row.key, { reserveLeading: v })} placeholder="0" count />
+                  <RuleInput label="Reserve trailing" id={`${id}-trail`} value={row.reserveTrailing} error={fe('reserveTrailing')} onChange={(v) => update(row.key, { reserveTrailing: v })} placeholder="0" count />
                 </div>
               </details>
             </div>
@@ -132,10 +134,12 @@ export function CreateNetworkForm({ project }: { project: string }) {
   );
 }
 
-function RuleInput({ label, id, value, error, onChange, placeholder, max = 128 }: { label: string; id: string; value: string; error: string | null; onChange: (v: string) => void; placeholder: string; max?: number }) {
+/** A prefix length (0–128), or with `count` a number of addresses of any size (digits, sent exact). */
+function RuleInput({ label, id, value, error, onChange, placeholder, count = false }: { label: string; id: string; value: string; error: string | null; onChange: (v: string) => void; placeholder: string; count?: boolean }) {
+  const kind = count ? { type: 'text', pattern: '[0-9]*' } : { type: 'number', min: 0, max: 128 };
   return (
     <Field label={label} htmlFor={id} error={error}>
-      <Input id={id} type="number" min={0} max={max} inputMode="numeric" value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} {...invalidProps(error, id)} />
+      <Input id={id} {...kind} inputMode="numeric" value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} {...invalidProps(error, id)} />
     </Field>
   );
 }

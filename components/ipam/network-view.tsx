@@ -13,6 +13,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { CreateClaimForm } from './create-claim-form';
 import { useCanEdit, useInvalidateIpam } from './hooks';
 import { CarvePoolForm, PoolsTable } from './pools-section';
+import { RetainedSection } from './retained-section';
 import { FamilyBars } from './utilization';
 
 /**
@@ -131,6 +132,8 @@ export function NetworkView({ project, network }: { project: string; network: st
         </h2>
         <ClaimsTable project={project} network={n.name} canEdit={canEdit} focusClaim={focusClaim} onClearFocus={() => setFocusClaim(null)} />
       </section>
+
+      <RetainedSection project={project} network={n.name} canEdit={canEdit} />
 
       <PodAddressesSection project={project} network={n.name} />
 

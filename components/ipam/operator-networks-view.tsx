@@ -2,12 +2,13 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
+import type { RetainedAllocationView } from '@/server/ipam/claims';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, EmptyState, Input, Table, Td, formatTime } from '@/components/ui/primitives';
-import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { familyLabel } from './format';
 import { useDebounced, useInvalidateIpam } from './hooks';
 import { ADMIN_PAGE_SIZE, adminPoolsInput, adminRetainedInput } from './queries';
+import { ReleaseButton, ReleaseRetainedDialog } from './retained-section';
 import { Count, MiniBar } from './utilization';
 
 /** Operator view: every pool of every project by utilization, and retained allocations to release. */
@@ -75,7 +76,7 @@ function AllPools() {
           {debounced ? `No project, network or pool name contains “${debounced}”.` : 'Every project’s networks and pools appear here with their capacity, allocation and utilization.'}
         </EmptyState>
       ) : (
-        <Table head={['Project', 'Network', 'Pool', 'CIDR', 'Capacity', 'Allocated', 'Utilization', 'Allocations']}>
+        <Table head={['Project', 'Network', 'Pool', 'CIDR', 'Capacity', 'Allocated', 'Reserved', 'Utilization', 'Allocations']}>
           {items.map((p) => (
             <tr key={p.id}>
               <Td>{p.project}</Td>
@@ -92,6 +93,9 @@ function AllPools() {
               <Td className="text-right">
                 <Count value={p.allocated} />
               </Td>
+              <Td className="text-right">
+                <Count value={p.reserved} />
+              </Td>
               <Td>
                 <MiniBar label={`${p.project}/${p.network}/${p.name} utilization`} utilization={p.utilization} />
               </Td>
@@ -105,8 +109,6 @@ function AllPools() {
   );
 }
 
-type RetainedRow = { id: string; cidr: string; name: string; project: string; network: string; pool: string; retainedUntil: Date; size: string };
-
 function Retained() {
   const trpc = useTRPC();
   const invalidate = useInvalidateIpam();
@@ -114,7 +116,7 @@ function Retained() {
   const retained = useQuery({ ...trpc.ipam.admin.retained.queryOptions(adminRetainedInput(offset)), placeholderData: keepPreviousData });
   const rows = (retained.data ?? []).slice(0, ADMIN_PAGE_SIZE);
   const hasNext = (retained.data?.length ?? 0) > ADMIN_PAGE_SIZE;
-  const [releasing, setReleasing] = useState<RetainedRow | null>(null);
+  const [releasing, setReleasing] = useState<RetainedAllocationView | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const release = useMutation(
     trpc.ipam.admin.releaseRetained.mutationOptions({
@@ -157,18 +159,14 @@ function Retained() {
               </Td>
               <Td className="whitespace-nowrap font-mono text-xs">{formatTime(r.retainedUntil)}</Td>
               <Td className="text-right">
-                <Button
-                  variant="secondary"
-                  className="px-2 py-1 text-xs"
-                  aria-label={`Release ${r.name} (${r.cidr})`}
+                <ReleaseButton
+                  row={r}
                   onClick={() => {
                     setNotice(null);
                     release.reset();
                     setReleasing(r);
                   }}
-                >
-                  Release
-                </Button>
+                />
               </Td>
             </tr>
           ))}
@@ -176,19 +174,13 @@ function Retained() {
       )}
       <Pager label="Retained pages" offset={offset} shown={rows.length} hasNext={hasNext} onPage={setOffset} />
       {releasing && (
-        <ConfirmDialog
-          title={`Release ${releasing.cidr}?`}
-          confirmLabel="Release"
+        <ReleaseRetainedDialog
+          row={releasing}
           pending={release.isPending}
           error={release.error ? errorMessage(release.error) : null}
           onCancel={() => setReleasing(null)}
           onConfirm={() => release.mutate({ allocationId: releasing.id })}
-        >
-          <p>
-            The block retained for <strong>{releasing.name}</strong> in {releasing.project}/{releasing.network} returns to pool {releasing.pool}, and the name can be claimed again. Whatever
-            still uses these addresses will conflict with the next claim that gets them.
-          </p>
-        </ConfirmDialog>
+        />
       )}
     </div>
   );

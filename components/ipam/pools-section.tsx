@@ -36,7 +36,7 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
       <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Pools">
         <thead>
           <tr>
-            {['Pool', 'Kind', 'CIDR', 'Rules', 'Capacity', 'Allocated', 'Available', 'Utilization', 'Phase'].map((h) => (
+            {['Pool', 'Kind', 'CIDR', 'Rules', 'Capacity', 'Allocated', 'Reserved', 'Available', 'Utilization', 'Phase'].map((h) => (
               <th key={h} scope="col" className="whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
                 {h}
               </th>
@@ -74,6 +74,9 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
                 <Count value={p.allocated} />
               </td>
               <td className="px-3 py-2 text-right">
+                <Count value={p.reserved} />
+              </td>
+              <td className="px-3 py-2 text-right">
                 <Count value={p.available} />
               </td>
               <td className="px-3 py-2">
@@ -89,7 +92,9 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
 }
 
 const num = (v: FormDataEntryValue | null) => (v === null || String(v).trim() === '' ? undefined : Number(v));
-const carveFields = ['name', 'parent', 'cidr', 'prefixLength', 'pool.minPrefixLength', 'pool.maxPrefixLength', 'pool.defaultPrefixLength', 'pool.reserveLeading', 'minPrefixLength', 'maxPrefixLength', 'defaultPrefixLength', 'strategy', 'reserveLeading', 'reserveTrailing'];
+/** A count of addresses goes as the digits typed: exact at IPv6 sizes, beyond what a JSON number holds. */
+const count = (v: FormDataEntryValue | null) => (v === null || String(v).trim() === '' ? undefined : String(v).trim());
+const carveFields = ['name', 'parent', 'cidr', 'prefixLength', 'pool.minPrefixLength', 'pool.maxPrefixLength', 'pool.defaultPrefixLength', 'minPrefixLength', 'maxPrefixLength', 'defaultPrefixLength', 'strategy', 'reserveLeading', 'reserveTrailing'];
 
 /** Carves a child pool out of a pool: an exact CIDR inside it, or a prefix length the parent chooses. */
 export function CarvePoolForm({ project, network, pools }: { project: string; network: string; pools: PoolView[] }) {
@@ -127,8 +132,8 @@ export function CarvePoolForm({ project, network, pools }: { project: string; ne
         maxPrefixLength: num(form.get('maxPrefixLength')),
         defaultPrefixLength: num(form.get('defaultPrefixLength')),
         strategy: strategy === 'FirstFit' || strategy === 'BestFit' ? strategy : undefined,
-        reserveLeading: num(form.get('reserveLeading')),
-        reserveTrailing: num(form.get('reserveTrailing')),
+        reserveLeading: count(form.get('reserveLeading')),
+        reserveTrailing: count(form.get('reserveTrailing')),
       },
       { onSuccess: () => formEl.reset() },
     );
@@ -173,10 +178,10 @@ export function CarvePoolForm({ project, network, pools }: { project: string; ne
           </Select>
         </Field>
         <Field label="Reserve leading" htmlFor="carve-lead" error={fe('reserveLeading')}>
-          <Input id="carve-lead" name="reserveLeading" type="number" min={0} placeholder="0" />
+          <Input id="carve-lead" name="reserveLeading" type="text" inputMode="numeric" pattern="[0-9]*" placeholder="0" />
         </Field>
         <Field label="Reserve trailing" htmlFor="carve-trail" error={fe('reserveTrailing')}>
-          <Input id="carve-trail" name="reserveTrailing" type="number" min={0} placeholder="0" />
+          <Input id="carve-trail" name="reserveTrailing" type="text" inputMode="numeric" pattern="[0-9]*" placeholder="0" />
         </Field>
       </div>
       {unplaced && <Alert testId="carve-error">{errorMessage(err)}</Alert>}

@@ -47,3 +47,8 @@ export function adminPoolsInput(offset = 0, search = '') {
 export function adminRetainedInput(offset = 0) {
   return { limit: ADMIN_PAGE_SIZE + 1, offset };
 }
+
+/** A network's retained allocations: few by nature (each is a deleted Retain claim), one page. */
+export function retainedListInput(project: string, network: string) {
+  return { project, network, limit: 200, offset: 0 };
+}

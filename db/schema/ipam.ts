@@ -38,8 +38,11 @@ export const networks = pgTable(
  * (exclusion constraint in the migrations).
  *
  * `capacity` and `allocated` are maintained in the transaction of every change, as exact decimals
- * (IPv6 counts overflow 64 bits): capacity = addresses minus leading/trailing reservations;
- * allocated = sum of the sizes of the pool's live allocations.
+ * (IPv6 counts overflow 64 bits): capacity = the allocatable addresses, i.e. the CIDR's addresses
+ * minus the leading/trailing reservations (a CHECK holds capacity + reservations = the CIDR's size);
+ * allocated = sum of the sizes of the pool's live allocations. The API's figures derive from
+ * these: its `capacity` is the CIDR's size, `reserved` the two reservations, `available` capacity
+ * minus allocated.
  */
 export const ipPools = pgTable(
   'ip_pools',
@@ -58,8 +61,9 @@ export const ipPools = pgTable(
     defaultPrefixLength: smallint('default_prefix_length').notNull(),
     /** `FirstFit` or `BestFit`. */
     strategy: text('strategy').notNull().default('FirstFit'),
-    reserveLeading: integer('reserve_leading').notNull().default(0),
-    reserveTrailing: integer('reserve_trailing').notNull().default(0),
+    /** Addresses held back at the start and the end of the CIDR (exact: an IPv6 reservation may exceed 2^64). */
+    reserveLeading: numeric('reserve_leading', { precision: 40, scale: 0 }).notNull().default('0'),
+    reserveTrailing: numeric('reserve_trailing', { precision: 40, scale: 0 }).notNull().default('0'),
     capacity: numeric('capacity', { precision: 40, scale: 0 }).notNull(),
     allocated: numeric('allocated', { precision: 40, scale: 0 }).notNull().default('0'),
     /** Live allocation count (claims, carves, pod addresses) for lists, maintained like `allocated`. */

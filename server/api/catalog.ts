@@ -95,7 +95,7 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'GET', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'List networks with their pools and utilization', minRole: 'viewer', query: listQuery },
   { method: 'POST', path: '/api/v1/projects/{project}/networks', group: 'ipam.miloapis.com', summary: 'Create a network with its root CIDRs (roots of a project never overlap: 409 Overlap)', minRole: 'editor', requestBody: json(networkResourceInput) },
   { method: 'GET', path: '/api/v1/projects/{project}/networks/{name}', group: 'ipam.miloapis.com', summary: 'Read a network', minRole: 'viewer' },
-  { method: 'DELETE', path: '/api/v1/projects/{project}/networks/{name}', group: 'ipam.miloapis.com', summary: 'Delete a network that holds no claims (409 otherwise)', minRole: 'editor' },
+  { method: 'DELETE', path: '/api/v1/projects/{project}/networks/{name}', group: 'ipam.miloapis.com', summary: 'Delete a network that holds no claims, retained allocations or pod addresses (409 otherwise, with the counts)', minRole: 'editor' },
   {
     method: 'GET',
     path: '/api/v1/projects/{project}/ipclaims',
@@ -136,6 +136,25 @@ export const apiRoutes: ApiRoute[] = [
   },
   { method: 'GET', path: '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}', group: 'ipam.miloapis.com', summary: 'CNI STATUS (command = status): ready, or not ready with the reason', minRole: 'viewer' },
   { method: 'DELETE', path: '/api/v1/projects/{project}/ipclaims/{name}', group: 'ipam.miloapis.com', summary: 'Delete an IP claim (Delete: block returned; Retain: kept until released or expired)', minRole: 'editor' },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/retainedallocations',
+    group: 'ipam.miloapis.com',
+    summary: 'List retained allocations: blocks of deleted claims with reclaimPolicy Retain, still counted and holding their names until released or expired (soonest expiry first)',
+    minRole: 'viewer',
+    query: [
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+      { name: 'continue', description: 'token from the previous page', schema: { type: 'string' } },
+      { name: 'network', description: 'network name', schema: { type: 'string' } },
+    ],
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/projects/{project}/retainedallocations/{name}',
+    group: 'ipam.miloapis.com',
+    summary: 'Release a retained allocation now: its block returns to the pool, the name can be claimed again, and an otherwise empty network can be deleted (404 when the project holds none under the name)',
+    minRole: 'editor',
+  },
   {
     method: 'GET',
     path: '/api/v1/projects/{project}/allowancebuckets',

@@ -227,6 +227,8 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
   'POST /api/v1/projects/{project}/networks': (name) => [
     { metadata: { name }, spec: { cidrs: [{ cidr: '198.18.0.0/28' }] } },
     { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name, labels: { team: 'a' } }, spec: { description: 'd', cidrs: [{ cidr: '2001:db8:ff00::/56', minPrefixLength: 60, maxPrefixLength: 64, defaultPrefixLength: 64, strategy: 'BestFit', reserveLeading: 1, reserveTrailing: 1 }] } },
+    // Reservations beyond 2^53 come as decimal strings (a /64 here), exact at any size.
+    { metadata: { name }, spec: { cidrs: [{ cidr: '2001:db8:fe00::/56', reserveLeading: '18446744073709551616', reserveTrailing: '18446744073709551616' }] } },
   ],
   'POST /api/v1/projects/{project}/ipclaims': (name) => [
     { metadata: { name }, spec: { network: 'vpc', prefixLength: 30 } },

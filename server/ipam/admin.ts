@@ -1,12 +1,17 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 
-/** Every pool across projects with its counters (operator view), largest utilization first. */
+/**
+ * Every pool across projects with its figures (operator view), largest utilization first: as in
+ * `poolView`, capacity is every address of the CIDR, reserved the two reservations, utilization
+ * the share of the allocatable space (the `capacity` column) in use.
+ */
 export async function listAllPools(db: DbOrTx, options: { search?: string; limit: number; offset: number }) {
   const term = options.search ? `%${options.search}%` : null;
   const rows = (await db.execute(sql`
     select p.id, pr.slug as project, n.name as network, p.name, p.kind, p.cidr::text as cidr, p.family,
-           p.capacity::text as capacity, p.allocated::text as allocated, p.allocation_count as "allocationCount",
+           (p.capacity + p.reserve_leading + p.reserve_trailing)::text as capacity, (p.reserve_leading + p.reserve_trailing)::text as reserved,
+           p.allocated::text as allocated, p.allocation_count as "allocationCount",
            case when p.capacity = 0 then 1 else round(p.allocated / p.capacity, 6)::float end as utilization
     from ip_pools p join networks n on n.id = p.network_id join projects pr on pr.id = p.project_id
     where p.kind <> 'NodeBlock' ${term ? sql`and (pr.slug ilike ${term} or n.name ilike ${term} or p.name ilike ${term})` : sql``}
@@ -20,6 +25,7 @@ export async function listAllPools(db: DbOrTx, options: { search?: string; limit
     cidr: string;
     family: number;
     capacity: string;
+    reserved: string;
     allocated: string;
     allocationCount: number;
     utilization: number;

@@ -376,15 +376,41 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
  * when it is already gone or no longer retained (idempotent). `onlyIfExpired` is the job's guard.
  */
 export async function releaseRetainedAllocation(db: Db, allocationId: string, actor: Actor, options: { onlyIfExpired?: boolean; projectId?: string } = {}) {
+  const where = options.projectId ? and(eq(ipAllocations.id, allocationId), eq(ipAllocations.projectId, options.projectId)) : eq(ipAllocations.id, allocationId);
+  const released = await releaseRetained(db, where!, actor, {
+    onlyIfExpired: options.onlyIfExpired,
+    reason: options.onlyIfExpired ? 'retention lease expired' : 'released by operator',
+  });
+  return released !== undefined;
+}
+
+/**
+ * Releases the project's retained allocation held under `name` (a project editor's action): its
+ * block returns to the pool now, the name can be claimed again and, with nothing else in it, the
+ * network can be deleted. Only the project's own allocations are found; none under that name
+ * (never retained, already released, or released concurrently by another caller) is `NotFound`.
+ */
+export async function releaseRetainedByName(db: Db, projectId: string, name: string, actor: Actor) {
+  const released = await releaseRetained(db, and(eq(ipAllocations.projectId, projectId), eq(ipAllocations.retainedName, name))!, actor, { reason: 'released by the project' });
+  if (!released) throw new DomainError('NotFound', `no retained allocation named "${name}" in this project`, 'name');
+  return { name, cidr: released.cidr, released: true as const };
+}
+
+/**
+ * The one release of a retained allocation: the block goes back through `ipam_release` (which locks
+ * the pool row and deletes the allocation, so of concurrent releases exactly one finds it) and the
+ * release is audited in the same transaction. Undefined when there was nothing (left) to release.
+ */
+async function releaseRetained(db: Db, where: SQL, actor: Actor, options: { onlyIfExpired?: boolean; reason: string }) {
   return db.transaction(async (tx) => {
     const [alloc] = await tx
       .select({ id: ipAllocations.id, poolId: ipAllocations.poolId, projectId: ipAllocations.projectId, name: ipAllocations.retainedName, until: ipAllocations.retainedUntil, cidr: ipAllocations.cidr })
       .from(ipAllocations)
-      .where(and(eq(ipAllocations.id, allocationId), sql`${ipAllocations.retainedName} is not null`));
-    if (!alloc || (options.projectId && alloc.projectId !== options.projectId)) return false;
-    if (options.onlyIfExpired && alloc.until && alloc.until.getTime() > Date.now()) return false;
+      .where(and(where, sql`${ipAllocations.retainedName} is not null`));
+    if (!alloc) return undefined;
+    if (options.onlyIfExpired && alloc.until && alloc.until.getTime() > Date.now()) return undefined;
     const released = await releaseAllocation(tx, alloc.poolId, alloc.id);
-    if (!released) return false;
+    if (!released) return undefined;
     await recordEvent(tx, {
       actor,
       projectId: alloc.projectId,
@@ -393,9 +419,9 @@ export async function releaseRetainedAllocation(db: Db, allocationId: string, ac
       objectId: alloc.id,
       objectName: alloc.name,
       before: { cidr: alloc.cidr, retainedUntil: alloc.until },
-      reason: options.onlyIfExpired ? 'retention lease expired' : 'released by operator',
+      reason: options.reason,
     });
-    return true;
+    return { cidr: alloc.cidr };
   });
 }
 
@@ -429,22 +455,25 @@ export async function listClaims(db: DbOrTx, projectId: string, input: ClaimList
   return { items: rowsOut.map(toView), total, nextOffset: input.offset + rowsOut.length < total ? input.offset + rowsOut.length : null };
 }
 
-/** Retained allocations (operator view: every project, or one). */
-export async function listRetainedAllocations(db: DbOrTx, options: { projectId?: string; limit: number; offset: number }) {
+/** Retained allocations, soonest expiry first: every project's (operator view), or one project's, optionally one network's. */
+export async function listRetainedAllocations(db: DbOrTx, options: { projectId?: string; network?: string; limit: number; offset: number }) {
   const rows = (await db.execute(sql`
     select a.id, a.cidr::text as cidr, a.retained_name as name, a.retained_until as "retainedUntil", a.size::text as size,
            p.slug as project, n.name as network, pl.name as pool
     from ip_allocations a join projects p on p.id = a.project_id join networks n on n.id = a.network_id join ip_pools pl on pl.id = a.pool_id
     where a.retained_name is not null ${options.projectId ? sql`and a.project_id = ${options.projectId}` : sql``}
-    order by a.retained_until limit ${options.limit} offset ${options.offset}`)) as unknown as {
-    id: string;
-    cidr: string;
-    name: string;
-    retainedUntil: Date;
-    size: string;
-    project: string;
-    network: string;
-    pool: string;
-  }[];
+      ${options.network ? sql`and n.name = ${options.network}` : sql``}
+    order by a.retained_until, a.id limit ${options.limit} offset ${options.offset}`)) as unknown as RetainedAllocationView[];
   return rows;
+}
+
+export interface RetainedAllocationView {
+  id: string;
+  cidr: string;
+  name: string;
+  retainedUntil: Date;
+  size: string;
+  project: string;
+  network: string;
+  pool: string;
 }

@@ -150,7 +150,7 @@ describe('claims', () => {
     await createChildPool(db, projectId, { network: 'vpc', parent: 'vpc-v4', name: 'apps', prefixLength: 26, reserveLeading: 4, reserveTrailing: 1, strategy: 'BestFit', defaultPrefixLength: 30 }, actor);
     const net = await getNetwork(db, projectId, 'vpc');
     const apps = net.pools.find((p) => p.name === 'apps')!;
-    expect(apps).toMatchObject({ cidr: '198.51.100.0/26', capacity: '59', kind: 'Child' });
+    expect(apps).toMatchObject({ cidr: '198.51.100.0/26', capacity: '64', reserved: '5', available: '59', kind: 'Child' });
     expect(net.pools.find((p) => p.name === 'vpc-v4')!.allocated).toBe('64');
     const c = await createClaim(db, projectId, { name: 'a1', network: 'vpc', pool: 'apps', prefixLength: 32, reclaimPolicy: 'Delete' }, actor);
     // BestFit takes the smallest free block: the one address left between reservations and the rest.

@@ -21,24 +21,32 @@ interface Rules {
   maxPrefixLength?: number;
   defaultPrefixLength?: number;
   strategy?: 'FirstFit' | 'BestFit';
-  reserveLeading?: number;
-  reserveTrailing?: number;
+  /** Exact counts: validated numbers or decimal strings (`addressCount`). */
+  reserveLeading?: number | string;
+  reserveTrailing?: number | string;
 }
 
-/** Fills in and checks a pool's allocation rules against its CIDR, naming the offending field. */
-export function resolveRules(cidr: Cidr, rules: Rules, field: string) {
+/**
+ * Fills in and checks a pool's allocation rules against its CIDR, naming the offending field
+ * (under `prefix`, when the rules sit inside a larger input). Reservations are exact at any size:
+ * each must fit the pool, and the trailing one what the leading one leaves.
+ */
+export function resolveRules(cidr: Cidr, rules: Rules, prefix?: string) {
+  const field = (name: string) => (prefix ? `${prefix}.${name}` : name);
   const bits = familyBits(cidr.family);
   const min = rules.minPrefixLength ?? cidr.prefix;
   const max = rules.maxPrefixLength ?? bits;
   const fallback = cidr.family === 4 ? 28 : 64;
   const def = rules.defaultPrefixLength ?? Math.min(max, Math.max(min, fallback));
-  if (min < cidr.prefix || min > bits) throw invalid(`${field}.minPrefixLength`, `must be between /${cidr.prefix} (the pool's own size) and /${bits}`);
-  if (max < min || max > bits) throw invalid(`${field}.maxPrefixLength`, `must be between minPrefixLength (/${min}) and /${bits}`);
-  if (def < min || def > max) throw invalid(`${field}.defaultPrefixLength`, `must be between /${min} and /${max}`);
+  if (min < cidr.prefix || min > bits) throw invalid(field('minPrefixLength'), `must be between /${cidr.prefix} (the pool's own size) and /${bits}`);
+  if (max < min || max > bits) throw invalid(field('maxPrefixLength'), `must be between minPrefixLength (/${min}) and /${bits}`);
+  if (def < min || def > max) throw invalid(field('defaultPrefixLength'), `must be between /${min} and /${max}`);
   const leading = BigInt(rules.reserveLeading ?? 0);
   const trailing = BigInt(rules.reserveTrailing ?? 0);
+  const size = cidrSize(cidr);
+  if (leading > size) throw invalid(field('reserveLeading'), `${leading} addresses do not fit the ${size} addresses of ${formatCidr(cidr)}`);
   const problem = reservationProblem(cidr, leading, trailing);
-  if (problem) throw invalid(`${field}.reserveLeading`, problem);
+  if (problem) throw invalid(field('reserveTrailing'), `${problem}: at most ${size - leading} trailing addresses fit after the leading reservation`);
   return { minPrefixLength: min, maxPrefixLength: max, defaultPrefixLength: def, strategy: rules.strategy ?? 'FirstFit', leading, trailing };
 }
 
@@ -63,8 +71,8 @@ async function insertPool(
       maxPrefixLength: rules.maxPrefixLength,
       defaultPrefixLength: rules.defaultPrefixLength,
       strategy: rules.strategy,
-      reserveLeading: Number(rules.leading),
-      reserveTrailing: Number(rules.trailing),
+      reserveLeading: rules.leading.toString(),
+      reserveTrailing: rules.trailing.toString(),
       capacity: capacity.toString(),
     })
     .returning({ id: ipPools.id });
@@ -162,7 +170,7 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
       const childId = randomUUID();
       const carve = await allocate(tx, parent.id, request, 'PoolCarve', { childPoolId: childId });
       if (!carve) throw new DomainError('Exhausted', `pool ${parent.name} has no free /${len}`, 'prefixLength');
-      const rules = resolveRules(carve.cidr, input, 'pool');
+      const rules = resolveRules(carve.cidr, input);
       await insertPool(tx, { id: childId, projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: carve.cidr }, rules);
       await recordEvent(tx, { actor, projectId, action: 'pool.create', objectType: 'pool', objectId: childId, objectName: input.name, after: { parent: parent.name, cidr: formatCidr(carve.cidr) } });
       return { id: childId, name: input.name, cidr: formatCidr(carve.cidr) };
@@ -194,23 +202,31 @@ export interface PoolView {
   minPrefixLength: number;
   maxPrefixLength: number;
   defaultPrefixLength: number;
-  reserveLeading: number;
-  reserveTrailing: number;
+  reserveLeading: string;
+  reserveTrailing: string;
+  /** Every address of the CIDR: capacity = allocated + reserved + available. */
   capacity: string;
+  /** The leading and trailing reservations (never allocatable). */
+  reserved: string;
   allocated: string;
   available: string;
+  /** allocated / (capacity − reserved): the share of the allocatable space in use (1 when there is none). */
   utilization: number;
   allocationCount: number;
   phase: 'Ready' | 'Exhausted';
 }
 
+/** The share of the allocatable space in use, 6 decimals (exact enough for bars and alerts even for IPv6 sizes). */
+function usedShare(allocated: bigint, allocatable: bigint) {
+  return allocatable === 0n ? 1 : Number((allocated * 1_000_000n) / allocatable) / 1_000_000;
+}
+
 /** Counters → the view every surface shows (exact decimal strings; utilization as a ratio). */
 export function poolView(p: typeof ipPools.$inferSelect): PoolView {
-  const capacity = BigInt(p.capacity);
+  const allocatable = BigInt(p.capacity);
   const allocated = BigInt(p.allocated);
-  const available = capacity - allocated;
-  // Ratio with 6 significant decimals, exact enough for bars and alerts even for IPv6 sizes.
-  const utilization = capacity === 0n ? 1 : Number((allocated * 1_000_000n) / capacity) / 1_000_000;
+  const reserved = BigInt(p.reserveLeading) + BigInt(p.reserveTrailing);
+  const available = allocatable - allocated;
   return {
     id: p.id,
     name: p.name,
@@ -222,30 +238,43 @@ export function poolView(p: typeof ipPools.$inferSelect): PoolView {
     minPrefixLength: p.minPrefixLength,
     maxPrefixLength: p.maxPrefixLength,
     defaultPrefixLength: p.defaultPrefixLength,
-    reserveLeading: p.reserveLeading,
-    reserveTrailing: p.reserveTrailing,
-    capacity: capacity.toString(),
+    reserveLeading: BigInt(p.reserveLeading).toString(),
+    reserveTrailing: BigInt(p.reserveTrailing).toString(),
+    capacity: (allocatable + reserved).toString(),
+    reserved: reserved.toString(),
     allocated: allocated.toString(),
     available: available.toString(),
-    utilization,
+    utilization: usedShare(allocated, allocatable),
     allocationCount: p.allocationCount,
     phase: available === 0n ? 'Exhausted' : 'Ready',
   };
 }
 
+/** A family's figures summed over a network's root pools (child pools are inside their roots). */
+export interface FamilyTotals {
+  capacity: string;
+  reserved: string;
+  allocated: string;
+  available: string;
+  utilization: number;
+}
+
 /** Sums of root pools per family: a network's utilization (child pools are inside their roots). */
 function familyTotals(pools: PoolView[]) {
-  const out: Record<'IPv4' | 'IPv6', { capacity: string; allocated: string; utilization: number } | null> = { IPv4: null, IPv6: null };
+  const out: Record<'IPv4' | 'IPv6', FamilyTotals | null> = { IPv4: null, IPv6: null };
   for (const family of [4, 6] as const) {
     const roots = pools.filter((p) => p.family === family && p.parentPoolId === null);
     if (!roots.length) continue;
-    let cap = 0n;
-    let used = 0n;
+    let capacity = 0n;
+    let reserved = 0n;
+    let allocated = 0n;
     for (const r of roots) {
-      cap += BigInt(r.capacity);
-      used += BigInt(r.allocated);
+      capacity += BigInt(r.capacity);
+      reserved += BigInt(r.reserved);
+      allocated += BigInt(r.allocated);
     }
-    out[familyName(family)] = { capacity: cap.toString(), allocated: used.toString(), utilization: cap === 0n ? 1 : Number((used * 1_000_000n) / cap) / 1_000_000 };
+    const available = capacity - reserved - allocated;
+    out[familyName(family)] = { capacity: capacity.toString(), reserved: reserved.toString(), allocated: allocated.toString(), available: available.toString(), utilization: usedShare(allocated, capacity - reserved) };
   }
   return out;
 }

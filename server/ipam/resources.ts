@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ClaimView } from './claims';
+import type { ClaimView, RetainedAllocationView } from './claims';
 import type { getNetwork, PoolView } from './networks';
 import { claimCreateInput, networkCreateInput, poolRules, resourceName, rootPoolInput } from './schemas';
 
@@ -47,6 +47,7 @@ function poolStatus(p: PoolView) {
     family: p.family === 4 ? 'IPv4' : 'IPv6',
     rules: { minPrefixLength: p.minPrefixLength, maxPrefixLength: p.maxPrefixLength, defaultPrefixLength: p.defaultPrefixLength, strategy: p.strategy, reserveLeading: p.reserveLeading, reserveTrailing: p.reserveTrailing },
     capacity: p.capacity,
+    reserved: p.reserved,
     allocated: p.allocated,
     available: p.available,
     utilization: p.utilization,
@@ -88,6 +89,17 @@ export function claimResource(c: ClaimView, extra: { dryRun?: boolean } = {}) {
       pool: c.pool,
       allocationRef: extra.dryRun ? null : c.allocationId,
     },
+  };
+}
+
+/** A retained allocation: the block a deleted `Retain` claim left, under the claim's name, until released or expired. */
+export function retainedAllocationResource(r: RetainedAllocationView) {
+  return {
+    apiVersion: IPAM_API_VERSION,
+    kind: 'RetainedAllocation',
+    metadata: { name: r.name, uid: r.id },
+    spec: { network: r.network, pool: r.pool, cidr: r.cidr },
+    status: { addresses: r.size, retainedUntil: r.retainedUntil },
   };
 }
 

@@ -9,13 +9,35 @@ export const resourceName = z
 
 export const strategy = z.enum(['FirstFit', 'BestFit']);
 
+/**
+ * A number of addresses, exact at any size: a JSON number while it is exact (up to 2^53 − 1), or a
+ * decimal string (an IPv6 pool may reserve 2^64 and more). Whether it fits is the pool's to say.
+ */
+export const addressCount = z.union([z.number(), z.string()]).superRefine((v, ctx) => {
+  const problem =
+    typeof v === 'number'
+      ? !Number.isInteger(v)
+        ? 'must be a whole number of addresses'
+        : v < 0
+          ? 'must not be negative'
+          : !Number.isSafeInteger(v)
+            ? 'is beyond 2^53 − 1, where JSON numbers are not exact: give it as a decimal string'
+            : undefined
+      : !/^\d{1,39}$/.test(v)
+        ? 'must be a decimal string of at most 39 digits (a whole, non-negative number of addresses)'
+        : undefined;
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const poolRules = z.object({
   minPrefixLength: z.number().int().min(0).max(128).optional(),
   maxPrefixLength: z.number().int().min(0).max(128).optional(),
   defaultPrefixLength: z.number().int().min(0).max(128).optional(),
   strategy: strategy.optional(),
-  reserveLeading: z.number().int().min(0).max(1_000_000).optional(),
-  reserveTrailing: z.number().int().min(0).max(1_000_000).optional(),
+  /** Addresses held back at the start of the pool (not allocatable), up to the pool's size. */
+  reserveLeading: addressCount.optional(),
+  /** Addresses held back at the end of the pool, up to what the leading reservation leaves. */
+  reserveTrailing: addressCount.optional(),
 });
 
 export const rootPoolInput = poolRules.extend({
@@ -68,3 +90,9 @@ export const claimListInput = z.object({
   offset: z.number().int().min(0).max(10_000_000).default(0),
 });
 export type ClaimListInput = z.infer<typeof claimListInput>;
+
+export const retainedListInput = z.object({
+  network: resourceName.optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+  offset: z.number().int().min(0).max(10_000_000).default(0),
+});

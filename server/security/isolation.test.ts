@@ -19,7 +19,7 @@ import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
 import { requestMachine } from '@/server/fleet/machines';
 import { setCapacityState } from '@/server/fleet/operator';
-import { createClaim } from '@/server/ipam/claims';
+import { createClaim, deleteClaim } from '@/server/ipam/claims';
 import { createNetwork } from '@/server/ipam/networks';
 import { createIncreaseRequest } from '@/server/quota/increases';
 import { createClaimPolicy, createGrantPolicy } from '@/server/quota/policies';
@@ -102,6 +102,8 @@ export const procedureCases: Record<string, Case> = {
   'ipam.claims.preview': { access: 'project', minRole: 'editor', input: p({ name: 'c2', network: 'vpc', prefixLength: 28 }) },
   'ipam.claims.create': { access: 'project', minRole: 'editor', input: p({ name: 'c2', network: 'vpc', prefixLength: 28 }) },
   'ipam.claims.delete': { access: 'project', minRole: 'editor', input: p({ name: 'c1' }) },
+  'ipam.retained.list': { access: 'project', minRole: 'viewer', input: p() },
+  'ipam.retained.release': { access: 'project', minRole: 'editor', input: p({ name: 'r1' }) },
   'ipam.admin.pools': { access: 'platform', roles: ['operator'], input: () => ({}) },
   'ipam.admin.retained': { access: 'platform', roles: ['operator'], input: () => ({}) },
   'ipam.admin.releaseRetained': { access: 'platform', roles: ['operator'], input: () => ({ allocationId: uuid }) },
@@ -173,6 +175,7 @@ function restParams(route: string, w: World): Record<string, string> {
   if (route.includes('{command}')) params.command = route.endsWith('}') ? 'add' : 'add';
   if (route.includes('/networks/{name}')) params.name = 'vpc';
   if (route.includes('/ipclaims/{name}')) params.name = 'c1';
+  if (route.includes('/retainedallocations/{name}')) params.name = 'r1';
   if (route.includes('/machines/{name}')) params.name = 'm1';
   return params;
 }
@@ -282,6 +285,9 @@ beforeAll(async () => {
   const other = await makeProject(db);
   await createNetwork(db, victim.project.id, { name: 'vpc', cidrs: [{ cidr: '192.0.2.0/24' }] }, actor);
   await createClaim(db, victim.project.id, { name: 'c1', network: 'vpc', prefixLength: 28, reclaimPolicy: 'Delete' }, actor);
+  // A retained allocation ("r1") for the release routes to aim at: released, it would leave the snapshot's allocations.
+  await createClaim(db, victim.project.id, { name: 'r1', network: 'vpc', prefixLength: 28, reclaimPolicy: 'Retain' }, actor);
+  await deleteClaim(db, victim.project.id, 'r1', actor);
   await createCluster(db, victim.project.id, { name: 'k1', network: 'vpc' }, actor);
   const owner = await makeUser(db, { projectId: victim.project.id, role: 'owner' });
   const viewer = await makeUser(db, { projectId: victim.project.id, role: 'viewer' });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { listAllPools } from '@/server/ipam/admin';
-import { createClaim, deleteClaim, getClaim, listClaims, listRetainedAllocations, releaseRetainedAllocation } from '@/server/ipam/claims';
+import { createClaim, deleteClaim, getClaim, listClaims, listRetainedAllocations, releaseRetainedAllocation, releaseRetainedByName } from '@/server/ipam/claims';
 import { getAddressMap } from '@/server/ipam/map';
 import { createChildPool, createNetwork, deleteNetwork, getNetwork, listNetworks } from '@/server/ipam/networks';
-import { claimCreateInput, claimListInput, networkCreateInput, poolCreateInput, resourceName } from '@/server/ipam/schemas';
+import { claimCreateInput, claimListInput, networkCreateInput, poolCreateInput, resourceName, retainedListInput } from '@/server/ipam/schemas';
 import { createTRPCRouter, platformProcedure, projectProcedure } from '../init';
 
 const byName = z.object({ name: resourceName });
@@ -32,6 +32,13 @@ export const ipamRouter = createTRPCRouter({
       .query(({ ctx, input }) => createClaim(ctx.db, ctx.project.id, input, ctx.actor, { dryRun: true })),
     create: projectProcedure('editor').input(claimCreateInput).mutation(({ ctx, input }) => createClaim(ctx.db, ctx.project.id, input, ctx.actor)),
     delete: projectProcedure('editor').input(byName).mutation(({ ctx, input }) => deleteClaim(ctx.db, ctx.project.id, input.name, ctx.actor)),
+  }),
+  /** The project's own retained allocations: blocks of deleted Retain claims, which its editors may release early. */
+  retained: createTRPCRouter({
+    list: projectProcedure('viewer')
+      .input(retainedListInput)
+      .query(({ ctx, input }) => listRetainedAllocations(ctx.db, { projectId: ctx.project.id, ...input })),
+    release: projectProcedure('editor').input(byName).mutation(({ ctx, input }) => releaseRetainedByName(ctx.db, ctx.project.id, input.name, ctx.actor)),
   }),
   admin: createTRPCRouter({
     pools: platformProcedure('operator')
