@@ -44,7 +44,7 @@ export function FleetView() {
   const catalogue = useQuery({ ...trpc.fleet.catalogue.queryOptions(), refetchInterval });
   const capacity = useQuery({ ...trpc.fleet.capacity.list.queryOptions(capacityInput(filters)), placeholderData: keepPreviousData, refetchInterval });
   const allocations = useQuery({ ...trpc.fleet.allocations.list.queryOptions(allocationsInput(allocOffset)), placeholderData: keepPreviousData, refetchInterval });
-  const operations = useQuery({ ...trpc.fleet.operations.queryOptions(operationsInput), refetchInterval });
+  const operations = useQuery({ ...trpc.fleet.operations.list.queryOptions(operationsInput), refetchInterval });
 
   const allocationRows = (allocations.data ?? []) as AllocationRow[];
   const operationRows = (operations.data ?? []) as OperationRow[];
