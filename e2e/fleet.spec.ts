@@ -127,22 +127,70 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await expect(tenant.getByTestId('phase-reason')).toContainText('quarantined');
   await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' })).toContainText('Failed');
 
-  // The operator finds the device quarantined, with the cleanup failure as the reason.
+  // Released, the machine leaves the tenant's default list; the Released filter shows it, and its name can be requested again.
+  await tenant.goto(`/projects/${PROJECT}/machines`);
+  const machineRows = tenant.getByTestId('machine-row');
+  await expect(tenant.getByLabel('Phase')).toHaveValue('');
+  await expect(machineRows.filter({ hasText: approved })).toHaveCount(0);
+  await tenant.getByLabel('Phase').selectOption('Released');
+  await expect(machineRows.filter({ hasText: approved })).toHaveCount(1);
+  await requestArmMachine(tenant, approved);
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
+  await tenant.getByRole('button', { name: 'Withdraw request' }).click();
+  await tenant.getByRole('dialog', { name: `Release machine ${approved}?` }).getByRole('button', { name: 'Withdraw request' }).click();
+  await expect(phase(tenant)).toHaveAttribute('data-phase', 'Released', { timeout: 30_000 });
+  await tenant.goto(`/projects/${PROJECT}/machines`);
+  await tenant.getByLabel('Phase').selectOption('Released');
+  await expect(machineRows.filter({ hasText: approved })).toHaveCount(2);
+  // Each released machine keeps its own page and timeline: the first one (the older, listed last) still shows its failed cleanup.
+  await machineRows.filter({ hasText: approved }).last().getByRole('link', { name: approved }).click();
+  await expect(tenant).toHaveURL(/\?uid=/);
+  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' })).toContainText('Failed');
+
+  // The operator finds the device quarantined, with the cleanup failure as the reason, and the failed cleanup among the operations needing attention.
   await operator.goto('/operator/fleet');
   await operator.getByLabel('Capacity state').selectOption('Quarantined');
   const capacityRow = operator.getByTestId('capacity-row').filter({ hasText: device });
   await expect(capacityRow).toContainText('Quarantined');
   await expect(capacityRow).toContainText('cleanup failed');
+  const operationRows = operator.getByTestId('operation-row').filter({ hasText: device });
+  const releaseCleanup = operationRows.filter({ hasText: 'cleanup-' });
+  await expect(releaseCleanup).toContainText('Failed');
 
-  // Clean up for later runs: the fault off, the device back in the pool (an audited action with a reason).
-  await cleanupFault.getByRole('button', { name: `Stop failing cleanups of ${device}` }).click();
-  await expect(cleanupFault.getByTestId('fault-state')).toHaveText('Off');
+  // Returning it to the pool re-runs the wipe through the provider: with the fault still on, it fails and the device stays quarantined.
   await capacityRow.getByRole('button', { name: `Return to pool ${device}` }).click();
   const back = operator.getByRole('dialog', { name: `Return to pool ${device}?` });
-  await back.getByLabel('Reason').fill('e2e: inspected');
+  await expect(back).toContainText('verified');
+  await back.getByRole('textbox', { name: /^Reason/ }).fill('e2e: wipe again');
   await back.getByRole('button', { name: 'Return to pool' }).click();
   await expect(back).toBeHidden();
+  await expect(capacityRow).toContainText('returned to the pool, but the cleanup failed', { timeout: 30_000 });
+  await expect(operationRows.filter({ hasText: 'return-' })).toContainText('Failed');
+
+  // The release's failed cleanup is acknowledged with a note (required) and leaves the list.
+  await releaseCleanup.getByRole('button', { name: /^Acknowledge / }).click();
+  const ack = operator.getByRole('dialog', { name: `Acknowledge cleanup on ${device}?` });
+  await expect(ack.getByRole('button', { name: 'Acknowledge' })).toBeDisabled();
+  await ack.getByLabel('Note').fill('e2e: known bad disk, ticket OPS-1');
+  await ack.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(ack).toBeHidden();
+  await expect(releaseCleanup).toHaveCount(0);
+
+  // A forced return skips the provider: a reason is required, and the device is back at once.
+  await capacityRow.getByRole('button', { name: `Return to pool ${device}` }).click();
+  await back.getByRole('checkbox', { name: /^Force/ }).check();
+  await expect(back.getByRole('button', { name: 'Force return to pool' })).toBeDisabled();
+  await back.getByRole('textbox', { name: /^Reason/ }).fill('e2e: disk replaced on site');
+  await back.getByRole('button', { name: 'Force return to pool' }).click();
+  await expect(back).toBeHidden();
   await expect(capacityRow).toHaveCount(0);
+  await operator.goto('/operator/audit');
+  await expect(operator.getByText('e2e: disk replaced on site').first()).toBeVisible();
+  await expect(operator.getByText('e2e: known bad disk, ticket OPS-1').first()).toBeVisible();
+
+  // Clean up for later runs: the fault off.
+  await cleanupFault.getByRole('button', { name: `Stop failing cleanups of ${device}` }).click();
+  await expect(cleanupFault.getByTestId('fault-state')).toHaveText('Off');
 });
 
 test('a viewer sees machines but cannot request or release', async ({ page }) => {

@@ -44,7 +44,7 @@ export function FleetView() {
   const catalogue = useQuery({ ...trpc.fleet.catalogue.queryOptions(), refetchInterval });
   const capacity = useQuery({ ...trpc.fleet.capacity.list.queryOptions(capacityInput(filters)), placeholderData: keepPreviousData, refetchInterval });
   const allocations = useQuery({ ...trpc.fleet.allocations.list.queryOptions(allocationsInput(allocOffset)), placeholderData: keepPreviousData, refetchInterval });
-  const operations = useQuery({ ...trpc.fleet.operations.queryOptions(operationsInput), refetchInterval });
+  const operations = useQuery({ ...trpc.fleet.operations.list.queryOptions(operationsInput), refetchInterval });
 
   const allocationRows = (allocations.data ?? []) as AllocationRow[];
   const operationRows = (operations.data ?? []) as OperationRow[];
@@ -190,9 +190,12 @@ type CapacityAction = 'quarantine' | 'returnToPool' | 'retire';
 const actionLabels: Record<CapacityAction, string> = { quarantine: 'Quarantine', returnToPool: 'Return to pool', retire: 'Retire' };
 const actionHelp: Record<CapacityAction, string> = {
   quarantine: 'No new machine is bound to it until an operator returns it to the pool.',
-  returnToPool: 'It becomes Available again and the oldest request waiting for this class and location is woken. Only do this once the device is known to be clean.',
+  returnToPool:
+    'The provider wipes it again and the wipe is verified before it is Available (the oldest request waiting for this class and location is then woken); if the wipe fails it stays quarantined with the reason.',
   retire: 'It leaves the fleet for good; it is no longer offered or counted as capacity.',
 };
+
+const forceHelp = 'It becomes Available at once, without a wipe by the provider: only when the device is known to be clean. Recorded in the audit log as forced, with your reason.';
 
 function CapacitySection({
   data,
@@ -217,6 +220,7 @@ function CapacitySection({
   const invalidate = useInvalidateFleet();
   const now = useNow(5_000);
   const [acting, setActing] = useState<{ row: CapacityRow; action: CapacityAction } | null>(null);
+  const [force, setForce] = useState(false);
   const act = useMutation(
     trpc.fleet.capacity.act.mutationOptions({
       onSuccess: () => {
@@ -327,21 +331,29 @@ function CapacitySection({
       {acting && (
         <ReasonDialog
           title={`${actionLabels[acting.action]} ${acting.row.deviceRef}?`}
-          confirmLabel={actionLabels[acting.action]}
-          tone={acting.action === 'returnToPool' ? 'primary' : 'danger'}
+          confirmLabel={acting.action === 'returnToPool' && force ? 'Force return to pool' : actionLabels[acting.action]}
+          tone={acting.action === 'returnToPool' && !force ? 'primary' : 'danger'}
+          required={acting.action !== 'returnToPool' || force}
           placeholder={acting.action === 'returnToPool' ? 'e.g. wiped and inspected by hand, ticket OPS-1234' : 'e.g. failing disk reported by the provider'}
           pending={act.isPending}
           error={act.error ? errorMessage(act.error) : null}
           onCancel={() => {
             setActing(null);
+            setForce(false);
             act.reset();
           }}
-          onConfirm={(reason) => act.mutate({ id: acting.row.id, action: acting.action, reason })}
+          onConfirm={(reason) => act.mutate({ id: acting.row.id, action: acting.action, reason, force: acting.action === 'returnToPool' && force }, { onSuccess: () => setForce(false) })}
         >
           <p>
             <code className="font-mono">{acting.row.deviceRef}</code> ({acting.row.class}, {acting.row.location}) is {acting.row.state}
-            {acting.row.stateReason ? `: ${acting.row.stateReason}` : ''}. {actionHelp[acting.action]}
+            {acting.row.stateReason ? `: ${acting.row.stateReason}` : ''}. {force && acting.action === 'returnToPool' ? forceHelp : actionHelp[acting.action]}
           </p>
+          {acting.action === 'returnToPool' && (
+            <label className="mt-3 flex items-start gap-2">
+              <input type="checkbox" className="mt-0.5" checked={force} onChange={(e) => setForce(e.target.checked)} />
+              <span>Force: return it without the provider&apos;s wipe (a reason is required)</span>
+            </label>
+          )}
         </ReasonDialog>
       )}
     </Card>
@@ -458,6 +470,17 @@ function AllocationsSection({ rows, error, offset, onOffset }: { rows: Allocatio
 
 function OperationsSection({ rows, error }: { rows: OperationRow[]; error: unknown }) {
   const now = useNow(5_000);
+  const trpc = useTRPC();
+  const invalidate = useInvalidateFleet();
+  const [acknowledging, setAcknowledging] = useState<OperationRow | null>(null);
+  const acknowledge = useMutation(
+    trpc.fleet.operations.acknowledge.mutationOptions({
+      onSuccess: () => {
+        setAcknowledging(null);
+        void invalidate();
+      },
+    }),
+  );
   const unknown = rows.filter((o) => o.state === 'Unknown').length;
   const failed = rows.filter((o) => o.state === 'Failed').length;
   return (
@@ -475,16 +498,17 @@ function OperationsSection({ rows, error }: { rows: OperationRow[]; error: unkno
       {error != null && <Alert testId="operations-error">{errorMessage(error)}</Alert>}
       {rows.length === 0 ? (
         <EmptyState title="Nothing needs attention">
-          Provider operations whose outcome is Unknown (a lost response or timeout, being resolved by lookup), that failed, or that are still running appear here.
+          Provider operations whose outcome is Unknown (a lost response or timeout, being resolved by lookup), that failed, or that are still running appear here. They leave once resolved (a retry succeeded, or
+          the device was verified clean since) or acknowledged by an operator with a note.
         </EmptyState>
       ) : (
         <div className="overflow-x-auto rounded-md border border-slate-200">
           <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Provider operations">
             <thead className="bg-slate-50">
               <tr>
-                {['Operation', 'State', 'Retries', 'Last error', 'Device', 'Machine', 'Epoch / fence', 'Updated'].map((h) => (
-                  <th key={h} scope="col" className="px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
-                    {h}
+                {['Operation', 'State', 'Retries', 'Last error', 'Device', 'Machine', 'Epoch / fence', 'Updated', ''].map((h, i) => (
+                  <th key={i} scope="col" className="px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
+                    {h || <span className="sr-only">Actions</span>}
                   </th>
                 ))}
               </tr>
@@ -515,11 +539,37 @@ function OperationsSection({ rows, error }: { rows: OperationRow[]; error: unkno
                   <td className="whitespace-nowrap px-3 py-2 text-xs text-slate-600" title={formatTime(toDate(o.updatedAt))} suppressHydrationWarning>
                     {ago(o.updatedAt, now)}
                   </td>
+                  <td className="whitespace-nowrap px-3 py-1.5 text-right">
+                    <Button variant="secondary" className="px-2 py-1 text-xs" aria-label={`Acknowledge ${o.id}`} onClick={() => setAcknowledging(o)}>
+                      Acknowledge
+                    </Button>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
+      )}
+      {acknowledging && (
+        <ReasonDialog
+          title={`Acknowledge ${acknowledging.kind} on ${acknowledging.deviceRef}?`}
+          confirmLabel="Acknowledge"
+          fieldLabel="Note"
+          tone="primary"
+          placeholder="e.g. known provider incident, device replaced (ticket OPS-1234)"
+          pending={acknowledge.isPending}
+          error={acknowledge.error ? errorMessage(acknowledge.error) : null}
+          onCancel={() => {
+            setAcknowledging(null);
+            acknowledge.reset();
+          }}
+          onConfirm={(note) => acknowledge.mutate({ id: acknowledging.id, note })}
+        >
+          <p>
+            <code className="font-mono">{acknowledging.id}</code> is {acknowledging.state}
+            {acknowledging.lastError ? `: ${acknowledging.lastError}` : ''}. Acknowledged, it leaves this list; your note is recorded in the audit log.
+          </p>
+        </ReasonDialog>
       )}
     </Card>
   );

@@ -122,7 +122,8 @@ export function useFleetLive(scope: LiveScope): LiveState {
         case 'operation':
           return [fleet.operations.pathKey()];
         case 'capacity':
-          return [fleet.inventory.pathKey(), fleet.capacity.pathKey(), fleet.catalogue.pathKey(), fleet.queue.pathKey()];
+          // A retired device's operations leave the attention list.
+          return [fleet.inventory.pathKey(), fleet.capacity.pathKey(), fleet.catalogue.pathKey(), fleet.queue.pathKey(), fleet.operations.pathKey()];
       }
     };
     const pending = new Set<Kind>();

@@ -13,6 +13,7 @@ import { phaseLabel, toDate, type LastOperation, type MachineDetail, type Timeli
 import { useInvalidateFleet } from './hooks';
 import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { CapacityStateBadge, LiveIndicator, OperationSummary, PhaseBadge } from './parts';
+import { machineInput } from './queries';
 import { MachineTimeline } from './timeline';
 
 type Machine = MachineDetail['machine'] & {
@@ -95,13 +96,13 @@ function lastBinding(timeline: TimelineEntry[]): { device: string; epoch: string
  * addresses and its timeline. Refreshes every second while it is on its way somewhere. Editors
  * release it here, after a confirmation.
  */
-export function MachineView({ project, name }: { project: string; name: string }) {
+export function MachineView({ project, name, id }: { project: string; name: string; id?: string }) {
   const trpc = useTRPC();
   const canEdit = useCanEdit(project);
   const invalidate = useInvalidateFleet();
   const [confirmRelease, setConfirmRelease] = useState(false);
   const live = useFleetLive({ project });
-  const query = useQuery({ ...trpc.fleet.machines.get.queryOptions({ project, name }), refetchInterval: SAFETY_REFETCH_MS });
+  const query = useQuery({ ...trpc.fleet.machines.get.queryOptions(machineInput(project, name, id)), refetchInterval: SAFETY_REFETCH_MS });
   const release = useMutation(
     trpc.fleet.machines.delete.mutationOptions({
       onSuccess: () => {

@@ -10,18 +10,19 @@ import { Alert, Button, Card, EmptyState, Input, Select, cx } from '@/components
 import { ago, phaseLabel, phaseOrder, toDate, type LastOperation } from './format';
 import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { LiveIndicator, OperationSummary, Pager, PhaseBadge } from './parts';
-import { MACHINES_PAGE_SIZE, machinesListInput } from './queries';
+import { MACHINES_PAGE_SIZE, machinesListInput, phaseCountInput } from './queries';
 import { RequestMachineForm } from './request-machine-form';
+import type { MachinePhase } from '@/server/fleet/phases';
 
 /**
  * The project's machines: phase, where each one is bound, and its newest provider operation;
  * filtered and paginated on the server, updated live as the machines move (see live.ts). Editors
  * request new machines here.
  */
-export function MachinesView({ project, initialPhase = '', openForm = false }: { project: string; initialPhase?: string; openForm?: boolean }) {
+export function MachinesView({ project, initialPhase = '', openForm = false }: { project: string; initialPhase?: MachinePhase | ''; openForm?: boolean }) {
   const trpc = useTRPC();
   const canEdit = useCanEdit(project);
-  const [phase, setPhase] = useState(initialPhase);
+  const [phase, setPhase] = useState<MachinePhase | ''>(initialPhase);
   const [searchText, setSearchText] = useState('');
   const search = useDebounced(searchText);
   const [offset, setOffset] = useState(0);
@@ -35,7 +36,9 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
   const items = list.data?.items ?? [];
   const total = list.data?.total ?? 0;
   const now = useNow(5_000);
-  const noneAtAll = list.isSuccess && total === 0 && offset === 0 && !phase && !search;
+  // Released machines are not in the default list; a project with only those still shows the list (and its filter).
+  const released = useQuery({ ...trpc.fleet.machines.list.queryOptions(phaseCountInput(project, 'Released')), refetchInterval: SAFETY_REFETCH_MS });
+  const noneAtAll = list.isSuccess && total === 0 && offset === 0 && !phase && !search && released.data?.total === 0;
   // The form starts open when there is nothing to list yet; after that it is the user's choice.
   const showForm = canEdit && (formOpen ?? noneAtAll);
 
@@ -45,7 +48,7 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
         <div>
           <h1 className="text-xl font-semibold text-slate-900">Machines</h1>
           <p className="mt-1 max-w-3xl text-sm text-slate-600">
-            Bare-metal machines of this project: request one, follow it through approval, allocation and installation, and release it when done.
+            Bare-metal machines of this project: request one, follow it through approval, allocation and installation, and release it when done. Released machines leave this list (choose Released to see them, with their timelines); their names can be used again.
           </p>
         </div>
         <div className="flex items-center gap-3">
@@ -81,8 +84,8 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
         <section aria-labelledby="machine-list-heading" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
           <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
             <h2 id="machine-list-heading" className="text-sm font-semibold text-slate-800">
-              {total.toLocaleString('en-US')} {total === 1 ? 'machine' : 'machines'}
-              {phase && ` in ${phaseLabel(phase).toLowerCase()}`}
+              {total.toLocaleString('en-US')} {phase === 'Released' ? 'released' : phase ? '' : 'live'} {total === 1 ? 'machine' : 'machines'}
+              {phase && phase !== 'Released' && ` in ${phaseLabel(phase).toLowerCase()}`}
             </h2>
             <div className="flex flex-wrap gap-2">
               <div className="w-44">
@@ -90,11 +93,11 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
                   aria-label="Phase"
                   value={phase}
                   onChange={(e) => {
-                    setPhase(e.target.value);
+                    setPhase(e.target.value as MachinePhase | '');
                     setOffset(0);
                   }}
                 >
-                  <option value="">All phases</option>
+                  <option value="">Live machines</option>
                   {phaseOrder.map((p) => (
                     <option key={p} value={p}>
                       {phaseLabel(p)}
@@ -117,7 +120,9 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
             </div>
           </div>
           {list.isSuccess && items.length === 0 ? (
-            <EmptyState title="No machines match">No machine of this project matches the phase or search.</EmptyState>
+            <EmptyState title="No machines match">
+              {!phase && !search ? 'No live machine: every machine of this project is released (choose Released to see them).' : 'No machine of this project matches the phase or search.'}
+            </EmptyState>
           ) : (
             <div className="overflow-x-auto rounded-md border border-slate-200">
               <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Machines">
@@ -134,7 +139,7 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
                   {items.map((m) => (
                     <tr key={m.id} data-testid="machine-row">
                       <td className="px-3 py-2">
-                        <Link href={`/projects/${project}/machines/${m.name}`} className="font-medium text-brand-600 hover:underline">
+                        <Link href={`/projects/${project}/machines/${m.name}${m.phase === 'Released' ? `?uid=${m.id}` : ''}`} className="font-medium text-brand-600 hover:underline">
                           {m.name}
                         </Link>
                         <span className="block text-xs text-slate-500">{m.profile}</span>

@@ -104,6 +104,7 @@ export function ReasonDialog({
   title,
   children,
   confirmLabel,
+  fieldLabel = 'Reason',
   tone = 'danger',
   required = true,
   placeholder,
@@ -115,6 +116,8 @@ export function ReasonDialog({
   title: string;
   children?: ReactNode;
   confirmLabel: string;
+  /** What the text is called (a reason, a note). */
+  fieldLabel?: string;
   tone?: 'danger' | 'primary';
   required?: boolean;
   placeholder?: string;
@@ -140,7 +143,8 @@ export function ReasonDialog({
             {children && <div className="text-sm text-slate-700">{children}</div>}
             <div className="space-y-1">
               <label htmlFor={reasonId} className="block text-sm font-medium text-slate-700">
-                Reason{required ? '' : ' (optional)'}
+                {fieldLabel}
+                {required ? '' : ' (optional)'}
               </label>
               <textarea
                 id={reasonId}

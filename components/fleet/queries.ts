@@ -3,6 +3,8 @@
  * the same cache entry, so the first render is hydrated, not refetched.
  */
 
+import type { MachinePhase } from '@/server/fleet/phases';
+
 export const MACHINES_PAGE_SIZE = 20;
 export const QUEUE_PAGE_SIZE = 25;
 export const CAPACITY_PAGE_SIZE = 25;
@@ -12,8 +14,14 @@ export const DASHBOARD_MACHINES = 5;
 /** Networks offered in the request form's interface picker. */
 export const NETWORK_CHOICES = 200;
 
-export function machinesListInput(project: string, offset = 0, phase = '', search = '') {
+/** Without a phase, the live machines; `Released` lists the released ones. */
+export function machinesListInput(project: string, offset = 0, phase: MachinePhase | '' = '', search = '') {
   return { project, limit: MACHINES_PAGE_SIZE, offset, phase: phase || undefined, search: search.trim() || undefined };
+}
+
+/** One machine: by name the live one holding it (else the newest released); with `id`, exactly that (released) machine. */
+export function machineInput(project: string, name: string, id?: string) {
+  return id ? { project, name, id } : { project, name };
 }
 
 export function dashboardMachinesInput(project: string) {
@@ -21,7 +29,7 @@ export function dashboardMachinesInput(project: string) {
 }
 
 /** One count per phase for the dashboard (a `limit: 1` page's total). */
-export function phaseCountInput(project: string, phase: string) {
+export function phaseCountInput(project: string, phase: MachinePhase) {
   return { project, phase, limit: 1, offset: 0 };
 }
 

@@ -79,7 +79,10 @@ export const machineCapacity = pgTable(
   ],
 );
 
-/** A tenant's machine request and its lifecycle (phases in server/fleet/phases.ts). */
+/**
+ * A tenant's machine request and its lifecycle (phases in server/fleet/phases.ts). Rows stay after
+ * `Released` (their timeline is the machine's history); only live machines hold their name.
+ */
 export const machines = pgTable(
   'machines',
   {
@@ -103,7 +106,13 @@ export const machines = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     phaseChangedAt: timestamp('phase_changed_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('machines_project_name').on(t.projectId, t.name), index('machines_phase').on(t.phase, t.classId, t.locationId, t.createdAt)],
+  (t) => [
+    // A name belongs to one live machine at a time; a Released machine keeps its row (its history)
+    // but gives the name up, so the same name can be requested again.
+    uniqueIndex('machines_live_name').on(t.projectId, t.name).where(sql`${t.phase} <> 'Released'`),
+    index('machines_project_name').on(t.projectId, t.name, t.createdAt),
+    index('machines_phase').on(t.phase, t.classId, t.locationId, t.createdAt),
+  ],
 );
 
 /**
@@ -148,6 +157,7 @@ export const installations = pgTable('installations', {
 /**
  * Our durable record of a provider operation, written before the call. The id is deterministic
  * (the provider's idempotency key). `Unknown` outcomes are resolved by looking the id up.
+ * `machineId` is null for the cleanup that returns quarantined capacity to the pool.
  */
 export const providerOperations = pgTable(
   'provider_operations',
@@ -166,10 +176,19 @@ export const providerOperations = pgTable(
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     result: jsonb('result'),
+    /** An operator's acknowledgement: the operation no longer needs attention, with who said so and why. */
+    acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
+    acknowledgedBy: text('acknowledged_by'),
+    acknowledgement: text('acknowledgement'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('provider_operations_state').on(t.state, t.updatedAt), index('provider_operations_machine').on(t.machineId)],
+  (t) => [
+    index('provider_operations_state').on(t.state, t.updatedAt),
+    index('provider_operations_machine').on(t.machineId),
+    // Later operations on the same device (fencing tokens only grow per capacity) resolve earlier ones.
+    index('provider_operations_capacity').on(t.capacityId, t.fencingToken),
+  ],
 );
 
 /** Per-project fleet settings: when `approvalRequired`, every machine request waits for an operator. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { moduleEnabled } from './modules';
 import { addInput, checkInput, clusterCreateInput, gcInput, leaseKey } from '@/server/cni/schemas';
-import { capacityActionInput, machineRejectInput, machineReleaseInput, machineResourceInput } from '@/server/fleet/resources';
+import { machinePhases } from '@/server/fleet/phases';
+import { capacityActionInput, capacityReturnInput, machineRejectInput, machineReleaseInput, machineResourceInput } from '@/server/fleet/resources';
 import { claimResourceInput, networkResourceInput } from '@/server/ipam/resources';
 import {
   claimPolicyReplaceInput,
@@ -209,7 +210,14 @@ export const apiRoutes: ApiRoute[] = [
     minRole: 'editor',
     requestBody: json(increaseResourceInput),
   },
-  { method: 'GET', path: '/api/v1/projects/{project}/machines', group: 'metal.datumapis.com', summary: 'List machines with phase, allocation, addresses and last operation', minRole: 'viewer', query: listQuery },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project}/machines',
+    group: 'metal.datumapis.com',
+    summary: 'List the live machines with phase, allocation, addresses and last operation; phase=Released lists the released ones (their names may be in use again)',
+    minRole: 'viewer',
+    query: [...listQuery, { name: 'phase', description: 'only this phase; Released lists released machines, which the default list leaves out', schema: { type: 'string', enum: [...machinePhases] } }],
+  },
   {
     method: 'POST',
     path: '/api/v1/projects/{project}/machines',
@@ -218,7 +226,7 @@ export const apiRoutes: ApiRoute[] = [
     minRole: 'editor',
     requestBody: json(machineResourceInput),
   },
-  { method: 'GET', path: '/api/v1/projects/{project}/machines/{name}', group: 'metal.datumapis.com', summary: 'Read a machine: phase, reason, allocation (binding, device, epoch), addresses, last provider operation', minRole: 'viewer' },
+  { method: 'GET', path: '/api/v1/projects/{project}/machines/{name}', group: 'metal.datumapis.com', summary: 'Read a machine: phase, reason, allocation (binding, device, epoch), addresses, last provider operation (the live machine of that name, else the newest released one)', minRole: 'viewer' },
   { method: 'DELETE', path: '/api/v1/projects/{project}/machines/{name}', group: 'metal.datumapis.com', summary: 'Release a machine (202): verified cleanup, then Released', minRole: 'editor' },
 
   // ---- Operator routes: an operator token only (project and cluster tokens are refused with 403) ----
@@ -351,7 +359,7 @@ export const apiRoutes: ApiRoute[] = [
     ],
   },
   { method: 'POST', path: '/api/v1/machinecapacities/{name}/quarantine', group: 'metal.datumapis.com', summary: 'Quarantine Available capacity (409 otherwise, e.g. while Bound)', minRole: 'operator', requestBody: json(capacityActionInput) },
-  { method: 'POST', path: '/api/v1/machinecapacities/{name}/return', group: 'metal.datumapis.com', summary: 'Return Quarantined capacity to the pool; a request waiting for it is woken', minRole: 'operator', requestBody: json(capacityActionInput) },
+  { method: 'POST', path: '/api/v1/machinecapacities/{name}/return', group: 'metal.datumapis.com', summary: 'Return Quarantined capacity to the pool (202): the provider cleans it again and the cleanup is verified before it is Available (a failed cleanup quarantines it again); force: true with a reason returns it at once, audited. A request waiting for it is woken', minRole: 'operator', requestBody: json(capacityReturnInput) },
   { method: 'POST', path: '/api/v1/machinecapacities/{name}/retire', group: 'metal.datumapis.com', summary: 'Retire Available or Quarantined capacity', minRole: 'operator', requestBody: json(capacityActionInput) },
 ];
 

@@ -349,11 +349,21 @@ describe('REST v1 operator routes: fleet', () => {
     const q = await call(capacityQuarantine.POST, f.op, 'POST', { name: dev }, { reason: 'fan noise' });
     expect(q).toMatchObject({ status: 200, body: { metadata: { name: dev }, status: { state: 'Quarantined', reason: 'fan noise' } } });
     expect((await call(capacityQuarantine.POST, f.op, 'POST', { name: dev }, {})).body.error).toMatchObject({ code: 'InvalidTransition' });
-    expect((await call(capacityReturn.POST, f.op, 'POST', { name: dev })).body.status).toMatchObject({ state: 'Available', reason: null });
-    expect((await call(capacityRetire.POST, f.op, 'POST', { name: dev }, { reason: 'end of life' })).body.status).toMatchObject({ state: 'Retired' });
+    // A return re-runs the cleanup through the provider: accepted, Cleaning until it is verified.
+    const back = await call(capacityReturn.POST, f.op, 'POST', { name: dev }, { reason: 'fan replaced' });
+    expect(back).toMatchObject({ status: 202, body: { status: { state: 'Cleaning', reason: expect.stringContaining('returning to the pool') } } });
     expect((await call(capacityReturn.POST, f.op, 'POST', { name: dev })).status).toBe(409);
+    // A forced return needs a reason (400 naming it, nothing changed), then skips the provider.
+    const other = f.devices[1];
+    await call(capacityQuarantine.POST, f.op, 'POST', { name: other }, { reason: 'fan noise' });
+    const unreasoned = await call(capacityReturn.POST, f.op, 'POST', { name: other }, { force: true });
+    expect(unreasoned).toMatchObject({ status: 400, body: { error: { code: 'ValidationFailed', field: 'reason' } } });
+    expect((await call(capacities.GET, f.op, 'GET', {}, undefined, `?location=${f.tag}&state=Quarantined`)).body.items.map((c: { metadata: { name: string } }) => c.metadata.name)).toEqual([other]);
+    expect(await call(capacityReturn.POST, f.op, 'POST', { name: other }, { force: true, reason: 'inspected on site' })).toMatchObject({ status: 200, body: { status: { state: 'Available', reason: null } } });
+    expect((await call(capacityRetire.POST, f.op, 'POST', { name: other }, { reason: 'end of life' })).body.status).toMatchObject({ state: 'Retired' });
+    expect((await call(capacityReturn.POST, f.op, 'POST', { name: other })).status).toBe(409);
     expect((await call(capacityRetire.POST, f.op, 'POST', { name: 'no-such-device' })).status).toBe(404);
-    expect((await call(capacities.GET, f.op, 'GET', {}, undefined, `?location=${f.tag}&state=Retired`)).body.items.map((c: { metadata: { name: string } }) => c.metadata.name)).toEqual([dev]);
+    expect((await call(capacities.GET, f.op, 'GET', {}, undefined, `?location=${f.tag}&state=Retired`)).body.items.map((c: { metadata: { name: string } }) => c.metadata.name)).toEqual([other]);
   });
 
   test('OpenAPI marks operator routes', async () => {

@@ -14,7 +14,8 @@ import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from 
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { createNetwork } from '@/server/ipam/networks';
-import { approveMachine, deleteMachine, getMachine, requestMachine } from './machines';
+import { approveMachine, deleteMachine, getMachine, listMachines, machineTimeline, requestMachine } from './machines';
+import { acknowledgeOperation, forceReleaseMachine, setCapacityState, troubledOperations } from './operator';
 
 const actor = systemActor('test');
 let simulator: SpawnedSimulator;
@@ -300,4 +301,170 @@ describe('fleet under faults', () => {
     await waitPhase(f.project.id, 'survivor', 'Ready', 60_000);
     expect(await effects(f.devices[0], 'install')).toBe(1);
   }, 120_000);
+});
+
+/** The capacity row of a device, as the operator's functions address it. */
+async function capacityOf(deviceRef: string) {
+  const [row] = await testDb().db.select({ id: machineCapacity.id, state: machineCapacity.state, stateReason: machineCapacity.stateReason, assetEpoch: machineCapacity.assetEpoch }).from(machineCapacity).where(eq(machineCapacity.deviceRef, deviceRef));
+  return row;
+}
+
+/** A fleet of one device, bound once and released with its cleanup failing: the device is Quarantined. */
+async function quarantinedFleet() {
+  const f = await makeFleet(1);
+  await requestMachine(f.db, f.project.id, { ...f.spec, name: 'dirty' }, actor);
+  await waitPhase(f.project.id, 'dirty', 'Ready');
+  await admin.setFaults({ cleanupFailAssets: [f.devices[0]] });
+  await deleteMachine(f.db, f.project.id, 'dirty', actor);
+  await waitPhase(f.project.id, 'dirty', 'Released');
+  expect((await capacityOf(f.devices[0])).state).toBe('Quarantined');
+  return f;
+}
+
+const troubleIds = async () => (await troubledOperations(testDb().db, { limit: 200 })).map((o) => o.id as string);
+
+describe('lifecycle edges', () => {
+  test('a released machine frees its name: requested again it is a new machine; the released one leaves the default list and keeps its timeline', async () => {
+    const f = await makeFleet(1);
+    const first = await requestMachine(f.db, f.project.id, { ...f.spec, name: 'web-1' }, actor);
+    await waitPhase(f.project.id, 'web-1', 'Ready');
+    // Still live (releasing or not), the name is taken.
+    await deleteMachine(f.db, f.project.id, 'web-1', actor);
+    await waitPhase(f.project.id, 'web-1', 'Released');
+    const second = await requestMachine(f.db, f.project.id, { ...f.spec, name: 'web-1' }, actor);
+    expect(second.id).not.toBe(first.id);
+    await waitPhase(f.project.id, 'web-1', 'Ready');
+    await expect(requestMachine(f.db, f.project.id, { ...f.spec, name: 'web-1' }, actor)).rejects.toMatchObject({ code: 'Conflict', field: 'name' });
+    const live = await listMachines(f.db, f.project.id, { limit: 50, offset: 0 });
+    expect(live.items.map((m) => m.id)).toEqual([second.id]);
+    expect(live.total).toBe(1);
+    const released = await listMachines(f.db, f.project.id, { phase: 'Released', limit: 50, offset: 0 });
+    expect(released.items.map((m) => m.id)).toEqual([first.id]);
+    expect((await getMachine(f.db, f.project.id, 'web-1', first.id)).phase).toBe('Released');
+    const history = await machineTimeline(f.db, first.id);
+    expect(history.map((e) => e.action)).toEqual(expect.arrayContaining(['machine.create', 'machine.delete', 'machine.phase.Released']));
+    expect(history.every((e) => e.action !== 'machine.create' || (e.after as { class: string }).class === `${f.tag}.cls`)).toBe(true);
+    // Deleting by name addresses the live machine, never the released one.
+    await deleteMachine(f.db, f.project.id, 'web-1', actor);
+    await waitPhase(f.project.id, 'web-1', 'Released');
+    expect((await listMachines(f.db, f.project.id, { phase: 'Released', limit: 50, offset: 0 })).total).toBe(2);
+  });
+
+  test('two concurrent requests for a released name: exactly one machine takes it', async () => {
+    const f = await makeFleet(2);
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'twin' }, actor);
+    await deleteMachine(f.db, f.project.id, 'twin', actor);
+    await waitPhase(f.project.id, 'twin', 'Released');
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => requestMachine(f.db, f.project.id, { ...f.spec, name: 'twin' }, actor)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'Conflict', field: 'name' });
+    const [{ live, granted }] = (await f.db.execute(sql`
+      select (select count(*)::int from machines where project_id = ${f.project.id} and name = 'twin' and phase <> 'Released') as live,
+             (select count(*)::int from resource_claims where project_id = ${f.project.id} and ref_kind = 'Machine' and ref_name = 'twin' and status = 'Granted' and released_at is null) as granted`)) as unknown as { live: number; granted: number }[];
+    expect({ live, granted }).toEqual({ live: 1, granted: 1 });
+  });
+
+  test('a machine force-released before it bound frees its name, its quota and its addresses', async () => {
+    const f = await makeFleet(0);
+    await createNetwork(f.db, f.project.id, { name: 'vpc', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor);
+    const spec = { ...f.spec, name: 'early', interfaces: [{ network: 'vpc', families: ['IPv4' as const], addressClasses: 1 }] };
+    const m = await requestMachine(f.db, f.project.id, spec, actor);
+    await waitFor('early waiting for capacity', async () => (await getMachine(f.db, f.project.id, 'early')).phaseReason?.includes('waiting for capacity'));
+    await forceReleaseMachine(f.db, m.id, 'e2e: nothing to bind', actor);
+    await waitPhase(f.project.id, 'early', 'Released');
+    const again = await requestMachine(f.db, f.project.id, spec, actor);
+    expect(again.interfaces[0].addresses).toHaveLength(1);
+  });
+
+  test('return to pool re-runs the cleanup through the provider: a failing cleanup leaves the device quarantined, a verified one returns it', async () => {
+    const f = await quarantinedFleet();
+    try {
+      const quarantined = await capacityOf(f.devices[0]);
+      const operator = await makeUser(f.db, { platformRoles: ['operator'] });
+      const who = { type: 'user' as const, id: operator.id, label: operator.email };
+      const started = await setCapacityState(f.db, quarantined.id, 'returnToPool', 'wiped by hand', who);
+      // Not Available at once: the wipe is redone and verified first.
+      expect(started.state).toBe('Cleaning');
+      expect((await capacityOf(f.devices[0])).state).not.toBe('Available');
+      await waitFor('the device quarantined again', async () => (await capacityOf(f.devices[0])).state === 'Quarantined');
+      expect((await capacityOf(f.devices[0])).stateReason).toContain('CleanupFailed');
+      await admin.setFaults({ cleanupFailAssets: [] });
+      // Two operators return it at once: one return runs, the other is told it is no longer quarantined.
+      const both = await Promise.allSettled([1, 2].map(() => setCapacityState(f.db, quarantined.id, 'returnToPool', 'fault cleared', who)));
+      expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(both.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'InvalidTransition' } });
+      await waitFor('the device Available', async () => (await capacityOf(f.devices[0])).state === 'Available');
+      const returned = await capacityOf(f.devices[0]);
+      const asset = await admin.getAsset(f.devices[0]);
+      expect(asset.type === 'result' && asset.value.closedThroughEpoch).toBe(returned.assetEpoch);
+      expect(asset.type === 'result' && asset.value.bindingId).toBeNull();
+      const returns = (await f.db.execute(sql`select state from provider_operations where capacity_id = ${quarantined.id} and machine_id is null order by fencing_token`)) as unknown as { state: string }[];
+      expect(returns.map((r) => r.state)).toEqual(['Failed', 'Succeeded']);
+      const actions = (await f.db.execute(sql`select action, actor_label as actor, reason from events where object_type = 'capacity' and object_id = ${quarantined.id} order by id`)) as unknown as { action: string; actor: string; reason: string }[];
+      expect(actions.map((a) => a.action)).toEqual(['capacity.quarantine', 'capacity.returnToPool', 'capacity.quarantine', 'capacity.returnToPool', 'capacity.available']);
+      expect(actions[1]).toMatchObject({ actor: operator.email, reason: 'wiped by hand' });
+    } finally {
+      await admin.setFaults({ cleanupFailAssets: [] });
+    }
+  });
+
+  test('a forced return to pool needs a reason, skips the provider and is audited as forced', async () => {
+    const f = await quarantinedFleet();
+    try {
+      const { id } = await capacityOf(f.devices[0]);
+      await expect(setCapacityState(f.db, id, 'returnToPool', '  ', actor, { force: true })).rejects.toMatchObject({ code: 'ValidationFailed', field: 'reason' });
+      expect((await capacityOf(f.devices[0])).state).toBe('Quarantined');
+      const done = await setCapacityState(f.db, id, 'returnToPool', 'device replaced by the provider', actor, { force: true });
+      expect(done.state).toBe('Available');
+      const [event] = (await f.db.execute(sql`select action, reason, after from events where object_type = 'capacity' and object_id = ${id} order by id desc limit 1`)) as unknown as { action: string; reason: string; after: { state: string; force: boolean } }[];
+      expect(event).toMatchObject({ action: 'capacity.returnToPool', reason: 'device replaced by the provider', after: { state: 'Available', force: true } });
+    } finally {
+      await admin.setFaults({ cleanupFailAssets: [] });
+    }
+  });
+
+  test('operations needing attention: a failed attempt leaves once a retry succeeded, a failed cleanup once the device was verified clean', async () => {
+    const f = await makeFleet(1);
+    await admin.setFaults({ failOperations: { count: 1, kind: 'install', assetId: f.devices[0] } });
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'retried' }, actor);
+    await waitPhase(f.project.id, 'retried', 'Ready');
+    const ops = (await f.db.execute(sql`select id, kind, state from provider_operations where device_ref = ${f.devices[0]} order by fencing_token`)) as unknown as { id: string; kind: string; state: string }[];
+    expect(ops.map((o) => `${o.kind} ${o.state}`)).toEqual(['install Failed', 'install Succeeded']);
+    expect(await troubleIds()).not.toContain(ops[0].id);
+
+    await admin.setFaults({ cleanupFailAssets: [f.devices[0]] });
+    try {
+      await deleteMachine(f.db, f.project.id, 'retried', actor);
+      await waitPhase(f.project.id, 'retried', 'Released');
+      const [failed] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'cleanup'`)) as unknown as { id: string }[];
+      expect(await troubleIds()).toContain(failed.id);
+      await admin.setFaults({ cleanupFailAssets: [] });
+      await setCapacityState(f.db, (await capacityOf(f.devices[0])).id, 'returnToPool', 'fault cleared', actor);
+      await waitFor('the device Available', async () => (await capacityOf(f.devices[0])).state === 'Available');
+      expect(await troubleIds()).not.toContain(failed.id);
+    } finally {
+      await admin.setFaults({ cleanupFailAssets: [] });
+    }
+  });
+
+  test('an operator acknowledges an operation with a note: it leaves the list, the note is audited; without a note nothing changes', async () => {
+    const f = await quarantinedFleet();
+    await admin.setFaults({ cleanupFailAssets: [] });
+    const [failed] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'cleanup'`)) as unknown as { id: string }[];
+    expect(await troubleIds()).toContain(failed.id);
+    await expect(acknowledgeOperation(f.db, failed.id, ' ', actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'note' });
+    await expect(acknowledgeOperation(f.db, 'no-such-operation', 'x', actor)).rejects.toMatchObject({ code: 'NotFound' });
+    expect(await troubleIds()).toContain(failed.id);
+    // Two operators acknowledge at once: one note is kept, the other is told who was first.
+    const both = await Promise.allSettled([acknowledgeOperation(f.db, failed.id, 'known: disk swap', actor), acknowledgeOperation(f.db, failed.id, 'same here', actor)]);
+    expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(both.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'Conflict' } });
+    expect(await troubleIds()).not.toContain(failed.id);
+    const events = (await f.db.execute(sql`select reason from events where action = 'operation.acknowledge' and object_id = ${failed.id}`)) as unknown as { reason: string }[];
+    expect(events).toHaveLength(1);
+    expect(['known: disk swap', 'same here']).toContain(events[0].reason);
+    // An operation that needs nothing (it succeeded) cannot be acknowledged.
+    const [ok] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'install' and state = 'Succeeded'`)) as unknown as { id: string }[];
+    await expect(acknowledgeOperation(f.db, ok.id, 'x', actor)).rejects.toMatchObject({ code: 'InvalidTransition' });
+  });
 });

@@ -111,13 +111,24 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
   }
 }
 
-/** Asks for a machine's release: the reconciler cleans it up through the provider and verifies. */
+/**
+ * The machine a name addresses: the live one holding it, else the newest Released one (a name is
+ * unique among live machines only, so released machines of that name may be several).
+ */
+const liveFirst = [sql`${machines.phase} = 'Released'`, sql`${machines.createdAt} desc`];
+
+/**
+ * Asks for a machine's release: the reconciler cleans it up through the provider and verifies.
+ * Addresses the live machine of that name; with only released ones left, answers Released.
+ */
 export async function deleteMachine(db: Db, projectId: string, name: string, actor: Actor, reason = 'deleted by the tenant') {
   return db.transaction(async (tx) => {
     const [m] = await tx
       .select({ id: machines.id, phase: machines.phase, deletion: machines.deletionRequestedAt })
       .from(machines)
       .where(and(eq(machines.projectId, projectId), eq(machines.name, name)))
+      .orderBy(...liveFirst)
+      .limit(1)
       .for('update');
     if (!m) throw new DomainError('NotFound', `machine "${name}" not found`, 'name');
     if (m.phase === 'Released') return { name, phase: 'Released' as MachinePhase };
@@ -193,15 +204,26 @@ export type MachineView = {
   [k: string]: unknown;
 };
 
-export async function getMachine(db: DbOrTx, projectId: string, name: string): Promise<MachineView> {
-  const [m] = (await db.execute(sql`${machineView} where m.project_id = ${projectId} and m.name = ${name}`)) as unknown as MachineView[];
+/**
+ * A machine by name: the live one holding the name, else the newest Released one of that name.
+ * With `id`, exactly that machine (a released one whose name was taken again), if it has the name.
+ */
+export async function getMachine(db: DbOrTx, projectId: string, name: string, id?: string): Promise<MachineView> {
+  const which = id ? sql`and m.id = ${id}` : sql``;
+  const [m] = (await db.execute(
+    sql`${machineView} where m.project_id = ${projectId} and m.name = ${name} ${which} order by m.phase = 'Released', m.created_at desc limit 1`,
+  )) as unknown as MachineView[];
   if (!m) throw new DomainError('NotFound', `machine "${name}" not found`, 'name');
   return m;
 }
 
-export async function listMachines(db: DbOrTx, projectId: string | null, input: { phase?: string; search?: string; limit: number; offset: number }) {
+/**
+ * A page of machines, newest first. Released machines are history: they are listed only when
+ * asked for with `phase: 'Released'`; without a phase the list holds the live machines.
+ */
+export async function listMachines(db: DbOrTx, projectId: string | null, input: { phase?: MachinePhase; search?: string; limit: number; offset: number }) {
   const filters = [projectId ? sql`m.project_id = ${projectId}` : sql`true`];
-  if (input.phase) filters.push(sql`m.phase = ${input.phase}`);
+  filters.push(input.phase ? sql`m.phase = ${input.phase}` : sql`m.phase <> 'Released'`);
   if (input.search) filters.push(sql`(m.name ilike ${'%' + input.search + '%'} or c.device_ref ilike ${'%' + input.search + '%'})`);
   const where = sql.join(filters, sql` and `);
   const items = (await db.execute(sql`${machineView} where ${where} order by m.created_at desc limit ${input.limit} offset ${input.offset}`)) as unknown as MachineView[];

@@ -1,9 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
-import { machineAllocations, machineCapacity, machines } from '@/db/schema/fleet';
+import { machineAllocations, machineCapacity, machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
-import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
+import { startCapacityReturn } from './capacity-return';
+import { notifyAllocation, notifyCapacity, notifyMachine, notifyOperation } from './changes';
 import { deleteMachine, wakeMachine } from './machines';
 import { transitionMachine, type MachinePhase } from './phases';
 import { wakeWaiting } from './reconcile';
@@ -91,13 +92,74 @@ export async function liveAllocations(db: DbOrTx, input: { limit: number; offset
     where a.status <> 'Released' order by a.created_at desc limit ${input.limit} offset ${input.offset}`)) as unknown as Record<string, unknown>[];
 }
 
-/** Provider operations that need attention: outcome Unknown, failed, or still not done. */
+/**
+ * Whether operation `o` still needs an operator's attention: its outcome is Unknown, it failed or
+ * it is not done, and nothing has resolved it since — no operator acknowledged it, its device was
+ * not retired, and no later operation on its device (fencing tokens only grow per device)
+ * succeeded that settles it: a retry of the same kind for the same binding, or a cleanup that
+ * closed its epoch or a later one (a verified release or return to the pool: nothing of that
+ * binding can act any more).
+ */
+const needsAttention = sql`
+  o.state in ('Unknown', 'Failed', 'Admitted', 'Submitted') and o.acknowledged_at is null
+  and not exists (select 1 from machine_capacity rc where rc.id = o.capacity_id and rc.state = 'Retired')
+  and not exists (
+    select 1 from provider_operations later
+    where later.capacity_id = o.capacity_id and later.fencing_token > o.fencing_token and later.state = 'Succeeded'
+      and ((later.kind = o.kind and later.binding_id = o.binding_id) or (later.kind = 'cleanup' and later.epoch >= o.epoch)))`;
+
+/** Provider operations that need attention (see `needsAttention`), most recently changed first. */
 export async function troubledOperations(db: DbOrTx, input: { limit: number }) {
   return (await db.execute(sql`
     select o.id, o.kind, o.state, o.attempts, o.last_error as "lastError", o.epoch, o.fencing_token as "fencingToken", o.device_ref as "deviceRef",
            o.updated_at as "updatedAt", m.name as machine, p.slug as project
     from provider_operations o left join machines m on m.id = o.machine_id left join projects p on p.id = m.project_id
-    where o.state in ('Unknown', 'Failed', 'Admitted', 'Submitted') order by o.updated_at desc limit ${input.limit}`)) as unknown as Record<string, unknown>[];
+    where ${needsAttention} order by o.updated_at desc limit ${input.limit}`)) as unknown as Record<string, unknown>[];
+}
+
+/**
+ * An operator acknowledges an operation that needs attention, with a note (audited): it leaves the
+ * list. NotFound for an unknown id; InvalidTransition when it needs no attention (done, or resolved
+ * by a later operation); Conflict, naming who, when someone acknowledged it first.
+ */
+export async function acknowledgeOperation(db: Db, operationId: string, note: string, actor: Actor) {
+  const text = note.trim();
+  if (!text) throw new DomainError('ValidationFailed', 'a note is required', 'note');
+  return db.transaction(async (tx) => {
+    const [o] = (await tx.execute(sql`
+      select o.id, o.kind, o.state, o.device_ref as "deviceRef", o.acknowledged_by as "acknowledgedBy", o.acknowledgement,
+             (${needsAttention}) as "needsAttention", m.project_id as "projectId"
+      from provider_operations o left join machines m on m.id = o.machine_id
+      where o.id = ${operationId} for update of o`)) as unknown as {
+      id: string;
+      kind: string;
+      state: string;
+      deviceRef: string;
+      acknowledgedBy: string | null;
+      acknowledgement: string | null;
+      needsAttention: boolean;
+      projectId: string | null;
+    }[];
+    if (!o) throw new DomainError('NotFound', `provider operation ${operationId} not found`, 'id');
+    if (o.acknowledgedBy !== null) throw new DomainError('Conflict', `provider operation ${o.id} was already acknowledged by ${o.acknowledgedBy}: ${o.acknowledgement}`, 'id');
+    if (!o.needsAttention) throw new DomainError('InvalidTransition', `provider operation ${o.id} (${o.state}) does not need attention: it is done or a later operation resolved it`, 'id');
+    await tx
+      .update(providerOperations)
+      .set({ acknowledgedAt: sql`now()`, acknowledgedBy: actor.label, acknowledgement: text, updatedAt: sql`now()` })
+      .where(eq(providerOperations.id, o.id))
+      .returning({ notified: notifyOperation });
+    await recordEvent(tx, {
+      actor,
+      projectId: o.projectId,
+      action: 'operation.acknowledge',
+      objectType: 'operation',
+      objectId: o.id,
+      objectName: `${o.kind} on ${o.deviceRef}`,
+      before: { state: o.state },
+      reason: text,
+    });
+    return { id: o.id, acknowledgedBy: actor.label };
+  });
 }
 
 /** Operator release of a machine (same path as the tenant's delete: cleanup, verify, return). */
@@ -132,9 +194,11 @@ export async function forceReleaseMachine(db: Db, machineId: string, reason: str
     }
     await tx.update(machines).set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` }).where(eq(machines.id, m.id)).returning({ notified: notifyMachine });
     await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.forceRelease', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
+    // A machine that never bound is left to its reconciler, which releases it as a deletion does
+    // (its quota and addresses with it, so its name can be taken again); one that was bound fails.
     const phase = m.phase as MachinePhase;
-    if (phase !== 'Released' && phase !== 'Releasing' && phase !== 'Failed') {
-      await transitionMachine(tx, m, phase, phase === 'Pending' || phase === 'AwaitingApproval' ? 'Released' : 'Failed', `force released: ${reason}`, actor);
+    if (phase !== 'Released' && phase !== 'Releasing' && phase !== 'Failed' && phase !== 'Pending' && phase !== 'AwaitingApproval') {
+      await transitionMachine(tx, m, phase, 'Failed', `force released: ${reason}`, actor);
     }
     await wakeMachine(tx, m.id);
     return { id: m.id, name: m.name };
@@ -143,20 +207,40 @@ export async function forceReleaseMachine(db: Db, machineId: string, reason: str
 
 export type CapacityAction = 'quarantine' | 'returnToPool' | 'retire';
 
-/** Operator actions on capacity: quarantine (not while bound), return a quarantined one to the pool, retire. */
-export async function setCapacityState(db: Db, capacityId: string, action: CapacityAction, reason: string, actor: Actor) {
+/**
+ * Operator actions on capacity: quarantine (not while bound), return a quarantined one to the pool,
+ * retire. A return re-runs the cleanup through the provider and the device is Available only once
+ * it is verified (answers `Cleaning`; see capacity-return.ts). With `force` (a reason required) a
+ * return skips the provider and makes the device Available at once, audited as forced.
+ */
+export async function setCapacityState(db: Db, capacityId: string, action: CapacityAction, reason: string, actor: Actor, options: { force?: boolean } = {}) {
+  const force = action === 'returnToPool' && Boolean(options.force);
+  if (force && !reason.trim()) throw new DomainError('ValidationFailed', 'a reason is required to force a return to the pool', 'reason');
   return db.transaction(async (tx) => {
     const [c] = await tx.select().from(machineCapacity).where(eq(machineCapacity.id, capacityId)).for('update');
     if (!c) throw new DomainError('NotFound', `capacity ${capacityId} not found`);
     const allowed: Record<CapacityAction, string[]> = { quarantine: ['Available'], returnToPool: ['Quarantined'], retire: ['Available', 'Quarantined'] };
     if (!allowed[action].includes(c.state)) throw new DomainError('InvalidTransition', `capacity ${c.deviceRef} is ${c.state}; cannot ${action}`);
-    const next = action === 'quarantine' ? 'Quarantined' : action === 'retire' ? 'Retired' : 'Available';
+    if (action === 'returnToPool' && !force) {
+      await startCapacityReturn(tx, c, reason, actor);
+      return { id: c.id, deviceRef: c.deviceRef, state: 'Cleaning' as CapacityState };
+    }
+    const next: CapacityState = action === 'quarantine' ? 'Quarantined' : action === 'retire' ? 'Retired' : 'Available';
     await tx
       .update(machineCapacity)
       .set({ state: next, stateReason: next === 'Available' ? null : reason || null, updatedAt: sql`now()` })
       .where(eq(machineCapacity.id, c.id))
       .returning({ notified: notifyCapacity });
-    await recordEvent(tx, { actor, action: `capacity.${action}`, objectType: 'capacity', objectId: c.id, objectName: c.deviceRef, before: { state: c.state }, after: { state: next }, reason });
+    await recordEvent(tx, {
+      actor,
+      action: `capacity.${action}`,
+      objectType: 'capacity',
+      objectId: c.id,
+      objectName: c.deviceRef,
+      before: { state: c.state },
+      after: { state: next, ...(force ? { force: true } : {}) },
+      reason,
+    });
     if (next === 'Available') await wakeWaiting(tx, c.classId, c.locationId, 1);
     return { id: c.id, deviceRef: c.deviceRef, state: next };
   });

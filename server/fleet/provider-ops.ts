@@ -32,7 +32,7 @@ export interface OperationRow {
  */
 export async function admitOperation(
   tx: DbOrTx,
-  input: { id: string; kind: OperationKind; machineId: string; capacityId: string; deviceRef: string; bindingId: string; epoch: number; extra?: { imageDigest?: string; power?: 'on' | 'off' } },
+  input: { id: string; kind: OperationKind; machineId: string | null; capacityId: string; deviceRef: string; bindingId: string; epoch: number; extra?: { imageDigest?: string; power?: 'on' | 'off' } },
 ): Promise<OperationRow> {
   const request = {
     id: input.id,
@@ -145,6 +145,21 @@ export async function driveOperation(db: DbOrTx, provider: ProviderClient, op: O
 
 function mapSubmit(outcome: CallOutcome<SubmitResult>): CallOutcome<OperationRecord> {
   return outcome.type === 'result' ? { type: 'result', value: outcome.value.operation } : outcome;
+}
+
+export type CleanupVerification = { type: 'verified' } | { type: 'unknown'; reason: string } | { type: 'dirty'; why: string };
+
+/**
+ * Asks the provider whether a cleanup really happened: the asset must report the epoch closed,
+ * wiped, and no binding. `unknown` when the provider could not be asked (retry later).
+ */
+export async function verifyCleanup(provider: ProviderClient, deviceRef: string, epoch: number): Promise<CleanupVerification> {
+  const asset = await provider.getAsset(deviceRef);
+  if (asset.type === 'unknown') return { type: 'unknown', reason: asset.reason };
+  if (asset.type !== 'result') return { type: 'dirty', why: `cleanup could not be verified: ${asset.error.code}` };
+  const { closedThroughEpoch, cleanedAt, bindingId } = asset.value;
+  if (closedThroughEpoch >= epoch && cleanedAt !== null && bindingId === null) return { type: 'verified' };
+  return { type: 'dirty', why: `cleanup reported success but the asset shows epoch ${asset.value.epoch} closed through ${closedThroughEpoch}` };
 }
 
 /** Capped exponential backoff with full jitter: 0.5 s doubling to a 30 s cap, randomized to spread retries. */

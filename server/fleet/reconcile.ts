@@ -15,7 +15,7 @@ import { EVIDENCE_MAX_AGE_SECONDS, locationUsability } from './catalogue';
 import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
 import { wakeMachine } from './machines';
 import { setPhaseReason, transitionMachine, type MachinePhase } from './phases';
-import { admitOperation, backoffMs, callOperation, driveOperation, getOperationRow, recordOperation, type OperationRow } from './provider-ops';
+import { admitOperation, backoffMs, callOperation, driveOperation, getOperationRow, recordOperation, verifyCleanup, type OperationRow } from './provider-ops';
 
 export type StepResult =
   | { type: 'continue' }
@@ -354,17 +354,13 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
         return { type: 'retryAfter', ms: backoffMs(other.attempts + 1), reason: `resolving ${id}` };
       }
     }
-    const asset = await provider.getAsset(m.allocation.deviceRef);
-    if (asset.type === 'unknown') {
+    const check = await verifyCleanup(provider, m.allocation.deviceRef, m.allocation.epoch);
+    if (check.type === 'unknown') {
       await recordNow();
-      return { type: 'retryAfter', ms: backoffMs(op.attempts + 1), reason: `verification: ${asset.reason}` };
+      return { type: 'retryAfter', ms: backoffMs(op.attempts + 1), reason: `verification: ${check.reason}` };
     }
-    if (asset.type === 'result') {
-      verified = asset.value.closedThroughEpoch >= m.allocation.epoch && asset.value.cleanedAt !== null && asset.value.bindingId === null;
-      if (!verified) why = `cleanup reported success but the asset shows epoch ${asset.value.epoch} closed through ${asset.value.closedThroughEpoch}`;
-    } else {
-      why = `cleanup could not be verified: ${asset.error.code}`;
-    }
+    verified = check.type === 'verified';
+    if (check.type === 'dirty') why = check.why;
   }
   const allocation = m.allocation;
   // The cleanup's outcome, the capacity's return (or quarantine), the wake-up of a waiter and the

@@ -80,3 +80,13 @@ export const machineReleaseInput = z
 
 /** Body of the capacity actions (quarantine, return, retire): an optional reason. */
 export const capacityActionInput = z.object({ reason: operatorReason.default('') });
+
+/**
+ * Body of `…/machinecapacities/{name}/return`: the device is cleaned by the provider again and
+ * verified before it is Available; with `force`, it is Available at once without the provider,
+ * which needs a reason (audited).
+ */
+export const capacityReturnInput = z
+  .object({ reason: operatorReason.default(''), force: z.boolean().default(false) })
+  .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required to force a return to the pool' });
+

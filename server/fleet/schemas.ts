@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resourceName } from '@/server/ipam/schemas';
+import { machinePhases } from './phases';
 
 export const machineInterface = z.object({
   network: resourceName,
@@ -18,8 +19,9 @@ export const machineCreateInput = z.object({
 });
 export type MachineCreateInput = z.infer<typeof machineCreateInput>;
 
+/** Without a phase, the live machines; `Released` lists the released ones (their names may be in use again). */
 export const machineListInput = z.object({
-  phase: z.string().max(30).optional(),
+  phase: z.enum(machinePhases).optional(),
   search: z.string().max(100).optional(),
   limit: z.number().int().min(1).max(200).default(50),
   offset: z.number().int().min(0).default(0),

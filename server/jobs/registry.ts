@@ -1,4 +1,5 @@
 import type { MeridianTask } from './types';
+import { capacityReconcile } from './capacity__reconcile';
 import { cniReturnBlock } from './cni__return_block';
 import { ipallocationExpire } from './ipallocation__expire';
 import { machineReconcile } from './machine__reconcile';
@@ -16,6 +17,7 @@ export const tasks: Record<string, MeridianTask> = {
   ipallocation__expire: ipallocationExpire,
   cni__return_block: cniReturnBlock,
   machine__reconcile: machineReconcile,
+  capacity__reconcile: capacityReconcile,
   project__delete: projectDelete,
   quota__audit: quotaAudit,
   quota__prune_claim_log: quotaPruneClaimLog,

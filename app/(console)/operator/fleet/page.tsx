@@ -15,7 +15,7 @@ export default async function Page() {
     queryClient.prefetchQuery(trpc.fleet.catalogue.queryOptions()),
     queryClient.prefetchQuery(trpc.fleet.capacity.list.queryOptions(capacityInput())),
     queryClient.prefetchQuery(trpc.fleet.allocations.list.queryOptions(allocationsInput())),
-    queryClient.prefetchQuery(trpc.fleet.operations.queryOptions(operationsInput)),
+    queryClient.prefetchQuery(trpc.fleet.operations.list.queryOptions(operationsInput)),
   ]);
   return (
     <>

@@ -3,6 +3,7 @@ import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
 import { phaseOrder } from '@/components/fleet/format';
 import { MachinesView } from '@/components/fleet/machines-view';
 import { machinesListInput, networkChoicesInput } from '@/components/fleet/queries';
+import type { MachinePhase } from '@/server/fleet/phases';
 
 export const metadata: Metadata = { title: 'Machines' };
 
@@ -10,7 +11,7 @@ export default async function MachinesPage({ params, searchParams }: { params: P
   const { project } = await params;
   const query = await searchParams;
   // The dashboard's links: `?phase=Ready` opens the list filtered (unknown phases are ignored), `?request=1` the request form.
-  const phase = typeof query.phase === 'string' && (phaseOrder as string[]).includes(query.phase) ? query.phase : '';
+  const phase = typeof query.phase === 'string' && (phaseOrder as string[]).includes(query.phase) ? (query.phase as MachinePhase) : '';
   const queryClient = getQueryClient();
   await Promise.all([
     queryClient.prefetchQuery(trpc.projects.get.queryOptions({ project })),

@@ -1,6 +1,7 @@
 import { jsonReply } from '@/server/http/buffered';
 import { z } from 'zod';
 import { listMachines, requestMachine } from '@/server/fleet/machines';
+import { machinePhases } from '@/server/fleet/phases';
 import { machineResource, machineResourceInput } from '@/server/fleet/resources';
 import { decodeContinue, encodeContinue, parseQuery } from '@/server/http/pagination';
 import { readJson, tokenRoute } from '@/server/http/rest';
@@ -8,8 +9,9 @@ import { tokenActor } from '@/server/tenancy/tokens';
 
 export const dynamic = 'force-dynamic';
 
-const query = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), continue: z.string().max(100).optional(), phase: z.string().max(30).optional(), search: z.string().max(100).optional() });
+const query = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), continue: z.string().max(100).optional(), phase: z.enum(machinePhases).optional(), search: z.string().max(100).optional() });
 
+/** The live machines; `?phase=Released` lists the released ones (their names may be in use again). */
 export const GET = tokenRoute<{ project: string }>({ minRole: 'viewer', module: 'fleet' }, async ({ db, url, principal }) => {
   const q = parseQuery(url, query);
   const offset = decodeContinue(q.continue ?? null);
