@@ -14,7 +14,10 @@ import { requestProjectDeletion, runDeletionPass } from '@/server/tenancy/projec
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
-import { createCluster } from './clusters';
+import { asDomainError } from '@/server/errors';
+import { errorTable } from '@/server/trpc/errors';
+import { createCluster, findCluster } from './clusters';
+import { addLease } from './leases';
 
 const actor = systemActor('test');
 const ROUNDS = 20;
@@ -116,5 +119,60 @@ describe('deletions racing CNI ADDs', () => {
     expect(landed).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(0);
     expect(await deleteNetwork(db, project.id, 'vpc', actor)).toEqual({ name: 'vpc', deleted: true });
+  }, 300_000);
+
+  test(`network DELETE among busy clusters, ${ROUNDS} rounds: refused with 409 while a cluster is attached, never 500; deletes once its clusters are deleted`, async () => {
+    const { db, project, register, add, deleteViaRest } = await setup();
+    let refusedDeletes = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const token = await register('k');
+      const { answers, deleted } = await race(add('k', token.secret, round), (round * 3) % 13, () =>
+        deleteNetwork(db, project.id, 'vpc', actor).then(
+          () => ({ deleted: true }),
+          (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message }),
+        ),
+      );
+      expect(answers.map((a) => a.status).filter((s) => s !== 200), `round ${round}`).toEqual([]);
+      // A network with a cluster attached stays, whether the cluster has pods yet or not.
+      expect(deleted, `round ${round}`).toMatchObject({ code: 'Conflict', message: expect.stringMatching(/cluster/) });
+      refusedDeletes++;
+      const cleared = await deleteViaRest('k');
+      expect(cleared.status).toBe(200);
+      expect((cleared.body as { releasedLeases: number }).releasedLeases).toBe(ADDS);
+      expect(await books(db, project.id), `round ${round}`).toEqual(EMPTY);
+    }
+    expect(refusedDeletes).toBe(ROUNDS);
+    expect(await deleteNetwork(db, project.id, 'vpc', actor)).toEqual({ name: 'vpc', deleted: true });
+  }, 300_000);
+
+  test(`project deletion among ${ADDS} concurrent ADDs, ${ROUNDS} rounds: no 5xx, one pass deletes everything`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const { db, project, register, add } = await setup();
+      const token = await register('k');
+      const cluster = await findCluster(db, project.id, 'k');
+      // Every third ADD from an internal caller (no token to be revoked): only the cluster's lock stops it.
+      const mixed = (i: number) =>
+        i % 3
+          ? add('k', token.secret, round)(i)
+          : addLease(db, cluster, { cniNetwork: 'k8s', containerId: `r${round}c${i}`, ifname: 'eth0', node: `n${i % 3}` }, actor).then(
+              (ips) => ({ status: 200, body: { ips } }),
+              (e: unknown) => {
+                const refused = asDomainError(e);
+                return { status: refused ? errorTable[refused.code].http : 500, body: String(e) };
+              },
+            );
+      const { answers, deleted } = await race(mixed, (round * 3) % 13, async () => {
+        await requestProjectDeletion(db, project.id, actor);
+        return runDeletionPass(db, project.id);
+      });
+      expect(answers.filter((a) => ![200, 401, 404, 409].includes(a.status)), `round ${round}`).toEqual([]);
+      expect(deleted, `round ${round}`).toEqual({ type: 'deleted' });
+      const [left] = await rows<Record<string, number>>(db, sql`
+        select (select count(*)::int from projects where id = ${project.id}) as projects,
+               (select count(*)::int from ip_pools where project_id = ${project.id}) as pools,
+               (select count(*)::int from ip_allocations where project_id = ${project.id}) as allocations,
+               (select count(*)::int from pod_leases where project_id = ${project.id}) as leases`);
+      expect(left, `round ${round}`).toEqual({ projects: 0, pools: 0, allocations: 0, leases: 0 });
+    }
   }, 300_000);
 });
