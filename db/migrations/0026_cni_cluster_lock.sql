@@ -9,18 +9,23 @@
 -- changes nothing. So once a deletion has committed, nothing of the cluster is left, and no ADD
 -- fails on a foreign key half-way.
 --
--- An ADD whose cluster is gone answers {"clusterGone": true} (after {"tokenRevoked": true}, which
--- takes precedence: a cluster token is revoked with its cluster); a carve answers the same.
+-- An ADD whose cluster is gone answers {"clusterGone": true} ({"tokenRevoked": true} takes
+-- precedence: a cluster token is revoked with its cluster); a carve answers the same. Like
+-- cni_lease_add and cni_lease_add_many under the _confirmed wrappers (0025), cni_node_block_ensure
+-- is now called only under its wrapper here, which takes the lock.
 CREATE OR REPLACE FUNCTION cni_lease_add_confirmed(p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
+DECLARE
+  v_cluster_live boolean;
 BEGIN
   PERFORM 1 FROM clusters WHERE id = (p->>'cluster')::uuid FOR KEY SHARE;
-  IF NOT FOUND THEN
-    RETURN CASE WHEN p ? 'token' AND NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.id = (p->>'token')::uuid AND t.revoked_at IS NULL)
-                THEN '{"tokenRevoked": true}' ELSE '{"clusterGone": true}' END::jsonb;
-  END IF;
+  v_cluster_live := FOUND;
+  -- After the lock: a token revoked by a deletion that committed meanwhile is seen revoked here.
   IF p ? 'token' AND NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.id = (p->>'token')::uuid AND t.revoked_at IS NULL) THEN
     RETURN '{"tokenRevoked": true}'::jsonb;
+  END IF;
+  IF NOT v_cluster_live THEN
+    RETURN '{"clusterGone": true}'::jsonb;
   END IF;
   RETURN cni_lease_add(p);
 END
@@ -68,77 +73,16 @@ BEGIN
 END
 $$;
 --> statement-breakpoint
--- cni_node_block_ensure as in 0022, with the cluster's row locked first (a carve for a deleted
--- cluster answers {"clusterGone": true}).
-CREATE OR REPLACE FUNCTION cni_node_block_ensure(p jsonb) RETURNS jsonb
+-- A block carve (cni_node_block_ensure, 0022) with the cluster's row locked first: the carve for a
+-- deleted cluster carves nothing and answers {"clusterGone": true}. server/cni/leases.ts carves
+-- only through this.
+CREATE OR REPLACE FUNCTION cni_node_block_ensure_locked(p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
-DECLARE
-  v_cluster uuid := (p->>'cluster')::uuid;
-  v_node text := p->>'node';
-  v_family int := (p->>'family')::int;
-  v_bits int := CASE (p->>'family')::int WHEN 4 THEN 32 ELSE 128 END;
-  v_leading int := (p->>'reserveLeading')::int;
-  v_trailing int := (p->>'reserveTrailing')::int;
-  v_preferred int := (p->>'preferredPrefix')::int;
-  v_grace numeric := (p->>'blockGraceSeconds')::numeric;
-  v_prefix int;
-  v_parent record;
-  v_pool uuid;
-  v_alloc uuid;
-  v_block cidr;
-  v_first inet;
-  v_last inet;
 BEGIN
-  -- The cluster first, as every ADD does (its deletion waits for the carve, a carve after its
-  -- deletion carves nothing).
-  PERFORM 1 FROM clusters WHERE id = v_cluster FOR KEY SHARE;
+  PERFORM 1 FROM clusters WHERE id = (p->>'cluster')::uuid FOR KEY SHARE;
   IF NOT FOUND THEN
-    RETURN jsonb_build_object('clusterGone', true);
+    RETURN '{"clusterGone": true}'::jsonb;
   END IF;
-  PERFORM pg_advisory_xact_lock(hashtextextended('node-block:' || v_cluster || ':' || v_node || ':' || v_family, 0));
-  PERFORM 1 FROM node_blocks b JOIN ip_pools bp ON bp.id = b.pool_id
-  WHERE b.cluster_id = v_cluster AND b.node = v_node AND b.family = v_family
-    AND CASE WHEN p->>'mode' = 'spare' THEN bp.capacity - bp.allocated > bp.capacity / 4 ELSE bp.allocated < bp.capacity END
-  LIMIT 1;
-  IF FOUND THEN
-    RETURN jsonb_build_object('room', true);
-  END IF;
-  FOR v_prefix IN v_preferred .. greatest(v_preferred, (p->>'minPrefix')::int) LOOP
-    FOR v_parent IN
-      SELECT id, min_prefix_length FROM ip_pools
-      WHERE network_id = (p->>'network')::uuid AND family = v_family AND kind <> 'NodeBlock'
-      ORDER BY masklen(cidr) DESC, cidr
-    LOOP
-      CONTINUE WHEN v_prefix < v_parent.min_prefix_length OR v_prefix > v_bits;
-      -- The block's pool id is chosen first so the carve (taken under the parent's lock) names it.
-      v_pool := gen_random_uuid();
-      SELECT o_allocation_id, o_cidr INTO v_alloc, v_block FROM ipam_allocate(v_parent.id, v_prefix, NULL, 'PoolCarve', NULL, v_pool);
-      CONTINUE WHEN v_alloc IS NULL;
-      v_first := set_masklen(v_block, v_bits);
-      v_last := set_masklen(broadcast(v_block), v_bits);
-      INSERT INTO ip_pools (id, project_id, network_id, parent_pool_id, name, kind, cidr, family, min_prefix_length, max_prefix_length,
-                            default_prefix_length, strategy, reserve_leading, reserve_trailing, capacity)
-        VALUES (v_pool, (p->>'project')::uuid, (p->>'network')::uuid, v_parent.id,
-                left('node-' || (p->>'clusterName') || '-' || v_node || '-' || translate(v_block::text, '/:.', '---'), 200),
-                'NodeBlock', v_block, v_family, v_bits, v_bits, v_bits, 'FirstFit', v_leading, v_trailing,
-                trunc(power(2::numeric, v_bits - masklen(v_block))) - v_leading - v_trailing);
-      INSERT INTO ip_free_blocks (pool_id, cidr, prefix_length)
-        SELECT v_pool, b, masklen(b) FROM ipam_range_blocks(v_first + v_leading, v_last - v_trailing) AS b;
-      INSERT INTO ip_allocations (pool_id, project_id, network_id, cidr, kind, size)
-        SELECT v_pool, (p->>'project')::uuid, (p->>'network')::uuid, r, 'Reservation', trunc(power(2::numeric, v_bits - masklen(r)))
-        FROM (SELECT ipam_range_blocks(v_first, v_first + (v_leading - 1)) AS r WHERE v_leading > 0
-              UNION ALL
-              SELECT ipam_range_blocks(v_last - (v_trailing - 1), v_last) WHERE v_trailing > 0) res;
-      INSERT INTO node_blocks (pool_id, cluster_id, node, family) VALUES (v_pool, v_cluster, v_node, v_family);
-      IF v_grace > 0 THEN
-        PERFORM graphile_worker.add_job('cni__return_block', json_build_object('poolId', v_pool),
-          run_at => now() + make_interval(secs => v_grace), job_key => 'cni-return-block:' || v_pool, job_key_mode => 'replace');
-      END IF;
-      RETURN jsonb_build_object('carved', jsonb_build_object('pool', v_pool, 'cidr', v_block::text));
-    END LOOP;
-  END LOOP;
-  RETURN jsonb_build_object('exhausted', true);
+  RETURN cni_node_block_ensure(p);
 END
 $$;
---> statement-breakpoint
-ALTER FUNCTION cni_node_block_ensure(jsonb) SET plan_cache_mode = force_generic_plan;

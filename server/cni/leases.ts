@@ -69,7 +69,8 @@ async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
 /**
  * Makes sure the node has room for a `family` address: carves a block when none of its blocks has
  * room (`needed`), or — ahead of need — when none has more than a quarter of its room left
- * (`spare`). One statement (`cni_node_block_ensure`, migration 0022): under a per-(cluster, node,
+ * (`spare`). One statement (`cni_node_block_ensure`, migration 0022, under the cluster's row lock:
+ * migration 0026, so a deleted cluster gets no block): under a per-(cluster, node,
  * family) advisory lock it looks at the node's blocks again and carves only if they still lack
  * room, so a burst of ADDs on a new node carves one block, not one each; the parent pool's row is
  * locked only by the carve. The carve also schedules the block's return check: a block carved
@@ -108,7 +109,7 @@ async function carveIfShort(db: Db, cluster: ClusterRef, node: string, family: F
   };
   const [{ result }] = await rows<{ result: { room: true } | { carved: { pool: string; cidr: string } } | { exhausted: true } | { clusterGone: true } }>(
     db,
-    sql`select cni_node_block_ensure(${JSON.stringify(args)}::jsonb) as result`,
+    sql`select cni_node_block_ensure_locked(${JSON.stringify(args)}::jsonb) as result`,
   );
   if ('clusterGone' in result) throw clusterGone(cluster);
   if ('exhausted' in result) {
