@@ -65,11 +65,18 @@ export function readToken(tokenFile: string): string {
   return token;
 }
 
-/** `${serverUrl}/api/v1/projects/${project}/clusters/${cluster}/cni` (serverUrl may carry a path prefix). */
+/**
+ * The token's own project in the path when `ipam.project` is not given: the server takes the
+ * project from the token (a project slug is never "-"). A given `ipam.project` that is not the
+ * token's is refused by the server (404 naming the project: code 7).
+ */
+const TOKEN_PROJECT = '-';
+
+/** `${serverUrl}/api/v1/projects/${project or "-"}/clusters/${cluster}/cni` (serverUrl may carry a path prefix). */
 export function baseUrl(ipam: IpamConfig): URL {
   const u = new URL(ipam.serverUrl.href);
   const prefix = u.pathname.replace(/\/+$/, '');
-  u.pathname = `${prefix}/api/v1/projects/${encodeURIComponent(ipam.project)}/clusters/${encodeURIComponent(ipam.cluster)}/cni`;
+  u.pathname = `${prefix}/api/v1/projects/${encodeURIComponent(ipam.project ?? TOKEN_PROJECT)}/clusters/${encodeURIComponent(ipam.cluster)}/cni`;
   return u;
 }
 

@@ -36,7 +36,8 @@ export interface IpamConfig {
   /** The Meridian network the cluster is attached to (informational: the server knows the attachment). */
   network?: string;
   cluster: string;
-  project: string;
+  /** The project's slug; optional, as the cluster token names its project (the path then says "-"). */
+  project?: string;
   timeoutMs: number;
   routes?: Route[];
   dns?: Dns;
@@ -79,6 +80,16 @@ function isCidr(s: string): boolean {
   const len = s.slice(slash + 1);
   if (!family || !/^\d{1,3}$/.test(len)) return false;
   return Number(len) <= (family === 4 ? 32 : 128);
+}
+
+/** The `cniVersion` given on stdin, supported or not, when it looks like a version (VERSION echoes it). */
+export function givenVersion(stdin: string): string | undefined {
+  try {
+    const v = (JSON.parse(stdin) as Json).cniVersion;
+    return typeof v === 'string' && /^\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Just the `cniVersion`, for labelling an error result when the rest of the config is bad. */
@@ -174,8 +185,8 @@ function parseIpam(v: unknown): IpamConfig {
   const network = str(v, 'network', 'ipam.network', false);
   const cluster = str(v, 'cluster', 'ipam.cluster', true);
   if (!NAME_RE.test(cluster)) throw configError('ipam.cluster', `must be a cluster name (got "${cluster}")`);
-  const project = str(v, 'project', 'ipam.project', true);
-  if (!NAME_RE.test(project)) throw configError('ipam.project', `must be a project slug (got "${project}")`);
+  const project = str(v, 'project', 'ipam.project', false);
+  if (project !== undefined && !NAME_RE.test(project)) throw configError('ipam.project', `must be a project slug (got "${project}")`);
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   if (v.timeoutMs !== undefined && v.timeoutMs !== null) {
     const t = v.timeoutMs;

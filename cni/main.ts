@@ -7,8 +7,9 @@
  * on success and 1 on error, logs on stderr only.
  */
 import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { cmdAdd, cmdCheck, cmdDel, cmdGc, cmdStatus } from './commands';
-import { parseNetConf, peekVersion, readEnv } from './config';
+import { givenVersion, parseNetConf, peekVersion, readEnv } from './config';
 import { CniError, ERR_INTERNAL, ERR_INVALID_ENV, ERR_IO } from './errors';
 import { writeFd } from './io';
 import { log, redact } from './log';
@@ -17,6 +18,9 @@ import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './version';
 const COMMANDS = ['ADD', 'DEL', 'CHECK', 'GC', 'STATUS', 'VERSION'];
 
 async function readStdin(): Promise<string> {
+  // A terminal sends no configuration (someone ran the plugin by hand): do not wait for one. (isatty,
+  // not process.stdin.isTTY: creating process.stdin would start reading fd 0 before readFileSync.)
+  if (isatty(0)) return '';
   try {
     return readFileSync(0, 'utf8');
   } catch (e) {
@@ -39,7 +43,9 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
   const started = Date.now();
   try {
     if (command === 'VERSION') {
-      return { stdout: JSON.stringify({ cniVersion: CURRENT_VERSION, supportedVersions: SUPPORTED_VERSIONS }), status: 0 };
+      // Spec "Version success": cniVersion is the one given on input (the runtime compares it with
+      // supportedVersions itself); without one, this plugin's newest.
+      return { stdout: JSON.stringify({ cniVersion: givenVersion(await input().catch(() => '')) ?? CURRENT_VERSION, supportedVersions: SUPPORTED_VERSIONS }), status: 0 };
     }
     if (!COMMANDS.includes(command)) {
       if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND`);

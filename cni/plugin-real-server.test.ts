@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemActor } from '@/server/audit/events';
-import { createCluster } from '@/server/cni/clusters';
+import { createCluster, deleteCluster } from '@/server/cni/clusters';
 import { createNetwork } from '@/server/ipam/networks';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
@@ -27,6 +27,7 @@ let serverUrl = '';
 let dir = '';
 let plugin = '';
 let projectSlug = '';
+let projectId = '';
 const tokens: Record<'cluster' | 'tiny' | 'viewer', string> = { cluster: '', tiny: '', viewer: '' };
 const tokenFiles: Record<string, string> = {};
 
@@ -34,6 +35,7 @@ beforeAll(async () => {
   const { db } = testDb();
   const { project } = await makeProject(db);
   projectSlug = project.slug;
+  projectId = project.id;
   await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '10.88.0.0/22' }] }, actor);
   await createNetwork(db, project.id, { name: 'tiny', cidrs: [{ cidr: '10.89.0.0/28' }] }, actor);
   tokens.cluster = (await createCluster(db, project.id, { name: 'k1', network: 'vpc', issueToken: true }, actor)).token!.secret;
@@ -56,12 +58,13 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function conf(o: { cniVersion?: string; name?: string; cluster?: string; token?: string; extra?: Record<string, unknown> } = {}) {
+function conf(o: { cniVersion?: string; name?: string; cluster?: string; token?: string; project?: string | null; extra?: Record<string, unknown> } = {}) {
+  const project = o.project === undefined ? projectSlug : o.project;
   return {
     cniVersion: o.cniVersion ?? '1.1.0',
     name: o.name ?? 'podnet',
     type: 'bridge',
-    ipam: { type: 'meridian-ipam', serverUrl, tokenFile: tokenFiles[o.token ?? 'cluster'], network: 'vpc', cluster: o.cluster ?? 'k1', project: projectSlug, timeoutMs: 5000 },
+    ipam: { type: 'meridian-ipam', serverUrl, tokenFile: tokenFiles[o.token ?? 'cluster'], network: 'vpc', cluster: o.cluster ?? 'k1', ...(project === null ? {} : { project }), timeoutMs: 5000 },
     ...o.extra,
   };
 }
@@ -103,6 +106,35 @@ describe('meridian-ipam against the real lease API', () => {
     expect(ok.stdout).toBe('');
     expect(code(await cni('CHECK', 'real2', conf({ extra: { prevResult: { cniVersion: '1.1.0', ips: [{ address: '10.88.3.250/26' }] } } })))).toBe(103);
     expect(code(await cni('CHECK', 'real-none', conf({ extra: { prevResult: a.json } })))).toBe(104);
+  });
+
+  it('ipam.project: optional (the token names the project); given and not the token’s → 7', async () => {
+    const a = await cni('ADD', 'real-noproject', conf({ project: null }));
+    expect(a.status, a.stdout + a.stderr).toBe(0);
+    expect(code(await cni('CHECK', 'real-noproject', conf({ project: null, extra: { prevResult: a.json } })))).toBe(0);
+    const wrong = await cni('ADD', 'real-wrongproject', conf({ project: 'not-this-one' }));
+    expect(code(wrong)).toBe(7);
+    expect(wrong.json!.msg).toContain('ipam.project');
+    expect(code(await cni('DEL', 'real-noproject', conf({ project: null })))).toBe(0);
+  });
+
+  it('after the cluster is deleted: DEL of its pods succeeds (with or without ipam.project), ADD/CHECK/STATUS are refused (101, 50)', async () => {
+    const { db } = testDb();
+    const created = await createCluster(db, projectId, { name: 'doomed', network: 'vpc', issueToken: true }, actor);
+    tokenFiles.doomed = path.join(dir, 'token-doomed');
+    await writeFile(tokenFiles.doomed, `${created.token!.secret}\n`, { mode: 0o600 });
+    const doomed = (o: { project?: string | null; extra?: Record<string, unknown> } = {}) => conf({ cluster: 'doomed', token: 'doomed', ...o });
+    const a = await cni('ADD', 'real-doomed', doomed());
+    expect(a.status, a.stdout + a.stderr).toBe(0);
+    await deleteCluster(db, projectId, 'doomed', actor);
+    for (const c of [doomed(), doomed({ project: null })]) {
+      const d = await cni('DEL', 'real-doomed', c);
+      expect(d.status, d.stdout + d.stderr).toBe(0);
+      expect(d.stdout).toBe('');
+    }
+    expect(code(await cni('ADD', 'real-doomed2', doomed()))).toBe(101);
+    expect(code(await cni('CHECK', 'real-doomed', doomed({ extra: { prevResult: a.json } })))).toBe(101);
+    expect(code(await cni('STATUS', 'real-doomed', doomed()))).toBe(50);
   });
 
   it('DEL twice succeeds and releases the lease', async () => {

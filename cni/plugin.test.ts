@@ -118,10 +118,34 @@ describe('VERSION', () => {
     expect(r.json).toEqual({ cniVersion: '1.1.0', supportedVersions: ['0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] });
   });
 
-  it('ignores stdin (the runtime may send {"cniVersion":…})', async () => {
-    const r = await cni('VERSION', { cniVersion: '1.0.0' });
+  it.each([
+    [{ cniVersion: '1.0.0' }, '1.0.0'],
+    [{ cniVersion: '0.3.1' }, '0.3.1'],
+    [{ cniVersion: '1.1.0', name: 'x' }, '1.1.0'],
+    // Spec: the version given on input, supported or not (the runtime compares it with supportedVersions).
+    [{ cniVersion: '0.2.0' }, '0.2.0'],
+    [{}, '1.1.0'],
+    ['not json', '1.1.0'],
+  ])('answers the cniVersion it was given (%j → %s)', async (stdin, version) => {
+    const r = await cni('VERSION', stdin);
     expect(r.status).toBe(0);
-    expect(r.json!.cniVersion).toBe('1.1.0');
+    expect(r.json).toEqual({ cniVersion: version, supportedVersions: ['0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] });
+  });
+});
+
+describe('ipam.project', () => {
+  it('may be left out: the path names the token’s project as "-"', async () => {
+    const conf = netconf();
+    delete (conf.ipam as Record<string, unknown>).project;
+    const r = await cni('ADD', conf, { CNI_CONTAINERID: cid() });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(server.requests.at(-1)!.path).toBe(`/api/v1/projects/-/clusters/${CLUSTER}/cni/add`);
+  });
+
+  it('given and not the token’s → 7 naming ipam.project', async () => {
+    const r = await cni('ADD', netconf({ ipam: { project: 'other' } }), { CNI_CONTAINERID: cid() });
+    expectError(r, 7);
+    expect(r.json!.msg).toContain('ipam.project');
   });
 });
 

@@ -145,7 +145,8 @@ export class FakeLeaseServer {
     const m = /^\/api\/v1\/projects\/([^/]+)\/clusters\/([^/]+)\/cni\/(add|del|check|gc|status)(\?.*)?$/.exec(path);
     if (!m) return this.fail(res, 404, 'NotFound', `no route ${path}`);
     const [, project, cluster, verb, query] = m;
-    if (decodeURIComponent(project) !== this.options.project) return this.fail(res, 404, 'NotFound', `project "${project}" not found`, 'project');
+    // "-" is the token's own project (the plugin without ipam.project).
+    if (project !== '-' && decodeURIComponent(project) !== this.options.project) return this.fail(res, 404, 'NotFound', `project "${project}" not found`, 'project');
     if (decodeURIComponent(cluster) !== this.options.cluster) return this.fail(res, 404, 'NotFound', `cluster "${cluster}" not found`, 'cluster');
     if (req.headers['content-type'] !== 'application/json' && req.method === 'POST') return this.fail(res, 415, 'ValidationFailed', 'expected JSON');
 

@@ -131,7 +131,7 @@ export const apiRoutes: ApiRoute[] = [
     method: 'POST',
     path: '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}',
     group: 'ipam.miloapis.com',
-    summary: 'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc',
+    summary: 'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc; project "-" is the token\'s own; del succeeds for a cluster that does not exist',
     minRole: 'editor',
     requestBody: { oneOf: [json(addInput), json(leaseKey), json(checkInput), json(gcInput)] },
   },

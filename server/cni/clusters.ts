@@ -5,7 +5,7 @@ import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
 import { findNetwork } from '@/server/ipam/networks';
 import { createApiToken } from '@/server/tenancy/tokens';
-import { releaseLeases } from './leases';
+import { releaseLeasesIn } from './leases';
 import type { z } from 'zod';
 import type { clusterCreateInput } from './schemas';
 
@@ -117,15 +117,35 @@ export async function listAllClusters(db: DbOrTx, options: { limit: number; offs
   }[];
 }
 
-/** Deletes a cluster: releases all its leases and node blocks, revokes its tokens. */
+/**
+ * Deletes a cluster: revokes its tokens, releases all its leases, returns all its node blocks to
+ * their pools and deletes it, in one transaction that holds the cluster's row FOR UPDATE. Every ADD
+ * and block carve locks that row first (migration 0026), so each one either finished before (and
+ * its lease or block is released here) or runs after and finds the cluster gone (404, or 401 for
+ * the cluster's revoked token). Once this returns, the cluster holds nothing.
+ */
 export async function deleteCluster(db: Db, projectId: string, name: string, actor: Actor) {
-  const cluster = await findCluster(db, projectId, name);
-  const released = await releaseLeases(db, cluster, { all: true }, actor);
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`update api_tokens set revoked_at = coalesce(revoked_at, now()) where project_id = ${projectId} and cluster_name = ${name}`);
-    await tx.delete(clusters).where(eq(clusters.id, cluster.id));
-    await recordEvent(tx, { actor, projectId, action: 'cluster.delete', objectType: 'cluster', objectId: cluster.id, objectName: name, reason: `${released.length} lease(s) released` });
-  });
-  return { name, releasedLeases: released.length };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction(async (tx) => {
+        const cluster = await findCluster(tx, projectId, name);
+        const [locked] = await tx.execute(sql`select id from clusters where id = ${cluster.id} for update`);
+        if (!locked) throw new DomainError('NotFound', `cluster "${name}" not found`, 'cluster');
+        await tx.execute(sql`update api_tokens set revoked_at = coalesce(revoked_at, now()) where project_id = ${projectId} and cluster_name = ${name}`);
+        const released = await releaseLeasesIn(tx, cluster, { all: true }, actor, 'cni.del');
+        // Blocks that held no lease (within their grace period, or carved ahead of need) go back too.
+        await tx.execute(sql`select cni_node_block_return(b) from unnest(array(select pool_id from node_blocks where cluster_id = ${cluster.id} order by pool_id)) as b`);
+        // No block can hold an address now, and no carve can add one (the row lock); one left would outlive the cluster in its pool.
+        const [{ left }] = (await tx.execute(sql`select count(*)::int as left from node_blocks where cluster_id = ${cluster.id}`)) as unknown as { left: number }[];
+        if (left > 0) throw new Error(`cluster ${cluster.id}: ${left} node block(s) still hold addresses after all its leases were released`);
+        await tx.delete(clusters).where(eq(clusters.id, cluster.id));
+        await recordEvent(tx, { actor, projectId, action: 'cluster.delete', objectType: 'cluster', objectId: cluster.id, objectName: name, reason: `${released.length} lease(s) released` });
+        return { name, releasedLeases: released.length };
+      });
+    } catch (e) {
+      // A deadlock victim (its releases met a DEL's or a block return's on the same pool rows) was undone whole: run it again.
+      if (pgCode(e) === '40P01' && attempt < 3) continue;
+      throw e;
+    }
+  }
 }
-

@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError, isDomainError, pgCode } from '@/server/errors';
+import { asDomainError, DomainError, pgCode } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import { addInBatch } from './add-batch';
@@ -69,7 +69,8 @@ async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
 /**
  * Makes sure the node has room for a `family` address: carves a block when none of its blocks has
  * room (`needed`), or — ahead of need — when none has more than a quarter of its room left
- * (`spare`). One statement (`cni_node_block_ensure`, migration 0022): under a per-(cluster, node,
+ * (`spare`). One statement (`cni_node_block_ensure`, migration 0022, under the cluster's row lock:
+ * migration 0026, so a deleted cluster gets no block): under a per-(cluster, node,
  * family) advisory lock it looks at the node's blocks again and carves only if they still lack
  * room, so a burst of ADDs on a new node carves one block, not one each; the parent pool's row is
  * locked only by the carve. The carve also schedules the block's return check: a block carved
@@ -106,21 +107,28 @@ async function carveIfShort(db: Db, cluster: ClusterRef, node: string, family: F
     reserveTrailing: Number(blockTrailing(family)),
     blockGraceSeconds: blockGraceSeconds(),
   };
-  const [{ result }] = await rows<{ result: { room: true } | { carved: { pool: string; cidr: string } } | { exhausted: true } }>(
+  const [{ result }] = await rows<{ result: { room: true } | { carved: { pool: string; cidr: string } } | { exhausted: true } | { clusterGone: true } }>(
     db,
-    sql`select cni_node_block_ensure(${JSON.stringify(args)}::jsonb) as result`,
+    sql`select cni_node_block_ensure_locked(${JSON.stringify(args)}::jsonb) as result`,
   );
+  if ('clusterGone' in result) throw clusterGone(cluster);
   if ('exhausted' in result) {
     throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
   }
 }
 
-/** Carves the node's next block in the background; a failure only means the next ADD carves it (or finds the network full). */
+/** Carves the node's next block in the background; a failure only means the next ADD carves it (or finds the network full, or the cluster or its project gone). */
 function carveSpare(db: Db, cluster: ClusterRef, node: string, family: Family) {
   ensureNodeBlock(db, cluster, node, family, 'spare').catch((e) => {
-    if (!isDomainError(e)) logError('cni spare block', e);
+    if (!asDomainError(e)) logError('cni spare block', e);
   });
 }
+
+/**
+ * An ADD or carve for a cluster deleted meanwhile (migration 0026: both lock the cluster's row, so
+ * they either finish before the deletion or find the cluster gone): 404, as for an unknown cluster.
+ */
+const clusterGone = (cluster: Pick<ClusterRef, 'name'>) => new DomainError('NotFound', `cluster "${cluster.name}" not found (it has been deleted)`, 'cluster');
 
 /** ADD attempts that found a new block filled by others before they got to it, before giving up for now (the plugin retries: code 11). */
 const MAX_BLOCK_ROUNDS = 8;
@@ -173,9 +181,14 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     actor: eventActor(actor),
   };
   const result = await addInBatch<
-    { addresses: { family: number; address: string; block: string }[]; lowOnRoom?: number[] } | { noPools: true } | { needsBlock: number[] } | { tokenRevoked: true }
+    | { addresses: { family: number; address: string; block: string }[]; lowOnRoom?: number[] }
+    | { noPools: true }
+    | { needsBlock: number[] }
+    | { tokenRevoked: true }
+    | { clusterGone: true }
   >(db, args);
   if ('tokenRevoked' in result) throw new DomainError('Unauthenticated', 'this token has been revoked');
+  if ('clusterGone' in result) throw clusterGone(cluster);
   if ('needsBlock' in result) return result;
   if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
   for (const family of result.lowOnRoom ?? []) carveSpare(db, cluster, input.node, family as Family);
@@ -185,10 +198,24 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
 type LeaseSelector = { key: LeaseKey } | { all: true } | { ids: string[] };
 
 /**
- * Releases leases (CNI DEL, GC, cluster deletion) and returns what was released. Empty node
- * blocks go back to their pool in the same transaction.
+ * Releases leases (CNI DEL, GC) and returns what was released. Empty node blocks go back to their
+ * pool in the same transaction (at once, or after the grace period: see blockGraceSeconds).
  */
 export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason = 'cni.del') {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await releaseLeasesIn(db, cluster, selector, actor, reason);
+    } catch (e) {
+      // A deadlock victim (a DEL emptying a block meets ADD batches and carves on the node's and the
+      // network's pool rows) was undone whole: run it again.
+      if (pgCode(e) === '40P01' && attempt < 3) continue;
+      throw e;
+    }
+  }
+}
+
+/** `releaseLeases` as one statement in `db` (a cluster's deletion runs it in its own transaction). */
+export async function releaseLeasesIn(db: DbOrTx, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason: string) {
   // One statement (`cni_lease_release`, migrations 0015 and 0021): the leases, their addresses, the
   // return of node blocks left empty (now for a whole cluster, else after the grace period) and the
   // audit event, all or nothing.
@@ -201,20 +228,11 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
     actor: eventActor(actor),
     blockGraceSeconds: blockGraceSeconds(),
   };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const [{ released }] = await rows<{ released: { containerId: string; ifname: string; address: string }[] }>(
-        db,
-        sql`select cni_lease_release(${JSON.stringify(args)}::jsonb) as released`,
-      );
-      return released;
-    } catch (e) {
-      // A deadlock victim (a DEL emptying a block meets ADD batches and carves on the node's and the
-      // network's pool rows) was undone whole: run it again.
-      if (pgCode(e) === '40P01' && attempt < 3) continue;
-      throw e;
-    }
-  }
+  const [{ released }] = await rows<{ released: { containerId: string; ifname: string; address: string }[] }>(
+    db,
+    sql`select cni_lease_release(${JSON.stringify(args)}::jsonb) as released`,
+  );
+  return released;
 }
 
 /** Normalizes an address or CIDR from a CNI result (`10.0.0.5/24`) to the bare address. */

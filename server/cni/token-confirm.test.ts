@@ -171,4 +171,56 @@ describe('CNI ADD confirms its token', () => {
     }[];
     expect(one).toEqual({ tokenRevoked: true });
   });
+
+  test("after its cluster is deleted, the cluster's revoked token can still DEL (nothing held: success, nothing changed) and nothing else", async () => {
+    const { db, project, clusters, call, leases } = await setup(['k1', 'k2']);
+    const old = clusters.k1.token;
+    const { node: _node, podNamespace: _ns, podName: _pod, ...leaseKey } = key(1);
+    const added = await call('k1', 'add', key(1));
+    expect(added.status).toBe(200);
+    await deleteCluster(db, project.id, 'k1', actor);
+    const events = async () => ((await db.execute(sql`select count(*)::int as n from events where project_id = ${project.id}`)) as unknown as { n: number }[])[0].n;
+    const before = await events();
+
+    // DEL of the pod the cluster had, of one it never had, and by the token's project ("-"): success.
+    expect(await call('k1', 'del', leaseKey)).toMatchObject({ status: 200, body: { released: 0 } });
+    expect(await call('k1', 'del', { ...leaseKey, containerId: 'never' })).toMatchObject({ status: 200, body: { released: 0 } });
+    const viaDash = await cniRoute.POST(
+      new Request('http://localhost/x', { method: 'POST', headers: { authorization: `Bearer ${old.secret}`, 'content-type': 'application/json' }, body: JSON.stringify(leaseKey) }),
+      { params: Promise.resolve({ project: '-', cluster: 'k1', command: 'del' }) },
+    );
+    expect(viaDash.status).toBe(200);
+    // Bad input is still refused, naming the field; another cluster's path still gets the 401.
+    expect(await call('k1', 'del', { ...leaseKey, ifname: 'a/b' })).toMatchObject({ status: 400, body: { error: { field: 'ifname' } } });
+    expect(await call('k2', 'del', leaseKey, old.secret)).toMatchObject({ status: 401 });
+    expect(await events()).toBe(before);
+
+    // Every other call stays refused, and the token is not revived for them.
+    for (const [command, body] of [
+      ['add', key(2)],
+      ['check', { ...leaseKey, prevResult: { ips: added.body.ips } }],
+      ['gc', { cniNetwork: 'k8s', validAttachments: [] }],
+      ['status', undefined],
+    ] as const) {
+      expect(await call('k1', command, body, old.secret), command).toMatchObject({ status: 401, authenticate: 'Bearer' });
+    }
+    expect(await verifyApiToken(db, old.secret, { reuseRecent: true })).toBeUndefined();
+
+    // The cluster registered again under the name: the old token's DEL leaves its pods alone.
+    await createCluster(db, project.id, { name: 'k1', network: 'vpc' }, actor);
+    const fresh = await createApiToken(db, { projectId: project.id, name: 'k1-again', clusterName: 'k1' }, actor);
+    expect((await call('k1', 'add', key(1), fresh.secret)).status).toBe(200);
+    expect(await call('k1', 'del', leaseKey, old.secret)).toMatchObject({ status: 200, body: { released: 0 } });
+    expect(await leases('k1')).toEqual(['ctr1']);
+
+    // A token revoked while its cluster lives is refused for DEL too.
+    await revokeApiToken(db, project.id, fresh.id, actor);
+    expect(await call('k1', 'del', leaseKey, fresh.secret)).toMatchObject({ status: 401 });
+    expect(await leases('k1')).toEqual(['ctr1']);
+
+    // A live token's DEL on a cluster that does not exist holds nothing too; another cluster's token still gets 404.
+    const wide = await createApiToken(db, { projectId: project.id, name: 'wide' }, actor);
+    expect(await call('nope', 'del', leaseKey, wide.secret)).toMatchObject({ status: 200, body: { released: 0 } });
+    expect(await call('nope', 'del', leaseKey, clusters.k2.token.secret)).toMatchObject({ status: 404 });
+  });
 });

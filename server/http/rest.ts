@@ -9,7 +9,16 @@ import { refuseUnstorableText } from './untrusted-text';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
 import type { Actor } from '@/server/audit/events';
 import { projectIdBySlug } from '@/server/quota/grants';
-import { forgetVerifiedToken, tokenActor, verifyApiToken, type ApiPrincipal, type OperatorPrincipal, type TokenPrincipal } from '@/server/tenancy/tokens';
+import {
+  forgetVerifiedToken,
+  revokedTokenOfGoneCluster,
+  tokenActor,
+  verifyApiToken,
+  type ApiPrincipal,
+  type GoneClusterToken,
+  type OperatorPrincipal,
+  type TokenPrincipal,
+} from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/trpc/errors';
 
 /** Bodies above this are refused with 413 before parsing. */
@@ -130,6 +139,15 @@ export type RestHandler = ((req: Request, context?: { params: Promise<Record<str
 
 const unauthenticated = (message = 'a valid bearer token is required') => errorReply(401, 'Unauthenticated', message, null, undefined, { 'www-authenticate': 'Bearer' });
 
+/** The per-token rate limit's 429, or null when the request may go on. */
+function rateLimited(tokenId: string): JsonReply | null {
+  const allowed = limiter('token').take(tokenId);
+  if (allowed.ok) return null;
+  return errorReply(429, 'RateLimited', `too many requests for this token; retry in ${allowed.retryAfterSeconds} s`, null, undefined, {
+    'retry-after': String(allowed.retryAfterSeconds),
+  });
+}
+
 /** What sets a route apart before its own checks: its API module, and whether its write confirms the token. */
 interface RouteOptions<P> {
   module?: string;
@@ -140,6 +158,14 @@ interface RouteOptions<P> {
    * can still get the route's other refusals (400, 404, 429); it never gets a write.
    */
   confirmsToken?: (params: P) => boolean;
+  /**
+   * What a revoked cluster token may still do once its cluster is gone (the CNI DEL: a deleted
+   * cluster's pods must still be torn down). For requests where `applies` holds, a token refused
+   * as unknown or revoked is looked up as a revoked token of a gone cluster
+   * (`revokedTokenOfGoneCluster`); `answer` then answers in place of the 401, or returns undefined
+   * to keep the 401. Nothing else is granted: the token stays refused everywhere else.
+   */
+  goneCluster?: { applies: (params: P) => boolean; answer: (token: GoneClusterToken, base: { req: ApiRequest; params: P }) => Promise<unknown> };
 }
 
 /**
@@ -151,7 +177,7 @@ interface RouteOptions<P> {
  * `direct`, the REST server.
  */
 function restRoute<P extends Record<string, string>, C>(
-  { module, confirmsToken }: RouteOptions<P>,
+  { module, confirmsToken, goneCluster }: RouteOptions<P>,
   authorize: (principal: ApiPrincipal, base: { db: Db; req: ApiRequest; url: URL; params: P }) => Promise<JsonReply | C>,
   handler: (ctx: C) => Promise<Response | JsonReply | unknown>,
 ): RestHandler {
@@ -161,13 +187,14 @@ function restRoute<P extends Record<string, string>, C>(
       if (module && !moduleEnabled(module)) return errorReply(404, 'NotFound', 'this API is not served here');
       const db = getDb();
       const principal = match ? await verifyApiToken(db, match[1], { reuseRecent: confirmsToken?.(params as P) }) : undefined;
-      if (!principal) return unauthenticated();
-      const allowed = limiter('token').take(principal.tokenId);
-      if (!allowed.ok) {
-        return errorReply(429, 'RateLimited', `too many requests for this token; retry in ${allowed.retryAfterSeconds} s`, null, undefined, {
-          'retry-after': String(allowed.retryAfterSeconds),
-        });
+      if (!principal) {
+        const gone = match && goneCluster?.applies(params as P) ? await revokedTokenOfGoneCluster(db, match[1]) : undefined;
+        if (!gone) return unauthenticated();
+        const answer = rateLimited(gone.tokenId) ?? (await goneCluster!.answer(gone, { req, params: params as P }));
+        return answer === undefined ? unauthenticated() : answer instanceof JsonReply ? answer : jsonReply(answer);
       }
+      const limited = rateLimited(principal.tokenId);
+      if (limited) return limited;
       const ctx = await authorize(principal, { db, req, url: new URL(req.url), params: params as P });
       if (ctx instanceof JsonReply) return ctx;
       const result = await handler(ctx);
@@ -203,18 +230,27 @@ function checkProjectToken(principal: TokenPrincipal, params: Record<string, str
 }
 
 /**
+ * The path's project on routes with `projectFromToken`: the token's own (no project slug can be
+ * "-"). A client that holds a token for one project need not name it (the CNI plugin without
+ * `ipam.project`).
+ */
+export const TOKEN_PROJECT = '-';
+
+/**
  * Wraps a REST v1 handler for project tokens: bearer-token authentication (401 without a valid,
  * unrevoked token), the project in the path checked against the token's (404 for any other:
  * another tenant's project is never revealed), the minimum role, and coded errors. The project
  * always comes from the token, never from the body. Operator tokens are refused (403): they act on
- * the operator routes, not as a member of a project.
+ * the operator routes, not as a member of a project. With `projectFromToken`, the path's project
+ * may be `-` (TOKEN_PROJECT): the token's own.
  */
-export function tokenRoute<P extends Record<string, string>>(options: RouteOptions<P> & { minRole: MemberRole }, handler: Handler<P>) {
+export function tokenRoute<P extends Record<string, string>>(options: RouteOptions<P> & { minRole: MemberRole; projectFromToken?: boolean }, handler: Handler<P>) {
   return restRoute<P, RestContext<P>>(
     options,
     async (principal, base) => {
       if (principal.kind !== 'project') return operatorTokenHere();
-      return checkProjectToken(principal, base.params, options.minRole) ?? { ...base, principal };
+      const params = options.projectFromToken && base.params.project === TOKEN_PROJECT ? { ...base.params, project: principal.projectSlug } : base.params;
+      return checkProjectToken(principal, params, options.minRole) ?? { ...base, principal };
     },
     handler,
   );

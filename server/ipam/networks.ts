@@ -321,18 +321,23 @@ export async function deleteNetwork(db: Db, projectId: string, name: string, act
   return db.transaction(async (tx) => {
     const network = await findNetwork(tx, projectId, name, 'name');
     await tx.execute(sql`select id from networks where id = ${network.id} for update`);
+    // The row lock waits for every insert that names the network (its foreign keys lock the row too):
+    // what is counted here is all there is. A cluster attached to it is counted as well (its
+    // foreign key would refuse the delete): it must be deleted first, which releases its pods.
     const [counts] = (await tx.execute(sql`
       select (select count(*)::int from ip_claims where network_id = ${network.id}) as claims,
              (select count(*)::int from ip_allocations where network_id = ${network.id} and retained_name is not null) as retained,
-             (select count(*)::int from ip_allocations where network_id = ${network.id} and kind = 'PodAddress') as pods`)) as unknown as {
+             (select count(*)::int from ip_allocations where network_id = ${network.id} and kind = 'PodAddress') as pods,
+             (select count(*)::int from clusters where network_id = ${network.id}) as clusters`)) as unknown as {
       claims: number;
       retained: number;
       pods: number;
+      clusters: number;
     }[];
-    if (counts.claims || counts.retained || counts.pods) {
+    if (counts.claims || counts.retained || counts.pods || counts.clusters) {
       throw new DomainError(
         'Conflict',
-        `network "${name}" is in use: ${counts.claims} claim(s), ${counts.retained} retained allocation(s), ${counts.pods} pod address(es); release them first`,
+        `network "${name}" is in use: ${counts.claims} claim(s), ${counts.retained} retained allocation(s), ${counts.pods} pod address(es), ${counts.clusters} cluster(s); release or delete them first`,
         'name',
         counts,
       );

@@ -320,6 +320,30 @@ export async function verifyApiToken(db: DbOrTx, secret: string, options: { reus
   return principal;
 }
 
+/** A revoked cluster token whose cluster is gone: what `revokedTokenOfGoneCluster` finds. */
+export interface GoneClusterToken {
+  tokenId: string;
+  projectSlug: string;
+  clusterName: string;
+  role: MemberRole;
+}
+
+/**
+ * The revoked cluster token behind `secret` when its cluster no longer exists (deleted, or deleted
+ * and registered again after the revocation: no cluster of that name in the project is older than
+ * the revocation), else undefined. Read on every call and never kept: it serves only the requests
+ * a route lets such a token make (the CNI DEL of a deleted cluster's pod), not authentication.
+ */
+export async function revokedTokenOfGoneCluster(db: DbOrTx, secret: string): Promise<GoneClusterToken | undefined> {
+  if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return undefined;
+  const [row] = (await db.execute(sql`
+    select t.id as "tokenId", p.slug as "projectSlug", t.cluster_name as "clusterName", t.role
+    from api_tokens t join projects p on p.id = t.project_id
+    where t.token_hash = ${hashToken(secret)} and t.kind = 'project' and t.cluster_name is not null and t.revoked_at is not null
+      and not exists (select 1 from clusters c where c.project_id = t.project_id and c.name = t.cluster_name and c.created_at <= t.revoked_at)`)) as unknown as GoneClusterToken[];
+  return row;
+}
+
 /**
  * Who the audit log records for a token. An operator token names its operator too, and carries
  * the user's id, so operator decisions are attributed to the person behind the automation.
