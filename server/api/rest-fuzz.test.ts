@@ -36,7 +36,7 @@ import { createApiToken, createOperatorToken } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/trpc/errors';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
-import { applyMutation, checkProperty, hostileValue, mutationOf, nastyStrings, serializeBody } from '@/test/fuzz';
+import { applyMutation, checkProperty, hostileValue, mutationOf, nastyStrings, objectPaths, serializeBody } from '@/test/fuzz';
 
 const FILE = 'server/api/rest-fuzz.test.ts';
 const actor = systemActor('test');
@@ -628,13 +628,6 @@ describe('REST v1 fuzz', () => {
 /** Objects whose keys are data rather than fields (labels), and the CNI result passed through as the runtime gave it. */
 const OPEN_OBJECTS = new Set(['labels', 'prevResult']);
 
-/** Where a field can be added to a body: the body itself and every object inside it, open ones aside. */
-function fieldObjectPaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => fieldObjectPaths(v, [...at, i]));
-  if (!value || typeof value !== 'object') return [];
-  return [at, ...Object.entries(value).flatMap(([k, v]) => (OPEN_OBJECTS.has(k) ? [] : fieldObjectPaths(v, [...at, k])))];
-}
-
 describe('REST v1 bodies are strict', () => {
   const cni = 'POST /api/v1/projects/{project}/clusters/{cluster}/cni/{command}';
   /** Every valid body of a route (from the fuzz models above), with the fixtures its path names. */
@@ -652,7 +645,7 @@ describe('REST v1 bodies are strict', () => {
     const route = apiRoutes.find((r) => key(r) === k)!;
     const before = await snapshot();
     for (const { params, body } of validRequests(route)) {
-      for (const at of fieldObjectPaths(body)) {
+      for (const at of objectPaths(body, OPEN_OBJECTS)) {
         const field = [...at, 'zzUnknown'].join('.');
         const sent = applyMutation(body, { op: 'extra', path: at, key: 'zzUnknown', value: 1 });
         const answer = await send({ key: k, params, query: '', body: serializeBody(sent), contentType: 'application/json' });

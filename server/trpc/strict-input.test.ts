@@ -19,6 +19,7 @@ import { createNetwork } from '@/server/ipam/networks';
 import type { SessionUser } from '@/server/tenancy/roles';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
+import { applyMutation, objectPaths } from '@/test/fuzz';
 import { appRouter } from './root';
 
 const actor = systemActor('test');
@@ -196,28 +197,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Free-form maps whose keys are data, not fields (a claim's labels): an extra key there is a label. */
 const MAPS = new Set(['labels']);
 
-/** The places an unknown field can go: the input itself and every object inside it (maps aside). */
-function objectPaths(value: unknown, at: Path = []): Path[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => objectPaths(v, [...at, i]));
-  if (!isObject(value)) return [];
-  return [at, ...Object.entries(value).flatMap(([k, v]) => (MAPS.has(k) ? [] : objectPaths(v, [...at, k])))];
-}
-
 /** Every string in the input, with its path. */
 function stringPaths(value: unknown, at: Path = []): Path[] {
   if (typeof value === 'string') return [at];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringPaths(v, [...at, i]));
   if (isObject(value)) return Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...at, k]));
   return [];
-}
-
-/** A copy of `value` (an object; `undefined` reads as `{}`) with `v` put at `at`. */
-function withValueAt(value: unknown, at: Path, v: unknown): unknown {
-  const copy = structuredClone(value ?? {}) as Record<string | number, unknown>;
-  let parent = copy;
-  for (const k of at.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
-  parent[at[at.length - 1]] = v;
-  return copy;
 }
 
 function expectRefused(a: Answer, field: string, where: string) {
@@ -237,9 +222,9 @@ describe('tRPC input is strict', () => {
   test.each(paths)('%s: an unknown field anywhere is 400 ValidationFailed naming it, and nothing is written', async (path) => {
     const input = validInputs[path](world);
     const before = await snapshot();
-    for (const at of objectPaths(input ?? {})) {
+    for (const at of objectPaths(input ?? {}, MAPS)) {
       const field = [...at, 'zzUnknown'].join('.');
-      const sent = withValueAt(input, [...at, 'zzUnknown'], 1);
+      const sent = applyMutation(input ?? {}, { op: 'extra', path: at, key: 'zzUnknown', value: 1 });
       const answer = await call(path, sent);
       expectRefused(answer, field, `${path} ${JSON.stringify(sent)}`);
       expect(answer.error?.message).toBe(`unknown field "${field}"`);
@@ -256,7 +241,7 @@ describe('tRPC input is strict', () => {
       const before = await snapshot();
       for (const at of stringPaths(input)) {
         for (const bad of ['a\u0000b', 'a\ud800b', '\udc00']) {
-          const sent = withValueAt(input, at, bad);
+          const sent = applyMutation(input, { op: 'set', path: at, value: bad });
           expectRefused(await call(path, sent), at.join('.'), `${path} ${JSON.stringify(sent)}`);
         }
       }
