@@ -63,8 +63,9 @@ const validInputs: Record<string, (w: World) => unknown> = {
   'tokens.operator.list': () => undefined,
   'tokens.operator.create': () => ({ name: 'op' }),
   'tokens.operator.revoke': () => ({ id: id() }),
-  'audit.list': () => ({ action: 'x', search: 'y', limit: 5 }),
-  'audit.project': (w) => ({ project: w.project, actor: 'a', search: 'y', limit: 5 }),
+  // `direction` is what the console's infinite query adds to every page's input.
+  'audit.list': () => ({ action: 'x', search: 'y', limit: 5, direction: 'forward' }),
+  'audit.project': (w) => ({ project: w.project, actor: 'a', search: 'y', limit: 5, direction: 'forward' }),
   'ipam.networks.list': (w) => ({ project: w.project, search: 'v', limit: 5 }),
   'ipam.networks.get': (w) => ({ project: w.project, name: 'vpc' }),
   'ipam.networks.create': (w) => ({ project: w.project, name: 'n2', description: 'd', cidrs: [{ cidr: '198.51.100.0/24', strategy: 'BestFit' }] }),
