@@ -32,6 +32,9 @@ const t = initTRPC.context<Context>().create({
     const issues = isDomainError(cause) && cause.code === 'ValidationFailed' ? (cause.details?.issues as FieldIssue[] | undefined) : undefined;
     return {
       ...shape,
+      // A failure nobody coded (a failed statement, a bug) is logged by the route handler; its
+      // message may carry SQL and parameters, so the browser only learns that it happened.
+      message: error.code === 'INTERNAL_SERVER_ERROR' ? 'internal error' : shape.message,
       data: {
         ...shape.data,
         stack: undefined,
