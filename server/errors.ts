@@ -1,3 +1,5 @@
+import type { ZodError } from 'zod';
+
 /**
  * Domain errors. Every failure the domain reports on purpose is a `DomainError` with a literal
  * `code`; adapters (tRPC, REST, CLI) map codes to their own status through one table
@@ -47,6 +49,45 @@ export class DomainError extends Error {
 
 export const notFound = (what: string, name: string) => new DomainError('NotFound', `${what} "${name}" not found`);
 export const invalid = (field: string, message: string) => new DomainError('ValidationFailed', message, field);
+
+/** One problem with client input: the field's dotted path (`''` for the input itself) and the reason. */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/**
+ * The problems a zod parse of client input found, one per field. A key a strict object does not
+ * know is named with its full path, the way Kubernetes' strict field validation does
+ * (`unknown field "spec.prefixLenght"`). Unknown fields come first: a misspelt field usually also
+ * leaves the real one missing, and the misspelling is the cause to report.
+ */
+export function fieldIssues(e: ZodError): FieldIssue[] {
+  const unknown: FieldIssue[] = [];
+  const other: FieldIssue[] = [];
+  for (const issue of e.issues) {
+    const at = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const field = [...at, key].join('.');
+        unknown.push({ field, message: `unknown field "${field}"` });
+      }
+    } else other.push({ field: at.join('.'), message: issue.message });
+  }
+  return [...unknown, ...other];
+}
+
+/**
+ * Client input that failed its schema, as every edge answers it (REST and tRPC alike): 400
+ * `ValidationFailed` naming the first field, every issue in `details.issues`.
+ */
+export function validationFailed(e: ZodError): DomainError {
+  const issues = fieldIssues(e);
+  const { field, message } = issues[0];
+  // An unknown field's message already names it (and is listed first when there is one).
+  const named = !field || e.issues.some((i) => i.code === 'unrecognized_keys');
+  return new DomainError('ValidationFailed', named ? message : `${field}: ${message}`, field || undefined, { issues });
+}
 
 export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError;

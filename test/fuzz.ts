@@ -241,10 +241,13 @@ export function pathsOf(value: unknown, prefix: Path = []): Path[] {
   return [];
 }
 
-/** Paths of the objects inside a value, the root included (places to add an unknown field). */
-function objectPaths(value: unknown, prefix: Path = []): Path[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => objectPaths(v, [...prefix, i]));
-  if (value && typeof value === 'object') return [prefix, ...Object.entries(value).flatMap(([k, v]) => objectPaths(v, [...prefix, k]))];
+/**
+ * Paths of the objects inside a value, the root included (places to add an unknown field), not
+ * descending into the keys named in `open` (maps whose keys are data, such as labels).
+ */
+export function objectPaths(value: unknown, open: ReadonlySet<string> = new Set(), prefix: Path = []): Path[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => objectPaths(v, open, [...prefix, i]));
+  if (value && typeof value === 'object') return [prefix, ...Object.entries(value).flatMap(([k, v]) => (open.has(k) ? [] : objectPaths(v, open, [...prefix, k])))];
   return [];
 }
 

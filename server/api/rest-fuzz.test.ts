@@ -36,7 +36,7 @@ import { createApiToken, createOperatorToken } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/trpc/errors';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
-import { applyMutation, checkProperty, hostileValue, mutationOf, nastyStrings, serializeBody } from '@/test/fuzz';
+import { applyMutation, checkProperty, hostileValue, mutationOf, nastyStrings, objectPaths, serializeBody } from '@/test/fuzz';
 
 const FILE = 'server/api/rest-fuzz.test.ts';
 const actor = systemActor('test');
@@ -293,22 +293,29 @@ function specOf<T extends { name: string }>(input: T): Omit<T, 'name'> {
   return spec;
 }
 
+/** The fixture of this file a route's path parameter names, where there is one. */
+function fixtureParam(r: ApiRoute, name: string): string | undefined {
+  if (name === 'cluster') return world.cluster;
+  if (name === 'group') return world.registration.split('/')[0];
+  if (name === 'resource') return world.registration.split('/')[1];
+  if (name !== 'name') return undefined;
+  if (r.path.includes('/machines/')) return world.machine;
+  if (r.path.includes('/resourcegrants/')) return world.grant;
+  if (r.path.includes('/grantcreationpolicies/')) return world.grantPolicy;
+  if (r.path.includes('/claimcreationpolicies/')) return world.claimPolicy;
+  if (r.path.includes('/quotaincreaserequests/')) return world.increaseId;
+  if (r.path.includes('/machinecapacities/')) return world.device;
+  return undefined;
+}
+
 /** Path parameters: mostly the fixture the route acts on (so bodies reach the domain), else garbage. */
 function pathParam(r: ApiRoute, name: string): fc.Arbitrary<string> | undefined {
   if (!r.path.includes(`{${name}}`)) return undefined;
   if (r.method === 'DELETE') return absentName; // never a fixture (the other runs need them) nor a created object
-  const fixture = (value: () => string) => fc.oneof({ weight: 4, arbitrary: fc.constant(null).map(value) }, { weight: 1, arbitrary: nameParam });
-  if (name === 'cluster') return fixture(() => world.cluster);
-  if (name === 'group') return fixture(() => world.registration.split('/')[0]);
-  if (name === 'resource') return fixture(() => world.registration.split('/')[1]);
-  if (name !== 'name') return undefined;
-  if (r.path.includes('/machines/')) return fixture(() => world.machine);
-  if (r.path.includes('/resourcegrants/')) return fixture(() => world.grant);
-  if (r.path.includes('/grantcreationpolicies/')) return fixture(() => world.grantPolicy);
-  if (r.path.includes('/claimcreationpolicies/')) return fixture(() => world.claimPolicy);
-  if (r.path.includes('/quotaincreaserequests/')) return fc.oneof(fixture(() => world.increaseId), fc.uuid());
-  if (r.path.includes('/machinecapacities/')) return fixture(() => world.device);
-  return nameParam;
+  const value = fixtureParam(r, name);
+  if (value === undefined) return name === 'name' ? nameParam : undefined;
+  const fixture = fc.oneof({ weight: 4, arbitrary: fc.constant(value) }, { weight: 1, arbitrary: nameParam });
+  return r.path.includes('/quotaincreaserequests/') ? fc.oneof(fixture, fc.uuid()) : fixture;
 }
 
 const containerId = fc.tuple(fc.constantFrom('c', 'ctr', 'abc123'), fc.nat({ max: 50 })).map(([c, i]) => `${c}${i}`);
@@ -617,5 +624,38 @@ describe('REST v1 fuzz', () => {
       }),
       { numRuns: runsFor(route), file: FILE },
     );
+  });
+});
+
+/** Objects whose keys are data rather than fields (labels), and the CNI result passed through as the runtime gave it. */
+const OPEN_OBJECTS = new Set(['labels', 'prevResult']);
+
+describe('REST v1 bodies are strict', () => {
+  const cni = 'POST /api/v1/projects/{project}/clusters/{cluster}/cni/{command}';
+  /** Every valid body of a route (from the fuzz models above), with the fixtures its path names. */
+  function validRequests(r: ApiRoute): { params: Record<string, string>; body: unknown }[] {
+    if (key(r) === cni) return Object.entries(cniBodies('strict')).map(([command, body]) => ({ params: { cluster: world.cluster, command }, body }));
+    const params: Record<string, string> = {};
+    for (const name of ['cluster', 'name', 'group', 'resource']) {
+      const value = r.path.includes(`{${name}}`) ? fixtureParam(r, name) : undefined;
+      if (value !== undefined) params[name] = value;
+    }
+    return validBodies[key(r)]('strict-walk').map((body) => ({ params, body }));
+  }
+
+  test.each(apiRoutes.filter((r) => r.requestBody).map(key))('%s: an unknown field anywhere in a valid body is 400 ValidationFailed naming it, and nothing is written', async (k) => {
+    const route = apiRoutes.find((r) => key(r) === k)!;
+    const before = await snapshot();
+    for (const { params, body } of validRequests(route)) {
+      for (const at of objectPaths(body, OPEN_OBJECTS)) {
+        const field = [...at, 'zzUnknown'].join('.');
+        const sent = applyMutation(body, { op: 'extra', path: at, key: 'zzUnknown', value: 1 });
+        const answer = await send({ key: k, params, query: '', body: serializeBody(sent), contentType: 'application/json' });
+        const where = `${k} ${JSON.stringify(sent)} → ${answer.status} ${answer.text.slice(0, 300)}`;
+        expect(answer.status, where).toBe(400);
+        expect(answer.json?.error, where).toMatchObject({ code: 'ValidationFailed', field, message: `unknown field "${field}"` });
+      }
+    }
+    expect(await snapshot(), 'nothing written').toEqual(before);
   });
 });

@@ -85,7 +85,7 @@ describe('REST v1 IPAM', () => {
       if (field) expect(res.body.error.field).toBe(field);
     }
     const claimCases: [unknown, number, string, string | null, string?][] = [
-      [claim('a', { prefixLength: 33 }), 400, 'PrefixLengthRejected', 'spec.prefixLength'.replace('spec.', '')],
+      [claim('a', { prefixLength: 33 }), 400, 'ValidationFailed', 'prefixLength'],
       [claim('a', { prefixLength: 24 }), 400, 'PrefixLengthRejected', 'prefixLength'],
       [claim('a', { family: 'IPv6' }), 400, 'NoOfferingPool', 'family'],
       [claim('a', { network: 'nope' }), 404, 'NotFound', 'network'],
@@ -110,6 +110,35 @@ describe('REST v1 IPAM', () => {
     expect(badContinue).toMatchObject({ status: 400, body: { error: { field: 'continue' } } });
     const [{ n }] = (await db.execute(sql`select count(*)::int as n from ip_claims where project_id = ${project.id}`)) as unknown as { n: number }[];
     expect(n).toBe(1);
+  });
+
+  test('unknown fields are refused by name, and a prefix length beyond its family is ValidationFailed on both families; nothing is allocated', async () => {
+    const { call, db, project } = await client();
+    const dual = { metadata: { name: 'vpc' }, spec: { cidrs: [{ cidr: '192.0.2.0/24' }, { cidr: '2001:db8::/48' }] } };
+    expect((await call(networks.POST as Handler, 'POST', {}, dual)).status).toBe(201);
+    const cases: [unknown, string, string, string][] = [
+      // A misspelt field is not the default /28; a field of another API is not ignored.
+      [claim('a', { prefixLenght: 24 }), 'ValidationFailed', 'spec.prefixLenght', 'unknown field "spec.prefixLenght"'],
+      [claim('a', { ipFamily: 'IPv6' }), 'ValidationFailed', 'spec.ipFamily', 'unknown field "spec.ipFamily"'],
+      [{ ...claim('a', {}), status: { phase: 'Bound' } }, 'ValidationFailed', 'status', 'unknown field "status"'],
+      [{ metadata: { name: 'a', namespace: 'x' }, spec: { network: 'vpc' } }, 'ValidationFailed', 'metadata.namespace', 'unknown field "metadata.namespace"'],
+      [claim('a', { ownerRef: { kind: 'Pod', name: 'p', uid: 'u' } }), 'ValidationFailed', 'spec.ownerRef.uid', 'unknown field "spec.ownerRef.uid"'],
+      // The misspelling is named even when it leaves a required field missing.
+      [{ metadata: { name: 'a' }, spec: { netwrok: 'vpc' } }, 'ValidationFailed', 'spec.netwrok', 'unknown field "spec.netwrok"'],
+      [claim('a', { family: 'IPv4', prefixLength: 33 }), 'ValidationFailed', 'prefixLength', '/33 is not a valid IPv4 prefix length (0–32)'],
+      [claim('a', { family: 'IPv6', prefixLength: 129 }), 'ValidationFailed', 'spec.prefixLength', 'spec.prefixLength: Too big: expected number to be <=128'],
+      // A valid length the pools' rules refuse keeps its own code.
+      [claim('a', { family: 'IPv4', prefixLength: 23 }), 'PrefixLengthRejected', 'prefixLength', "/23 is outside pool vpc-v4's rules (/24–/32)"],
+    ];
+    for (const [body, code, field, message] of cases) {
+      const res = await call(claims.POST as Handler, 'POST', {}, body);
+      expect(res, JSON.stringify(body)).toMatchObject({ status: 400, body: { error: { code, field, message } } });
+    }
+    const network = await call(networks.POST as Handler, 'POST', {}, { metadata: { name: 'n2' }, spec: { cidrs: [{ cidr: '198.51.100.0/24', maxPrefix: 28 }] } });
+    expect(network).toMatchObject({ status: 400, body: { error: { code: 'ValidationFailed', field: 'spec.cidrs.0.maxPrefix', message: 'unknown field "spec.cidrs.0.maxPrefix"' } } });
+    const [counts] = await db.execute(sql`select (select count(*) from ip_claims where project_id = ${project.id})::int as claims,
+      (select count(*) from ip_allocations where project_id = ${project.id})::int as allocations, (select count(*) from networks where project_id = ${project.id})::int as networks`);
+    expect(counts).toEqual({ claims: 0, allocations: 0, networks: 1 });
   });
 
   test('retained names answer 409 AllocationRetained naming the allocation', async () => {

@@ -7,21 +7,26 @@ const containerId = z.string().min(1, 'is required').max(256).regex(/^[A-Za-z0-9
 const ifname = z.string().min(1, 'is required').max(15).regex(/^[^\s/:]+$/, 'must be an interface name');
 const k8sName = z.string().max(253).optional();
 
-export const leaseKey = z.object({ cniNetwork, containerId, ifname });
+export const leaseKey = z.strictObject({ cniNetwork, containerId, ifname });
 export const addInput = leaseKey.extend({
   node: z.string().min(1, 'is required').max(253).regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be a node name'),
   podNamespace: k8sName,
   podName: k8sName,
 });
 export const checkInput = leaseKey.extend({
+  /**
+   * The CNI result of the previous ADD, passed through by the plugin as the runtime gave it: a CNI
+   * spec document (interfaces, routes, dns, later versions' fields), so only `ips` is read and any
+   * other key is left alone rather than refused.
+   */
   prevResult: z.object({ ips: z.array(z.object({ address: z.string().max(64) }).passthrough()).max(8) }).passthrough(),
 });
-export const gcInput = z.object({
+export const gcInput = z.strictObject({
   cniNetwork,
-  validAttachments: z.array(z.object({ containerID: z.string().max(256), ifname: z.string().max(15) })).max(100_000),
+  validAttachments: z.array(z.strictObject({ containerID: z.string().max(256), ifname: z.string().max(15) })).max(100_000),
 });
 
-export const clusterCreateInput = z.object({
+export const clusterCreateInput = z.strictObject({
   name: resourceName,
   network: resourceName,
   description: z.string().max(500).optional(),

@@ -6,10 +6,10 @@ import { machineCreateInput } from './schemas';
 export const METAL_API_VERSION = 'metal.datumapis.com/v1alpha1';
 
 /** REST body: `{ metadata: { name }, spec: { class, profile, location, interfaces, desiredPower } }`. */
-export const machineResourceInput = z.object({
+export const machineResourceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('Machine').optional(),
-  metadata: z.object({ name: machineCreateInput.shape.name }),
+  metadata: z.strictObject({ name: machineCreateInput.shape.name }),
   spec: machineCreateInput.omit({ name: true }),
 });
 
@@ -68,18 +68,18 @@ export function capacityResource(c: CapacityView) {
 const operatorReason = z.string().trim().max(500);
 
 /** Body of `…/machines/{name}/reject`: the reason the tenant will read. */
-export const machineRejectInput = z.object({ reason: operatorReason.min(1, 'a reason is required') });
+export const machineRejectInput = z.strictObject({ reason: operatorReason.min(1, 'a reason is required') });
 
 /**
  * Body of `…/machines/{name}/release`: a normal release (verified cleanup) or, with `force`, ending
  * the binding without the provider (the capacity is quarantined); a force release needs a reason.
  */
 export const machineReleaseInput = z
-  .object({ reason: operatorReason.default(''), force: z.boolean().default(false) })
+  .strictObject({ reason: operatorReason.default(''), force: z.boolean().default(false) })
   .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required for a force release' });
 
 /** Body of the capacity actions (quarantine, return, retire): an optional reason. */
-export const capacityActionInput = z.object({ reason: operatorReason.default('') });
+export const capacityActionInput = z.strictObject({ reason: operatorReason.default('') });
 
 /**
  * Body of `…/machinecapacities/{name}/return`: the device is cleaned by the provider again and
@@ -87,6 +87,6 @@ export const capacityActionInput = z.object({ reason: operatorReason.default('')
  * which needs a reason (audited).
  */
 export const capacityReturnInput = z
-  .object({ reason: operatorReason.default(''), force: z.boolean().default(false) })
+  .strictObject({ reason: operatorReason.default(''), force: z.boolean().default(false) })
   .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required to force a return to the pool' });
 

@@ -1,7 +1,7 @@
 import { ZodError, type z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { moduleEnabled } from '@/server/api/modules';
-import { asDomainError, DomainError, isDomainError } from '@/server/errors';
+import { asDomainError, DomainError, isDomainError, validationFailed } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { bufferedBody, jsonReply, JsonReply, type ApiRequest } from './buffered';
 import { limiter } from './rate-limit';
@@ -61,15 +61,8 @@ export function errorReply(status: number, code: string, message: string, field?
 }
 
 function toReply(e: unknown): JsonReply {
-  const domain = asDomainError(e);
+  const domain = e instanceof ZodError ? validationFailed(e) : asDomainError(e);
   if (domain) return errorReply(errorTable[domain.code].http, domain.code, domain.message, domain.field, domain.details);
-  if (e instanceof ZodError) {
-    const issue = e.issues[0];
-    const field = issue.path.join('.') || null;
-    return errorReply(400, 'ValidationFailed', `${field ? `${field}: ` : ''}${issue.message}`, field, {
-      issues: e.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
-    });
-  }
   logError('rest', e);
   return errorReply(500, 'Internal', 'internal error');
 }

@@ -19,7 +19,7 @@ import {
 import { describeOverlap, releaseAllocation } from './allocator';
 import { createInBatch } from './claim-batch';
 import { familyBits, formatCidr, type Cidr, type Family } from './cidr';
-import { findNetwork, parseCidrField } from './networks';
+import { checkPrefixLength, findNetwork, parseCidrField } from './networks';
 import type { ClaimCreateInput, ClaimListInput } from './schemas';
 
 export interface ClaimView {
@@ -123,9 +123,7 @@ function resolveSpec(input: ClaimCreateInput): ResolvedSpec {
     }
   }
   family ??= 4;
-  if (input.prefixLength !== undefined && input.prefixLength > familyBits(family)) {
-    throw new DomainError('PrefixLengthRejected', `/${input.prefixLength} is not a valid ${family === 4 ? 'IPv4' : 'IPv6'} prefix length (0–${familyBits(family)})`, 'prefixLength');
-  }
+  if (input.prefixLength !== undefined) checkPrefixLength(family, input.prefixLength);
   const spec = {
     network: input.network,
     pool: input.pool ?? null,

@@ -89,6 +89,9 @@ describe('claims', () => {
     expect(pinned.claim.allocatedCidr).toBe('192.0.2.1/32');
     await expect(createClaim(db, projectId, { name: 'gw2', network: 'vpc', address: '192.0.2.0/30', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'Overlap', message: expect.stringContaining('claim "gw"') });
     await expect(createClaim(db, projectId, { name: 'big', network: 'vpc', prefixLength: 24, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'PrefixLengthRejected', field: 'prefixLength' });
+    // Beyond the family's bits the length is invalid whatever the rules say: the code the schema gives /129.
+    await expect(createClaim(db, projectId, { name: 'big', network: 'vpc', prefixLength: 33, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'prefixLength' });
+    await expect(createChildPool(db, projectId, { network: 'vpc', parent: 'vpc-v4', name: 'tiny', prefixLength: 33 }, actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'prefixLength' });
     await expect(createClaim(db, projectId, { name: 'v6', network: 'vpc', family: 6, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'NoOfferingPool', field: 'family' });
     await expect(createClaim(db, projectId, { name: 'x', network: 'nope', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'NotFound', field: 'network' });
     await expect(createClaim(db, projectId, { name: 'x', network: 'vpc', address: '192.0.2.5/24', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'InvalidCidr', field: 'address' });

@@ -16,6 +16,15 @@ export function parseCidrField(field: string, text: string, options: { family?: 
   return parsed.cidr;
 }
 
+/**
+ * A requested prefix length beyond its family's bits (/33 for IPv4, /129 for IPv6, which the schema
+ * refuses alike) is an invalid field: 400 ValidationFailed. `PrefixLengthRejected` is kept for a
+ * valid length that a pool's rules refuse.
+ */
+export function checkPrefixLength(family: Family, len: number): void {
+  if (len > familyBits(family)) throw invalid('prefixLength', `/${len} is not a valid ${familyName(family)} prefix length (0–${familyBits(family)})`);
+}
+
 interface Rules {
   minPrefixLength?: number;
   maxPrefixLength?: number;
@@ -163,6 +172,7 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
       else if (input.prefixLength !== undefined) request = { prefixLength: input.prefixLength };
       else throw invalid('prefixLength', 'give a cidr inside the parent or a prefixLength');
       const len = 'cidr' in request ? request.cidr.prefix : request.prefixLength;
+      checkPrefixLength(parent.family, len);
       if (len < parent.minPrefixLength || len > parent.maxPrefixLength) {
         throw new DomainError('PrefixLengthRejected', `/${len} is outside pool ${parent.name}'s rules (/${parent.minPrefixLength}–/${parent.maxPrefixLength})`, 'prefixLength');
       }

@@ -9,20 +9,20 @@ import { claimCreateInput, networkCreateInput, poolRules, resourceName, rootPool
  */
 export const IPAM_API_VERSION = 'ipam.miloapis.com/v1alpha1';
 
-const metadata = z.object({ name: resourceName, labels: z.record(z.string().max(63), z.string().max(253)).optional() });
+const metadata = z.strictObject({ name: resourceName, labels: z.record(z.string().max(63), z.string().max(253)).optional() });
 
-export const networkResourceInput = z.object({
+export const networkResourceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('Network').optional(),
   metadata,
-  spec: z.object({
+  spec: z.strictObject({
     description: z.string().max(500).optional(),
     cidrs: z.array(rootPoolInput).min(1, 'at least one root CIDR is required').max(16),
   }),
 });
 
 const claimSpec = claimCreateInput.omit({ name: true, labels: true });
-export const claimResourceInput = z.object({
+export const claimResourceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('IPClaim').optional(),
   metadata,

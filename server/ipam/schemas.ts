@@ -29,7 +29,7 @@ export const addressCount = z.union([z.number(), z.string()]).superRefine((v, ct
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-export const poolRules = z.object({
+export const poolRules = z.strictObject({
   minPrefixLength: z.number().int().min(0).max(128).optional(),
   maxPrefixLength: z.number().int().min(0).max(128).optional(),
   defaultPrefixLength: z.number().int().min(0).max(128).optional(),
@@ -45,7 +45,7 @@ export const rootPoolInput = poolRules.extend({
   cidr: z.string().min(1, 'is required').max(64),
 });
 
-export const networkCreateInput = z.object({
+export const networkCreateInput = z.strictObject({
   name: resourceName,
   description: z.string().max(500).optional(),
   cidrs: z.array(rootPoolInput).min(1, 'at least one root CIDR is required').max(16),
@@ -61,7 +61,7 @@ export const poolCreateInput = poolRules.extend({
 });
 
 export const claimCreateInput = z
-  .object({
+  .strictObject({
     name: resourceName,
     network: resourceName,
     pool: resourceName.optional(),
@@ -71,7 +71,7 @@ export const claimCreateInput = z
     address: z.string().max(64).optional(),
     reclaimPolicy: z.enum(['Delete', 'Retain']).default('Delete'),
     retentionSeconds: z.number().int().min(60).max(365 * 24 * 3600).optional(),
-    ownerRef: z.object({ kind: z.string().max(63), name: z.string().max(253) }).optional(),
+    ownerRef: z.strictObject({ kind: z.string().max(63), name: z.string().max(253) }).optional(),
     labels: z.record(z.string().max(63), z.string().max(253)).optional(),
   });
 
@@ -79,7 +79,7 @@ export type NetworkCreateInput = z.infer<typeof networkCreateInput>;
 export type PoolCreateInput = z.infer<typeof poolCreateInput>;
 export type ClaimCreateInput = z.infer<typeof claimCreateInput>;
 
-export const claimListInput = z.object({
+export const claimListInput = z.strictObject({
   network: resourceName.optional(),
   pool: resourceName.optional(),
   family: z.union([z.literal(4), z.literal(6)]).optional(),
@@ -91,7 +91,7 @@ export const claimListInput = z.object({
 });
 export type ClaimListInput = z.infer<typeof claimListInput>;
 
-export const retainedListInput = z.object({
+export const retainedListInput = z.strictObject({
   network: resourceName.optional(),
   limit: z.number().int().min(1).max(200).default(50),
   offset: z.number().int().min(0).max(10_000_000).default(0),

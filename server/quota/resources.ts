@@ -94,7 +94,7 @@ export function increaseResource(r: IncreaseView) {
   };
 }
 
-export const increaseResourceInput = z.object({
+export const increaseResourceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('QuotaIncreaseRequest').optional(),
   spec: increaseCreateInput,
@@ -132,33 +132,33 @@ const same = (a: string | undefined, b: string) => a === undefined || a === b;
 
 /** POST body of a registration: `metadata.name`, when given, must be the spec's resource type. */
 export const registrationResourceInput = z
-  .object({
+  .strictObject({
     apiVersion: z.string().optional(),
     kind: z.literal('ResourceRegistration').optional(),
-    metadata: z.object({ name: z.string().optional() }).optional(),
+    metadata: z.strictObject({ name: z.string().optional() }).optional(),
     spec: registrationInput,
   })
   .refine((b) => same(b.metadata?.name, b.spec.resourceType), { path: ['metadata', 'name'], message: 'must equal spec.resourceType' });
 
 /** PATCH body of a registration: only the named fields change; the resource type is immutable. */
-export const registrationPatchInput = z.object({
+export const registrationPatchInput = z.strictObject({
   spec: registrationUpdateInput.extend({ resourceType: z.string().optional() }),
 });
 
 /** POST body of a grant: the project comes from the path; `consumerRef`, when given, must name it. */
-export const grantResourceInput = z.object({
+export const grantResourceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('ResourceGrant').optional(),
-  metadata: z.object({ name: quotaName }),
-  spec: z.object({ consumerRef: z.object({ name: z.string().max(63) }).partial().optional(), allowances }),
+  metadata: z.strictObject({ name: quotaName }),
+  spec: z.strictObject({ consumerRef: z.strictObject({ name: z.string().max(63) }).partial().optional(), allowances }),
 });
 
 /** PUT body of a grant: replaces its allowances (the name comes from the path). */
-export const grantReplaceInput = z.object({
+export const grantReplaceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('ResourceGrant').optional(),
-  metadata: z.object({ name: z.string().optional() }).optional(),
-  spec: z.object({ consumerRef: z.object({ name: z.string().max(63) }).partial().optional(), allowances }),
+  metadata: z.strictObject({ name: z.string().optional() }).optional(),
+  spec: z.strictObject({ consumerRef: z.strictObject({ name: z.string().max(63) }).partial().optional(), allowances }),
 });
 
 type GrantPolicyRow = typeof grantCreationPolicies.$inferSelect;
@@ -200,8 +200,8 @@ const claimPolicySpec = claimPolicyInput.omit({ name: true });
 function policyBodies<S extends z.ZodType>(kind: 'GrantCreationPolicy' | 'ClaimCreationPolicy', spec: S) {
   const envelope = { apiVersion: z.string().optional(), kind: z.literal(kind).optional() };
   return {
-    create: z.object({ ...envelope, metadata: z.object({ name: quotaName }), spec }),
-    replace: z.object({ ...envelope, metadata: z.object({ name: z.string().optional() }).optional(), spec }),
+    create: z.strictObject({ ...envelope, metadata: z.strictObject({ name: quotaName }), spec }),
+    replace: z.strictObject({ ...envelope, metadata: z.strictObject({ name: z.string().optional() }).optional(), spec }),
   };
 }
 
@@ -217,4 +217,4 @@ export const claimPolicyReplaceInput = claimPolicyBodies.replace;
 export const increaseApproveInput = increaseDecisionInput.omit({ id: true });
 
 /** Body of `…/quotaincreaserequests/{name}/reject`: the reason the tenant will read. */
-export const increaseRejectInput = z.object({ reason: z.string().trim().min(1, 'say why the request is rejected').max(1000) });
+export const increaseRejectInput = z.strictObject({ reason: z.string().trim().min(1, 'say why the request is rejected').max(1000) });

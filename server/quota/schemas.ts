@@ -21,7 +21,7 @@ export const objectKind = z.string().regex(/^[A-Z][A-Za-z0-9]{0,62}$/, 'must be 
 /** Amounts are whole base units. 2^53−1 keeps them exact in JavaScript. */
 export const quotaAmount = z.number().int('must be a whole number').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
 
-export const amountEntry = z.object({ resourceType, amount: quotaAmount });
+export const amountEntry = z.strictObject({ resourceType, amount: quotaAmount });
 
 const uniqueTypes = (list: { resourceType: string }[]) => new Set(list.map((a) => a.resourceType)).size === list.length;
 
@@ -31,7 +31,7 @@ export const allowances = z
   .max(32)
   .refine(uniqueTypes, 'each resource type may appear once');
 
-export const registrationInput = z.object({
+export const registrationInput = z.strictObject({
   resourceType,
   consumerKind: z.literal('Project').default('Project'),
   type: z.enum(['Entity', 'Allocation']),
@@ -44,7 +44,7 @@ export const registrationInput = z.object({
 export type RegistrationInput = z.infer<typeof registrationInput>;
 
 /** Every field optional and without defaults: an update changes only what it names. */
-export const registrationUpdateInput = z.object({
+export const registrationUpdateInput = z.strictObject({
   type: z.enum(['Entity', 'Allocation']).optional(),
   description: z.string().max(500).optional(),
   baseUnit: z.string().trim().min(1, 'is required').max(63).optional(),
@@ -53,22 +53,22 @@ export const registrationUpdateInput = z.object({
   claimingKinds: z.array(objectKind).min(1, 'at least one kind must be allowed to claim it').max(32).optional(),
 });
 
-export const grantInput = z.object({
+export const grantInput = z.strictObject({
   project: z.string().min(1).max(63),
   name: quotaName,
   allowances,
 });
 
-export const grantUpdateInput = z.object({ project: z.string().min(1).max(63), name: quotaName, allowances });
+export const grantUpdateInput = z.strictObject({ project: z.string().min(1).max(63), name: quotaName, allowances });
 
-const constraint = z.object({
+const constraint = z.strictObject({
   expression: z.string().trim().min(1, 'is required').max(4000),
   message: z.string().max(500).optional(),
 });
 
 const template = z.string().min(1, 'is required').max(500);
 
-export const grantPolicyInput = z.object({
+export const grantPolicyInput = z.strictObject({
   name: quotaName,
   description: z.string().max(500).default(''),
   constraints: z.array(constraint).max(16).default([]),
@@ -78,13 +78,13 @@ export const grantPolicyInput = z.object({
 });
 export type GrantPolicyInput = z.infer<typeof grantPolicyInput>;
 
-const requestTemplate = z.object({
+const requestTemplate = z.strictObject({
   resourceType,
   /** A whole number, or a `{{ CEL }}` template rendering to one. */
   amount: z.union([quotaAmount.min(1, 'must be at least 1'), z.string().trim().min(1).max(500)]),
 });
 
-export const claimPolicyInput = z.object({
+export const claimPolicyInput = z.strictObject({
   name: quotaName,
   description: z.string().max(500).default(''),
   triggerKind: objectKind,
@@ -95,21 +95,21 @@ export const claimPolicyInput = z.object({
 });
 export type ClaimPolicyInput = z.infer<typeof claimPolicyInput>;
 
-export const increaseCreateInput = z.object({
+export const increaseCreateInput = z.strictObject({
   resourceType,
   amount: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000_000),
   reason: z.string().trim().min(3, 'say why you need it (at least 3 characters)').max(1000),
 });
 export type IncreaseCreateInput = z.infer<typeof increaseCreateInput>;
 
-export const increaseDecisionInput = z.object({
+export const increaseDecisionInput = z.strictObject({
   id: z.uuid(),
   reason: z.string().trim().max(1000).optional(),
   /** Approve less (or more) than asked; defaults to the requested amount. */
   amount: z.number().int().min(1).max(1_000_000_000).optional(),
 });
 
-export const claimLogInput = z.object({
+export const claimLogInput = z.strictObject({
   status: z.enum(['Granted', 'Denied', 'Released']).optional(),
   resourceType: resourceType.optional(),
   search: z.string().max(100).optional(),

@@ -3,7 +3,8 @@ import superjson from 'superjson';
 import { z, ZodError } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
-import { asDomainError, isDomainError } from '@/server/errors';
+import { asDomainError, isDomainError, validationFailed, type FieldIssue } from '@/server/errors';
+import { refuseUnstorableText } from '@/server/http/untrusted-text';
 import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
 import { hasPlatformRole, roleAtLeast, type MemberRole, type PlatformRole, type SessionUser } from '@/server/tenancy/roles';
 import { errorTable } from './errors';
@@ -17,37 +18,68 @@ export interface Context {
   session: { user: SessionUser } | null;
 }
 
+/** The messages of a validation failure by top-level input field, as the console's forms read them. */
+function fieldErrors(issues: FieldIssue[]): Record<string, string[]> {
+  const byField: Record<string, string[]> = {};
+  for (const { field, message } of issues) if (field) (byField[field.split('.')[0]] ??= []).push(message);
+  return byField;
+}
+
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    const issues = isDomainError(cause) && cause.code === 'ValidationFailed' ? (cause.details?.issues as FieldIssue[] | undefined) : undefined;
     return {
       ...shape,
+      // A failure nobody coded (a failed statement, a bug) is logged by the route handler; its
+      // message may carry SQL and parameters, so the browser only learns that it happened.
+      message: error.code === 'INTERNAL_SERVER_ERROR' ? 'internal error' : shape.message,
       data: {
         ...shape.data,
         stack: undefined,
         domainCode: isDomainError(cause) ? cause.code : null,
         field: isDomainError(cause) ? (cause.field ?? null) : null,
         details: isDomainError(cause) ? (cause.details ?? null) : null,
-        fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
+        fieldErrors: issues ? fieldErrors(issues) : null,
       },
     };
   },
 });
 
-/** Turns domain errors into tRPC errors through the one error table; leaves others alone. */
+/**
+ * Turns domain errors into tRPC errors through the one error table; leaves others alone. Input
+ * that failed its parser is answered as REST answers it: `ValidationFailed` naming the field.
+ */
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  const cause = result.ok ? undefined : asDomainError(result.error.cause);
+  if (result.ok) return result;
+  const { error } = result;
+  const cause = error.code === 'BAD_REQUEST' && error.cause instanceof ZodError ? validationFailed(error.cause) : asDomainError(error.cause);
   if (cause) throw new TRPCError({ code: errorTable[cause.code].trpc, message: cause.message, cause });
   return result;
+});
+
+/**
+ * Text PostgreSQL cannot store (NUL, unpaired surrogates) is refused before any parser or handler
+ * sees the input, by the same rule as REST bodies: 400 `ValidationFailed` naming the field.
+ */
+const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
+  refuseUnstorableText(await getRawInput(), 'input');
+  return next();
 });
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Anyone, signed in or not. */
-export const publicProcedure = t.procedure.use(mapDomainErrors);
+export const publicProcedure = t.procedure.use(mapDomainErrors).use(refuseUnstorableInput);
+
+/**
+ * The input of a procedure that takes none: nothing, or an empty object. Like every input schema
+ * here it is strict, so that a field sent to it is refused by name instead of ignored.
+ */
+export const noInput = z.strictObject({}).optional();
 
 /** Any signed-in user. */
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
@@ -59,17 +91,39 @@ export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
 
 export const projectSlug = z.string().regex(slugPattern, 'must be a project slug');
 
+/** What `authedProcedure` adds to the context. */
+type AuthedContext = Context & { user: SessionUser; actor: Actor };
+
+/**
+ * A procedure scoped to the project named by `input.project`, with ONE input parser. tRPC hands
+ * the whole input to each parser of a chain and merges what they return, so a strict `{ project }`
+ * parser would refuse the procedure's own fields and the procedure's strict parser would refuse
+ * `project`. Here the builder's `input(schema)` replaces `{ project }` by `schema` extended with
+ * `project`: every field is known to the one strict parser, and anything else is refused by name.
+ * `scope` resolves the project for the caller (refusing as it sees fit) into context additions.
+ */
+function projectScoped<Extra extends object>(scope: (ctx: AuthedContext, project: string) => Promise<Extra>) {
+  const withInput = <S extends z.ZodObject>(schema: S) =>
+    authedProcedure.input(schema).use(async ({ ctx, input, next }) => next({ ctx: { ...ctx, ...(await scope(ctx, (input as { project: string }).project)) } }));
+  return {
+    ...withInput(z.strictObject({ project: projectSlug })),
+    /** The procedure's own input; `project` is added to it. */
+    input: <Shape extends z.ZodRawShape, Config extends z.core.$ZodObjectConfig>(schema: z.ZodObject<Shape, Config>) =>
+      withInput(schema.extend({ project: projectSlug })),
+  };
+}
+
 /**
  * A member of the project named by `input.project` holding at least `minRole`. Non-members get
  * NOT_FOUND (the project's existence is not revealed); members below the role get FORBIDDEN.
  */
 export function projectProcedure(minRole: MemberRole) {
-  return authedProcedure.input(z.object({ project: projectSlug })).use(async ({ ctx, input, next }) => {
-    const access = await resolveProjectAccess(ctx.db, ctx.user, input.project);
+  return projectScoped(async (ctx, project) => {
+    const access = await resolveProjectAccess(ctx.db, ctx.user, project);
     if (!roleAtLeast(access.role, minRole)) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in project "${input.project}"` });
+      throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in project "${project}"` });
     }
-    return next({ ctx: { ...ctx, project: access.project, role: access.role } });
+    return { project: access.project, role: access.role };
   });
 }
 
@@ -79,13 +133,13 @@ export function projectProcedure(minRole: MemberRole) {
  * `projectProcedure` refuses them: NOT_FOUND for non-members, FORBIDDEN below `minRole`.
  */
 export function projectOrStaffProcedure(minRole: MemberRole, ...staffRoles: PlatformRole[]) {
-  return authedProcedure.input(z.object({ project: projectSlug })).use(async ({ ctx, input, next }) => {
-    if (hasPlatformRole(ctx.user, ...staffRoles)) return next({ ctx: { ...ctx, project: await findProject(ctx.db, input.project) } });
-    const access = await resolveProjectAccess(ctx.db, ctx.user, input.project);
+  return projectScoped(async (ctx, project) => {
+    if (hasPlatformRole(ctx.user, ...staffRoles)) return { project: await findProject(ctx.db, project) };
+    const access = await resolveProjectAccess(ctx.db, ctx.user, project);
     if (!roleAtLeast(access.role, minRole)) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in project "${input.project}"` });
+      throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in project "${project}"` });
     }
-    return next({ ctx: { ...ctx, project: access.project } });
+    return { project: access.project };
   });
 }
 

@@ -1,9 +1,12 @@
 import { TRPCError } from '@trpc/server';
-import { describe, expect, test } from 'vitest';
-import { testDb } from '@/test/db';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { sql } from 'drizzle-orm';
+import { describe, expect, inject, test } from 'vitest';
+import { createDb } from '@/db/client';
+import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import type { SessionUser } from '@/server/tenancy/roles';
-import { createCaller } from './root';
+import { appRouter, createCaller } from './root';
 
 const caller = (user: SessionUser | null) => createCaller({ db: testDb().db, session: user ? { user } : null });
 
@@ -59,5 +62,31 @@ describe('procedure guards', () => {
     expect(events.items.every((e) => e.projectId === a.project.id)).toBe(true);
     expect(events.items.some((e) => e.action === 'token.create')).toBe(true);
     expect(events.items.some((e) => e.projectId === b.project.id)).toBe(false);
+  });
+
+  test('a failure nobody coded answers 500 "internal error": the browser never sees the statement or its parameters', async () => {
+    const { db } = testDb();
+    const user = await makeUser(db);
+    // A real database without Meridian's tables: every statement fails in PostgreSQL.
+    const name = uniq('empty').replace(/-/g, '_');
+    await db.execute(sql.raw(`create database ${name}`));
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    const empty = createDb(url.toString(), { max: 1 });
+    try {
+      const res = await fetchRequestHandler({
+        endpoint: '/api/trpc',
+        req: new Request('http://localhost/api/trpc/projects.list'),
+        router: appRouter,
+        createContext: () => ({ db: empty.db, session: { user } }),
+      });
+      const text = await res.text();
+      expect(res.status).toBe(500);
+      expect((JSON.parse(text) as { error: { json: { message: string } } }).error.json.message).toBe('internal error');
+      expect(text).not.toMatch(/select|Failed query|params|relation/i);
+    } finally {
+      await empty.close();
+      await db.execute(sql.raw(`drop database ${name}`));
+    }
   });
 });

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { createTRPCRouter, platformProcedure, projectProcedure } from '../init';
 import { listEvents } from '@/server/audit/events';
 
-const filter = z.object({
+const filter = z.strictObject({
   action: z.string().max(100).optional(),
   objectType: z.string().max(50).optional(),
   actor: z.string().max(200).optional(),
   search: z.string().max(200).optional(),
   cursor: z.number().int().positive().optional(),
+  /** Sent by the console's infinite query with every page (tRPC adds it); pages only go forward. */
+  direction: z.enum(['forward', 'backward']).optional(),
   limit: z.number().int().min(1).max(200).default(50),
 });
 

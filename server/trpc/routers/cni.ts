@@ -14,13 +14,13 @@ export const cniRouter = createTRPCRouter({
       .input(clusterCreateInput)
       .mutation(({ ctx, input }) => createCluster(ctx.db, ctx.project.id, { ...input, issueToken: true }, ctx.actor)),
     delete: projectProcedure('editor')
-      .input(z.object({ name: resourceName }))
+      .input(z.strictObject({ name: resourceName }))
       .mutation(({ ctx, input }) => deleteCluster(ctx.db, ctx.project.id, input.name, ctx.actor)),
   }),
   leases: createTRPCRouter({
     list: projectProcedure('viewer')
       .input(
-        z.object({
+        z.strictObject({
           cluster: resourceName.optional(),
           search: z.string().max(100).optional(),
           limit: z.number().int().min(1).max(200).default(50),
@@ -31,7 +31,7 @@ export const cniRouter = createTRPCRouter({
   }),
   /** Pod address use per cluster, node and namespace (optionally for one network). */
   usage: projectProcedure('viewer')
-    .input(z.object({ network: resourceName.optional() }))
+    .input(z.strictObject({ network: resourceName.optional() }))
     .query(async ({ ctx, input }) => {
       const networkId = input.network ? (await findNetwork(ctx.db, ctx.project.id, input.network)).id : undefined;
       return podUsage(ctx.db, ctx.project.id, { networkId });
@@ -40,7 +40,7 @@ export const cniRouter = createTRPCRouter({
   events: projectProcedure('viewer').query(({ ctx }) => cniEvents(ctx.db, ctx.project.id)),
   admin: createTRPCRouter({
     clusters: platformProcedure('operator')
-      .input(z.object({ limit: z.number().int().min(1).max(200).default(100), offset: z.number().int().min(0).default(0) }))
+      .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(100), offset: z.number().int().min(0).default(0) }))
       .query(({ ctx, input }) => listAllClusters(ctx.db, input)),
   }),
 });

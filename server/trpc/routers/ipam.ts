@@ -6,18 +6,18 @@ import { createChildPool, createNetwork, deleteNetwork, getNetwork, listNetworks
 import { claimCreateInput, claimListInput, networkCreateInput, poolCreateInput, resourceName, retainedListInput } from '@/server/ipam/schemas';
 import { createTRPCRouter, platformProcedure, projectProcedure } from '../init';
 
-const byName = z.object({ name: resourceName });
+const byName = z.strictObject({ name: resourceName });
 
 export const ipamRouter = createTRPCRouter({
   networks: createTRPCRouter({
     list: projectProcedure('viewer')
-      .input(z.object({ search: z.string().max(100).optional(), limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
+      .input(z.strictObject({ search: z.string().max(100).optional(), limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
       .query(({ ctx, input }) => listNetworks(ctx.db, ctx.project.id, input)),
     get: projectProcedure('viewer').input(byName).query(({ ctx, input }) => getNetwork(ctx.db, ctx.project.id, input.name)),
     create: projectProcedure('editor').input(networkCreateInput).mutation(({ ctx, input }) => createNetwork(ctx.db, ctx.project.id, input, ctx.actor)),
     delete: projectProcedure('editor').input(byName).mutation(({ ctx, input }) => deleteNetwork(ctx.db, ctx.project.id, input.name, ctx.actor)),
     map: projectProcedure('viewer')
-      .input(z.object({ network: resourceName, pool: resourceName.optional(), view: z.string().max(64).optional() }))
+      .input(z.strictObject({ network: resourceName, pool: resourceName.optional(), view: z.string().max(64).optional() }))
       .query(({ ctx, input }) => getAddressMap(ctx.db, ctx.project.id, input)),
   }),
   pools: createTRPCRouter({
@@ -42,13 +42,13 @@ export const ipamRouter = createTRPCRouter({
   }),
   admin: createTRPCRouter({
     pools: platformProcedure('operator')
-      .input(z.object({ search: z.string().max(100).optional(), limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
+      .input(z.strictObject({ search: z.string().max(100).optional(), limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
       .query(({ ctx, input }) => listAllPools(ctx.db, input)),
     retained: platformProcedure('operator')
-      .input(z.object({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
+      .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
       .query(({ ctx, input }) => listRetainedAllocations(ctx.db, input)),
     releaseRetained: platformProcedure('operator')
-      .input(z.object({ allocationId: z.uuid() }))
+      .input(z.strictObject({ allocationId: z.uuid() }))
       .mutation(async ({ ctx, input }) => ({ released: await releaseRetainedAllocation(ctx.db, input.allocationId, ctx.actor) })),
   }),
 });

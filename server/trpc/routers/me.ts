@@ -1,6 +1,6 @@
-import { createTRPCRouter, publicProcedure } from '../init';
+import { createTRPCRouter, noInput, publicProcedure } from '../init';
 
 export const meRouter = createTRPCRouter({
   /** The signed-in user (or null), for navigation. */
-  get: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
+  get: publicProcedure.input(noInput).query(({ ctx }) => ctx.session?.user ?? null),
 });

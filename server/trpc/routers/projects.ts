@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { createTRPCRouter, authedProcedure, platformProcedure, projectOrStaffProcedure, projectProcedure } from '../init';
+import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectOrStaffProcedure, projectProcedure } from '../init';
 import { invalid } from '@/server/errors';
 import { getDeletionStatus, requestProjectDeletion } from '@/server/tenancy/project-deletion';
 import { listAllProjects, listProjectsForUser } from '@/server/tenancy/projects';
 
 export const projectsRouter = createTRPCRouter({
-  list: authedProcedure.query(({ ctx }) => listProjectsForUser(ctx.db, ctx.user)),
+  list: authedProcedure.input(noInput).query(({ ctx }) => listProjectsForUser(ctx.db, ctx.user)),
   get: projectProcedure('viewer').query(({ ctx }) => ({ ...ctx.project, role: ctx.role })),
   /** Where the project's deletion stands: what is left, and what waits on which dependency. */
   deletion: projectOrStaffProcedure('viewer', 'operator').query(({ ctx }) => getDeletionStatus(ctx.db, ctx.project.id)),
@@ -14,7 +14,7 @@ export const projectsRouter = createTRPCRouter({
    * once with phase Deleting; the worker releases everything. Asking again is harmless.
    */
   delete: projectOrStaffProcedure('owner', 'operator')
-    .input(z.object({ confirm: z.string().max(63), reason: z.string().trim().max(500).optional() }))
+    .input(z.strictObject({ confirm: z.string().max(63), reason: z.string().trim().max(500).optional() }))
     .mutation(({ ctx, input }) => {
       if (input.confirm !== ctx.project.slug) throw invalid('confirm', `type the project's slug, "${ctx.project.slug}", to confirm`);
       return requestProjectDeletion(ctx.db, ctx.project.id, ctx.actor, input.reason || null);
@@ -23,7 +23,7 @@ export const projectsRouter = createTRPCRouter({
   admin: createTRPCRouter({
     list: platformProcedure('operator')
       .input(
-        z.object({
+        z.strictObject({
           search: z.string().trim().max(100).optional(),
           phase: z.enum(['Active', 'Deleting']).optional(),
           limit: z.number().int().min(1).max(200).default(50),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createTRPCRouter, platformProcedure, projectProcedure } from '../init';
+import { createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
 import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '@/server/tenancy/tokens';
 
 const tokenName = z.string().trim().min(1, 'a name is required').max(100);
@@ -8,7 +8,7 @@ export const tokensRouter = createTRPCRouter({
   list: projectProcedure('viewer').query(({ ctx }) => listApiTokens(ctx.db, ctx.project.id)),
   create: projectProcedure('owner')
     .input(
-      z.object({
+      z.strictObject({
         name: tokenName,
         cluster: z.string().trim().max(63).optional(),
         /** `owner` tokens may also delete the project (DELETE /api/v1/projects/{project}); cluster tokens never can. */
@@ -25,18 +25,18 @@ export const tokensRouter = createTRPCRouter({
       ),
     ),
   revoke: projectProcedure('owner')
-    .input(z.object({ id: z.uuid() }))
+    .input(z.strictObject({ id: z.uuid() }))
     .mutation(({ ctx, input }) => ctx.db.transaction((tx) => revokeApiToken(tx, ctx.project.id, input.id, ctx.actor))),
   /** Operator tokens: act for the operator who creates them (on the operator REST routes), not for a project. */
   operator: createTRPCRouter({
-    list: platformProcedure('operator').query(({ ctx }) => listOperatorTokens(ctx.db)),
+    list: platformProcedure('operator').input(noInput).query(({ ctx }) => listOperatorTokens(ctx.db)),
     create: platformProcedure('operator')
-      .input(z.object({ name: tokenName }))
+      .input(z.strictObject({ name: tokenName }))
       .mutation(({ ctx, input }) =>
         ctx.db.transaction((tx) => createOperatorToken(tx, { userId: ctx.user.id, name: input.name, createdBy: ctx.user.id }, ctx.actor)),
       ),
     revoke: platformProcedure('operator')
-      .input(z.object({ id: z.uuid() }))
+      .input(z.strictObject({ id: z.uuid() }))
       .mutation(({ ctx, input }) => ctx.db.transaction((tx) => revokeOperatorToken(tx, input.id, ctx.actor))),
   }),
 });
