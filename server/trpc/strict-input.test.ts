@@ -77,6 +77,8 @@ const validInputs: Record<string, (w: World) => unknown> = {
   'ipam.claims.preview': (w) => ({ project: w.project, network: 'vpc', name: 'c1', ownerRef: { kind: 'Thing', name: 'x' }, labels: { app: 'web' } }),
   'ipam.claims.create': (w) => ({ project: w.project, network: 'vpc', name: 'c1', ownerRef: { kind: 'Thing', name: 'x' }, labels: { app: 'web' } }),
   'ipam.claims.delete': (w) => ({ project: w.project, name: 'absent' }),
+  'ipam.retained.list': (w) => ({ project: w.project, network: 'vpc', limit: 5 }),
+  'ipam.retained.release': (w) => ({ project: w.project, name: 'absent' }),
   'ipam.admin.pools': () => ({ search: 'x' }),
   'ipam.admin.retained': () => ({ limit: 5 }),
   'ipam.admin.releaseRetained': () => ({ allocationId: id() }),
@@ -144,7 +146,8 @@ const validInputs: Record<string, (w: World) => unknown> = {
   'fleet.allocations.list': () => ({ limit: 5 }),
   'fleet.allocations.release': () => ({ machineId: id(), reason: 'r' }),
   'fleet.allocations.forceRelease': () => ({ machineId: id(), reason: 'stuck' }),
-  'fleet.operations': () => ({ limit: 5 }),
+  'fleet.operations.list': () => ({ limit: 5 }),
+  'fleet.operations.acknowledge': () => ({ id: 'op-absent', note: 'seen' }),
 };
 
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } }>;
