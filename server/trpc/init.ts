@@ -3,6 +3,8 @@ import superjson from 'superjson';
 import { z, ZodError } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
+import { withDeadline } from '@/db/deadline';
+import { env } from '@/server/env';
 import { asDomainError, isDomainError } from '@/server/errors';
 import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
 import { hasPlatformRole, roleAtLeast, type MemberRole, type PlatformRole, type SessionUser } from '@/server/tenancy/roles';
@@ -43,11 +45,18 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/**
+ * Queries and mutations run within the request budget (db/deadline.ts): past it the caller gets
+ * 503 DatabaseUnavailable, and the procedure's transaction does not commit. Subscriptions (live
+ * updates) are long-lived by design and have none.
+ */
+const withRequestDeadline = t.middleware(({ type, next }) => (type === 'subscription' ? next() : withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => next())));
+
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Anyone, signed in or not. */
-export const publicProcedure = t.procedure.use(mapDomainErrors);
+export const publicProcedure = t.procedure.use(mapDomainErrors).use(withRequestDeadline);
 
 /** Any signed-in user. */
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
