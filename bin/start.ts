@@ -51,7 +51,7 @@ async function main() {
   if (!url) {
     say(`starting embedded PostgreSQL (data in ${path.join(dataDir(), 'postgres')}, port ${e.EMBEDDED_PG_PORT})`);
     embedded = new SupervisedDatabase({
-      start: () => startEmbeddedPostgres({ dataDir: dataDir(), port: e.EMBEDDED_PG_PORT, database: 'meridian', log: () => {} }),
+      start: (restart) => startEmbeddedPostgres({ dataDir: dataDir(), port: e.EMBEDDED_PG_PORT, database: 'meridian', mustExist: restart, log: () => {} }),
       restartWindowMs: e.DB_RESTART_WINDOW_SECONDS * 1000,
       log: say,
       onFatal: (message) => {

@@ -38,6 +38,8 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   database: string;
+  /** Refuse to initialise a new cluster: the data directory must already hold one. */
+  mustExist?: boolean;
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const given = options.log ?? (() => {});
@@ -74,6 +76,7 @@ export async function startEmbeddedPostgres(options: {
     onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    if (options.mustExist) throw new Error(`no PostgreSQL data in ${databaseDir}`);
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await server.initialise();
   }

@@ -17,6 +17,9 @@ export interface ManagedProcessOptions {
   log: (line: string) => void;
 }
 
+/** How long a child may take to send its first heartbeat (loading its modules). */
+const STARTUP_GRACE_MS = 120_000;
+
 /** How often a supervised child says it is alive. */
 export const HEARTBEAT_INTERVAL_MS = 2_000;
 
@@ -83,20 +86,26 @@ export class ManagedProcess {
     return ready;
   }
 
-  /** Kills the child (SIGKILL; the exit handler restarts it) when its heartbeats stop. */
+  /**
+   * Kills the child (SIGKILL; the exit handler restarts it) when its heartbeats stop. Until its
+   * first heartbeat the child is still loading its modules, which on a busy machine takes longer
+   * than a heartbeat timeout: it gets STARTUP_GRACE_MS for that.
+   */
   private watch(child: ChildProcess) {
     const timeout = this.options.heartbeatTimeoutMs;
     clearInterval(this.watchdog);
     if (!timeout) return;
-    // Start-up (a Next build's first request, migrations) counts as one interval of grace.
     this.lastHeartbeat = Date.now();
+    let started = false;
     child.on('message', (m: { type?: string }) => {
-      if (m?.type === 'heartbeat' || m?.type === 'ready') this.lastHeartbeat = Date.now();
+      if (m?.type !== 'heartbeat' && m?.type !== 'ready') return;
+      started = true;
+      this.lastHeartbeat = Date.now();
     });
     this.watchdog = setInterval(() => {
       if (this.child !== child || this.stopping) return;
       const silent = Date.now() - this.lastHeartbeat;
-      if (silent < timeout) return;
+      if (silent < (started ? timeout : Math.max(timeout, STARTUP_GRACE_MS))) return;
       clearInterval(this.watchdog);
       this.options.log(`${this.options.name} sent no heartbeat for ${Math.round(silent / 1000)} s (hung or stopped); killing it`);
       child.kill('SIGKILL');
@@ -147,8 +156,11 @@ export class ManagedProcess {
 }
 
 export interface SupervisedDatabaseOptions {
-  /** Starts the server on its data directory (crash recovery happens in PostgreSQL itself). */
-  start: () => Promise<EmbeddedDatabase>;
+  /**
+   * Starts the server on its data directory (crash recovery happens in PostgreSQL itself). On a
+   * restart the directory must already hold a database: a fresh one would be an empty system.
+   */
+  start: (restart: boolean) => Promise<EmbeddedDatabase>;
   /** How long to keep trying to restart a server that died before giving up. */
   restartWindowMs: number;
   /** Called once the server died and could not be started again within the window. */
@@ -172,7 +184,7 @@ export class SupervisedDatabase {
   constructor(private readonly options: SupervisedDatabaseOptions) {}
 
   async start(): Promise<EmbeddedDatabase> {
-    const db = await this.options.start();
+    const db = await this.options.start(false);
     this.adopt(db);
     return db;
   }
@@ -194,7 +206,7 @@ export class SupervisedDatabase {
     while (!this.stopping) {
       try {
         const started = Date.now();
-        const db = await this.options.start();
+        const db = await this.options.start(true);
         if (this.stopping) {
           await db.stop();
           return;
