@@ -70,8 +70,27 @@ const safeHost = (url: string) => {
   }
 };
 
+/**
+ * `findPrimary`, tried again with backoff while no host is the primary (the old one died and the
+ * standby is not promoted yet) until `waitMs` has passed: a failover of a few seconds then looks
+ * to the caller like a slow connection rather than an error.
+ */
+async function waitForPrimary(target: PgTarget, config: pg.ClientConfig, waitMs: number): Promise<string> {
+  const deadline = Date.now() + waitMs;
+  let delay = 100;
+  for (;;) {
+    try {
+      return await findPrimary(target, config);
+    } catch (e) {
+      if (Date.now() + delay > deadline) throw e;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 1_000);
+    }
+  }
+}
+
 /** A `pg.Client` class whose connections go to the primary among `target`'s hosts. */
-function primaryClientClass(target: PgTarget, probeConfig: pg.ClientConfig): typeof pg.Client {
+function primaryClientClass(target: PgTarget, probeConfig: pg.ClientConfig, waitMs: number): typeof pg.Client {
   return class PrimaryClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {
       super(config);
@@ -81,7 +100,7 @@ function primaryClientClass(target: PgTarget, probeConfig: pg.ClientConfig): typ
     connect(): Promise<pg.Client>;
     connect(callback: (err: Error) => void): void;
     connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
-      const done = findPrimary(target, probeConfig).then(async (url) => {
+      const done = waitForPrimary(target, probeConfig, waitMs).then(async (url) => {
         const u = new URL(url);
         const self = this as unknown as { host: string; port: number; connectionParameters: { host: string; port: number } };
         self.host = self.connectionParameters.host = u.hostname;
@@ -95,17 +114,22 @@ function primaryClientClass(target: PgTarget, probeConfig: pg.ClientConfig): typ
   };
 }
 
-/** A `pg.Pool` on `url` (single- or multi-host). */
-export function createPgPool(url: string, options: Omit<pg.PoolConfig, 'connectionString'> = {}): pg.Pool {
+/**
+ * A `pg.Pool` on `url` (single- or multi-host). With several hosts, a new connection waits up to
+ * `waitForPrimaryMs` (default 0) for one of them to become the primary.
+ */
+export function createPgPool(url: string, options: Omit<pg.PoolConfig, 'connectionString'> & { waitForPrimaryMs?: number } = {}): pg.Pool {
+  const { waitForPrimaryMs = 0, ...config } = options;
   const target = pgTarget(url);
-  if (target.urls.length === 1 && !target.primaryOnly) return new pg.Pool({ ...options, connectionString: url });
-  return new pg.Pool({ ...options, connectionString: target.urls[0], Client: primaryClientClass(target, { connectionTimeoutMillis: options.connectionTimeoutMillis }) });
+  if (target.urls.length === 1 && !target.primaryOnly) return new pg.Pool({ ...config, connectionString: url });
+  const Client = primaryClientClass(target, { connectionTimeoutMillis: config.connectionTimeoutMillis }, waitForPrimaryMs);
+  return new pg.Pool({ ...config, connectionString: target.urls[0], Client });
 }
 
 /** A `pg.Client` on `url` (single- or multi-host). */
 export function createPgClient(url: string, options: Omit<pg.ClientConfig, 'connectionString'> = {}): pg.Client {
   const target = pgTarget(url);
   if (target.urls.length === 1 && !target.primaryOnly) return new pg.Client({ ...options, connectionString: url });
-  const Client = primaryClientClass(target, { connectionTimeoutMillis: options.connectionTimeoutMillis });
+  const Client = primaryClientClass(target, { connectionTimeoutMillis: options.connectionTimeoutMillis }, 0);
   return new Client({ ...options, connectionString: target.urls[0] });
 }

@@ -64,8 +64,10 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
   }
   // Our own pool so a dropped connection (database restart, failover, shutdown) is logged and
   // retried instead of crashing the process through an unhandled 'error' event.
-  // On a multi-host DATABASE_URL its new connections go to the current primary (db/pg.ts).
-  const pgPool = createPgPool(connectionString, { max: options.concurrency + 3, connectionTimeoutMillis: 5_000 });
+  // On a multi-host DATABASE_URL its new connections go to the current primary (db/pg.ts), waiting
+  // out a failover's gap: graphile-worker gives up on recording a job's outcome after a few quick
+  // retries, and an outcome it cannot record ends the process.
+  const pgPool = createPgPool(connectionString, { max: options.concurrency + 3, connectionTimeoutMillis: 5_000, waitForPrimaryMs: 30_000 });
   pgPool.on('error', (e) => log('warn', `worker database connection lost: ${e.message}`));
   pgPool.on('connect', (client) => client.on('error', (e) => log('warn', `worker database client error: ${e.message}`)));
   const graphileIds: string[] = [];
