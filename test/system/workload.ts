@@ -18,6 +18,9 @@ export function seededRandom(s: number): () => number {
   };
 }
 
+/** Names of what the workloads create: unique across every workload of the process (one ledger may see several). */
+let seq = 0;
+
 export interface Workload {
   /** Stops the clients after their current request. */
   stop(): Promise<void>;
@@ -29,7 +32,6 @@ export function startWorkload(api: Api, world: World, ledger: Ledger, random: ()
   const pickOne = <T>(items: T[]): T | undefined => (items.length ? items[Math.floor(random() * items.length)] : undefined);
   const base = `/api/v1/projects/${world.slug}`;
   const busy = new Set<string>();
-  let seq = 0;
   let stopping = false;
   const overLimit: string[] = [];
 
