@@ -6,8 +6,10 @@
  */
 import { ConfigError, EXIT_CONFIG, loadSimulatorConfig, startSimulator, StateFileError } from '../server/simulator';
 import { createLogger, describeError } from '../server/simulator/logger';
+import { sendHeartbeats } from './lib/supervisor';
 
 async function main(): Promise<void> {
+  sendHeartbeats();
   let config;
   try {
     config = loadSimulatorConfig(process.env);

@@ -1,7 +1,9 @@
 /**
  * `npm start`: the whole system on one machine. Starts an embedded PostgreSQL when DATABASE_URL is
  * unset, applies migrations, seeds demo data on first start, builds the web app if needed, then
- * supervises the provider simulator, the worker and the web server. Ctrl-C / SIGTERM stops the children, then PostgreSQL.
+ * supervises the provider simulator, the worker and the web server — and the embedded PostgreSQL
+ * itself, which is started again on its data directory when it dies. Ctrl-C / SIGTERM (to this
+ * process or to the `npm start` above it) stops the children, then PostgreSQL.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,16 +12,16 @@ import { migrateDatabase } from '../db/migrate';
 import { seedDemoData } from '../db/seed';
 import { dataDir, env } from '../server/env';
 import { ensureBuild } from './lib/build';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './lib/embedded-postgres';
+import { startEmbeddedPostgres } from './lib/embedded-postgres';
 import { listenForControl, simulatorSettings } from './lib/control';
-import { ManagedProcess } from './lib/supervisor';
+import { ManagedProcess, SupervisedDatabase } from './lib/supervisor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`[meridian] ${line}\n`);
 
 async function main() {
   const e = env();
-  let embedded: EmbeddedDatabase | undefined;
+  let embedded: SupervisedDatabase | undefined;
   let url = e.DATABASE_URL;
   const children: ManagedProcess[] = [];
   let control: { close(): Promise<void> } | undefined;
@@ -40,11 +42,24 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  process.on('SIGHUP', () => void shutdown(0));
+  watchParent(() => {
+    say('the process that started Meridian went away (npm start stopped); stopping');
+    void shutdown(0);
+  });
 
   if (!url) {
     say(`starting embedded PostgreSQL (data in ${path.join(dataDir(), 'postgres')}, port ${e.EMBEDDED_PG_PORT})`);
-    embedded = await startEmbeddedPostgres({ dataDir: dataDir(), port: e.EMBEDDED_PG_PORT, database: 'meridian', log: () => {} });
-    url = embedded.url;
+    embedded = new SupervisedDatabase({
+      start: (restart) => startEmbeddedPostgres({ dataDir: dataDir(), port: e.EMBEDDED_PG_PORT, database: 'meridian', mustExist: restart, log: () => {} }),
+      restartWindowMs: e.DB_RESTART_WINDOW_SECONDS * 1000,
+      log: say,
+      onFatal: (message) => {
+        process.stderr.write(`[meridian] ${message}\n`);
+        void shutdown(1);
+      },
+    });
+    url = (await embedded.start()).url;
   }
   say('applying migrations');
   await migrateDatabase(url);
@@ -78,10 +93,12 @@ async function main() {
     env: { ...childEnv, SIMULATOR_PORT: String(sim.port), DATABASE_URL: '' },
     restart: true,
     fatalExitCodes: [78],
+    heartbeatTimeoutMs: e.SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS * 1000,
     log: say,
   });
-  const worker = new ManagedProcess({ name: 'worker', script: path.join(root, 'bin', 'worker.ts'), env: childEnv, restart: true, log: say });
-  const web = new ManagedProcess({ name: 'web', script: path.join(root, 'bin', 'web.ts'), env: childEnv, restart: true, log: say });
+  const heartbeatTimeoutMs = e.SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS * 1000;
+  const worker = new ManagedProcess({ name: 'worker', script: path.join(root, 'bin', 'worker.ts'), env: childEnv, restart: true, heartbeatTimeoutMs, log: say });
+  const web = new ManagedProcess({ name: 'web', script: path.join(root, 'bin', 'web.ts'), env: childEnv, restart: true, heartbeatTimeoutMs, log: say });
   children.push(web, worker, simulator);
   await simulator.start();
   await Promise.all([worker.start(), web.start()]);
@@ -90,6 +107,30 @@ async function main() {
     if (command === 'restart:simulator') await simulator.restartNow();
   });
   say(`Meridian is running: http://localhost:${e.PORT}`);
+}
+
+/**
+ * Calls `onGone` once when the process that started this one exits: `npm start` runs us through
+ * npm and a shell, and a SIGTERM or SIGKILL sent to npm does not reach us; we notice that we were
+ * re-parented instead, so no supervisor is left serving after its `npm start` is gone.
+ */
+function watchParent(onGone: () => void) {
+  const parent = process.ppid;
+  if (parent <= 1) return;
+  const timer = setInterval(() => {
+    let alive = process.ppid === parent;
+    if (alive) {
+      try {
+        process.kill(parent, 0);
+      } catch {
+        alive = false;
+      }
+    }
+    if (alive) return;
+    clearInterval(timer);
+    onGone();
+  }, 500);
+  timer.unref();
 }
 
 main().catch((err) => {

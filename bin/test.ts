@@ -2,8 +2,9 @@
  * `npm test`: type checking, unit + integration tests (Vitest, real PostgreSQL: a fresh database
  * per run on a throwaway embedded server, or on TEST_DATABASE_URL's server), a production build,
  * the Playwright end-to-end suite in Debian's Chromium, then the system tests on that build:
- * `scale-out` (2 web + 2 worker processes and the simulator on one database) and, last, `chaos`
- * (the same, killed with SIGKILL under load). Stops at the first failing stage.
+ * `scale-out` (2 web + 2 worker processes and the simulator on one database), `chaos` (the same,
+ * killed with SIGKILL under load) and, last, `failover` (the database stalled, then its primary
+ * killed and a synchronous standby promoted, under load). Stops at the first failing stage.
  *
  * Opt-in stages run only when TEST_STAGES names them: `audit` (bin/audit.ts) needs the registry's
  * advisory endpoint, which the registry this project's machines and CI reach does not serve (it
@@ -29,6 +30,7 @@ const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessE
   { name: 'e2e', cmd: bin('playwright'), args: ['test'] },
   { name: 'scale-out', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/scale-out.test.ts'] },
   { name: 'chaos', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/chaos.test.ts'] },
+  { name: 'failover', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/failover.test.ts'] },
   { name: 'audit', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'audit.ts')], optIn: true },
 ];
 

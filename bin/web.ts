@@ -7,19 +7,22 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import next from 'next';
-import { getDbHandle } from '../db/client';
+import { configureDbPool, getDbHandle } from '../db/client';
 import { resolveAuthSecret } from '../server/auth/secret';
-import { env } from '../server/env';
+import { dbPoolSettings, env } from '../server/env';
 import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
 import { metrics, routeLabel } from '../server/observability/metrics';
 import { createApiServer } from '../server/http/api-server';
 import { limiter } from '../server/http/rate-limit';
+import { sendHeartbeats } from './lib/supervisor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 async function main() {
+  sendHeartbeats();
   const e = env();
+  configureDbPool(dbPoolSettings('web'));
   if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is required for start:web (npm start sets it for the embedded database)');
   process.env.AUTH_SECRET = await resolveAuthSecret(getDbHandle().db);
   const app = next({ dev: false, dir: root, hostname: e.HOSTNAME, port: e.PORT });

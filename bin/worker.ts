@@ -2,13 +2,16 @@
  * One worker process: graphile-worker running Meridian's tasks. Needs DATABASE_URL; several may run
  * against one database and share the jobs.
  */
-import { getDbHandle } from '../db/client';
-import { env } from '../server/env';
+import { configureDbPool, getDbHandle } from '../db/client';
+import { dbPoolSettings, env } from '../server/env';
 import { startWorker } from '../server/jobs/worker';
 import { log, logError } from '../server/observability/log';
+import { sendHeartbeats } from './lib/supervisor';
 
 async function main() {
+  sendHeartbeats();
   const e = env();
+  configureDbPool(dbPoolSettings('worker'));
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is required for start:worker (npm start sets it for the embedded database)');
   const worker = await startWorker(getDbHandle(), url, { concurrency: e.WORKER_CONCURRENCY });

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { sidePool, type Db } from './client';
+import { currentDeadline, DeadlineExceeded, type Deadline } from './deadline';
 
 /**
  * Group commit for hot statements: requests that arrive while earlier ones are in flight wait for
@@ -14,6 +15,8 @@ export type Outcome<O> = { value: O } | { error: unknown };
 
 interface Pending<I, O> {
   item: I;
+  /** The deadline of the request that submitted the item (db/deadline.ts), if any. */
+  deadline?: Deadline;
   resolve(value: O): void;
   reject(error: unknown): void;
 }
@@ -39,8 +42,12 @@ interface Lane<I, O> {
 export class Batcher<I, O> {
   private lanes = new Map<number, Lane<I, O>>();
 
+  /**
+   * `run` gets the earliest deadline of the batch's items (epoch ms), if any has one: a statement
+   * that reaches the server after it must do nothing (see sqlFunctionBatches).
+   */
   constructor(
-    private readonly run: (items: I[]) => Promise<Outcome<O>[]>,
+    private readonly run: (items: I[], deadline?: Deadline) => Promise<Outcome<O>[]>,
     private readonly options: BatcherOptions<I>,
   ) {}
 
@@ -49,14 +56,23 @@ export class Batcher<I, O> {
     let lane = this.lanes.get(key);
     if (!lane) this.lanes.set(key, (lane = { queue: [], inFlight: 0 }));
     const into = lane;
+    const deadline = currentDeadline();
     return new Promise<O>((resolve, reject) => {
-      into.queue.push({ item, resolve, reject });
+      into.queue.push({ item, deadline, resolve, reject });
       this.pump(into);
     });
   }
 
   private pump(lane: Lane<I, O>) {
     while (lane.inFlight < this.options.maxInFlight && lane.queue.length > 0) {
+      // Items whose request already gave up (it was answered 503) are not sent at all.
+      const now = Date.now();
+      lane.queue = lane.queue.filter((p) => {
+        if (!p.deadline || now < p.deadline.at) return true;
+        p.reject(new DeadlineExceeded(p.deadline.budgetMs));
+        return false;
+      });
+      if (lane.queue.length === 0) break;
       const batch = lane.queue.splice(0, this.options.maxBatch);
       lane.inFlight++;
       void this.settle(batch).finally(() => {
@@ -68,7 +84,12 @@ export class Batcher<I, O> {
 
   private async settle(batch: Pending<I, O>[]) {
     try {
-      const outcomes = await this.run(batch.map((p) => p.item));
+      let earliest: Deadline | undefined;
+      for (const p of batch) if (p.deadline && (!earliest || p.deadline.at < earliest.at)) earliest = p.deadline;
+      const outcomes = await this.run(
+        batch.map((p) => p.item),
+        earliest,
+      );
       batch.forEach((p, i) => {
         const outcome = outcomes[i];
         if (outcome && 'value' in outcome) p.resolve(outcome.value);
@@ -108,11 +129,22 @@ export function lockOrder<I>(items: I[], keys: (item: I) => string[]): number[] 
     });
 }
 
+/**
+ * `where` clause of a batch statement: true when there is no deadline; otherwise true only while the
+ * server's clock is before it, so a statement that reached a stalled server too late does nothing.
+ */
+function beforeDeadline(deadline: Deadline | undefined) {
+  return deadline ? sql`clock_timestamp() < to_timestamp(${deadline.at}::float8 / 1000)` : sql`true`;
+}
+
 /** `select <fn>(args::jsonb)` for one item (`fn` a SQL function's name): its result, or its error as the outcome. */
-async function jsonFunctionOutcome(db: Db, fn: string, args: unknown): Promise<Outcome<unknown>> {
+async function jsonFunctionOutcome(db: Db, fn: string, args: unknown, deadline?: Deadline): Promise<Outcome<unknown>> {
   try {
-    const [{ result }] = (await db.execute(sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result`)) as unknown as { result: unknown }[];
-    return { value: result };
+    const rows = (await db.execute(sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result where ${beforeDeadline(deadline)}`)) as unknown as {
+      result: unknown;
+    }[];
+    if (rows.length === 0) return { error: new DeadlineExceeded(deadline?.budgetMs ?? 0) };
+    return { value: rows[0].result };
   } catch (error) {
     return { error };
   }
@@ -145,17 +177,19 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
   const batcher = perPool((pool) => {
     const db = sidePool(pool, spec.many, spec.lanes);
     return new Batcher<I, unknown>(
-      async (items) => {
-        if (items.length === 1) return [await jsonFunctionOutcome(db, spec.one, items[0])];
+      async (items, deadline) => {
+        if (items.length === 1) return [await jsonFunctionOutcome(db, spec.one, items[0], deadline)];
         const order = lockOrder(items, spec.lockKeys);
         let answers: unknown[];
         try {
-          [{ answers }] = (await db.execute(
-            sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers`,
+          const rows = (await db.execute(
+            sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers where ${beforeDeadline(deadline)}`,
           )) as unknown as { answers: unknown[] }[];
+          if (rows.length === 0) return items.map(() => ({ error: new DeadlineExceeded(deadline?.budgetMs ?? 0) }));
+          answers = rows[0].answers;
         } catch {
           // On the main pool: a batch's worth of single statements would queue on the lanes' few connections.
-          return Promise.all(items.map((item) => jsonFunctionOutcome(pool, spec.one, item)));
+          return Promise.all(items.map((item) => jsonFunctionOutcome(pool, spec.one, item, deadline)));
         }
         const outcomes: Outcome<unknown>[] = new Array(items.length);
         order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));

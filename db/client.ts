@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { assertBeforeDeadline, beforeDeadlineCondition, currentDeadline, DeadlineExceeded, type Deadline } from './deadline';
 import * as schema from './schema';
 
 export type Db = PostgresJsDatabase<typeof schema>;
@@ -18,17 +19,37 @@ export function isTransaction(db: DbOrTx): db is Tx {
   return 'rollback' in db;
 }
 
+/**
+ * Timeouts of a pool's connections, so that no statement, lock wait or abandoned transaction can
+ * hold a connection (and its locks) without end: `statement_timeout`, `lock_timeout` and
+ * `idle_in_transaction_session_timeout` are set for every connection at start-up, and opening a
+ * connection gives up after `connectTimeoutSeconds`. A request's own budget is db/deadline.ts's.
+ */
+export interface PoolSettings {
+  max?: number;
+  applicationName?: string;
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+  connectTimeoutSeconds?: number;
+}
+
 /** Opens a pool against `url`. Callers own the handle and must `close()` it (its side pools with it). */
-export function createDb(url: string, options: { max?: number; applicationName?: string } = {}): DbHandle {
+export function createDb(url: string, options: PoolSettings = {}): DbHandle {
   const applicationName = options.applicationName ?? 'meridian';
+  const connection: Record<string, string | number> = { application_name: applicationName };
+  if (options.statementTimeoutMs) connection.statement_timeout = options.statementTimeoutMs;
+  if (options.lockTimeoutMs) connection.lock_timeout = options.lockTimeoutMs;
+  if (options.idleInTransactionTimeoutMs) connection.idle_in_transaction_session_timeout = options.idleInTransactionTimeoutMs;
   const client = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
-    connection: { application_name: applicationName },
+    connection,
+    ...(options.connectTimeoutSeconds ? { connect_timeout: options.connectTimeoutSeconds } : {}),
   });
   const db = drizzle(preparing(client), { schema });
   const side = new Map<string, DbHandle>();
-  sidePools.set(db, { url, applicationName, side });
+  sidePools.set(db, { url, settings: { ...options, applicationName }, side });
   return {
     db,
     sql: client,
@@ -42,7 +63,7 @@ export function createDb(url: string, options: { max?: number; applicationName?:
 
 // On globalThis, as the process-wide pool below: Next bundles its own copy of this module, whose
 // callers (the console's procedures) get that pool and must find its side pools too.
-type SidePools = WeakMap<Db, { url: string; applicationName: string; side: Map<string, DbHandle> }>;
+type SidePools = WeakMap<Db, { url: string; settings: PoolSettings & { applicationName: string }; side: Map<string, DbHandle> }>;
 const sidePools: SidePools = ((globalThis as unknown as { __meridianSidePools?: SidePools }).__meridianSidePools ??= new WeakMap());
 
 /**
@@ -57,7 +78,7 @@ export function sidePool(db: Db, name: string, max: number): Db {
   const pools = sidePools.get(db);
   if (!pools) return db;
   let side = pools.side.get(name);
-  if (!side) pools.side.set(name, (side = createDb(pools.url, { max, applicationName: `${pools.applicationName}/${name}` })));
+  if (!side) pools.side.set(name, (side = createDb(pools.url, { ...pools.settings, max, applicationName: `${pools.settings.applicationName}/${name}` })));
   return side.db;
 }
 
@@ -79,13 +100,41 @@ function preparing<S extends postgres.Sql>(client: S): S {
     if (!original) continue;
     (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
       const fn = args.pop() as (inner: postgres.Sql) => unknown;
-      return original.call(client, ...args, (inner: postgres.Sql) => fn(preparing(inner)));
+      if (method === 'savepoint') return original.call(client, ...args, (inner: postgres.Sql) => fn(preparing(inner)));
+      const deadline = currentDeadline();
+      assertBeforeDeadline(deadline);
+      return original.call(client, ...args, async (inner: postgres.Sql) => {
+        assertBeforeDeadline(deadline);
+        const result = await fn(preparing(inner));
+        if (deadline) await commitsBefore(inner, deadline);
+        return result;
+      });
     };
   }
   return client;
 }
 
-const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle };
+/**
+ * Before a request's transaction commits: its deadline has not passed, by the client's clock and
+ * by the server's (a server that stalled with the transaction open answers this after the
+ * deadline; the transaction then rolls back instead of committing). See db/deadline.ts.
+ */
+async function commitsBefore(tx: postgres.Sql, deadline: Deadline) {
+  assertBeforeDeadline(deadline);
+  const [row] = await tx.unsafe(`select ${beforeDeadlineCondition} as ok`, [deadline.at]);
+  if (!row?.ok) throw new DeadlineExceeded(deadline.budgetMs);
+}
+
+const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle; __meridianDbSettings?: PoolSettings };
+
+/**
+ * How the process-wide pool is opened (size and timeouts from the validated environment): the
+ * process's entry point calls this before the pool's first use.
+ */
+export function configureDbPool(settings: PoolSettings): void {
+  if (globalForDb.__meridianDb) throw new Error('configureDbPool after the pool was opened');
+  globalForDb.__meridianDbSettings = settings;
+}
 
 /**
  * The process-wide pool, kept on `globalThis` because Next may load this module in more than one
@@ -95,7 +144,7 @@ export function getDbHandle(): DbHandle {
   if (!globalForDb.__meridianDb) {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
-    globalForDb.__meridianDb = createDb(url, { max: Number(process.env.DB_POOL_SIZE ?? 10) });
+    globalForDb.__meridianDb = createDb(url, globalForDb.__meridianDbSettings ?? { max: 10 });
   }
   return globalForDb.__meridianDb;
 }

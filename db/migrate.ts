@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { runMigrations } from 'graphile-worker';
 import { createDb } from './client';
+import { createPgPool } from './pg';
 
 export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -58,7 +59,13 @@ export async function migrateDatabase(url: string, options: { through?: string }
     await handle.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
-  await runMigrations({ connectionString: url });
+  const pgPool = createPgPool(url, { max: 1 });
+  pgPool.on('error', () => {}); // an idle connection lost here only ends the migration's pool
+  try {
+    await runMigrations({ pgPool });
+  } finally {
+    await pgPool.end();
+  }
 }
 
 /** The number of application migrations shipped with this build (for `/readyz`). */

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,150 @@ test('SIGTERM stops web, worker and PostgreSQL; a restart keeps the data', async
     expect(await second.stopped).toBe(0);
     expect(survivors(dataDir, second.child.pid!)).toEqual([]);
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** The pids of processes whose parent is `ppid` and whose command line contains `pattern`. */
+function childrenOf(ppid: number, pattern: string): number[] {
+  return execFileSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => Boolean(m && Number(m[2]) === ppid && m[3].includes(pattern)))
+    .map((m) => Number(m[1]));
+}
+
+/** Every process below `pid` (children, grandchildren, …). */
+function descendants(pid: number): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid,ppid'], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter((r) => r.length === 2 && !Number.isNaN(r[0]));
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of rows) if (parent === p) (out.push(child), walk(child));
+  };
+  walk(pid);
+  return out;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await Promise.resolve(fn()).catch(() => undefined);
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const readyStatus = (port: string) => fetch(`http://localhost:${port}/readyz`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status);
+
+test('kill -9 of the embedded PostgreSQL: it is restarted on its data, web and worker reconnect without a restart', async () => {
+  test.setTimeout(400_000);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
+  const env = { PORT: '3192', EMBEDDED_PG_PORT: '54393', SIMULATOR_PORT: '4193', DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
+  const instance = startInstance(env);
+  try {
+    await instance.running;
+    const supervisor = instance.child.pid!;
+    const [web] = childrenOf(supervisor, 'bin/web.ts');
+    const [worker] = childrenOf(supervisor, 'bin/worker.ts');
+    const [postmaster] = childrenOf(supervisor, path.join(dataDir, 'postgres'));
+    expect(web && worker && postmaster, `children of ${supervisor}:\n${execFileSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' })}\n${instance.log()}`).toBeTruthy();
+    await until('ready', async () => (await readyStatus('3192')) === 200, 60_000);
+
+    process.kill(postmaster, 'SIGKILL');
+    await until('the supervisor to notice', () => instance.log().includes('PostgreSQL exited unexpectedly (SIGKILL'), 10_000);
+    await until('PostgreSQL back', () => instance.log().includes('PostgreSQL is back'), 60_000);
+    const [again] = childrenOf(supervisor, path.join(dataDir, 'postgres'));
+    expect(again).not.toBe(postmaster);
+    await until('ready again', async () => (await readyStatus('3192')) === 200, 60_000);
+
+    // A write and a read through the same web process.
+    const token = execFileSync(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', 'token', 'create', '--project', 'acme-dev', '--name', 'after-crash'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    }).trim();
+    const who = await fetch('http://localhost:3192/api/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
+    expect(who.status).toBe(200);
+    expect(childrenOf(supervisor, 'bin/web.ts')).toEqual([web]);
+    expect(childrenOf(supervisor, 'bin/worker.ts')).toEqual([worker]);
+    expect(instance.log()).not.toMatch(/(web|worker) exited/);
+  } finally {
+    instance.child.kill('SIGTERM');
+    await instance.stopped;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a hung worker (SIGSTOP) is killed and restarted; a database that cannot come back stops the system with a clear message', async () => {
+  test.setTimeout(400_000);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
+  const env = {
+    PORT: '3194',
+    EMBEDDED_PG_PORT: '54395',
+    SIMULATOR_PORT: '4195',
+    DATA_DIR: dataDir,
+    MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1',
+    DATABASE_URL: '',
+    SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS: '5',
+    DB_RESTART_WINDOW_SECONDS: '3',
+  };
+  const instance = startInstance(env);
+  try {
+    await instance.running;
+    const supervisor = instance.child.pid!;
+    const [worker] = childrenOf(supervisor, 'bin/worker.ts');
+    expect(worker).toBeGreaterThan(0);
+    process.kill(worker, 'SIGSTOP');
+    await until('the hung worker to be killed', () => instance.log().includes('worker sent no heartbeat'), 30_000);
+    await until('a new worker', () => childrenOf(supervisor, 'bin/worker.ts').find((p) => p !== worker), 30_000);
+    expect(alive(worker)).toBe(false);
+    await until('ready with the new worker', async () => (await readyStatus('3194')) === 200, 90_000);
+
+    // The data directory is gone: a restart must not initialise an empty database in its place.
+    const [postmaster] = childrenOf(supervisor, path.join(dataDir, 'postgres'));
+    renameSync(path.join(dataDir, 'postgres'), path.join(dataDir, 'postgres.moved'));
+    process.kill(postmaster, 'SIGKILL');
+    expect(await instance.stopped).toBe(1);
+    expect(instance.log()).toContain('could not be restarted');
+    expect(instance.log()).toContain('no PostgreSQL data in');
+    expect(survivors(dataDir, supervisor)).toEqual([]);
+  } finally {
+    if (instance.child.exitCode === null) instance.child.kill('SIGTERM');
+    await instance.stopped;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('SIGTERM to the npm start process stops the supervisor and everything below it', async () => {
+  test.setTimeout(400_000);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
+  const env = { PORT: '3196', EMBEDDED_PG_PORT: '54397', SIMULATOR_PORT: '4197', DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
+  const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  npm.stdout.on('data', (d) => (log += d));
+  npm.stderr.on('data', (d) => (log += d));
+  try {
+    await until('npm start running', () => log.includes('Meridian is running'), 180_000);
+    const below = descendants(npm.pid!);
+    expect(below.length).toBeGreaterThanOrEqual(5);
+    npm.kill('SIGTERM');
+    await until('everything below npm start to stop', () => below.every((p) => !alive(p)), 30_000);
+    expect(survivors(dataDir, npm.pid!)).toEqual([]);
+  } finally {
+    for (const p of descendants(npm.pid!)) process.kill(p, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -6,7 +6,11 @@ import { z } from 'zod';
  * start with the variable named, instead of surfacing later as a confusing runtime error.
  */
 const schema = z.object({
-  DATABASE_URL: z.string().url().optional(),
+  /**
+   * A PostgreSQL URL. Several hosts may be named for failover (`postgres://h1:5432,h2:5433/db?target_session_attrs=read-write`),
+   * which a WHATWG URL parser refuses; so only the scheme is checked here.
+   */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL').optional(),
   DATA_DIR: z.string().default('.data'),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOSTNAME: z.string().default('0.0.0.0'),
@@ -23,6 +27,20 @@ const schema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
   SIGN_IN_LOCK_SECONDS: z.coerce.number().int().min(1).default(300),
+  /** Connections of a web or worker process's main pool. */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+  /** A request's whole budget (connection, statements, commit); past it the answer is 503 DatabaseUnavailable. */
+  DB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** statement_timeout of a web process's connections (default: the request budget) and of a worker's (default 60 s). */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  /** lock_timeout of a web process's connections (default: the request budget) and of a worker's (default 30 s). */
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  /** How long opening a database connection may take. */
+  DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
+  /** npm start: how long a supervised web, worker or simulator may send no heartbeat before it is killed and restarted. */
+  SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(600).default(20),
+  /** npm start: how long to keep trying to restart an embedded PostgreSQL that died before stopping Meridian. */
+  DB_RESTART_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -53,4 +71,20 @@ export function dataDir(): string {
 export function oidcEnabled(): boolean {
   const e = env();
   return Boolean(e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_CLIENT_ID && e.AUTH_OIDC_CLIENT_SECRET);
+}
+
+/**
+ * The process-wide pool's size and timeouts for a web process (statements and lock waits bounded by
+ * the request budget) or a worker (longer, for jobs). Abandoned transactions end after 60 s either way.
+ */
+export function dbPoolSettings(role: 'web' | 'worker') {
+  const e = env();
+  const long = role === 'worker';
+  return {
+    max: e.DB_POOL_SIZE,
+    statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS ?? (long ? 60_000 : e.DB_REQUEST_TIMEOUT_MS),
+    lockTimeoutMs: e.DB_LOCK_TIMEOUT_MS ?? (long ? 30_000 : e.DB_REQUEST_TIMEOUT_MS),
+    idleInTransactionTimeoutMs: 60_000,
+    connectTimeoutSeconds: e.DB_CONNECT_TIMEOUT_SECONDS,
+  };
 }

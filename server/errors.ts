@@ -5,6 +5,8 @@ import type { ZodError } from 'zod';
  * `code`; adapters (tRPC, REST, CLI) map codes to their own status through one table
  * (server/trpc/errors.ts). Anything else is a bug: logged once, answered as a 500 without internals.
  */
+import { DeadlineExceeded } from '@/db/deadline';
+
 export const errorCodes = [
   'ValidationFailed',
   'Unauthenticated',
@@ -29,6 +31,7 @@ export const errorCodes = [
   'InvalidTransition',
   'CheckMismatch',
   'ProjectDeleting',
+  'DatabaseUnavailable',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
@@ -121,6 +124,51 @@ export function asDomainError(e: unknown): DomainError | undefined {
   if (isDomainError(e)) return e;
   const pg = pgError(e);
   if (pg?.code === 'MP001') return new DomainError('ProjectDeleting', pg.message, 'project', pg.detail ? { project: pg.detail } : undefined);
+  const unavailable = databaseUnavailability(e);
+  if (unavailable) return new DomainError('DatabaseUnavailable', unavailable, undefined, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
+  return undefined;
+}
+
+/** What a client told DatabaseUnavailable is asked to wait before retrying (the Retry-After header). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * SQLSTATEs that mean "the database cannot serve this now; the same request may succeed shortly":
+ * connection failures (class 08), the server shutting down or starting up or in recovery (57P01–
+ * 57P03), a read-only server (25006: a standby, before failover completes), and our own timeouts
+ * (57014 statement_timeout, 55P03 lock_timeout).
+ */
+const unavailableStates = new Set(['57P01', '57P02', '57P03', '25006', '57014', '55P03']);
+/** The postgres driver's and Node's codes for a connection that could not be made or was lost. */
+const unavailableDriverCodes = new Set([
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * Why the database could not serve the request (a message for the client, naming no internals),
+ * when `e` is a request deadline that passed or a connection-level failure; undefined otherwise.
+ */
+export function databaseUnavailability(e: unknown): string | undefined {
+  for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    // By name: Next's bundle has a copy of db/deadline.ts whose class is not this one.
+    if (cur instanceof DeadlineExceeded || (cur as Error).name === 'DeadlineExceeded') {
+      return `the database did not answer within ${(cur as DeadlineExceeded).budgetMs} ms; retry shortly`;
+    }
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    if (unavailableDriverCodes.has(code)) return 'the database is unreachable; retry shortly';
+    if (unavailableStates.has(code) || code.startsWith('08')) return 'the database is unavailable; retry shortly';
+  }
   return undefined;
 }
 

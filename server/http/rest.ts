@@ -1,7 +1,9 @@
 import { ZodError, type z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { moduleEnabled } from '@/server/api/modules';
-import { asDomainError, DomainError, isDomainError, validationFailed } from '@/server/errors';
+import { withDeadline } from '@/db/deadline';
+import { env } from '@/server/env';
+import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError, isDomainError, validationFailed } from '@/server/errors';
 import { logError } from '@/server/observability/log';
 import { bufferedBody, jsonReply, JsonReply, type ApiRequest } from './buffered';
 import { limiter } from './rate-limit';
@@ -62,6 +64,9 @@ export function errorReply(status: number, code: string, message: string, field?
 
 function toReply(e: unknown): JsonReply {
   const domain = e instanceof ZodError ? validationFailed(e) : asDomainError(e);
+  if (domain?.code === 'DatabaseUnavailable') {
+    return errorReply(503, domain.code, domain.message, null, undefined, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+  }
   if (domain) return errorReply(errorTable[domain.code].http, domain.code, domain.message, domain.field, domain.details);
   logError('rest', e);
   return errorReply(500, 'Internal', 'internal error');
@@ -177,21 +182,8 @@ function restRoute<P extends Record<string, string>, C>(
   const direct = async (req: ApiRequest, params: Record<string, string>): Promise<JsonReply | Response> => {
     const match = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '');
     try {
-      if (module && !moduleEnabled(module)) return errorReply(404, 'NotFound', 'this API is not served here');
-      const db = getDb();
-      const principal = match ? await verifyApiToken(db, match[1], { reuseRecent: confirmsToken?.(params as P) }) : undefined;
-      if (!principal) {
-        const gone = match && goneCluster?.applies(params as P) ? await revokedTokenOfGoneCluster(db, match[1]) : undefined;
-        if (!gone) return unauthenticated();
-        const answer = rateLimited(gone.tokenId) ?? (await goneCluster!.answer(gone, { req, params: params as P }));
-        return answer === undefined ? unauthenticated() : answer instanceof JsonReply ? answer : jsonReply(answer);
-      }
-      const limited = rateLimited(principal.tokenId);
-      if (limited) return limited;
-      const ctx = await authorize(principal, { db, req, url: new URL(req.url), params: params as P });
-      if (ctx instanceof JsonReply) return ctx;
-      const result = await handler(ctx);
-      return result instanceof Response || result instanceof JsonReply ? result : jsonReply(result);
+      // The whole request — token, checks, handler — within one budget (db/deadline.ts).
+      return await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => serve(req, params, match));
     } catch (e) {
       // A write that found its token revoked: the token is not reused again.
       if (match && confirmsToken?.(params as P) && isDomainError(e) && e.code === 'Unauthenticated') {
@@ -200,6 +192,23 @@ function restRoute<P extends Record<string, string>, C>(
       }
       return toReply(e);
     }
+  };
+  const serve = async (req: ApiRequest, params: Record<string, string>, match: RegExpExecArray | null): Promise<JsonReply | Response> => {
+    if (module && !moduleEnabled(module)) return errorReply(404, 'NotFound', 'this API is not served here');
+    const db = getDb();
+    const principal = match ? await verifyApiToken(db, match[1], { reuseRecent: confirmsToken?.(params as P) }) : undefined;
+    if (!principal) {
+      const gone = match && goneCluster?.applies(params as P) ? await revokedTokenOfGoneCluster(db, match[1]) : undefined;
+      if (!gone) return unauthenticated();
+      const answer = rateLimited(gone.tokenId) ?? (await goneCluster!.answer(gone, { req, params: params as P }));
+      return answer === undefined ? unauthenticated() : answer instanceof JsonReply ? answer : jsonReply(answer);
+    }
+    const limited = rateLimited(principal.tokenId);
+    if (limited) return limited;
+    const ctx = await authorize(principal, { db, req, url: new URL(req.url), params: params as P });
+    if (ctx instanceof JsonReply) return ctx;
+    const result = await handler(ctx);
+    return result instanceof Response || result instanceof JsonReply ? result : jsonReply(result);
   };
   const viaNext = async (req: Request, context?: { params: Promise<Record<string, string>> }): Promise<Response> => {
     const reply = await direct(req, (await context?.params) ?? {});

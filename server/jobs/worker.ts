@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { EventEmitter } from 'node:events';
 import { makeWorkerUtils, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
-import pg from 'pg';
+import type pg from 'pg';
+import { createPgPool } from '@/db/pg';
 import type { DbHandle } from '@/db/client';
 import { log } from '@/server/observability/log';
 import { incrementCounter } from '@/server/observability/metrics';
@@ -21,14 +22,14 @@ const COUNT_FLUSH_MS = 1_000;
  * jobs locked by ids that no live heartbeat claims, for longer than DEAD_AFTER_SECONDS, belong to
  * a dead process and are unlocked so another worker runs them (the tasks are idempotent).
  */
-async function unlockJobsOfDeadWorkers(handle: DbHandle, connectionString: string) {
+async function unlockJobsOfDeadWorkers(handle: DbHandle, pgPool: pg.Pool) {
   const dead = (await handle.db.execute(sql`
     select distinct locked_by from graphile_worker._private_jobs j
     where j.locked_by is not null and j.locked_at < now() - ${`${DEAD_AFTER_SECONDS} seconds`}::interval
       and not exists (select 1 from worker_heartbeats h where j.locked_by = any(h.graphile_worker_ids)
                       and h.last_seen_at > now() - ${`${DEAD_AFTER_SECONDS} seconds`}::interval)`)) as unknown as { locked_by: string }[];
   if (dead.length === 0) return;
-  const utils = await makeWorkerUtils({ connectionString });
+  const utils = await makeWorkerUtils({ pgPool });
   try {
     await utils.forceUnlockWorkers(dead.map((d) => d.locked_by));
     log('warn', `unlocked jobs of ${dead.length} dead worker(s): ${dead.map((d) => d.locked_by).join(', ')}`);
@@ -61,12 +62,20 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
       trace('success');
     };
   }
+  // Our own pool so a dropped connection (database restart, failover, shutdown) is logged and
+  // retried instead of crashing the process through an unhandled 'error' event.
+  // On a multi-host DATABASE_URL its new connections go to the current primary (db/pg.ts), waiting
+  // out a failover's gap: graphile-worker gives up on recording a job's outcome after a few quick
+  // retries, and an outcome it cannot record ends the process.
+  const pgPool = createPgPool(connectionString, { max: options.concurrency + 3, connectionTimeoutMillis: 5_000, waitForPrimaryMs: 30_000 });
+  pgPool.on('error', (e) => log('warn', `worker database connection lost: ${e.message}`));
+  pgPool.on('connect', (client) => client.on('error', (e) => log('warn', `worker database client error: ${e.message}`)));
   const graphileIds: string[] = [];
   const beat = async () => {
     const ids = `{${graphileIds.join(',')}}`;
     await handle.db.execute(sql`insert into worker_heartbeats (worker_id, graphile_worker_ids) values (${workerId}, ${ids}::text[])
       on conflict (worker_id) do update set last_seen_at = now(), graphile_worker_ids = excluded.graphile_worker_ids`);
-    await unlockJobsOfDeadWorkers(handle, connectionString);
+    await unlockJobsOfDeadWorkers(handle, pgPool);
   };
   await beat();
   const timer = setInterval(() => beat().catch((e) => log('warn', `heartbeat failed: ${(e as Error).message}`)), HEARTBEAT_MS);
@@ -77,11 +86,6 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
   events.on('pool:create', ({ workerPool }) => graphileIds.push(workerPool.id));
   events.on('worker:create', ({ worker }) => graphileIds.push(worker.workerId));
 
-  // Our own pool so a dropped connection (database restart, failover, shutdown) is logged and
-  // retried instead of crashing the process through an unhandled 'error' event.
-  const pgPool = new pg.Pool({ connectionString, max: options.concurrency + 2 });
-  pgPool.on('error', (e) => log('warn', `worker database connection lost: ${e.message}`));
-  pgPool.on('connect', (client) => client.on('error', (e) => log('warn', `worker database client error: ${e.message}`)));
   const runner: Runner = await run({
     pgPool,
     concurrency: options.concurrency,

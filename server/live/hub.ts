@@ -5,7 +5,8 @@
  * backoff when it drops; notifications sent while it was down are lost, so every reconnect tells
  * subscribers to resynchronise (refetch what they show) instead.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { createPgClient } from '@/db/pg';
 import { log } from '@/server/observability/log';
 import { CHANGES_CHANNEL, changeSchema, type Change } from './notify';
 
@@ -80,7 +81,7 @@ export function createChangeHub(connectionString: string): ChangeHub {
 
   async function connect() {
     if (closed) return;
-    const c = new pg.Client({ connectionString, application_name: 'meridian-live' });
+    const c = createPgClient(connectionString, { application_name: 'meridian-live', connectionTimeoutMillis: 5_000 });
     c.on('error', (error) => drop(c, error.message));
     c.on('end', () => drop(c, 'connection ended'));
     c.on('notification', onNotification);

@@ -29,4 +29,5 @@ export const errorTable: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; http: nu
   InvalidTransition: { trpc: 'CONFLICT', http: 409 },
   CheckMismatch: { trpc: 'CONFLICT', http: 409 },
   ProjectDeleting: { trpc: 'CONFLICT', http: 409 },
+  DatabaseUnavailable: { trpc: 'SERVICE_UNAVAILABLE', http: 503 },
 };

@@ -3,6 +3,8 @@ import superjson from 'superjson';
 import { z, ZodError } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
+import { withDeadline } from '@/db/deadline';
+import { env } from '@/server/env';
 import { asDomainError, isDomainError, validationFailed, type FieldIssue } from '@/server/errors';
 import { refuseUnstorableText } from '@/server/http/untrusted-text';
 import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
@@ -69,11 +71,18 @@ const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/**
+ * Queries and mutations run within the request budget (db/deadline.ts): past it the caller gets
+ * 503 DatabaseUnavailable, and the procedure's transaction does not commit. Subscriptions (live
+ * updates) are long-lived by design and have none.
+ */
+const withRequestDeadline = t.middleware(({ type, next }) => (type === 'subscription' ? next() : withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => next())));
+
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Anyone, signed in or not. */
-export const publicProcedure = t.procedure.use(mapDomainErrors).use(refuseUnstorableInput);
+export const publicProcedure = t.procedure.use(mapDomainErrors).use(refuseUnstorableInput).use(withRequestDeadline);
 
 /**
  * The input of a procedure that takes none: nothing, or an empty object. Like every input schema

@@ -5,7 +5,8 @@
  * - `ack`: a 2xx — the server committed what it answered.
  * - `refused`: a 4xx with an error code — definitely nothing done.
  * - `unsent`: the connection was refused — the request never reached a server, nothing done.
- * - `unknown`: anything else (reset, timeout, 5xx) — it may or may not have happened.
+ * - `unknown`: anything else (reset, timeout, 5xx) — it may or may not have happened (a 503
+ *   `DatabaseUnavailable` too: its COMMIT may have been sent before the deadline and answered after).
  */
 import http from 'node:http';
 
@@ -21,12 +22,18 @@ export class Api {
   /** Requests sent to each web process (by index), whatever their outcome. */
   readonly sent: number[];
   /** Every request's duration, for the report. */
-  readonly timings: { what: string; ms: number; kind: Outcome['kind'] }[] = [];
+  readonly timings: { what: string; ms: number; kind: Outcome['kind']; status?: number; at: number }[] = [];
   /**
    * Every 5xx answer except 507 (`Exhausted`, documented). The database never goes away in these
    * tests, so a 5xx is a server bug even when the client can retry it.
    */
   readonly serverErrors: string[] = [];
+  /**
+   * 503 `DatabaseUnavailable` answers (with `Retry-After`), and how long each took: expected only in
+   * the tests that take the database away (`tolerateUnavailable`); a server error anywhere else.
+   */
+  readonly unavailable: { what: string; ms: number; retryAfter: string | undefined }[] = [];
+  tolerateUnavailable = false;
 
   constructor(
     readonly bases: string[],
@@ -50,7 +57,7 @@ export class Api {
     const what = `${method} ${path.replace(/^\/api\/v1\/projects\/[^/]+/, '')}`;
     return new Promise<Outcome>((done) => {
       const resolve = (o: Outcome) => {
-        this.timings.push({ what, ms: performance.now() - started, kind: o.kind });
+        this.timings.push({ what, ms: performance.now() - started, kind: o.kind, status: 'status' in o ? o.status : undefined, at: Date.now() });
         done(o);
       };
       const req = http.request(
@@ -81,7 +88,11 @@ export class Api {
             }
             if (status >= 200 && status < 300) resolve({ kind: 'ack', status, body: json, web });
             else if (status >= 400 && status < 500 && json?.error?.code) resolve({ kind: 'refused', status, code: json.error.code, message: json.error.message, web });
-            else {
+            else if (status === 503 && json?.error?.code === 'DatabaseUnavailable' && this.tolerateUnavailable) {
+              const retryAfter = res.headers['retry-after'];
+              this.unavailable.push({ what, ms: performance.now() - started, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
+              resolve({ kind: 'unknown', reason: `HTTP 503 DatabaseUnavailable: ${json.error.message}`, web });
+            } else {
               if (status >= 500 && status !== 507) this.serverErrors.push(`${what} on web ${web + 1}: HTTP ${status} ${text.slice(0, 200)}`);
               resolve({ kind: 'unknown', reason: `HTTP ${status}: ${text.slice(0, 200)}`, web });
             }

@@ -10,29 +10,19 @@
  * the processes are killed (default 60).
  */
 import { randomInt } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, onTestFailed, test } from 'vitest';
-import type { Db } from '@/db/client';
 import { Api } from './api';
 import { failureLine, writeDigest } from './digest';
 import { startSystem, type System, type SystemProcess } from './harness';
-import { checkFleet, checkIpam, checkJobs, checkProvider, checkQueue, checkQuota, waitForFleetToSettle } from './invariants';
+import { checkFleet, checkIpam, checkJobs, checkProvider, checkQueue, checkQuota, waitForFleetToSettle, waitForQueueToDrain } from './invariants';
 import { checkLedger, Ledger } from './ledger';
+import { seededRandom, startWorkload } from './workload';
 import { makeWorld, type World } from './world';
 
 const seed = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
 const chaosMs = Number(process.env.CHAOS_SECONDS ?? 60) * 1000;
 
-/** mulberry32: a small, good-enough seeded generator. */
-function generator(s: number) {
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = generator(seed);
+const random = seededRandom(seed);
 const between = (lo: number, hi: number) => lo + random() * (hi - lo);
 const pickOne = <T>(items: T[]): T | undefined => (items.length ? items[Math.floor(random() * items.length)] : undefined);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -61,92 +51,13 @@ afterAll(async () => {
   await system?.stop(failed ? { keep: true } : {});
 }, 60_000);
 
-/** Waits until no job is locked (a killed worker's jobs are released ~30 s after its last heartbeat) and none is overdue. */
-async function waitForQueueToDrain(db: Db, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const [{ n }] = (await db.execute(sql`
-      select count(*)::int as n from graphile_worker._private_jobs
-      where locked_at is not null or (run_at < now() - interval '2 seconds' and attempts < max_attempts)`)) as unknown as { n: number }[];
-    if (n === 0) return;
-    await sleep(500);
-  }
-}
-
 test('killing web, worker and simulator processes (-9) under a mixed workload loses and duplicates nothing', async () => {
   onTestFailed(({ task }) => {
     failure = failureLine(task.result?.errors);
   });
   const { db } = system;
   const ledger = new Ledger();
-  const base = `/api/v1/projects/${world.slug}`;
-  const busy = new Set<string>();
-  let seq = 0;
-  let stopWork = false;
-  const overLimit: string[] = [];
-
-  /** Picks something the client believes exists and is not being changed by another caller. */
-  const take = (keys: string[]) => {
-    const key = pickOne(keys.filter((k) => !busy.has(k)));
-    if (key) busy.add(key);
-    return key;
-  };
-  const retry = { attempts: 4, pauseMs: 400 };
-  const cni = (cluster: string, command: 'add' | 'del', containerId: string, node: string) =>
-    api.idempotent('POST', `${base}/clusters/${cluster}/cni/${command}`, world.clusterTokens[cluster], { cniNetwork: 'k8s', containerId, ifname: 'eth0', node }, retry);
-
-  const operations: [number, () => Promise<void>][] = [
-    [30, async () => {
-      const name = `k-${seq++}`;
-      const v6 = random() < 0.5;
-      ledger.claimCreated(name, await api.idempotent('POST', `${base}/ipclaims`, world.token, { metadata: { name }, spec: { network: 'vpc', family: v6 ? 'IPv6' : 'IPv4', prefixLength: v6 ? 64 : 28 } }, retry));
-    }],
-    [10, async () => {
-      const name = take(ledger.live(ledger.claims));
-      if (!name) return;
-      ledger.claimDeleted(name, await api.idempotent('DELETE', `${base}/ipclaims/${name}`, world.token, undefined, retry));
-      busy.delete(name);
-    }],
-    [30, async () => {
-      const cluster = pickOne(world.clusters)!;
-      const containerId = `p-${seq++}`;
-      ledger.leaseAdded(cluster, containerId, await cni(cluster, 'add', containerId, `node-${Math.floor(random() * 6)}`));
-    }],
-    [15, async () => {
-      const key = take(ledger.live(ledger.leases));
-      if (!key) return;
-      const [cluster, containerId] = key.split('/');
-      ledger.leaseDeleted(cluster, containerId, await cni(cluster, 'del', containerId, 'n/a'));
-      busy.delete(key);
-    }],
-    [7, async () => {
-      const name = `mc-${seq++}`;
-      const interfaces = random() < 0.5 ? [{ network: 'vpc', families: random() < 0.5 ? ['IPv4'] : ['IPv4', 'IPv6'], addressClasses: 1 }] : [];
-      ledger.machineRequested(name, await api.idempotent('POST', `${base}/machines`, world.token, { metadata: { name }, spec: { ...world.machineSpec, interfaces } }, retry));
-    }],
-    [5, async () => {
-      const name = take([...ledger.machines.entries()].filter(([, m]) => m.belief === 'present' && m.release === 'none').map(([n]) => n));
-      if (!name) return;
-      ledger.machineReleased(name, await api.idempotent('DELETE', `${base}/machines/${name}`, world.token, undefined, retry));
-      busy.delete(name);
-    }],
-    [3, async () => {
-      const o = await api.request('GET', `${base}/allowancebuckets`, world.token);
-      if (o.kind !== 'ack') return;
-      for (const b of o.body.items as { spec: { resourceType: string }; status: { allocated: number; limit: number } }[]) {
-        if (b.status.allocated > b.status.limit) overLimit.push(`${b.spec.resourceType}: ${b.status.allocated} > ${b.status.limit}`);
-      }
-    }],
-  ];
-  const totalWeight = operations.reduce((s, [w]) => s + w, 0);
-  const chooseOperation = () => {
-    let r = random() * totalWeight;
-    for (const [w, op] of operations) if ((r -= w) < 0) return op;
-    return operations[0][1];
-  };
-  const workers = Array.from({ length: 8 }, async () => {
-    while (!stopWork) await chooseOperation()();
-  });
+  const workload = startWorkload(api, world, ledger, random);
 
   // The monkey: every 1–4 s, SIGKILL one process that is up; start it again 0.5–3 s later
   // (outages overlap). One web always stays up, so the workload keeps flowing and has something to
@@ -176,8 +87,7 @@ test('killing web, worker and simulator processes (-9) under a mixed workload lo
   }
   await Promise.all(restarts);
   for (const p of system.processes) await restart(p);
-  stopWork = true;
-  await Promise.all(workers);
+  await workload.stop();
   const chaosSeconds = (Date.now() - started) / 1000;
   expect(system.processes.filter((p) => !p.running).map((p) => p.name), 'every process running again').toEqual([]);
 
@@ -189,7 +99,7 @@ test('killing web, worker and simulator processes (-9) under a mixed workload lo
   violations = [
     ...api.serverErrors.map((e) => `server error: ${e}`),
     ...moving.map((m) => `still moving: ${m}`),
-    ...overLimit.map((o) => `a bucket read showed allocated above limit: ${o}`),
+    ...workload.overLimit.map((o) => `a bucket read showed allocated above limit: ${o}`),
     ...(await checkIpam(db)),
     ...(await checkQuota(db)),
     ...(await checkFleet(db)),

@@ -162,6 +162,10 @@ export interface SystemOptions {
   workerConcurrency?: number;
   /** Printed with every harness message (e.g. the chaos seed). */
   label?: string;
+  /** A database of the caller's (e.g. a replicated pair); by default a fresh one (`freshDatabase`). Migrated here either way. */
+  database?: { url: string; drop(): Promise<void> };
+  /** More environment for the web and worker processes. */
+  env?: Record<string, string>;
 }
 
 export interface System {
@@ -227,7 +231,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   await ensureProductionBuild();
   lap('build');
   const logDir = await mkdtemp(path.join(os.tmpdir(), 'meridian-system-'));
-  const database = await freshDatabase();
+  const database = options.database ?? (await freshDatabase());
   await migrateDatabase(database.url);
   lap('database');
   const handle = createDb(database.url, { max: 10, applicationName: 'meridian-system-test' });
@@ -275,6 +279,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     PROVIDER_TIMEOUT_MS: '2000',
     PROVIDER_RETRY_CAP_MS: '2000',
     NEXT_TELEMETRY_DISABLED: '1',
+    ...options.env,
   };
   const simulator = new SystemProcess(
     'simulator',

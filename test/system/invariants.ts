@@ -321,3 +321,15 @@ export async function waitForFleetToSettle(db: Db, timeoutMs: number): Promise<s
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+/** Waits until no job is locked (a killed worker's jobs are released ~30 s after its last heartbeat) and none is overdue. */
+export async function waitForQueueToDrain(db: Db, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const [{ n }] = (await db.execute(sql`
+      select count(*)::int as n from graphile_worker._private_jobs
+      where locked_at is not null or (run_at < now() - interval '2 seconds' and attempts < max_attempts)`)) as unknown as { n: number }[];
+    if (n === 0) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

@@ -1,4 +1,8 @@
+import { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { withDeadline } from '@/db/deadline';
+import { env } from '@/server/env';
+import { asDomainError, DATABASE_RETRY_AFTER_SECONDS } from '@/server/errors';
 import { getDb } from '@/db/client';
 import { currentUser } from '@/server/auth/session';
 import { checkCsrf } from '@/server/http/csrf';
@@ -13,8 +17,19 @@ async function handler(req: Request) {
     req,
     router: appRouter,
     createContext: async () => {
-      const user = await currentUser();
-      return { db: getDb(), session: user ? { user } : null };
+      try {
+        const user = await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => currentUser());
+        return { db: getDb(), session: user ? { user } : null };
+      } catch (e) {
+        const unavailable = asDomainError(e);
+        if (unavailable?.code === 'DatabaseUnavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: unavailable.message, cause: unavailable });
+        throw e;
+      }
+    },
+    responseMeta({ errors }) {
+      // A client told the database is unavailable is told when to try again.
+      const unavailable = errors.some((e) => asDomainError(e.cause)?.code === 'DatabaseUnavailable');
+      return unavailable ? { headers: new Headers({ 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }) } : {};
     },
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') logError(`trpc ${path ?? '?'}`, error.cause ?? error);
