@@ -51,7 +51,7 @@ async function projectId(db: Db, slug: string): Promise<string> {
   return p.id;
 }
 
-async function run(argv: string[], db: Db, url: string): Promise<number> {
+async function run(argv: string[], db: Db, url: string, appRole: string | undefined): Promise<number> {
   const [group, verb] = argv;
   const { values } = parseArgs({
     args: argv.slice(group === 'migrate' || group === 'seed' ? 1 : 2),
@@ -80,8 +80,8 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
     return v;
   };
   if (group === 'migrate') {
-    await migrateDatabase(url);
-    err('migrations applied');
+    await migrateDatabase(url, { appRole });
+    err(`migrations applied${appRole ? `; role ${appRole} granted row access` : ''}`);
     return 0;
   }
   if (group === 'seed') {
@@ -215,7 +215,7 @@ async function restore(argv: string[]): Promise<number> {
       throw new Error(`the embedded database in ${dataDir()} is in use (is \`npm start\` running?): stop it before restoring`);
     }
     const input = file === '-' ? process.stdin : createReadStream(file);
-    const summary = await restoreDatabase(target.url, input, { force: values.force, log: err });
+    const summary = await restoreDatabase(target.url, input, { force: values.force, log: err, appRole: target.appRole });
     err(
       `restored ${summary.tables} tables, ${summary.rows} rows (backup of ${summary.createdAt}) into ${describe(target.source)}` +
         (summary.migrationsApplied > 0 ? `; applied ${summary.migrationsApplied} newer migration(s)` : ''),
@@ -245,11 +245,11 @@ async function main() {
     }
     process.exit(code);
   }
-  const { url, release } = await openDatabaseUrl();
+  const { url, appRole, release } = await openDatabaseUrl();
   const handle = createDb(url, { max: 2, applicationName: 'meridian-cli' });
   let code = 1;
   try {
-    code = await run(argv, handle.db, url);
+    code = await run(argv, handle.db, url, appRole);
   } catch (e) {
     err(`error: ${isDomainError(e) ? `${e.code}${e.field ? ` (${e.field})` : ''}: ${e.message}` : (e as Error).message}`);
   } finally {

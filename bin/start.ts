@@ -9,10 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
+import { roleOfUrl } from '../db/roles';
 import { seedDemoData } from '../db/seed';
 import { dataDir, env } from '../server/env';
 import { ensureBuild } from './lib/build';
-import { startEmbeddedPostgres } from './lib/embedded-postgres';
+import { EMBEDDED_APP_ROLE, startEmbeddedPostgres } from './lib/embedded-postgres';
 import { listenForControl, simulatorSettings } from './lib/control';
 import { ManagedProcess, SupervisedDatabase } from './lib/supervisor';
 
@@ -22,7 +23,10 @@ const say = (line: string) => process.stdout.write(`[meridian] ${line}\n`);
 async function main() {
   const e = env();
   let embedded: SupervisedDatabase | undefined;
+  // The processes connect as `url`'s role; migrations and the seed run as `ownerUrl`'s (db/roles.ts).
   let url = e.DATABASE_URL;
+  let ownerUrl = e.DATABASE_OWNER_URL ?? url;
+  let appRole = e.DATABASE_OWNER_URL && url ? roleOfUrl(url) : undefined;
   const children: ManagedProcess[] = [];
   let control: { close(): Promise<void> } | undefined;
   let shuttingDown = false;
@@ -59,12 +63,14 @@ async function main() {
         void shutdown(1);
       },
     });
-    url = (await embedded.start()).url;
+    const started = await embedded.start();
+    [url, ownerUrl, appRole] = [started.appUrl, started.url, EMBEDDED_APP_ROLE];
   }
+  if (!url || !ownerUrl) throw new Error('no database');
   say('applying migrations');
-  await migrateDatabase(url);
+  await migrateDatabase(ownerUrl, { appRole });
 
-  const handle = createDb(url, { max: 2, applicationName: 'meridian-start' });
+  const handle = createDb(ownerUrl, { max: 2, applicationName: 'meridian-start' });
   try {
     const credentials = await seedDemoData(handle.db, { password: e.MERIDIAN_DEMO_PASSWORD });
     if (credentials) {

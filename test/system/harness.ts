@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { ensureBuild } from '@/bin/lib/build';
-import { startEmbeddedPostgres } from '@/bin/lib/embedded-postgres';
+import { EMBEDDED_APP_ROLE, startEmbeddedPostgres } from '@/bin/lib/embedded-postgres';
 import { createDb, type DbHandle } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
 import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/server/provider';
@@ -163,7 +163,7 @@ export interface SystemOptions {
   /** Printed with every harness message (e.g. the chaos seed). */
   label?: string;
   /** A database of the caller's (e.g. a replicated pair); by default a fresh one (`freshDatabase`). Migrated here either way. */
-  database?: { url: string; drop(): Promise<void> };
+  database?: { url: string; appUrl?: string; appRole?: string; drop(): Promise<void> };
   /** More environment for the web and worker processes. */
   env?: Record<string, string>;
 }
@@ -188,8 +188,11 @@ export interface System {
   stop(options?: { keep?: boolean }): Promise<void>;
 }
 
-/** A fresh, migrated database for one system run, and how to drop it. */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A fresh database for one system run, and how to drop it. On the embedded server the processes
+ * connect as its application role (`appUrl`, no superuser), as under `npm start`.
+ */
+export async function freshDatabase(): Promise<{ url: string; appUrl?: string; appRole?: string; drop(): Promise<void> }> {
   const name = `meridian_system_${Date.now()}_${process.pid}`;
   const external = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (external) {
@@ -213,6 +216,8 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   const pg = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: name });
   return {
     url: pg.url,
+    appUrl: pg.appUrl,
+    appRole: EMBEDDED_APP_ROLE,
     async drop() {
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
@@ -232,7 +237,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   lap('build');
   const logDir = await mkdtemp(path.join(os.tmpdir(), 'meridian-system-'));
   const database = options.database ?? (await freshDatabase());
-  await migrateDatabase(database.url);
+  await migrateDatabase(database.url, { appRole: database.appRole });
   lap('database');
   const handle = createDb(database.url, { max: 10, applicationName: 'meridian-system-test' });
 
@@ -273,7 +278,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   }
   const common = {
     ...base,
-    DATABASE_URL: database.url,
+    DATABASE_URL: database.appUrl ?? database.url,
     SIMULATOR_URL: simulatorUrl,
     SIMULATOR_TOKEN: simulatorToken,
     PROVIDER_TIMEOUT_MS: '2000',

@@ -1,0 +1,32 @@
+import type postgres from 'postgres';
+
+/**
+ * Least privilege. Meridian's processes connect as an application role that owns nothing: it may
+ * read and write rows (and run the SQL functions, and graphile-worker's), but not change the schema,
+ * and not change or delete the append-only audit log, which is protected by privileges as well as
+ * by its trigger (migration 0001). Migrations run as the owner role, which owns the tables, and end
+ * by granting the application role what it needs, so tables added by later migrations are covered.
+ */
+const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Grants `role` the application's privileges on the current database (run as the owner, after migrating). */
+export async function grantApplicationRole(sql: postgres.Sql, role: string): Promise<void> {
+  if (!ROLE_NAME.test(role)) throw new Error(`not a role name Meridian grants to: ${role}`);
+  const [{ superuser }] = await sql<{ superuser: boolean }[]>`select rolsuper as superuser from pg_roles where rolname = ${role}`;
+  if (superuser) throw new Error(`the application role "${role}" is a superuser; use a role without SUPERUSER, CREATEDB or CREATEROLE`);
+  await sql.unsafe(`
+    do $$ begin execute format('grant connect, temporary on database %I to ${role}', current_database()); end $$;
+    grant usage on schema public, graphile_worker, drizzle to ${role};
+    grant select, insert, update, delete on all tables in schema public, graphile_worker to ${role};
+    grant select on all tables in schema drizzle to ${role};
+    grant usage, select, update on all sequences in schema public, graphile_worker to ${role};
+    grant execute on all functions in schema public, graphile_worker to ${role};
+    revoke update, delete, truncate on public.events from ${role};
+  `);
+}
+
+/** The user name of a PostgreSQL URL (single- or multi-host). */
+export function roleOfUrl(url: string): string | undefined {
+  const m = /^postgres(?:ql)?:\/\/([^:@/]+)(?::[^@/]*)?@/.exec(url);
+  return m ? decodeURIComponent(m[1]) : undefined;
+}
