@@ -62,6 +62,15 @@ describe('the application role', () => {
     expect(n).toBeGreaterThan(0);
   });
 
+  test('adds background jobs and sees them, as the worker must (graphile-worker’s tables are under row-level security)', async () => {
+    const task = uniq('roles_test').replace(/-/g, '_');
+    await app.db.execute(sql`select graphile_worker.add_job(${task}, '{}'::json)`);
+    const [{ n }] = (await app.db.execute(sql`
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = ${task}`)) as unknown as { n: number }[];
+    expect(n).toBe(1);
+  });
+
   test('cannot change the schema, nor change or delete audit events', async () => {
     expect(await refusal(app.db.execute(sql`create table intruder (id int)`))).toBe('42501');
     expect(await refusal(app.db.execute(sql`alter table events add column note text`))).toBe('42501');

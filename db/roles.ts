@@ -23,6 +23,20 @@ export async function grantApplicationRole(sql: postgres.Sql, role: string): Pro
     grant execute on all functions in schema public, graphile_worker to ${role};
     revoke update, delete, truncate on public.events from ${role};
   `);
+  // graphile-worker enables row-level security on its private tables and adds no policy, so that
+  // only their owner sees rows: the application role, which adds and runs jobs, gets one of its own.
+  await sql.unsafe(`
+    do $$
+    declare t text;
+    begin
+      for t in select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+               where n.nspname = 'graphile_worker' and c.relkind = 'r' and c.relrowsecurity loop
+        if not exists (select 1 from pg_policy p where p.polrelid = format('graphile_worker.%I', t)::regclass and p.polname = 'rows_of_${role}') then
+          execute format('create policy %I on graphile_worker.%I to ${role} using (true) with check (true)', 'rows_of_${role}', t);
+        end if;
+      end loop;
+    end $$;
+  `);
 }
 
 /** The user name of a PostgreSQL URL (single- or multi-host). */
