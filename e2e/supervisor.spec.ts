@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,20 @@ import { expect, test } from '@playwright/test';
  * `npm start` as a user runs it: a second instance on its own port and data directory. SIGTERM
  * stops everything (no process left behind); a restart keeps the data.
  */
+/** Ports for one instance (web, embedded PostgreSQL, simulator), free now: instances never collide with other runs. */
+async function instancePorts(): Promise<{ PORT: string; EMBEDDED_PG_PORT: string; SIMULATOR_PORT: string }> {
+  const one = () =>
+    new Promise<string>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const address = srv.address();
+        srv.close(() => resolve(String(typeof address === 'object' && address ? address.port : 0)));
+      });
+    });
+  return { PORT: await one(), EMBEDDED_PG_PORT: await one(), SIMULATOR_PORT: await one() };
+}
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function startInstance(env: Record<string, string>) {
@@ -42,14 +57,14 @@ function survivors(dataDir: string, pid: number): string[] {
 test('SIGTERM stops web, worker and PostgreSQL; a restart keeps the data', async () => {
   test.setTimeout(400_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
-  const env = { PORT: '3190', EMBEDDED_PG_PORT: '54391', SIMULATOR_PORT: '4191', DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
+  const env = { ...(await instancePorts()), DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
   try {
     const first = startInstance(env);
     await first.running;
     expect(first.log()).toContain('seeded demo data');
     const token = execFileSync(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', 'token', 'create', '--project', 'acme-dev', '--name', 'survives-restart'], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
     expect(token).toMatch(/^mrd_[A-Za-z0-9_-]+$/);
-    const ready = await (await fetch('http://localhost:3190/readyz')).json();
+    const ready = await (await fetch(`http://localhost:${env.PORT}/readyz`)).json();
     expect(ready.dependencies.map((d: { name: string }) => d.name)).toEqual(expect.arrayContaining(['database', 'migrations', 'worker', 'simulator']));
 
     first.child.kill('SIGTERM');
@@ -59,7 +74,7 @@ test('SIGTERM stops web, worker and PostgreSQL; a restart keeps the data', async
     const second = startInstance(env);
     await second.running;
     expect(second.log()).not.toContain('seeded demo data');
-    const who = await fetch('http://localhost:3190/api/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
+    const who = await fetch(`http://localhost:${env.PORT}/api/v1/whoami`, { headers: { authorization: `Bearer ${token}` } });
     expect(who.status).toBe(200);
     expect((await who.json()).project).toBe('acme-dev');
     second.child.kill('SIGTERM');
@@ -117,7 +132,7 @@ const readyStatus = (port: string) => fetch(`http://localhost:${port}/readyz`, {
 test('kill -9 of the embedded PostgreSQL: it is restarted on its data, web and worker reconnect without a restart', async () => {
   test.setTimeout(400_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
-  const env = { PORT: '3192', EMBEDDED_PG_PORT: '54393', SIMULATOR_PORT: '4193', DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
+  const env = { ...(await instancePorts()), DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
   const instance = startInstance(env);
   try {
     await instance.running;
@@ -126,14 +141,14 @@ test('kill -9 of the embedded PostgreSQL: it is restarted on its data, web and w
     const [worker] = childrenOf(supervisor, 'bin/worker.ts');
     const [postmaster] = childrenOf(supervisor, path.join(dataDir, 'postgres'));
     expect(web && worker && postmaster, `children of ${supervisor}:\n${execFileSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' })}\n${instance.log()}`).toBeTruthy();
-    await until('ready', async () => (await readyStatus('3192')) === 200, 60_000);
+    await until('ready', async () => (await readyStatus(env.PORT)) === 200, 60_000);
 
     process.kill(postmaster, 'SIGKILL');
     await until('the supervisor to notice', () => instance.log().includes('PostgreSQL exited unexpectedly (SIGKILL'), 10_000);
     await until('PostgreSQL back', () => instance.log().includes('PostgreSQL is back'), 60_000);
     const [again] = childrenOf(supervisor, path.join(dataDir, 'postgres'));
     expect(again).not.toBe(postmaster);
-    await until('ready again', async () => (await readyStatus('3192')) === 200, 60_000);
+    await until('ready again', async () => (await readyStatus(env.PORT)) === 200, 60_000);
 
     // A write and a read through the same web process.
     const token = execFileSync(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', 'token', 'create', '--project', 'acme-dev', '--name', 'after-crash'], {
@@ -141,7 +156,7 @@ test('kill -9 of the embedded PostgreSQL: it is restarted on its data, web and w
       env: { ...process.env, ...env },
       encoding: 'utf8',
     }).trim();
-    const who = await fetch('http://localhost:3192/api/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
+    const who = await fetch(`http://localhost:${env.PORT}/api/v1/whoami`, { headers: { authorization: `Bearer ${token}` } });
     expect(who.status).toBe(200);
     expect(childrenOf(supervisor, 'bin/web.ts')).toEqual([web]);
     expect(childrenOf(supervisor, 'bin/worker.ts')).toEqual([worker]);
@@ -157,9 +172,7 @@ test('a hung worker (SIGSTOP) is killed and restarted; a database that cannot co
   test.setTimeout(400_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
   const env = {
-    PORT: '3194',
-    EMBEDDED_PG_PORT: '54395',
-    SIMULATOR_PORT: '4195',
+    ...(await instancePorts()),
     DATA_DIR: dataDir,
     MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1',
     DATABASE_URL: '',
@@ -176,7 +189,7 @@ test('a hung worker (SIGSTOP) is killed and restarted; a database that cannot co
     await until('the hung worker to be killed', () => instance.log().includes('worker sent no heartbeat'), 30_000);
     await until('a new worker', () => childrenOf(supervisor, 'bin/worker.ts').find((p) => p !== worker), 30_000);
     expect(alive(worker)).toBe(false);
-    await until('ready with the new worker', async () => (await readyStatus('3194')) === 200, 90_000);
+    await until('ready with the new worker', async () => (await readyStatus(env.PORT)) === 200, 90_000);
 
     // The data directory is gone: a restart must not initialise an empty database in its place.
     const [postmaster] = childrenOf(supervisor, path.join(dataDir, 'postgres'));
@@ -196,7 +209,7 @@ test('a hung worker (SIGSTOP) is killed and restarted; a database that cannot co
 test('SIGTERM to the npm start process stops the supervisor and everything below it', async () => {
   test.setTimeout(400_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'meridian-supervisor-'));
-  const env = { PORT: '3196', EMBEDDED_PG_PORT: '54397', SIMULATOR_PORT: '4197', DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
+  const env = { ...(await instancePorts()), DATA_DIR: dataDir, MERIDIAN_DEMO_PASSWORD: 'supervisor-pass-1', DATABASE_URL: '' };
   const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   npm.stdout.on('data', (d) => (log += d));

@@ -53,7 +53,7 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
         </div>
         <div className="flex items-center gap-3">
           <LiveIndicator state={live} fetching={list.isFetching} />
-          {canEdit && !showForm && <Button onClick={() => setFormOpen(true)}>Request a machine</Button>}
+          {canEdit && !showForm && released.isSuccess && <Button onClick={() => setFormOpen(true)}>Request a machine</Button>}
         </div>
       </div>
 

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
 import { phaseOrder } from '@/components/fleet/format';
 import { MachinesView } from '@/components/fleet/machines-view';
-import { machinesListInput, networkChoicesInput } from '@/components/fleet/queries';
+import { machinesListInput, networkChoicesInput, phaseCountInput } from '@/components/fleet/queries';
 import type { MachinePhase } from '@/server/fleet/phases';
 
 export const metadata: Metadata = { title: 'Machines' };
@@ -16,6 +16,8 @@ export default async function MachinesPage({ params, searchParams }: { params: P
   await Promise.all([
     queryClient.prefetchQuery(trpc.projects.get.queryOptions({ project })),
     queryClient.prefetchQuery(trpc.fleet.machines.list.queryOptions(machinesListInput(project, 0, phase))),
+    // Whether the project has released machines decides whether the form starts open: hydrated, so it does not flicker.
+    queryClient.prefetchQuery(trpc.fleet.machines.list.queryOptions(phaseCountInput(project, 'Released'))),
     queryClient.prefetchQuery(trpc.fleet.catalogue.queryOptions()),
     queryClient.prefetchQuery(trpc.ipam.networks.list.queryOptions(networkChoicesInput(project))),
   ]);
