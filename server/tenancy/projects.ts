@@ -182,6 +182,29 @@ export async function addMembership(
 }
 
 /**
+ * Removes a user's role on an organization or a project; NotFound when they hold none there. The
+ * tokens they created for the projects concerned act from then on with what rights they keep
+ * (api_token_role, migration 0031): none, unless another membership still grants some.
+ */
+export async function removeMembership(db: DbOrTx, input: { userId: string } & ({ organizationId: string } | { projectId: string }), actor: Actor) {
+  const scope = 'organizationId' in input ? { organizationId: input.organizationId } : { projectId: input.projectId };
+  const scopeMatch = 'organizationId' in input ? eq(memberships.organizationId, input.organizationId) : eq(memberships.projectId, input.projectId);
+  const [removed] = await db
+    .delete(memberships)
+    .where(and(eq(memberships.userId, input.userId), scopeMatch))
+    .returning({ role: memberships.role });
+  if (!removed) throw new DomainError('NotFound', 'the user has no role there', 'user');
+  await recordEvent(db, {
+    actor,
+    projectId: 'projectId' in scope ? scope.projectId : null,
+    action: 'membership.remove',
+    objectType: 'user',
+    objectId: input.userId,
+    before: { role: removed.role, ...scope },
+  });
+}
+
+/**
  * Every project (operator view), with its phase and, while deleting, how many objects wait and on
  * what; filtered by slug or organization, paginated in the database.
  */
