@@ -4,7 +4,7 @@ import { moduleEnabled } from '@/server/api/modules';
 import { withDeadline } from '@/db/deadline';
 import { env } from '@/server/env';
 import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError, isDomainError, validationFailed } from '@/server/errors';
-import { logError } from '@/server/observability/log';
+import { internalErrorBody } from '@/server/observability/log';
 import { bufferedBody, jsonReply, JsonReply, type ApiRequest } from './buffered';
 import { limiter } from './rate-limit';
 import { refuseUnstorableText } from './untrusted-text';
@@ -68,8 +68,7 @@ function toReply(e: unknown): JsonReply {
     return errorReply(503, domain.code, domain.message, null, undefined, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
   }
   if (domain) return errorReply(errorTable[domain.code].http, domain.code, domain.message, domain.field, domain.details);
-  logError('rest', e);
-  return errorReply(500, 'Internal', 'internal error');
+  return jsonReply(internalErrorBody('rest', e), { status: 500 });
 }
 
 /** Reads a JSON body with a size limit; malformed JSON and oversized bodies are coded 4xx. */
