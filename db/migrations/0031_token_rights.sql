@@ -42,6 +42,13 @@ $$;
 --> statement-breakpoint
 CREATE TRIGGER users_revoke_created_tokens BEFORE DELETE ON users FOR EACH ROW EXECUTE FUNCTION api_tokens_revoke_with_creator();
 --> statement-breakpoint
+-- Tokens whose creator was deleted before this migration: created_by was set null, but the audit
+-- log says a user created them (tokens nobody created are recorded with a system actor). They die
+-- with their creator, as they would now.
+UPDATE api_tokens t SET revoked_at = now()
+WHERE t.created_by IS NULL AND t.kind = 'project' AND t.revoked_at IS NULL
+  AND EXISTS (SELECT 1 FROM events e WHERE e.object_type = 'apiToken' AND e.object_id = t.id::text AND e.action = 'token.create' AND e.actor_type = 'user');
+--> statement-breakpoint
 -- The CNI ADD's confirmation (0025, 0026) asks api_token_role instead of revoked_at alone: an ADD
 -- whose token has no role any more answers {"tokenRevoked": true} (401), one whose token's role
 -- fell below editor (an ADD writes) answers {"tokenForbidden": true} (403); either changes nothing.

@@ -6,10 +6,12 @@
  * the seed) act with their own role.
  */
 import { sql } from 'drizzle-orm';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, inject, test } from 'vitest';
 import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import * as clustersRoute from '@/app/api/v1/projects/[project]/clusters/route';
 import * as networksRoute from '@/app/api/v1/projects/[project]/networks/route';
+import { createDb } from '@/db/client';
+import { migrateDatabase } from '@/db/migrate';
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
 import { createNetwork } from '@/server/ipam/networks';
@@ -166,5 +168,80 @@ describe('the CNI ADD reusing a verified cluster token honours its creator’s r
     expect((await add()).status).toBe(200);
     await setUserDisabled(db, user.id, true, actor);
     expect((await add()).status).toBe(401);
+  });
+});
+
+describe('concurrent CNI ADDs of tokens whose creators’ rights differ', () => {
+  test('each ADD gets its own token’s answer, in batches or alone, and only the live token’s leases are written', async () => {
+    const { db } = testDb();
+    const { project } = await makeProject(db);
+    await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '10.43.0.0/16' }] }, actor);
+    const secrets: Record<string, string> = {};
+    const users: Record<string, string> = {};
+    for (const c of ['live', 'demoted', 'disabled']) {
+      const user = await makeUser(db, { projectId: project.id, role: 'owner' });
+      users[c] = user.id;
+      const { token } = await createCluster(db, project.id, { name: c, network: 'vpc', issueToken: true }, { type: 'user', id: user.id, label: user.email });
+      secrets[c] = token!.secret;
+    }
+    const add = (c: string, i: number) =>
+      call(cniRoute.POST as Handler, { project: project.slug, cluster: c, command: 'add' }, secrets[c], {
+        cniNetwork: 'k8s',
+        containerId: `ctr${i}`,
+        ifname: 'eth0',
+        node: `n${i % 4}`,
+      });
+    // Every token verified (and from now on reused by the route), every node with its blocks.
+    for (const c of Object.keys(secrets)) for (let n = 0; n < 4; n++) expect((await add(c, 1000 + n)).status).toBe(200);
+    await addMembership(db, { userId: users.demoted, role: 'viewer', projectId: project.id }, actor);
+    await setUserDisabled(db, users.disabled, true, actor);
+
+    const calls = Object.keys(secrets).flatMap((c) => Array.from({ length: 24 }, (_, i) => add(c, i).then((r) => [c, r.status] as const)));
+    const statuses: Record<string, number[]> = { live: [], demoted: [], disabled: [] };
+    for (const [c, status] of await Promise.all(calls)) statuses[c].push(status);
+    expect(new Set(statuses.live)).toEqual(new Set([200]));
+    expect(new Set(statuses.demoted)).toEqual(new Set([403]));
+    expect(new Set(statuses.disabled)).toEqual(new Set([401]));
+
+    const counts = (await db.execute(sql`
+      select c.name, count(l.id)::int as n from clusters c left join pod_leases l on l.cluster_id = c.id
+      where c.project_id = ${project.id} group by c.name order by c.name`)) as unknown as { name: string; n: number }[];
+    expect(counts).toEqual([
+      { name: 'demoted', n: 4 },
+      { name: 'disabled', n: 4 },
+      { name: 'live', n: 28 },
+    ]);
+  });
+});
+
+describe('migration 0031', () => {
+  test('revokes the tokens of creators deleted before it, and leaves tokens nobody created alone', async () => {
+    const { db: admin } = testDb();
+    const name = uniq('mig').replace(/-/g, '_');
+    await admin.execute(sql.raw(`create database ${name}`));
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    const old = createDb(url.toString(), { max: 2 });
+    try {
+      await migrateDatabase(url.toString(), { through: '0028_ipam_reservations_exact' });
+      const { project } = await makeProject(old.db);
+      const user = await makeUser(old.db, { projectId: project.id, role: 'owner' });
+      const byUser = await createApiToken(old.db, { projectId: project.id, name: 'by-user', createdBy: user.id }, { type: 'user', id: user.id, label: user.email });
+      const byCli = await createApiToken(old.db, { projectId: project.id, name: 'by-cli' }, actor);
+      // Deleted before the migration: the token's creator is gone without a trace on the token.
+      await old.db.execute(sql`delete from users where id = ${user.id}`);
+      await migrateDatabase(url.toString());
+      const rows = (await old.db.execute(sql`select name, revoked_at is not null as revoked from api_tokens where id in (${byUser.id}, ${byCli.id}) order by name`)) as unknown as {
+        name: string;
+        revoked: boolean;
+      }[];
+      expect(rows).toEqual([
+        { name: 'by-cli', revoked: false },
+        { name: 'by-user', revoked: true },
+      ]);
+    } finally {
+      await old.close();
+      await admin.execute(sql.raw(`drop database ${name} with (force)`));
+    }
   });
 });
