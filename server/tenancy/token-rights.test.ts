@@ -49,10 +49,12 @@ async function setup(role: 'owner' | 'editor' = 'owner') {
 
 describe('a project token acts with no more than its creator’s current rights', () => {
   test('its creator disabled: 401 on reads and writes, nothing written; enabled again: it works again', async () => {
-    const { db, user, read, write, networks } = await setup();
+    const { db, project, user, token, read, write, networks } = await setup();
     expect((await read()).status).toBe(200);
+    expect((await listApiTokens(db, project.id)).find((t) => t.id === token.id)).toMatchObject({ role: 'owner', actsAs: 'owner' });
     await setUserDisabled(db, user.id, true, actor);
     expect(await read()).toMatchObject({ status: 401, body: { error: { code: 'Unauthenticated' } } });
+    expect((await listApiTokens(db, project.id)).find((t) => t.id === token.id)).toMatchObject({ actsAs: null });
     const before = await networks();
     expect((await write()).status).toBe(401);
     expect(await networks()).toBe(before);
@@ -61,10 +63,12 @@ describe('a project token acts with no more than its creator’s current rights'
   });
 
   test('its creator demoted to viewer: the owner token reads but its writes are 403 and write nothing', async () => {
-    const { db, project, user, read, write, networks } = await setup();
+    const { db, project, user, token, read, write, networks } = await setup();
     expect((await write()).status).toBe(201);
     await addMembership(db, { userId: user.id, role: 'viewer', projectId: project.id }, actor);
     expect((await read()).status).toBe(200);
+    // The console's list says so.
+    expect((await listApiTokens(db, project.id)).find((t) => t.id === token.id)).toMatchObject({ role: 'owner', actsAs: 'viewer' });
     const before = await networks();
     expect(await write()).toMatchObject({ status: 403, body: { error: { code: 'Forbidden' } } });
     expect(await networks()).toBe(before);

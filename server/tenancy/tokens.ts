@@ -78,7 +78,11 @@ export async function tokenCreatorFor(db: DbOrTx, actor: Actor): Promise<string 
   return row?.createdBy ?? null;
 }
 
-/** Tokens of a project, newest first, without secrets. */
+/**
+ * Tokens of a project, newest first, without secrets. `actsAs` is the role a token acts with now
+ * (its own, or less when its creator's rights are less: api_token_role), null when revoked or when
+ * its creator has no role in the project.
+ */
 export async function listApiTokens(db: DbOrTx, projectId: string) {
   return db
     .select({
@@ -87,6 +91,7 @@ export async function listApiTokens(db: DbOrTx, projectId: string) {
       prefix: apiTokens.prefix,
       clusterName: apiTokens.clusterName,
       role: apiTokens.role,
+      actsAs: sql<MemberRole | null>`api_token_role(${apiTokens.id})`,
       createdAt: apiTokens.createdAt,
       lastUsedAt: apiTokens.lastUsedAt,
       revokedAt: apiTokens.revokedAt,
