@@ -43,4 +43,5 @@ test('the admin CLI disables, enables and deletes users and removes memberships;
   expect(await role()).toBeUndefined();
   const gone = (await cli(['user', 'disable', '--email', user.email]).catch(failure)) as Failure;
   expect(gone.stderr).toContain(`user "${user.email}" not found`);
-});
+  // Nine CLI processes, each starting TypeScript: allow for a busy machine.
+}, 240_000);
