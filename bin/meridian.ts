@@ -16,10 +16,10 @@ import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
 import { dataDir, env } from '../server/env';
 import { isDomainError } from '../server/errors';
-import { addMembership } from '../server/tenancy/projects';
+import { addMembership, removeMembership } from '../server/tenancy/projects';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
 import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '../server/tenancy/tokens';
-import { createUser, findUserByEmail } from '../server/tenancy/users';
+import { createUser, deleteUser, findUserByEmail, setUserDisabled } from '../server/tenancy/users';
 import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
@@ -32,6 +32,13 @@ const usage = `usage: npm run meridian -- <command> [options]
   seed                                      seed demo data (once per database)
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
               [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
+  user disable --email E | user enable --email E
+                                            a disabled user cannot sign in, and the tokens they
+                                            created (and their operator tokens) stop at once
+  user delete --email E                     deletes the user; the tokens they created are revoked
+  member remove --email E (--org SLUG | --project SLUG)
+                                            removes the user's role there; the tokens they created
+                                            act from then on with what rights they keep
   token create --project SLUG [--cluster NAME] [--name NAME] [--read-only | --owner]
                                             prints the new token alone on stdout (--owner: may also
                                             delete the project)
@@ -49,6 +56,18 @@ async function projectId(db: Db, slug: string): Promise<string> {
   const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, slug));
   if (!p) throw new Error(`project "${slug}" not found`);
   return p.id;
+}
+
+async function userId(db: Db, email: string): Promise<string> {
+  const user = await findUserByEmail(db, email);
+  if (!user) throw new Error(`user "${email}" not found`);
+  return user.id;
+}
+
+async function organizationId(db: Db, slug: string): Promise<string> {
+  const [o] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug));
+  if (!o) throw new Error(`organization "${slug}" not found`);
+  return o.id;
 }
 
 async function run(argv: string[], db: Db, url: string, appRole: string | undefined): Promise<number> {
@@ -98,9 +117,7 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       if (values.org) {
         const role = (values['org-role'] ?? 'viewer') as MemberRole;
         if (!memberRoles.includes(role)) throw new Error(`--org-role must be one of ${memberRoles.join(', ')}`);
-        const [o] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, values.org));
-        if (!o) throw new Error(`organization "${values.org}" not found`);
-        await addMembership(tx, { userId: u.id, role, organizationId: o.id }, actor);
+        await addMembership(tx, { userId: u.id, role, organizationId: await organizationId(tx as unknown as Db, values.org) }, actor);
       }
       if (values.project) {
         const role = (values['project-role'] ?? 'viewer') as MemberRole;
@@ -112,13 +129,31 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     process.stdout.write(`${user.id}\n`);
     return 0;
   }
+  if (group === 'user' && (verb === 'disable' || verb === 'enable')) {
+    const id = await userId(db, need('email'));
+    await db.transaction((tx) => setUserDisabled(tx, id, verb === 'disable', actor));
+    err(`user ${values.email} ${verb}d`);
+    return 0;
+  }
+  if (group === 'user' && verb === 'delete') {
+    const id = await userId(db, need('email'));
+    await db.transaction((tx) => deleteUser(tx, id, actor));
+    err(`user ${values.email} deleted; the tokens they created are revoked`);
+    return 0;
+  }
+  if (group === 'member' && verb === 'remove') {
+    if (Boolean(values.org) === Boolean(values.project)) throw new Error('exactly one of --org and --project is required');
+    const id = await userId(db, need('email'));
+    const scope = values.org ? { organizationId: await organizationId(db, values.org) } : { projectId: await projectId(db, values.project!) };
+    await db.transaction((tx) => removeMembership(tx, { userId: id, ...scope }, actor));
+    err(`removed ${values.email}'s role on ${values.org ? `organization ${values.org}` : `project ${values.project}`}`);
+    return 0;
+  }
   if (group === 'token' && values.operator) {
     if (values.project || values.cluster || values['read-only'] || values.owner) throw new Error('--operator tokens have no --project, --cluster, --read-only or --owner');
     if (verb === 'create') {
-      const email = need('user');
-      const user = await findUserByEmail(db, email);
-      if (!user) throw new Error(`user "${email}" not found`);
-      const token = await db.transaction((tx) => createOperatorToken(tx, { userId: user.id, name: values.name ?? 'cli-operator' }, actor));
+      const id = await userId(db, need('user'));
+      const token = await db.transaction((tx) => createOperatorToken(tx, { userId: id, name: values.name ?? 'cli-operator' }, actor));
       process.stdout.write(`${token.secret}\n`);
       err(`operator token ${token.id} (${token.prefix}…) created, acting for ${token.user}`);
       return 0;

@@ -59,7 +59,12 @@ export function TokensView({ project }: { project: string }) {
                 <Td>{t.name}</Td>
                 <Td><code className="font-mono text-xs">{t.prefix}…</code></Td>
                 <Td>{t.clusterName ?? '—'}</Td>
-                <Td>{t.role === 'viewer' ? 'read only' : t.role === 'owner' ? 'owner' : 'read/write'}</Td>
+                <Td>
+                  {access(t.role)}
+                  {!t.revokedAt && t.actsAs !== t.role && (
+                    <div className="text-xs text-amber-800">{t.actsAs ? `acts as ${access(t.actsAs)}: its creator's role` : 'no access: its creator has none'}</div>
+                  )}
+                </Td>
                 <Td>{formatTime(t.createdAt)}</Td>
                 <Td>{formatTime(t.lastUsedAt)}</Td>
                 <RevokeCell token={t} question={`Revoke token "${t.name}"? Clients using it stop working at once.`} onRevoke={() => revoke.mutate({ project, id: t.id })} />
@@ -71,6 +76,8 @@ export function TokensView({ project }: { project: string }) {
     </div>
   );
 }
+
+const access = (role: 'viewer' | 'editor' | 'owner') => (role === 'viewer' ? 'read only' : role === 'owner' ? 'owner' : 'read/write');
 
 /** A token's last cell: "revoked", or a Revoke button that asks `question` first. */
 export function RevokeCell({ token, question, onRevoke }: { token: { name: string; revokedAt: Date | string | null }; question: string; onRevoke: () => void }) {

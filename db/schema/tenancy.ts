@@ -137,6 +137,12 @@ export const apiTokens = pgTable(
     tokenHash: text('token_hash').notNull().unique(),
     /** The member role of a project token; unused by operator tokens (they act with their user's platform role). */
     role: memberRole('role').notNull().default('editor'),
+    /**
+     * Who created the token. A project token acts with no more than its creator's current rights in
+     * the project (api_token_role, migration 0031); deleting the creator revokes it (a trigger) before
+     * this is set null. Null from the start for tokens nobody created (the CLI, the seed): they act
+     * with their own role.
+     */
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
@@ -145,6 +151,7 @@ export const apiTokens = pgTable(
   (t) => [
     index('api_tokens_project').on(t.projectId),
     index('api_tokens_user').on(t.userId).where(sql`${t.userId} is not null`),
+    index('api_tokens_created_by').on(t.createdBy).where(sql`${t.createdBy} is not null`),
     check(
       'api_tokens_kind_scope',
       sql`(${t.kind} = 'project' and ${t.projectId} is not null and ${t.userId} is null)

@@ -4,7 +4,7 @@ import { clusters, networks } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
 import { findNetwork } from '@/server/ipam/networks';
-import { createApiToken } from '@/server/tenancy/tokens';
+import { createApiToken, tokenCreatorFor } from '@/server/tenancy/tokens';
 import { releaseLeasesIn } from './leases';
 import type { z } from 'zod';
 import type { clusterCreateInput } from './schemas';
@@ -40,7 +40,8 @@ export async function findCluster(db: DbOrTx, projectId: string, name: string): 
 
 /**
  * Registers a cluster attached to a network and, when asked, issues the cluster-scoped token its
- * nodes' CNI plugin uses (returned once).
+ * nodes' CNI plugin uses (returned once). That token rests on the rights of whoever registered the
+ * cluster (for a project token: that token's creator, `tokenCreatorFor`).
  */
 export async function createCluster(
   db: Db,
@@ -64,7 +65,7 @@ export async function createCluster(
         .returning({ id: clusters.id, name: clusters.name });
       await recordEvent(tx, { actor, projectId, action: 'cluster.create', objectType: 'cluster', objectId: c.id, objectName: c.name, after: { network: input.network } });
       const token = input.issueToken
-        ? await createApiToken(tx, { projectId, name: `cluster-${c.name}`, clusterName: c.name, role: 'editor', createdBy: actor.type === 'user' ? actor.id : null }, actor)
+        ? await createApiToken(tx, { projectId, name: `cluster-${c.name}`, clusterName: c.name, role: 'editor', createdBy: await tokenCreatorFor(tx, actor) }, actor)
         : null;
       return { id: c.id, name: c.name, network: network.name, token: token ? { id: token.id, secret: token.secret, prefix: token.prefix } : null };
     });

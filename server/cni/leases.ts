@@ -185,9 +185,11 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     | { noPools: true }
     | { needsBlock: number[] }
     | { tokenRevoked: true }
+    | { tokenForbidden: true }
     | { clusterGone: true }
   >(db, args);
   if ('tokenRevoked' in result) throw new DomainError('Unauthenticated', 'this token has been revoked');
+  if ('tokenForbidden' in result) throw new DomainError('Forbidden', 'this token acts as a viewer now (its creator’s role in the project); an ADD needs the editor role');
   if ('clusterGone' in result) throw clusterGone(cluster);
   if ('needsBlock' in result) return result;
   if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { logError } from '@/server/observability/log';
-import { BufferedRequest, JsonReply } from './buffered';
+import { internalErrorBody } from '@/server/observability/log';
+import { BufferedRequest, jsonReply, JsonReply } from './buffered';
 import { errorReply, MAX_BODY_BYTES } from './rest';
 import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
 import { securityHeaders } from './security-headers';
@@ -124,8 +124,8 @@ export async function createApiServer(root: string): Promise<ApiServer> {
       try {
         await handle(req, res);
       } catch (e) {
-        logError('rest', e);
-        if (!res.headersSent) sendReply(res, errorReply(500, 'Internal', 'internal error'));
+        const body = internalErrorBody('rest', e);
+        if (!res.headersSent) sendReply(res, jsonReply(body, { status: 500 }));
         else res.end();
       }
     },

@@ -4,7 +4,7 @@ import { moduleEnabled } from '@/server/api/modules';
 import { withDeadline } from '@/db/deadline';
 import { env } from '@/server/env';
 import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError, isDomainError, validationFailed } from '@/server/errors';
-import { logError } from '@/server/observability/log';
+import { internalErrorBody } from '@/server/observability/log';
 import { bufferedBody, jsonReply, JsonReply, type ApiRequest } from './buffered';
 import { limiter } from './rate-limit';
 import { refuseUnstorableText } from './untrusted-text';
@@ -68,8 +68,7 @@ function toReply(e: unknown): JsonReply {
     return errorReply(503, domain.code, domain.message, null, undefined, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
   }
   if (domain) return errorReply(errorTable[domain.code].http, domain.code, domain.message, domain.field, domain.details);
-  logError('rest', e);
-  return errorReply(500, 'Internal', 'internal error');
+  return jsonReply(internalErrorBody('rest', e), { status: 500 });
 }
 
 /** Reads a JSON body with a size limit; malformed JSON and oversized bodies are coded 4xx. */
@@ -150,9 +149,9 @@ function rateLimited(tokenId: string): JsonReply | null {
 interface RouteOptions<P> {
   module?: string;
   /**
-   * Requests whose handler checks in its own write's transaction that the token is unrevoked, and
-   * throws Unauthenticated when it is not (the CNI ADD): a cluster token verified in the last 30 s
-   * is not read again first (server/tenancy/tokens.ts). Until that check, a token revoked meanwhile
+   * Requests whose handler checks in its own write's transaction that the token is unrevoked and
+   * still holds the route's role, and throws Unauthenticated or Forbidden when it does not (the CNI
+   * ADD): a cluster token verified in the last 30 s is not read again first (server/tenancy/tokens.ts). Until that check, a token revoked meanwhile
    * can still get the route's other refusals (400, 404, 429); it never gets a write.
    */
   confirmsToken?: (params: P) => boolean;
@@ -185,10 +184,10 @@ function restRoute<P extends Record<string, string>, C>(
       // The whole request — token, checks, handler — within one budget (db/deadline.ts).
       return await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => serve(req, params, match));
     } catch (e) {
-      // A write that found its token revoked: the token is not reused again.
-      if (match && confirmsToken?.(params as P) && isDomainError(e) && e.code === 'Unauthenticated') {
+      // A write that found its token revoked or below the role: the token is not reused again.
+      if (match && confirmsToken?.(params as P) && isDomainError(e) && (e.code === 'Unauthenticated' || e.code === 'Forbidden')) {
         forgetVerifiedToken(match[1]);
-        return unauthenticated(e.message);
+        if (e.code === 'Unauthenticated') return unauthenticated(e.message);
       }
       return toReply(e);
     }

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { expectedMigrationCount } from '@/db/migrate';
+import { databaseUnavailability } from '@/server/errors';
 import { providerClient, providerConfigured } from '@/server/provider/connection';
+import { internalErrorMessage, logError } from './log';
 
 export interface DependencyState {
   name: string;
@@ -19,13 +21,26 @@ export function registerReadinessCheck(name: string, check: Check) {
 
 const WORKER_STALE_MS = 30_000;
 
+/** A check that did not answer in time: its message names no internals and is shown as it is. */
+class CheckTimeout extends Error {}
+
 async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)))]);
+    return await Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new CheckTimeout(`${what} timed out after ${ms} ms`)), ms)))]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * What /readyz (unauthenticated) says of a check that failed: a timeout or an unreachable database
+ * as such, anything else only by the id under which it is logged (a failed statement's message
+ * carries the statement).
+ */
+function failureDetail(check: string, e: unknown): string {
+  if (e instanceof CheckTimeout) return e.message;
+  return databaseUnavailability(e) ?? internalErrorMessage(logError(`readyz ${check}`, e));
 }
 
 /**
@@ -40,7 +55,7 @@ export async function checkReadiness(db: Db) {
     dbOk = true;
     deps.push({ name: 'database', status: 'ok', detail: 'connected', required: true });
   } catch (e) {
-    deps.push({ name: 'database', status: 'failing', detail: (e as Error).message, required: true });
+    deps.push({ name: 'database', status: 'failing', detail: failureDetail('database', e), required: true });
   }
   if (dbOk) {
     try {
@@ -54,7 +69,7 @@ export async function checkReadiness(db: Db) {
         required: true,
       });
     } catch (e) {
-      deps.push({ name: 'migrations', status: 'failing', detail: (e as Error).message, required: true });
+      deps.push({ name: 'migrations', status: 'failing', detail: failureDetail('migrations', e), required: true });
     }
     try {
       const rows = (await db.execute(
@@ -68,7 +83,7 @@ export async function checkReadiness(db: Db) {
         required: true,
       });
     } catch (e) {
-      deps.push({ name: 'worker', status: 'failing', detail: (e as Error).message, required: true });
+      deps.push({ name: 'worker', status: 'failing', detail: failureDetail('worker', e), required: true });
     }
   } else {
     deps.push({ name: 'migrations', status: 'unknown', detail: 'database unreachable', required: true });
@@ -89,7 +104,7 @@ export async function checkReadiness(db: Db) {
     try {
       deps.push(await withTimeout(check(), 3000, name));
     } catch (e) {
-      deps.push({ name, status: 'failing', detail: (e as Error).message, required: false });
+      deps.push({ name, status: 'failing', detail: failureDetail(name, e), required: false });
     }
   }
   const status = deps.every((d) => d.status === 'ok' || !d.required) ? 'ok' : 'failing';

@@ -153,19 +153,21 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
   });
 }
 
+/** Where a membership applies: an organization or a project. */
+type MembershipScope = { organizationId: string } | { projectId: string };
+
+/** A user's membership row on `input`'s scope, as a filter; the scope alone, and its project for the audit log. */
+function membershipOf(input: { userId: string } & MembershipScope) {
+  if ('organizationId' in input) {
+    return { scope: { organizationId: input.organizationId }, where: and(eq(memberships.userId, input.userId), eq(memberships.organizationId, input.organizationId)), projectId: null };
+  }
+  return { scope: { projectId: input.projectId }, where: and(eq(memberships.userId, input.userId), eq(memberships.projectId, input.projectId)), projectId: input.projectId };
+}
+
 /** Grants `role` on an organization or a project (upsert). */
-export async function addMembership(
-  db: DbOrTx,
-  input: { userId: string; role: MemberRole } & ({ organizationId: string } | { projectId: string }),
-  actor: Actor,
-) {
-  const scope = 'organizationId' in input ? { organizationId: input.organizationId } : { projectId: input.projectId };
-  const scopeMatch =
-    'organizationId' in input ? eq(memberships.organizationId, input.organizationId) : eq(memberships.projectId, input.projectId);
-  const [existing] = await db
-    .select({ id: memberships.id })
-    .from(memberships)
-    .where(and(eq(memberships.userId, input.userId), scopeMatch));
+export async function addMembership(db: DbOrTx, input: { userId: string; role: MemberRole } & MembershipScope, actor: Actor) {
+  const { scope, where, projectId } = membershipOf(input);
+  const [existing] = await db.select({ id: memberships.id }).from(memberships).where(where);
   if (existing) {
     await db.update(memberships).set({ role: input.role }).where(eq(memberships.id, existing.id));
   } else {
@@ -173,11 +175,30 @@ export async function addMembership(
   }
   await recordEvent(db, {
     actor,
-    projectId: 'projectId' in scope ? scope.projectId : null,
+    projectId,
     action: 'membership.set',
     objectType: 'user',
     objectId: input.userId,
     after: { role: input.role, ...scope },
+  });
+}
+
+/**
+ * Removes a user's role on an organization or a project; NotFound when they hold none there. The
+ * tokens they created for the projects concerned act from then on with what rights they keep
+ * (api_token_role, migration 0031): none, unless another membership still grants some.
+ */
+export async function removeMembership(db: DbOrTx, input: { userId: string } & MembershipScope, actor: Actor) {
+  const { scope, where, projectId } = membershipOf(input);
+  const [removed] = await db.delete(memberships).where(where).returning({ role: memberships.role });
+  if (!removed) throw new DomainError('NotFound', 'the user has no role there', 'user');
+  await recordEvent(db, {
+    actor,
+    projectId,
+    action: 'membership.remove',
+    objectType: 'user',
+    objectId: input.userId,
+    before: { role: removed.role, ...scope },
   });
 }
 

@@ -28,7 +28,8 @@ function checkTokenName(raw: string): string {
 
 /**
  * Issues a bearer token for a project (optionally one cluster). Returns the secret exactly once;
- * only its SHA-256 is stored.
+ * only its SHA-256 is stored. With `createdBy` the token acts with no more than that user's rights
+ * in the project at each use (api_token_role, migration 0031); without, with its own role.
  */
 export async function createApiToken(
   db: DbOrTx,
@@ -65,7 +66,23 @@ export async function createApiToken(
   return { ...row, secret };
 }
 
-/** Tokens of a project, newest first, without secrets. */
+/**
+ * The user whose rights a token created by `actor` rests on: a signed-in user themself; for an API
+ * token (a cluster registered with a project token) that token's own creator, so a token cannot
+ * mint one that outlives its creator's rights; none for the system (the CLI, the seed, jobs).
+ */
+export async function tokenCreatorFor(db: DbOrTx, actor: Actor): Promise<string | null> {
+  if (actor.type === 'user') return actor.id;
+  if (actor.type === 'system') return null;
+  const [row] = await db.select({ createdBy: apiTokens.createdBy }).from(apiTokens).where(eq(apiTokens.id, actor.id));
+  return row?.createdBy ?? null;
+}
+
+/**
+ * Tokens of a project, newest first, without secrets. `actsAs` is the role a token acts with now
+ * (its own, or less when its creator's rights are less: api_token_role), null when revoked or when
+ * its creator has no role in the project.
+ */
 export async function listApiTokens(db: DbOrTx, projectId: string) {
   return db
     .select({
@@ -74,6 +91,7 @@ export async function listApiTokens(db: DbOrTx, projectId: string) {
       prefix: apiTokens.prefix,
       clusterName: apiTokens.clusterName,
       role: apiTokens.role,
+      actsAs: sql<MemberRole | null>`api_token_role(${apiTokens.id})`,
       createdAt: apiTokens.createdAt,
       lastUsedAt: apiTokens.lastUsedAt,
       revokedAt: apiTokens.revokedAt,
@@ -193,7 +211,8 @@ interface TokenRow {
   project_id: string | null;
   project_slug: string | null;
   cluster_name: string | null;
-  role: MemberRole;
+  /** A project token's role as it acts now (api_token_role): null when its creator has no rights left. */
+  role: MemberRole | null;
   user_id: string | null;
   user_email: string | null;
   user_roles: PlatformRole[] | null;
@@ -206,11 +225,15 @@ interface TokenRow {
   node_block_prefix_v6: number | null;
 }
 
-/** The live (unrevoked) tokens among `hashes`, with their project, user and (cluster tokens) cluster; refreshes stale `last_used_at`. */
+/**
+ * The live (unrevoked) tokens among `hashes`, with their project, user, role as it acts now and
+ * (cluster tokens) cluster; refreshes stale `last_used_at`.
+ */
 async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
   // Hashes are hex: the array literal needs no quoting, and one statement text serves any count.
   const rows = (await db.execute(sql`
-    select t.token_hash, t.kind, t.id as token_id, t.name as token_name, t.project_id, p.slug as project_slug, t.cluster_name, t.role,
+    select t.token_hash, t.kind, t.id as token_id, t.name as token_name, t.project_id, p.slug as project_slug, t.cluster_name,
+           api_token_role(t.id) as role,
            u.id as user_id, u.email as user_email, u.platform_roles as user_roles, u.disabled_at is not null as user_disabled,
            t.last_used_at is null or t.last_used_at < now() - interval '60 seconds' as stale,
            c.id as cluster_id, n.id as network_id, n.name as network_name, c.node_block_prefix_v4, c.node_block_prefix_v6
@@ -227,7 +250,7 @@ async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
 
 function principalOf(row: TokenRow): ApiPrincipal | undefined {
   if (row.kind === 'project') {
-    if (!row.project_id || !row.project_slug) return undefined;
+    if (!row.project_id || !row.project_slug || !row.role) return undefined;
     return {
       kind: 'project',
       tokenId: row.token_id,
@@ -273,11 +296,14 @@ const verifier = perPool((pool) => {
 
 /**
  * Cluster tokens verified in the last REUSE_MS, by hash. A route whose write confirms its token
- * itself (the CNI ADD, which checks in its own transaction that its token is unrevoked: migration 0025) takes
- * the principal from here instead of reading the token again before every call. Only successful
- * look-ups of cluster tokens are kept: their principal cannot change while the token is unrevoked
- * (a token's project, cluster and role are fixed, and deleting the cluster or its project revokes
- * it). Entries expire, so `last_used_at` is still refreshed by a look-up about once a minute.
+ * itself (the CNI ADD, which checks in its own transaction that its token still has a role of at
+ * least editor: migrations 0025, 0031) takes the principal from here instead of reading the token
+ * again before every call. Only successful look-ups of cluster tokens are kept: their project and
+ * cluster are fixed (deleting the cluster or its project revokes the token). Their role is not: it
+ * follows the creator's rights, which may change in any process (the console, the admin CLI)
+ * without this one knowing; so the entry is never trusted for the role, the ADD's own check is,
+ * and a refused ADD drops the entry (`forgetVerifiedToken`). Entries expire, so `last_used_at` is
+ * still refreshed by a look-up about once a minute.
  */
 const recentClusterTokens = new Map<string, { principal: TokenPrincipal; until: number }>();
 const REUSE_MS = 30_000;
@@ -289,16 +315,18 @@ function remember(hash: string, principal: TokenPrincipal) {
   recentClusterTokens.set(hash, { principal, until: Date.now() + REUSE_MS });
 }
 
-/** Drops a secret's recently verified principal (its confirmation failed: the token was revoked). */
+/** Drops a secret's recently verified principal (its confirmation failed: the token was revoked or lost its role). */
 export function forgetVerifiedToken(secret: string): void {
   recentClusterTokens.delete(hashToken(secret));
 }
 
 /**
- * Resolves a presented bearer secret to its principal, or undefined when unknown or revoked, or
- * (operator tokens) when the user is disabled or no longer holds the operator role: the token is
- * read on every use, so revoking it or taking the role away stops it at once. A cluster token's
- * principal carries its cluster. `last_used_at` is refreshed at most once a minute per token so hot
+ * Resolves a presented bearer secret to its principal, or undefined when unknown or revoked, when
+ * (project tokens) its creator is disabled or holds no role in the project any more, or (operator
+ * tokens) when the user is disabled or no longer holds the operator role. A project token's role
+ * is the lesser of its own and its creator's current one (api_token_role). The token is read on
+ * every use, so revoking it or changing its creator's rights takes effect at once. A cluster
+ * token's principal carries its cluster. `last_used_at` is refreshed at most once a minute per token so hot
  * tokens do not become a write hot spot.
  *
  * With `reuseRecent`, a cluster token verified in the last 30 s is not read again: only for

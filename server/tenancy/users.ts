@@ -48,6 +48,33 @@ export async function getSessionUser(db: DbOrTx, id: string): Promise<SessionUse
   return { id: user.id, email: user.email, name: user.name, platformRoles: user.platformRoles };
 }
 
+/**
+ * Disables (or enables again) a user. A disabled user cannot sign in, and every token they created
+ * stops working at its next use (api_token_role, migration 0031), as do their operator tokens;
+ * enabling them again gives those tokens back what the user's rights then allow.
+ */
+export async function setUserDisabled(db: DbOrTx, userId: string, disabled: boolean, actor: Actor) {
+  const [user] = await db
+    .update(users)
+    .set({ disabledAt: disabled ? sql`coalesce(${users.disabledAt}, now())` : null })
+    .where(eq(users.id, userId))
+    .returning({ id: users.id, email: users.email });
+  if (!user) throw new DomainError('NotFound', `user ${userId} not found`, 'user');
+  await recordEvent(db, { actor, action: disabled ? 'user.disable' : 'user.enable', objectType: 'user', objectId: user.id, objectName: user.email });
+  return user;
+}
+
+/**
+ * Deletes a user with their memberships and operator tokens. The project tokens they created are
+ * revoked in the same statement (a trigger on users, migration 0031), so none outlives them.
+ */
+export async function deleteUser(db: DbOrTx, userId: string, actor: Actor) {
+  const [user] = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id, email: users.email });
+  if (!user) throw new DomainError('NotFound', `user ${userId} not found`, 'user');
+  await recordEvent(db, { actor, action: 'user.delete', objectType: 'user', objectId: user.id, objectName: user.email });
+  return user;
+}
+
 export type SignInResult =
   | { ok: true; user: SessionUser }
   | { ok: false; reason: 'invalid' | 'locked'; retryAfterSeconds?: number };

@@ -7,6 +7,7 @@ import { withDeadline } from '@/db/deadline';
 import { env } from '@/server/env';
 import { asDomainError, isDomainError, validationFailed, type FieldIssue } from '@/server/errors';
 import { refuseUnstorableText } from '@/server/http/untrusted-text';
+import { errorIdOf, internalErrorMessage } from '@/server/observability/log';
 import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
 import { hasPlatformRole, roleAtLeast, type MemberRole, type PlatformRole, type SessionUser } from '@/server/tenancy/roles';
 import { errorTable } from './errors';
@@ -32,14 +33,17 @@ const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     const issues = isDomainError(cause) && cause.code === 'ValidationFailed' ? (cause.details?.issues as FieldIssue[] | undefined) : undefined;
+    // A failure nobody coded (a failed statement, a bug) is logged by the HTTP handler (http.ts)
+    // under this id; its message may carry SQL and parameters, so the browser only learns that it
+    // happened and the id to quote.
+    const errorId = error.code === 'INTERNAL_SERVER_ERROR' ? errorIdOf(error) : null;
     return {
       ...shape,
-      // A failure nobody coded (a failed statement, a bug) is logged by the route handler; its
-      // message may carry SQL and parameters, so the browser only learns that it happened.
-      message: error.code === 'INTERNAL_SERVER_ERROR' ? 'internal error' : shape.message,
+      message: errorId ? internalErrorMessage(errorId) : shape.message,
       data: {
         ...shape.data,
         stack: undefined,
+        errorId,
         domainCode: isDomainError(cause) ? cause.code : null,
         field: isDomainError(cause) ? (cause.field ?? null) : null,
         details: isDomainError(cause) ? (cause.details ?? null) : null,

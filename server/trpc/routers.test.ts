@@ -82,7 +82,7 @@ describe('procedure guards', () => {
       });
       const text = await res.text();
       expect(res.status).toBe(500);
-      expect((JSON.parse(text) as { error: { json: { message: string } } }).error.json.message).toBe('internal error');
+      expect((JSON.parse(text) as { error: { json: { message: string } } }).error.json.message).toMatch(/^internal error \(error id [0-9a-f]{12}; the server log has the details\)$/);
       expect(text).not.toMatch(/select|Failed query|params|relation/i);
     } finally {
       await empty.close();

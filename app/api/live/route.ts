@@ -1,11 +1,9 @@
 import { getDb } from '@/db/client';
 import { currentUser } from '@/server/auth/session';
-import { isDomainError } from '@/server/errors';
+import { routeErrorResponse } from '@/server/http/route-error';
 import { changeHub } from '@/server/live/hub';
 import { resolveLiveScope } from '@/server/live/scope';
 import { changeStream, sseHeaders } from '@/server/live/stream';
-import { logError } from '@/server/observability/log';
-import { errorTable } from '@/server/trpc/errors';
 
 /**
  * Live change notifications for the console, as server-sent events: `?project=<slug>` for a
@@ -17,15 +15,13 @@ import { errorTable } from '@/server/trpc/errors';
 export const dynamic = 'force-dynamic';
 
 export async function GET(req: Request): Promise<Response> {
-  const user = await currentUser();
-  if (!user) return Response.json({ error: { code: 'Unauthenticated', message: 'sign in first' } }, { status: 401 });
-  const project = new URL(req.url).searchParams.get('project');
   try {
+    const user = await currentUser();
+    if (!user) return Response.json({ error: { code: 'Unauthenticated', message: 'sign in first' } }, { status: 401 });
+    const project = new URL(req.url).searchParams.get('project');
     const scope = await resolveLiveScope(getDb(), user, project);
     return new Response(changeStream(changeHub(), scope, { signal: req.signal }), { headers: sseHeaders });
   } catch (e) {
-    if (isDomainError(e)) return Response.json({ error: { code: e.code, message: e.message } }, { status: errorTable[e.code].http });
-    logError('live', e);
-    return Response.json({ error: { code: 'Internal', message: 'internal error' } }, { status: 500 });
+    return routeErrorResponse('live', e);
   }
 }

@@ -1,4 +1,5 @@
 import { currentUser } from '@/server/auth/session';
+import { routeErrorResponse } from '@/server/http/route-error';
 import type { ProviderAdminClient } from '@/server/provider/client';
 import { providerAdminClient } from '@/server/provider/connection';
 import { NOT_CONFIGURED_MESSAGE, outcomeReason } from '@/server/provider/qa';
@@ -75,7 +76,12 @@ async function* relay(client: ProviderAdminClient, lastSeen: number | undefined,
 }
 
 export async function GET(req: Request): Promise<Response> {
-  const user = await currentUser();
+  let user;
+  try {
+    user = await currentUser();
+  } catch (e) {
+    return routeErrorResponse('qa simulator log', e);
+  }
   if (!user) return Response.json({ error: { code: 'Unauthenticated', message: 'sign in first' } }, { status: 401 });
   // Like the page: someone without the role is not told that this exists.
   if (!hasPlatformRole(user, 'qa')) return Response.json({ error: { code: 'NotFound', message: 'not found' } }, { status: 404 });
