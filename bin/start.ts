@@ -34,6 +34,7 @@ async function main() {
   const shutdown = async (code: number) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    embedded?.shuttingDown();
     say('stopping…');
     await control?.close().catch(() => {});
     await Promise.all(children.map((c) => c.stop()));

@@ -179,6 +179,7 @@ export interface SupervisedDatabaseOptions {
 export class SupervisedDatabase {
   private current?: EmbeddedDatabase;
   private stopping = false;
+  private restarting?: Promise<void>;
   restarts = 0;
 
   constructor(private readonly options: SupervisedDatabaseOptions) {}
@@ -195,7 +196,7 @@ export class SupervisedDatabase {
       if (this.current !== db || this.stopping) return;
       this.current = undefined;
       this.options.log(`PostgreSQL exited unexpectedly (${signal ?? `code ${code}`}, pid ${db.pid}); restarting it on the same data directory`);
-      void this.restart();
+      this.restarting = this.restart().finally(() => (this.restarting = undefined));
     });
   }
 
@@ -229,9 +230,18 @@ export class SupervisedDatabase {
     );
   }
 
-  /** Stops the server; at once when it is not running. */
+  /**
+   * From now on an exit is not restarted: the system is shutting down (a signal sent to the whole
+   * process group reaches PostgreSQL too, and may stop it before `stop` is called).
+   */
+  shuttingDown(): void {
+    this.stopping = true;
+  }
+
+  /** Stops the server, after a restart in flight has finished (its server is stopped too); at once when none runs. */
   async stop(): Promise<void> {
     this.stopping = true;
+    await this.restarting;
     await this.current?.stop();
   }
 }
