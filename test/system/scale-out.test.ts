@@ -65,8 +65,15 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
   const { db } = system;
   const ledger = new Ledger();
   const base = `/api/v1/projects/${world.slug}`;
+  // A DEL names the attachment only, as the plugin sends it (the API refuses fields it does not take).
   const cni = (cluster: string, command: 'add' | 'del', containerId: string, node: string, web?: number) =>
-    api.request('POST', `${base}/clusters/${cluster}/cni/${command}`, world.clusterTokens[cluster], { cniNetwork: 'k8s', containerId, ifname: 'eth0', node, podNamespace: 'default', podName: containerId }, { web });
+    api.request(
+      'POST',
+      `${base}/clusters/${cluster}/cni/${command}`,
+      world.clusterTokens[cluster],
+      command === 'add' ? { cniNetwork: 'k8s', containerId, ifname: 'eth0', node, podNamespace: 'default', podName: containerId } : { cniNetwork: 'k8s', containerId, ifname: 'eth0' },
+      { web },
+    );
   const claimSpec = (i: number) => ({ network: 'vpc', family: i % 2 ? 'IPv6' : 'IPv4', prefixLength: i % 2 ? 64 : 28 });
   const started = Date.now();
 

@@ -42,8 +42,9 @@ export function startWorkload(api: Api, world: World, ledger: Ledger, random: ()
     return key;
   };
   const retry = { attempts: 4, pauseMs: 400 };
-  const cni = (cluster: string, command: 'add' | 'del', containerId: string, node: string) =>
-    api.idempotent('POST', `${base}/clusters/${cluster}/cni/${command}`, world.clusterTokens[cluster], { cniNetwork: 'k8s', containerId, ifname: 'eth0', node }, retry);
+  // A DEL names the attachment only, as the plugin sends it (the API refuses fields it does not take).
+  const cni = (cluster: string, command: 'add' | 'del', containerId: string, node?: string) =>
+    api.idempotent('POST', `${base}/clusters/${cluster}/cni/${command}`, world.clusterTokens[cluster], { cniNetwork: 'k8s', containerId, ifname: 'eth0', ...(node ? { node } : {}) }, retry);
 
   const operations: [number, () => Promise<void>][] = [
     [30, async () => {
@@ -66,7 +67,7 @@ export function startWorkload(api: Api, world: World, ledger: Ledger, random: ()
       const key = take(ledger.live(ledger.leases));
       if (!key) return;
       const [cluster, containerId] = key.split('/');
-      ledger.leaseDeleted(cluster, containerId, await cni(cluster, 'del', containerId, 'n/a'));
+      ledger.leaseDeleted(cluster, containerId, await cni(cluster, 'del', containerId));
       busy.delete(key);
     }],
     [7, async () => {
