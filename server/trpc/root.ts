@@ -6,6 +6,7 @@ import { ipamRouter } from './routers/ipam';
 import { meRouter } from './routers/me';
 import { projectsRouter } from './routers/projects';
 import { quotaRouter } from './routers/quota';
+import { sessionsRouter } from './routers/sessions';
 import { simulatorRouter } from './routers/simulator';
 import { tokensRouter } from './routers/tokens';
 
@@ -17,6 +18,7 @@ export const appRouter = createTRPCRouter({
   ipam: ipamRouter,
   quota: quotaRouter,
   cni: cniRouter,
+  sessions: sessionsRouter,
   simulator: simulatorRouter,
   fleet: fleetRouter,
 });

@@ -4,7 +4,7 @@ import { withDeadline } from '@/db/deadline';
 import { env } from '@/server/env';
 import { asDomainError, DATABASE_RETRY_AFTER_SECONDS } from '@/server/errors';
 import { getDb } from '@/db/client';
-import { currentUser } from '@/server/auth/session';
+import { currentSession } from '@/server/auth/session';
 import { checkCsrf } from '@/server/http/csrf';
 import { logError } from '@/server/observability/log';
 import { appRouter } from '@/server/trpc/root';
@@ -18,8 +18,8 @@ async function handler(req: Request) {
     router: appRouter,
     createContext: async () => {
       try {
-        const user = await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => currentUser());
-        return { db: getDb(), session: user ? { user } : null };
+        const session = await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => currentSession());
+        return { db: getDb(), session: session ? { user: session.user, id: session.sessionId } : null };
       } catch (e) {
         const unavailable = asDomainError(e);
         if (unavailable?.code === 'DatabaseUnavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: unavailable.message, cause: unavailable });
