@@ -19,7 +19,8 @@ import { isDomainError } from '../server/errors';
 import { addMembership } from '../server/tenancy/projects';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
 import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '../server/tenancy/tokens';
-import { createUser, findUserByEmail } from '../server/tenancy/users';
+import { listSessions, revokeSession, revokeUserSessions } from '../server/tenancy/sessions';
+import { createUser, findUserByEmail, setPassword, setUserDisabled } from '../server/tenancy/users';
 import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
@@ -32,6 +33,11 @@ const usage = `usage: npm run meridian -- <command> [options]
   seed                                      seed demo data (once per database)
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
               [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
+  user disable --email E | user enable --email E
+                                            disabling ends the user's sessions at once
+  user password --email E --password P      set a password; ends all of the user's sessions
+  user sessions --email E                   list the user's live sessions
+  user sign-out --email E [--id SESSION]    end one session, or (without --id) all of them
   token create --project SLUG [--cluster NAME] [--name NAME] [--read-only | --owner]
                                             prints the new token alone on stdout (--owner: may also
                                             delete the project)
@@ -110,6 +116,31 @@ async function run(argv: string[], db: Db, url: string): Promise<number> {
       return u;
     });
     process.stdout.write(`${user.id}\n`);
+    return 0;
+  }
+  if (group === 'user' && (verb === 'disable' || verb === 'enable')) {
+    const user = await db.transaction((tx) => setUserDisabled(tx, need('email'), verb === 'disable', actor));
+    err(`user ${user.email} ${verb}d`);
+    return 0;
+  }
+  if (group === 'user' && (verb === 'password' || verb === 'sessions' || verb === 'sign-out')) {
+    const email = need('email');
+    const user = await findUserByEmail(db, email);
+    if (!user) throw new Error(`user "${email}" not found`);
+    if (verb === 'password') {
+      await db.transaction((tx) => setPassword(tx, { userId: user.id, newPassword: need('password') }, actor));
+      err(`password of ${user.email} set; their sessions were ended`);
+    } else if (verb === 'sessions') {
+      for (const s of await listSessions(db, user.id)) {
+        process.stdout.write(`${s.id}\t${s.address}\t${s.createdAt.toISOString()}\t${s.lastSeenAt.toISOString()}\t${s.userAgent}\n`);
+      }
+    } else if (values.id) {
+      await db.transaction((tx) => revokeSession(tx, user.id, values.id!, actor));
+      err(`session ${values.id} of ${user.email} ended`);
+    } else {
+      const n = await db.transaction((tx) => revokeUserSessions(tx, user.id, actor, { reason: 'signed out everywhere' }));
+      err(`${n} session(s) of ${user.email} ended`);
+    }
     return 0;
   }
   if (group === 'token' && values.operator) {
