@@ -34,6 +34,8 @@ const schema = z.object({
   SIGN_IN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** A throttled client or (client, account) without a failure for this long starts afresh. */
   SIGN_IN_FORGET_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
+  /** Sign-in posts one client may make per minute (per web process), cut before any password hashing. */
+  SIGN_IN_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   /**
    * Proxies whose `X-Forwarded-For` is believed (addresses or CIDRs, comma-separated), for the
    * client address that sign-in throttling and sessions record. Unset: the socket's peer is the client.

@@ -22,7 +22,8 @@ export async function createSession(db: DbOrTx, input: { userId: string; userAge
   return row.id;
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Session ids are uuids; anything else (a forged or stale cookie) is no session, without a query. */
+const isSessionId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 /**
  * The user of a live session, or undefined when the session is unknown, revoked, idle past the
@@ -30,7 +31,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * (it runs on every console request); it also advances `last_seen_at`, at most once a minute.
  */
 export async function resolveSession(db: DbOrTx, sessionId: string): Promise<SessionUser | undefined> {
-  if (!uuidPattern.test(sessionId)) return undefined;
+  if (!isSessionId(sessionId)) return undefined;
   const rows = (await db.execute(sql`
     with live as (
       select s.id, s.user_id, s.last_seen_at from sessions s
@@ -68,7 +69,7 @@ export async function listSessions(db: DbOrTx, userId: string): Promise<SessionR
  * not an error for `quiet` callers.
  */
 export async function revokeSession(db: DbOrTx, userId: string, sessionId: string, actor: Actor, options: { quiet?: boolean } = {}): Promise<void> {
-  const revoked = uuidPattern.test(sessionId)
+  const revoked = isSessionId(sessionId)
     ? await db
         .update(sessions)
         .set({ revokedAt: sql`now()` })

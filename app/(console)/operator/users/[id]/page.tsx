@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
+import { z } from 'zod';
 import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
 import { SessionsView } from '@/components/sessions/sessions-view';
 import { PageHeader } from '@/components/ui/primitives';
@@ -7,12 +8,10 @@ import { requirePlatformRole } from '@/server/auth/guards';
 
 export const metadata: Metadata = { title: 'User sessions' };
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export default async function UserSessionsPage({ params }: { params: Promise<{ id: string }> }) {
   await requirePlatformRole('admin');
   const { id } = await params;
-  if (!uuidPattern.test(id)) notFound();
+  if (!z.uuid().safeParse(id).success) notFound();
   await getQueryClient().prefetchQuery(trpc.sessions.list.queryOptions({ userId: id }));
   return (
     <>
