@@ -83,6 +83,12 @@ export const procedureCases: Record<string, Case> = {
   'projects.deletion': { access: 'project', minRole: 'viewer', input: p() },
   'projects.delete': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, confirm: w.slug }) },
   'projects.admin.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  // Another user's sessions: only an admin may see or end them (server/tenancy/sessions.test.ts).
+  'sessions.list': { access: 'authed', input: (w) => ({ userId: w.owner.id }) },
+  'sessions.revoke': { access: 'authed', input: (w) => ({ userId: w.owner.id, id: uuid }) },
+  'sessions.revokeAll': { access: 'authed', input: (w) => ({ userId: w.owner.id }) },
+  'sessions.changePassword': { access: 'authed', input: () => ({ currentPassword: 'not-the-password', newPassword: 'a new password' }) },
+  'sessions.users': { access: 'platform', roles: ['admin'], input: () => undefined },
   'tokens.list': { access: 'project', minRole: 'viewer', input: p() },
   'tokens.create': { access: 'project', minRole: 'owner', input: p({ name: 'x' }) },
   'tokens.revoke': { access: 'project', minRole: 'owner', input: p({ id: uuid }) },
