@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
 import { testDb, uniq } from '@/test/db';
+import { clientAddress, parseTrustedProxies } from '@/server/http/client-address';
 import { makeUser } from '@/test/fixtures';
 import { authenticate, type SignInPolicy } from './sign-in';
 
@@ -60,6 +61,21 @@ describe('sign-in throttling', () => {
     }
     await authenticate(db, { email: user.email, password: 'wrong', client: from }, capped);
     expect(await authenticate(db, { email: user.email, password, client: from }, capped)).toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 5 });
+  });
+
+  test('X-Forwarded-For is ignored unless it comes from a trusted proxy', async () => {
+    const { db } = testDb();
+    const user = await makeUser(db, { password });
+    const peer = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    // No trusted proxy: a client writing a new X-Forwarded-For on every try is still one client.
+    const untrusted = parseTrustedProxies('');
+    for (let i = 0; i < policy.accountFreeFailures; i++) {
+      await authenticate(db, { email: user.email, password: 'wrong', client: clientAddress(peer, `198.51.100.${i + 1}`, untrusted) }, policy);
+    }
+    expect(await authenticate(db, { email: user.email, password, client: clientAddress(peer, '198.51.100.99', untrusted) }, policy)).toMatchObject({ reason: 'throttled' });
+    // Behind a trusted proxy, the clients it names are told apart: another one signs in.
+    const proxy = parseTrustedProxies(peer);
+    expect(await authenticate(db, { email: user.email, password, client: clientAddress(peer, '198.51.100.99', proxy) }, policy)).toMatchObject({ ok: true });
   });
 
   test('one client spraying across accounts is throttled as a client, for every account', async () => {
