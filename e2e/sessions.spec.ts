@@ -45,7 +45,11 @@ test('after sign-out, the old session cookie replayed gets 401 and the sign-in p
 
 test('the sessions page lists this browser and another, signs the other out, then everywhere', async ({ browser, page }) => {
   await signIn(page, 'viewer@example.com');
-  const other = await browser.newContext({ userAgent: 'e2e-other-browser' });
+  // The other browser claims addresses it does not have: neither header is believed from it.
+  const other = await browser.newContext({
+    userAgent: 'e2e-other-browser',
+    extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.77', 'x-meridian-client-address': '198.51.100.78' },
+  });
   const otherPage = await other.newPage();
   await signIn(otherPage, 'viewer@example.com');
 
@@ -56,6 +60,8 @@ test('the sessions page lists this browser and another, signs the other out, the
   await expect(rows.filter({ hasText: 'this browser' })).toHaveCount(1);
   const otherRow = rows.filter({ hasText: 'e2e-other-browser' });
   await expect(otherRow).toHaveCount(1);
+  await expect(otherRow).toContainText(/127\.0\.0\.1|::1/);
+  await expect(otherRow).not.toContainText('198.51.100.');
 
   await otherRow.getByRole('button', { name: 'Sign out' }).click();
   await expect(otherRow).toHaveCount(0);
