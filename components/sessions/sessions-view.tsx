@@ -65,7 +65,7 @@ export function ChangePasswordForm() {
   const queryClient = useQueryClient();
   const [done, setDone] = useState(false);
   const change = useMutation(
-    trpc.sessions.changePassword.mutationOptions({
+    trpc.me.changePassword.mutationOptions({
       onSuccess: () => {
         setDone(true);
         void queryClient.invalidateQueries({ queryKey: trpc.sessions.list.queryKey() });
@@ -99,7 +99,7 @@ export function ChangePasswordForm() {
 /** Every user, for administrators: roles, whether disabled, live sessions, and a link to them. */
 export function UsersView() {
   const trpc = useTRPC();
-  const users = useQuery(trpc.sessions.users.queryOptions());
+  const users = useQuery(trpc.users.list.queryOptions());
   return (
     <Card title="Users">
       <Table head={['E-mail', 'Name', 'Platform roles', 'State', 'Sessions']}>

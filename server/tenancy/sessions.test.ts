@@ -114,11 +114,11 @@ describe('server-side sessions', () => {
     const asOperator = createCaller({ db, session: { user: operator } });
     await expect(asOperator.sessions.list({ userId: user.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(asOperator.sessions.revokeAll({ userId: user.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(asOperator.sessions.users()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(asOperator.users.list()).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await resolveSession(db, mine)).toBeDefined();
 
     const asAdmin = createCaller({ db, session: { user: admin } });
-    expect((await asAdmin.sessions.users()).find((u) => u.id === user.id)).toMatchObject({ email: user.email, sessions: 1, disabled: false });
+    expect((await asAdmin.users.list()).find((u) => u.id === user.id)).toMatchObject({ email: user.email, sessions: 1, disabled: false });
     expect((await asAdmin.sessions.list({ userId: user.id })).sessions.map((s) => s.id)).toEqual([mine]);
     expect(await asAdmin.sessions.revokeAll({ userId: user.id })).toEqual({ revoked: 1 });
     expect(await resolveSession(db, mine)).toBeUndefined();

@@ -9,6 +9,7 @@ import { quotaRouter } from './routers/quota';
 import { sessionsRouter } from './routers/sessions';
 import { simulatorRouter } from './routers/simulator';
 import { tokensRouter } from './routers/tokens';
+import { usersRouter } from './routers/users';
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
@@ -21,6 +22,7 @@ export const appRouter = createTRPCRouter({
   sessions: sessionsRouter,
   simulator: simulatorRouter,
   fleet: fleetRouter,
+  users: usersRouter,
 });
 
 export type AppRouter = typeof appRouter;

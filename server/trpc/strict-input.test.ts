@@ -52,6 +52,8 @@ const allowances = [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }];
  */
 const validInputs: Record<string, (w: World) => unknown> = {
   'me.get': () => undefined,
+  'me.changePassword': () => ({ currentPassword: 'not-the-password', newPassword: 'a new password' }),
+  'users.list': () => undefined,
   'projects.list': () => undefined,
   'projects.get': (w) => ({ project: w.project }),
   'projects.deletion': (w) => ({ project: w.project }),
@@ -60,8 +62,6 @@ const validInputs: Record<string, (w: World) => unknown> = {
   'sessions.list': (w) => ({ userId: w.user.id }),
   'sessions.revoke': (w) => ({ userId: w.user.id, id: id() }),
   'sessions.revokeAll': () => ({ userId: id() }),
-  'sessions.changePassword': () => ({ currentPassword: 'not-the-password', newPassword: 'a new password' }),
-  'sessions.users': () => undefined,
   'tokens.list': (w) => ({ project: w.project }),
   'tokens.create': (w) => ({ project: w.project, name: 'ci', cluster: 'k1', role: 'viewer' }),
   'tokens.revoke': (w) => ({ project: w.project, id: id() }),

@@ -4,9 +4,8 @@ import { eq } from 'drizzle-orm';
 import { users } from '@/db/schema';
 import { hasPlatformRole } from '@/server/tenancy/roles';
 import { listSessions, revokeSession, revokeUserSessions } from '@/server/tenancy/sessions';
-import { listUsers, setPassword } from '@/server/tenancy/users';
 import { DomainError } from '@/server/errors';
-import { authedProcedure, createTRPCRouter, noInput, platformProcedure } from '../init';
+import { authedProcedure, createTRPCRouter } from '../init';
 import type { Context } from '../init';
 import type { SessionUser } from '@/server/tenancy/roles';
 
@@ -39,13 +38,4 @@ export const sessionsRouter = createTRPCRouter({
     const user = await targetUser(ctx, input?.userId);
     return { revoked: await ctx.db.transaction((tx) => revokeUserSessions(tx, user.id, ctx.actor, { reason: 'signed out everywhere' })) };
   }),
-  /** Changes one's own password; every other session of the user ends at once, this one stays. */
-  changePassword: authedProcedure
-    .input(z.strictObject({ currentPassword: z.string().min(1, 'is required').max(1024), newPassword: z.string().min(8, 'must be at least 8 characters').max(1024) }))
-    .mutation(async ({ ctx, input }) => {
-      await ctx.db.transaction((tx) => setPassword(tx, { userId: ctx.user.id, ...input, keepSession: ctx.session.id }, ctx.actor));
-      return { changed: true };
-    }),
-  /** Every user with their live session count, for administrators. */
-  users: platformProcedure('admin').input(noInput).query(({ ctx }) => listUsers(ctx.db)),
 });

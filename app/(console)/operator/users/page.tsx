@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: 'Users' };
 
 export default async function UsersPage() {
   await requirePlatformRole('admin');
-  await getQueryClient().prefetchQuery(trpc.sessions.users.queryOptions());
+  await getQueryClient().prefetchQuery(trpc.users.list.queryOptions());
   return (
     <>
       <PageHeader title="Users" description="Every user, with their live sessions. Open a user's sessions to sign them out of one browser or everywhere." />
