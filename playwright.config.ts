@@ -39,7 +39,7 @@ export default defineConfig({
       SIMULATOR_PORT: process.env.E2E_SIMULATOR_PORT ?? '4190',
       MERIDIAN_DEMO_PASSWORD: demoPassword,
       DATABASE_URL: '',
-      SIGN_IN_MAX_FAILURES: '5',
+      SIGN_IN_FREE_FAILURES: '5',
     },
   },
 });

@@ -19,7 +19,8 @@ import { isDomainError } from '../server/errors';
 import { addMembership, removeMembership } from '../server/tenancy/projects';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
 import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '../server/tenancy/tokens';
-import { createUser, deleteUser, findUserByEmail, setUserDisabled } from '../server/tenancy/users';
+import { listSessions, revokeSession, revokeUserSessions } from '../server/tenancy/sessions';
+import { createUser, deleteUser, findUserByEmail, setPassword, setUserDisabled } from '../server/tenancy/users';
 import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
@@ -33,9 +34,13 @@ const usage = `usage: npm run meridian -- <command> [options]
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
               [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
   user disable --email E | user enable --email E
-                                            a disabled user cannot sign in, and the tokens they
-                                            created (and their operator tokens) stop at once
+                                            a disabled user cannot sign in, their sessions end and
+                                            the tokens they created (and their operator tokens) stop
+                                            at once
   user delete --email E                     deletes the user; the tokens they created are revoked
+  user password --email E --password P      set a password; ends all of the user's sessions
+  user sessions --email E                   list the user's live sessions
+  user sign-out --email E [--id SESSION]    end one session, or (without --id) all of them
   member remove --email E (--org SLUG | --project SLUG)
                                             removes the user's role there; the tokens they created
                                             act from then on with what rights they keep
@@ -147,6 +152,26 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     const scope = values.org ? { organizationId: await organizationId(db, values.org) } : { projectId: await projectId(db, values.project!) };
     await db.transaction((tx) => removeMembership(tx, { userId: id, ...scope }, actor));
     err(`removed ${values.email}'s role on ${values.org ? `organization ${values.org}` : `project ${values.project}`}`);
+    return 0;
+  }
+  if (group === 'user' && (verb === 'password' || verb === 'sessions' || verb === 'sign-out')) {
+    const email = need('email');
+    const user = await findUserByEmail(db, email);
+    if (!user) throw new Error(`user "${email}" not found`);
+    if (verb === 'password') {
+      await db.transaction((tx) => setPassword(tx, { userId: user.id, newPassword: need('password') }, actor));
+      err(`password of ${user.email} set; their sessions were ended`);
+    } else if (verb === 'sessions') {
+      for (const s of await listSessions(db, user.id)) {
+        process.stdout.write(`${s.id}\t${s.address}\t${s.createdAt.toISOString()}\t${s.lastSeenAt.toISOString()}\t${s.userAgent}\n`);
+      }
+    } else if (values.id) {
+      await db.transaction((tx) => revokeSession(tx, user.id, values.id!, actor));
+      err(`session ${values.id} of ${user.email} ended`);
+    } else {
+      const n = await db.transaction((tx) => revokeUserSessions(tx, user.id, actor, { reason: 'signed out everywhere' }));
+      err(`${n} session(s) of ${user.email} ended`);
+    }
     return 0;
   }
   if (group === 'token' && values.operator) {

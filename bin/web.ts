@@ -14,6 +14,7 @@ import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
 import { metrics, routeLabel } from '../server/observability/metrics';
 import { createApiServer } from '../server/http/api-server';
+import { CLIENT_ADDRESS_HEADER, clientAddress, parseTrustedProxies } from '../server/http/client-address';
 import { limiter } from '../server/http/rate-limit';
 import { sendHeartbeats } from './lib/supervisor';
 
@@ -31,16 +32,24 @@ async function main() {
   const api = await createApiServer(root);
   const { httpDuration } = metrics();
   const signInLimiter = limiter('signIn');
+  const trustedProxies = parseTrustedProxies(e.TRUSTED_PROXIES);
   const server = http.createServer((req, res) => {
     const started = process.hrtime.bigint();
-    // Password guessing from one address is throttled before it reaches next-auth (per e-mail
-    // throttling happens in the domain; this bounds spraying across many addresses).
-    if (req.method === 'POST' && req.url?.startsWith('/api/auth/callback/credentials')) {
-      const verdict = signInLimiter.take(req.socket.remoteAddress ?? 'unknown');
-      if (!verdict.ok) {
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(verdict.retryAfterSeconds) });
-        res.end(JSON.stringify({ error: { code: 'RateLimited', message: `too many sign-in attempts; retry in ${verdict.retryAfterSeconds} s` } }));
-        return;
+    // Auth requests learn the client address from here alone (sign-in throttling, the session's
+    // recorded address): the socket's peer, or X-Forwarded-For through TRUSTED_PROXIES only. A value
+    // the client sent in the header is overwritten. A flood of sign-in posts from one client is cut
+    // here before any password hashing; the real throttling is per (client, account) and per client
+    // in server/tenancy/sign-in.ts.
+    if (req.url?.startsWith('/api/auth/')) {
+      const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
+      req.headers[CLIENT_ADDRESS_HEADER] = client;
+      if (req.method === 'POST' && req.url.startsWith('/api/auth/callback/credentials')) {
+        const verdict = signInLimiter.take(client);
+        if (!verdict.ok) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(verdict.retryAfterSeconds) });
+          res.end(JSON.stringify({ error: { code: 'RateLimited', message: `too many sign-in attempts; retry in ${verdict.retryAfterSeconds} s` } }));
+          return;
+        }
       }
     }
     const pathname = (req.url ?? '/').split('?')[0];

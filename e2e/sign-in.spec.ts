@@ -5,9 +5,9 @@ const roles = [
   { email: 'tenant@example.com', sees: ['Projects'], notSees: ['All projects', 'Allocation queue', 'Simulator'] },
   { email: 'viewer@example.com', sees: ['Projects'], notSees: ['Allocation queue', 'Simulator'] },
   { email: 'globex@example.com', sees: ['Projects'], notSees: ['Allocation queue', 'Simulator'] },
-  { email: 'operator@example.com', sees: ['All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log'], notSees: ['Simulator'] },
+  { email: 'operator@example.com', sees: ['All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log'], notSees: ['Simulator', 'Users'] },
   { email: 'qa@example.com', sees: ['Simulator'], notSees: ['Allocation queue', 'Audit log'] },
-  { email: 'admin@example.com', sees: ['Projects', 'All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log', 'Simulator'], notSees: [] },
+  { email: 'admin@example.com', sees: ['Projects', 'All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log', 'Simulator', 'Users'], notSees: [] },
 ];
 
 for (const role of roles) {

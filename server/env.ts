@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseTrustedProxies } from './http/client-address';
 
 /**
  * The validated process environment. Parsed once, lazily: an invalid value fails the process at
@@ -30,8 +31,30 @@ const schema = z.object({
   AUTH_OIDC_NAME: z.string().default('Single sign-on'),
   MERIDIAN_DEMO_PASSWORD: z.string().min(8).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-  SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
-  SIGN_IN_LOCK_SECONDS: z.coerce.number().int().min(1).default(300),
+  /** Sign-in failures one client may make at one account before progressive delays begin (server/tenancy/sign-in.ts). */
+  SIGN_IN_FREE_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Sign-in failures one client may make across all accounts before progressive delays begin. */
+  SIGN_IN_CLIENT_FREE_FAILURES: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** The longest delay between sign-in attempts of a throttled client (delays double from 1 s). */
+  SIGN_IN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** A throttled client or (client, account) without a failure for this long starts afresh. */
+  SIGN_IN_FORGET_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
+  /** Sign-in posts one client may make per minute (per web process), cut before any password hashing. */
+  SIGN_IN_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  /**
+   * Proxies whose `X-Forwarded-For` is believed (addresses or CIDRs, comma-separated), for the
+   * client address that sign-in throttling and sessions record. Unset: the socket's peer is the client.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .superRefine((value, ctx) => {
+      try {
+        parseTrustedProxies(value);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }),
   /** Connections of a web or worker process's main pool. */
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
   /** A request's whole budget (connection, statements, commit); past it the answer is 503 DatabaseUnavailable. */
@@ -91,5 +114,16 @@ export function dbPoolSettings(role: 'web' | 'worker') {
     lockTimeoutMs: e.DB_LOCK_TIMEOUT_MS ?? (long ? 30_000 : e.DB_REQUEST_TIMEOUT_MS),
     idleInTransactionTimeoutMs: 60_000,
     connectTimeoutSeconds: e.DB_CONNECT_TIMEOUT_SECONDS,
+  };
+}
+
+/** The sign-in throttling policy from the environment. */
+export function signInPolicy() {
+  const e = env();
+  return {
+    accountFreeFailures: e.SIGN_IN_FREE_FAILURES,
+    clientFreeFailures: e.SIGN_IN_CLIENT_FREE_FAILURES,
+    maxDelaySeconds: e.SIGN_IN_MAX_DELAY_SECONDS,
+    forgetSeconds: e.SIGN_IN_FORGET_SECONDS,
   };
 }

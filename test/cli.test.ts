@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect, inject, test } from 'vitest';
+import { createSession, resolveSession } from '@/server/tenancy/sessions';
 import { verifyApiToken } from '@/server/tenancy/tokens';
 import { testDb, uniq } from './db';
-import { makeProject } from './fixtures';
+import { makeProject, makeUser } from './fixtures';
 
 const run = promisify(execFile);
 const cli = (args: string[]) =>
@@ -31,4 +32,20 @@ test('the admin CLI creates users and tokens (token alone on stdout), lists and 
   const bad = await cli(['token', 'create', '--project', 'no-such-project']).catch((e: { code: number; stderr: string }) => e);
   expect((bad as { code: number }).code).toBe(1);
   expect((bad as { stderr: string }).stderr).toContain('project "no-such-project" not found');
+});
+
+test('the admin CLI lists and ends a user\'s sessions, and disabling a user ends them', async () => {
+  const { db } = testDb();
+  const user = await makeUser(db);
+  const [one, two] = [await createSession(db, { userId: user.id, userAgent: 'agent-one', address: '192.0.2.7' }), await createSession(db, { userId: user.id, userAgent: 'agent-two', address: '192.0.2.8' })];
+  const listed = await cli(['user', 'sessions', '--email', user.email]);
+  expect(listed.stdout).toContain(`${one}\t192.0.2.7`);
+  expect(listed.stdout).toContain('agent-two');
+  await cli(['user', 'sign-out', '--email', user.email, '--id', one]);
+  expect(await resolveSession(db, one)).toBeUndefined();
+  expect(await resolveSession(db, two)).toBeDefined();
+  await cli(['user', 'disable', '--email', user.email]);
+  expect(await resolveSession(db, two)).toBeUndefined();
+  const missing = await cli(['user', 'disable', '--email', 'nobody-at-all@example.com']).catch((e: { code: number; stderr: string }) => e);
+  expect((missing as { stderr: string }).stderr).toContain('user "nobody-at-all@example.com" not found');
 });

@@ -23,6 +23,11 @@ const allowances = [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }];
  */
 export const validInputs: Record<string, (w: World) => unknown> = {
   'me.get': () => undefined,
+  'me.changePassword': () => ({ currentPassword: 'not-the-password', newPassword: 'a new password' }),
+  'users.list': () => undefined,
+  'sessions.list': (w) => ({ userId: w.user.id }),
+  'sessions.revoke': (w) => ({ userId: w.user.id, id: id() }),
+  'sessions.revokeAll': () => ({ userId: id() }),
   'projects.list': () => undefined,
   'projects.get': (w) => ({ project: w.project }),
   'projects.deletion': (w) => ({ project: w.project }),

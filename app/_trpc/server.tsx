@@ -3,15 +3,15 @@ import { dehydrate, HydrationBoundary } from '@tanstack/react-query';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { cache, type ReactNode } from 'react';
 import { getDb } from '@/db/client';
-import { currentUser } from '@/server/auth/session';
+import { currentSession } from '@/server/auth/session';
 import { appRouter } from '@/server/trpc/root';
 import { makeQueryClient } from './query-client';
 
 export const getQueryClient = cache(makeQueryClient);
 
 const createContext = cache(async () => {
-  const user = await currentUser();
-  return { db: getDb(), session: user ? { user } : null };
+  const session = await currentSession();
+  return { db: getDb(), session: session ? { user: session.user, id: session.sessionId } : null };
 });
 
 /** Server-side tRPC: prefetch into the request's query client, or call procedures directly. */

@@ -5,7 +5,7 @@ import { Alert, Button, Card, Field, Input } from '@/components/ui/primitives';
 
 const messages: Record<string, string> = {
   invalid: 'Wrong e-mail or password.',
-  locked: 'Too many failed attempts. This account is locked for a few minutes; try again later.',
+  throttled: 'Too many failed attempts from here. Wait a little and try again.',
 };
 
 export function SignInForm({ callbackUrl, oidcName }: { callbackUrl: string; oidcName: string | null }) {

@@ -11,7 +11,8 @@ export interface NavSection {
 
 /**
  * The navigation a user sees: tenants their projects; operators the fleet, queue, quota
- * administration, audit log and operator tokens; QA the simulator; admins everything.
+ * administration, audit log and operator tokens; QA the simulator; admins everything, and the
+ * users (with their sessions).
  */
 export function navFor(user: Pick<SessionUser, 'platformRoles'>): NavSection[] {
   const roles = new Set(user.platformRoles);
@@ -31,6 +32,7 @@ export function navFor(user: Pick<SessionUser, 'platformRoles'>): NavSection[] {
       ],
     });
   }
+  if (admin) sections.push({ title: 'Administration', items: [{ href: '/operator/users', label: 'Users' }] });
   if (admin || roles.has('qa')) {
     sections.push({ title: 'Quality', items: [{ href: '/qa/simulator', label: 'Simulator' }] });
   }

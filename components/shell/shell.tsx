@@ -50,6 +50,9 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
               {user.email}
               {user.platformRoles.length > 0 && <span className="ml-1 text-slate-400">({user.platformRoles.join(', ')})</span>}
             </span>
+            <Link href="/account/sessions" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-50">
+              Sessions
+            </Link>
             <button type="button" onClick={() => signOut({ callbackUrl: '/sign-in' })} className="rounded-md px-2 py-1 text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50">
               Sign out
             </button>

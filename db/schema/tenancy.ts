@@ -160,10 +160,62 @@ export const apiTokens = pgTable(
   ],
 );
 
-/** Failed sign-in bookkeeping per e-mail address, for throttling password guessing. */
-export const signInThrottle = pgTable('sign_in_throttle', {
-  key: text('key').primaryKey(),
-  failures: integer('failures').notNull().default(0),
-  windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull().defaultNow(),
-  lockedUntil: timestamp('locked_until', { withTimezone: true }),
-});
+/**
+ * Sign-in throttling state, one row per key: `account:<client> <e-mail>` (guesses at one account
+ * from one client) or `client:<client>` (guesses from one client at any account). `failures`
+ * counts admitted attempts not yet cleared by a success; while `blocked_until` is in the future the
+ * key's attempts are refused unchecked. Rows idle past the forget period are swept.
+ */
+export const signInThrottle = pgTable(
+  'sign_in_throttle',
+  {
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull().default(0),
+    lastFailureAt: timestamp('last_failure_at', { withTimezone: true }).notNull().defaultNow(),
+    blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+  },
+  (t) => [index('sign_in_throttle_last_failure').on(t.lastFailureAt)],
+);
+
+/**
+ * The audit of failed sign-ins, aggregated: one row per account and hour, however many tries.
+ * `account` is the e-mail of an existing user, or '' for all e-mails that match no user (so
+ * guessing at made-up addresses cannot grow the table beyond one row an hour).
+ */
+export const signInFailures = pgTable(
+  'sign_in_failures',
+  {
+    account: text('account').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Attempts whose password was checked and wrong. */
+    failures: integer('failures').notNull().default(0),
+    /** Attempts refused unchecked because their client was throttled. */
+    refused: integer('refused').notNull().default(0),
+    lastClient: text('last_client').notNull(),
+    firstAt: timestamp('first_at', { withTimezone: true }).notNull().defaultNow(),
+    lastAt: timestamp('last_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.account, t.windowStart] }), index('sign_in_failures_window').on(t.windowStart)],
+);
+
+/**
+ * A console session. Its id travels in the session JWT and every request looks it up (one indexed
+ * read), so revoking it (`revoked_at`) ends the session at once; a session unseen for the session
+ * lifetime is over too. Rows past that are pruned when their user next signs in.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Advanced at most once a minute, so a busy session does not write on every request. */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    userAgent: text('user_agent').notNull(),
+    /** The client address at sign-in (through trusted proxies only, see server/http/client-address.ts). */
+    address: text('address').notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [index('sessions_user').on(t.userId, t.lastSeenAt)],
+);

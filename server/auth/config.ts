@@ -2,26 +2,44 @@ import NextAuth, { CredentialsSignin, type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { env, oidcEnabled } from '@/server/env';
+import { env, oidcEnabled, signInPolicy } from '@/server/env';
+import { CLIENT_ADDRESS_HEADER } from '@/server/http/client-address';
 import { log, logError } from '@/server/observability/log';
 import { systemActor } from '@/server/audit/events';
-import { authenticate, createUser, findUserByEmail } from '@/server/tenancy/users';
+import type { SessionUser } from '@/server/tenancy/roles';
+import { createSession, resolveSession, revokeSession, SESSION_MAX_AGE_SECONDS } from '@/server/tenancy/sessions';
+import { authenticate } from '@/server/tenancy/sign-in';
+import { createUser, findUserByEmail } from '@/server/tenancy/users';
 import { secureCookies } from './cookies';
 
 class InvalidCredentials extends CredentialsSignin {
   code = 'invalid';
 }
-class LockedOut extends CredentialsSignin {
-  code = 'locked';
+class Throttled extends CredentialsSignin {
+  code = 'throttled';
 }
 
 const credentialsInput = z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(1024) });
 
 /**
- * next-auth, configured lazily so the secret is read at request time (the web process loads it
- * from AUTH_SECRET or the database before serving), never baked in at build time.
+ * The user the jwt callback resolved for a token, handed to the session callback without being
+ * written into the token (which is re-encoded into the cookie).
  */
-function config(): NextAuthConfig {
+const resolvedUsers = new WeakMap<object, SessionUser>();
+
+/** The client address the web process resolved (bin/web.ts overwrites the header on auth requests). */
+const clientOf = (req: Request | undefined) => req?.headers.get(CLIENT_ADDRESS_HEADER) ?? 'unknown';
+
+/**
+ * next-auth, configured lazily so the secret is read at request time (the web process loads it
+ * from AUTH_SECRET or the database before serving), never baked in at build time. `req` is the
+ * auth route's request (absent for `auth()` in server components), for the sign-in's client.
+ *
+ * Sessions are server-side: the JWT carries the id of a `sessions` row, and every `auth()` looks
+ * it up (server/tenancy/sessions.ts), so sign-out, "sign out everywhere", a password change or
+ * disabling the user ends the session on its next request, whatever the cookie says.
+ */
+function config(req: Request | undefined): NextAuthConfig {
   const e = env();
   return {
     trustHost: true,
@@ -36,20 +54,17 @@ function config(): NextAuthConfig {
       },
     },
     secret: process.env.AUTH_SECRET,
-    session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: '/sign-in' },
     useSecureCookies: secureCookies(process.env.AUTH_URL),
     providers: [
       Credentials({
         credentials: { email: { label: 'Email' }, password: { label: 'Password', type: 'password' } },
-        async authorize(raw) {
+        async authorize(raw, request) {
           const parsed = credentialsInput.safeParse(raw);
           if (!parsed.success) throw new InvalidCredentials();
-          const result = await authenticate(getDb(), parsed.data.email, parsed.data.password, {
-            maxFailures: e.SIGN_IN_MAX_FAILURES,
-            lockSeconds: e.SIGN_IN_LOCK_SECONDS,
-          });
-          if (!result.ok) throw result.reason === 'locked' ? new LockedOut() : new InvalidCredentials();
+          const result = await authenticate(getDb(), { ...parsed.data, client: clientOf(request) }, signInPolicy());
+          if (!result.ok) throw result.reason === 'throttled' ? new Throttled() : new InvalidCredentials();
           return { id: result.user.id, email: result.user.email, name: result.user.name };
         },
       }),
@@ -77,19 +92,33 @@ function config(): NextAuthConfig {
         return true;
       },
       async jwt({ token, user, account }) {
-        if (user && account?.provider === 'oidc' && user.email) {
-          token.uid = (await findUserByEmail(getDb(), user.email))?.id;
-        } else if (user?.id) {
-          token.uid = user.id;
+        if (user) {
+          // Signing in: start a session row; its id is what the cookie carries from now on.
+          const uid = account?.provider === 'oidc' && user.email ? (await findUserByEmail(getDb(), user.email))?.id : user.id;
+          if (!uid) return null;
+          token.uid = uid;
+          token.sid = await createSession(getDb(), { userId: uid, userAgent: req?.headers.get('user-agent') ?? '', address: clientOf(req) });
+          return token;
         }
+        const resolved = typeof token.sid === 'string' ? await resolveSession(getDb(), token.sid) : undefined;
+        if (!resolved || resolved.id !== token.uid) return null;
+        resolvedUsers.set(token, resolved);
         return token;
       },
       session({ session, token }) {
-        if (typeof token.uid === 'string') (session.user as { id?: string }).id = token.uid;
-        return session;
+        const user = resolvedUsers.get(token);
+        return { ...session, user: user as unknown as typeof session.user, sessionId: token.sid };
+      },
+    },
+    events: {
+      async signOut(message) {
+        const token = 'token' in message ? message.token : null;
+        if (typeof token?.sid === 'string' && typeof token.uid === 'string') {
+          await revokeSession(getDb(), token.uid, token.sid, { type: 'user', id: token.uid, label: token.email ?? token.uid }, { quiet: true });
+        }
       },
     },
   };
 }
 
-export const { handlers, auth, signOut } = NextAuth(() => config());
+export const { handlers, auth, signOut } = NextAuth((req) => config(req));

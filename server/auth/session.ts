@@ -1,16 +1,20 @@
 import 'server-only';
-import { getDb } from '@/db/client';
-import { getSessionUser } from '@/server/tenancy/users';
 import type { SessionUser } from '@/server/tenancy/roles';
 import { auth } from './config';
 
 /**
- * The signed-in user for this request, re-read from the database (so a disabled user or a
- * removed platform role takes effect immediately), or null.
+ * The signed-in user and session id for this request, or null. `auth()` looks the session up in
+ * the database (server/auth/config.ts): a revoked or idle session, or a disabled user, is null at
+ * once; roles are as the database holds them now.
  */
+export async function currentSession(): Promise<{ user: SessionUser; sessionId: string } | null> {
+  const session = (await auth()) as { user?: SessionUser; sessionId?: unknown } | null;
+  if (!session?.user?.id || typeof session.sessionId !== 'string') return null;
+  const { id, email, name, platformRoles } = session.user;
+  return { user: { id, email, name, platformRoles }, sessionId: session.sessionId };
+}
+
+/** The signed-in user for this request, or null (see `currentSession`). */
 export async function currentUser(): Promise<SessionUser | null> {
-  const session = await auth();
-  const id = (session?.user as { id?: string } | undefined)?.id;
-  if (!id) return null;
-  return (await getSessionUser(getDb(), id)) ?? null;
+  return (await currentSession())?.user ?? null;
 }

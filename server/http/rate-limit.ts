@@ -1,3 +1,5 @@
+import { env } from '@/server/env';
+
 /**
  * Token-bucket rate limiting, per process (each web replica enforces its own budget; with N
  * replicas behind a balancer the cluster-wide ceiling is N × the limit). Buckets idle for a while
@@ -49,7 +51,7 @@ export function limiter(name: 'token' | 'signIn'): RateLimiter {
     g.__meridianLimiters[name] =
       name === 'token'
         ? new RateLimiter(Number(process.env.RATE_LIMIT_TOKEN_RPS ?? 2000), Number(process.env.RATE_LIMIT_TOKEN_BURST ?? 4000))
-        : new RateLimiter(Number(process.env.SIGN_IN_RATE_PER_MINUTE ?? 60) / 60, Number(process.env.SIGN_IN_RATE_PER_MINUTE ?? 60));
+        : new RateLimiter(env().SIGN_IN_RATE_PER_MINUTE / 60, env().SIGN_IN_RATE_PER_MINUTE);
   }
   return g.__meridianLimiters[name];
 }

@@ -78,11 +78,17 @@ const uuid = '00000000-0000-4000-8000-000000000000';
 /** One entry per tRPC procedure. Adding a procedure without adding it here fails the test. */
 export const procedureCases: Record<string, Case> = {
   'me.get': { access: 'public' },
+  'me.changePassword': { access: 'authed', input: () => ({ currentPassword: 'not-the-password', newPassword: 'a new password' }) },
+  'users.list': { access: 'platform', roles: ['admin'], input: () => undefined },
   'projects.list': { access: 'authed' },
   'projects.get': { access: 'project', minRole: 'viewer', input: p() },
   'projects.deletion': { access: 'project', minRole: 'viewer', input: p() },
   'projects.delete': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, confirm: w.slug }) },
   'projects.admin.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  // Another user's sessions: only an admin may see or end them (server/tenancy/sessions.test.ts).
+  'sessions.list': { access: 'authed', input: (w) => ({ userId: w.owner.id }) },
+  'sessions.revoke': { access: 'authed', input: (w) => ({ userId: w.owner.id, id: uuid }) },
+  'sessions.revokeAll': { access: 'authed', input: (w) => ({ userId: w.owner.id }) },
   'tokens.list': { access: 'project', minRole: 'viewer', input: p() },
   'tokens.create': { access: 'project', minRole: 'owner', input: p({ name: 'x' }) },
   'tokens.revoke': { access: 'project', minRole: 'owner', input: p({ id: uuid }) },

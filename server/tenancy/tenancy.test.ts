@@ -6,7 +6,6 @@ import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { addMembership, createProject, listProjectsForUser, resolveProjectAccess } from './projects';
 import { createApiToken, revokeApiToken, verifyApiToken } from './tokens';
-import { authenticate } from './users';
 
 const actor = systemActor('test');
 
@@ -45,38 +44,6 @@ describe('project access', () => {
     const { org, project } = await makeProject(db);
     await expect(createProject(db, { organizationId: org.id, slug: project.slug, name: 'dup' }, actor)).rejects.toMatchObject({ code: 'Conflict', field: 'slug' });
     await expect(createProject(db, { organizationId: org.id, slug: 'Bad Slug', name: 'x' }, actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'slug' });
-  });
-});
-
-describe('sign-in throttling', () => {
-  test('locks an address after repeated failures, even for the right password, and records events', async () => {
-    const { db } = testDb();
-    const user = await makeUser(db, { password: 'correct horse battery' });
-    const limits = { maxFailures: 3, lockSeconds: 60 };
-    expect(await authenticate(db, user.email, 'wrong', limits)).toEqual({ ok: false, reason: 'invalid' });
-    expect(await authenticate(db, user.email, 'wrong', limits)).toEqual({ ok: false, reason: 'invalid' });
-    expect(await authenticate(db, user.email, 'wrong', limits)).toMatchObject({ ok: false, reason: 'locked' });
-    expect(await authenticate(db, user.email, 'correct horse battery', limits)).toMatchObject({ ok: false, reason: 'locked' });
-    const rows = await db.execute(sql`select count(*)::int as n from events where action = 'auth.signIn.failed' and object_name = ${user.email}`);
-    expect((rows as unknown as { n: number }[])[0].n).toBe(3);
-  });
-
-  test('concurrent guesses cannot exceed the limit before the lock', async () => {
-    const { db } = testDb();
-    const user = await makeUser(db, { password: 'correct horse battery' });
-    const limits = { maxFailures: 5, lockSeconds: 60 };
-    const results = await Promise.all(Array.from({ length: 20 }, () => authenticate(db, user.email, 'wrong', limits)));
-    expect(results.filter((r) => !r.ok && r.reason === 'invalid').length).toBeLessThanOrEqual(4);
-    expect(await authenticate(db, user.email, 'correct horse battery', limits)).toMatchObject({ reason: 'locked' });
-  });
-
-  test('the right password signs in and clears failures; unknown users look like wrong passwords', async () => {
-    const { db } = testDb();
-    const user = await makeUser(db, { password: 'correct horse battery' });
-    const limits = { maxFailures: 3, lockSeconds: 60 };
-    await authenticate(db, user.email, 'wrong', limits);
-    expect(await authenticate(db, user.email.toUpperCase(), 'correct horse battery', limits)).toMatchObject({ ok: true, user: { id: user.id } });
-    expect(await authenticate(db, 'nobody@example.com', 'whatever', limits)).toEqual({ ok: false, reason: 'invalid' });
   });
 });
 

@@ -1,10 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
-import { signInThrottle, users } from '@/db/schema';
-import { recordEvent, systemActor, type Actor } from '@/server/audit/events';
+import { users } from '@/db/schema';
+import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
-import { dummyPasswordHash, hashPassword, verifyPassword } from '@/server/auth/password';
+import { hashPassword, verifyPassword } from '@/server/auth/password';
 import type { PlatformRole, SessionUser } from './roles';
+import { revokeUserSessions, SESSION_MAX_AGE_SECONDS } from './sessions';
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -39,19 +40,40 @@ export async function findUserByEmail(db: DbOrTx, email: string) {
   return user;
 }
 
-export async function getSessionUser(db: DbOrTx, id: string): Promise<SessionUser | undefined> {
-  const [user] = await db
-    .select({ id: users.id, email: users.email, name: users.name, platformRoles: users.platformRoles, disabledAt: users.disabledAt })
-    .from(users)
-    .where(eq(users.id, id));
-  if (!user || user.disabledAt) return undefined;
-  return { id: user.id, email: user.email, name: user.name, platformRoles: user.platformRoles };
+/** The user with this e-mail, or NotFound naming `field`. */
+async function requireUserByEmail(db: DbOrTx, email: string, field = 'email') {
+  const user = await findUserByEmail(db, email);
+  if (!user) throw new DomainError('NotFound', `user "${email.trim().toLowerCase()}" not found`, field);
+  return user;
 }
 
 /**
- * Disables (or enables again) a user. A disabled user cannot sign in, and every token they created
- * stops working at its next use (api_token_role, migration 0031), as do their operator tokens;
- * enabling them again gives those tokens back what the user's rights then allow.
+ * Sets a user's password and ends the user's sessions at once, except `keepSession` (the session
+ * that changed its own password stays signed in). `currentPassword`, when given, must match
+ * (a user changing their own password); an administrator resetting it passes none.
+ */
+export async function setPassword(
+  db: DbOrTx,
+  input: { userId: string; newPassword: string; currentPassword?: string; keepSession?: string },
+  actor: Actor,
+): Promise<void> {
+  if (input.newPassword.length < 8) throw invalid('newPassword', 'must be at least 8 characters');
+  if (input.newPassword.length > 1024) throw invalid('newPassword', 'must be at most 1024 characters');
+  const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.id, input.userId));
+  if (!user) throw new DomainError('NotFound', `user "${input.userId}" not found`, 'userId');
+  if (input.currentPassword !== undefined && !(user.passwordHash && (await verifyPassword(input.currentPassword, user.passwordHash)))) {
+    throw invalid('currentPassword', 'is not your current password');
+  }
+  await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, input.userId));
+  await recordEvent(db, { actor, action: 'user.setPassword', objectType: 'user', objectId: input.userId, objectName: user.email });
+  await revokeUserSessions(db, input.userId, actor, { keep: input.keepSession, reason: 'password changed' });
+}
+
+/**
+ * Disables (or enables again) a user. A disabled user cannot sign in, disabling ends the user's
+ * sessions at once, and every token the user created stops working at its next use
+ * (api_token_role, migration 0031), as do their operator tokens; enabling the user again gives
+ * those tokens back what the user's rights then allow.
  */
 export async function setUserDisabled(db: DbOrTx, userId: string, disabled: boolean, actor: Actor) {
   const [user] = await db
@@ -61,7 +83,15 @@ export async function setUserDisabled(db: DbOrTx, userId: string, disabled: bool
     .returning({ id: users.id, email: users.email });
   if (!user) throw new DomainError('NotFound', `user ${userId} not found`, 'user');
   await recordEvent(db, { actor, action: disabled ? 'user.disable' : 'user.enable', objectType: 'user', objectId: user.id, objectName: user.email });
+  if (disabled) await revokeUserSessions(db, user.id, actor, { reason: 'user disabled' });
   return user;
+}
+
+/** `setUserDisabled` for the user with this e-mail (NotFound naming `email` when there is none). */
+export async function setUserDisabledByEmail(db: DbOrTx, email: string, disabled: boolean, actor: Actor): Promise<SessionUser> {
+  const user = await requireUserByEmail(db, email);
+  await setUserDisabled(db, user.id, disabled, actor);
+  return { id: user.id, email: user.email, name: user.name, platformRoles: user.platformRoles };
 }
 
 /**
@@ -75,61 +105,12 @@ export async function deleteUser(db: DbOrTx, userId: string, actor: Actor) {
   return user;
 }
 
-export type SignInResult =
-  | { ok: true; user: SessionUser }
-  | { ok: false; reason: 'invalid' | 'locked'; retryAfterSeconds?: number };
-
-/**
- * Checks e-mail and password, throttling guesses: after `maxFailures` failures within the lock
- * window the address is locked for `lockSeconds`, whatever the password. The throttle row is
- * updated atomically, so concurrent guesses cannot slip past the limit.
- */
-export async function authenticate(
-  db: DbOrTx,
-  email: string,
-  password: string,
-  limits: { maxFailures: number; lockSeconds: number },
-): Promise<SignInResult> {
-  const key = email.trim().toLowerCase().slice(0, 320);
-  const [throttle] = await db
-    .select({ lockedUntil: signInThrottle.lockedUntil })
-    .from(signInThrottle)
-    .where(eq(signInThrottle.key, key));
-  if (throttle?.lockedUntil && throttle.lockedUntil.getTime() > Date.now()) {
-    return { ok: false, reason: 'locked', retryAfterSeconds: Math.ceil((throttle.lockedUntil.getTime() - Date.now()) / 1000) };
-  }
-  const user = await findUserByEmail(db, key);
-  const valid = user?.passwordHash && !user.disabledAt
-    ? await verifyPassword(password, user.passwordHash)
-    : (await verifyPassword(password, await dummyPasswordHash()), false);
-  if (valid && user) {
-    await db.delete(signInThrottle).where(eq(signInThrottle.key, key));
-    await recordEvent(db, { actor: { type: 'user', id: user.id, label: user.email }, action: 'auth.signIn', objectType: 'user', objectId: user.id, objectName: user.email });
-    return { ok: true, user: { id: user.id, email: user.email, name: user.name, platformRoles: user.platformRoles } };
-  }
-  const window = `${limits.lockSeconds} seconds`;
-  const [row] = await db
-    .insert(signInThrottle)
-    .values({ key, failures: 1 })
-    .onConflictDoUpdate({
-      target: signInThrottle.key,
-      set: {
-        failures: sql`case when ${signInThrottle.windowStartedAt} < now() - ${window}::interval then 1 else ${signInThrottle.failures} + 1 end`,
-        windowStartedAt: sql`case when ${signInThrottle.windowStartedAt} < now() - ${window}::interval then now() else ${signInThrottle.windowStartedAt} end`,
-        lockedUntil: sql`case when ${signInThrottle.windowStartedAt} >= now() - ${window}::interval and ${signInThrottle.failures} + 1 >= ${limits.maxFailures} then now() + ${window}::interval else null end`,
-      },
-    })
-    .returning({ failures: signInThrottle.failures, lockedUntil: signInThrottle.lockedUntil });
-  await recordEvent(db, {
-    actor: systemActor('sign-in'),
-    action: 'auth.signIn.failed',
-    objectType: 'user',
-    objectId: user?.id ?? null,
-    objectName: key,
-    reason: row.lockedUntil ? `locked after ${row.failures} failures` : `failure ${row.failures}`,
-  });
-  if (row.lockedUntil) {
-    return { ok: false, reason: 'locked', retryAfterSeconds: Math.ceil((row.lockedUntil.getTime() - Date.now()) / 1000) };
-  }
-  return { ok: false, reason: 'invalid' };
+/** Every user, for administrators, with how many live sessions each has. */
+export async function listUsers(db: DbOrTx) {
+  const rows = (await db.execute(sql`
+    select u.id, u.email, u.name, u.platform_roles::text[] as platform_roles, u.disabled_at,
+           (select count(*)::int from sessions s
+             where s.user_id = u.id and s.revoked_at is null and s.last_seen_at > now() - ${sql.raw(`interval '${SESSION_MAX_AGE_SECONDS} seconds'`)}) as sessions
+      from users u order by u.email`)) as unknown as { id: string; email: string; name: string; platform_roles: PlatformRole[]; disabled_at: string | null; sessions: number }[];
+  return rows.map((r) => ({ id: r.id, email: r.email, name: r.name, platformRoles: r.platform_roles, disabled: r.disabled_at !== null, sessions: r.sessions }));
 }

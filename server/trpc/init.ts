@@ -18,7 +18,8 @@ import { errorTable } from './errors';
  */
 export interface Context {
   db: Db;
-  session: { user: SessionUser } | null;
+  /** `id`: the console session's id (absent for callers that are not a browser session, e.g. tests). */
+  session: { user: SessionUser; id?: string } | null;
 }
 
 /** The messages of a validation failure by top-level input field, as the console's forms read them. */

@@ -6,8 +6,10 @@ import { ipamRouter } from './routers/ipam';
 import { meRouter } from './routers/me';
 import { projectsRouter } from './routers/projects';
 import { quotaRouter } from './routers/quota';
+import { sessionsRouter } from './routers/sessions';
 import { simulatorRouter } from './routers/simulator';
 import { tokensRouter } from './routers/tokens';
+import { usersRouter } from './routers/users';
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
@@ -17,8 +19,10 @@ export const appRouter = createTRPCRouter({
   ipam: ipamRouter,
   quota: quotaRouter,
   cni: cniRouter,
+  sessions: sessionsRouter,
   simulator: simulatorRouter,
   fleet: fleetRouter,
+  users: usersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,7 @@ import { withDeadline } from '@/db/deadline';
 import { env } from '@/server/env';
 import { asDomainError } from '@/server/errors';
 import { getDb } from '@/db/client';
-import { currentUser } from '@/server/auth/session';
+import { currentSession } from '@/server/auth/session';
 import { checkCsrf } from '@/server/http/csrf';
 import { serveTrpc } from '@/server/trpc/http';
 
@@ -12,8 +12,8 @@ async function handler(req: Request) {
   if (csrf) return csrf;
   return serveTrpc(req, async () => {
     try {
-      const user = await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => currentUser());
-      return { db: getDb(), session: user ? { user } : null };
+      const session = await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => currentSession());
+      return { db: getDb(), session: session ? { user: session.user, id: session.sessionId } : null };
     } catch (e) {
       const unavailable = asDomainError(e);
       if (unavailable?.code === 'DatabaseUnavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: unavailable.message, cause: unavailable });

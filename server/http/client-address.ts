@@ -1,0 +1,58 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * The header through which the web process hands the client address it resolved to next-auth
+ * (sign-in throttling, the session's recorded address). The web process overwrites it on every
+ * auth request, so a value a client sends is never believed.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-meridian-client-address';
+
+/** `::ffff:192.0.2.1` (an IPv4 client on a dual-stack socket) is `192.0.2.1`. */
+function normalize(address: string): string {
+  const a = address.trim();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
+  return mapped ? mapped[1] : a;
+}
+
+/**
+ * Parses TRUSTED_PROXIES: addresses or CIDRs separated by commas or spaces. Throws naming the entry
+ * that is neither, so the environment check can report it.
+ */
+export function parseTrustedProxies(list: string): BlockList {
+  const trusted = new BlockList();
+  for (const entry of list.split(/[\s,]+/).filter(Boolean)) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    if (!family || extra !== undefined || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= max))) {
+      throw new Error(`"${entry}" is not an IP address or CIDR`);
+    }
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) trusted.addAddress(address, type);
+    else trusted.addSubnet(address, Number(prefix), type);
+  }
+  return trusted;
+}
+
+function isTrusted(trusted: BlockList, address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && trusted.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The client a request comes from: the socket's peer, unless that peer is a trusted proxy, in
+ * which case `X-Forwarded-For` is read from the right (each proxy appends the address it received
+ * from), skipping trusted proxies, and the first address not trusted is the client. Entries an
+ * untrusted party wrote (left of the first untrusted address) are never believed; a malformed entry
+ * stops the walk at the last trusted hop.
+ */
+export function clientAddress(remoteAddress: string | undefined, forwardedFor: string | string[] | undefined, trusted: BlockList): string {
+  let client = normalize(remoteAddress ?? 'unknown');
+  if (!isTrusted(trusted, client) || !forwardedFor) return client;
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map(normalize).filter(Boolean);
+  for (let i = hops.length - 1; i >= 0 && isTrusted(trusted, client); i--) {
+    if (!isIP(hops[i])) break;
+    client = hops[i];
+  }
+  return client;
+}
