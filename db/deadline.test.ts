@@ -11,7 +11,7 @@ import { DeadlineExceeded, withDeadline } from './deadline';
 /**
  * Request deadlines against the real PostgreSQL: a request past its budget is answered at once, and
  * what it began is not committed afterwards — also when the server itself stalls (its backend is
- * stopped with SIGSTOP, as a frozen host or a long GC pause of a VM would) and comes back late.
+ * stopped with SIGSTOP) and answers after the deadline.
  */
 let handle: DbHandle;
 const table = `deadline_probe_${process.pid}`;

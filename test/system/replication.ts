@@ -13,7 +13,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { freePort } from '@/test/global-setup';
 
-/** The newest Debian PostgreSQL server binaries on this machine. */
+/** The newest installed Debian PostgreSQL server binaries (`/usr/lib/postgresql/<version>/bin`). */
 export function postgresBinaries(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
