@@ -6,17 +6,19 @@ import { parseTrustedProxies } from './http/client-address';
  * The validated process environment. Parsed once, lazily: an invalid value fails the process at
  * start with the variable named, instead of surfacing later as a confusing runtime error.
  */
+/**
+ * A PostgreSQL URL. Several hosts may be named for failover (`postgres://h1:5432,h2:5433/db?target_session_attrs=read-write`),
+ * which a WHATWG URL parser refuses; so only the scheme is checked here.
+ */
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL');
+
 const schema = z.object({
-  /**
-   * A PostgreSQL URL. Several hosts may be named for failover (`postgres://h1:5432,h2:5433/db?target_session_attrs=read-write`),
-   * which a WHATWG URL parser refuses; so only the scheme is checked here.
-   */
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: postgresUrl.optional(),
   /**
    * The schema owner's URL, for migrations (`npm start`, `meridian migrate`, restore): with it, the
    * processes connect as DATABASE_URL's role, which is granted row access only (db/roles.ts).
    */
-  DATABASE_OWNER_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL').optional(),
+  DATABASE_OWNER_URL: postgresUrl.optional(),
   DATA_DIR: z.string().default('.data'),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOSTNAME: z.string().default('0.0.0.0'),
