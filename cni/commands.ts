@@ -2,8 +2,8 @@
  * The CNI verbs. Every verb is one call to Meridian's lease API; the plugin keeps no state and
  * never produces an address the server did not return (no fallback, no cache).
  */
-import { isIP } from 'node:net';
-import { hostname } from 'node:os';
+import { isIP } from './ip';
+import { readFileSync } from 'node:fs';
 import { type CallOptions, ServerError, callServer, readToken, toCniError } from './client';
 import type { CniEnv, Dns, NetConf, Route } from './config';
 import { MAX_NAME_LENGTH, NAME_RE } from './config';
@@ -37,15 +37,29 @@ export interface IpamResult {
   dns: Dns;
 }
 
+/**
+ * The host name: the kernel's (the UTS namespace's, as `uname -n` and `os.hostname()` say), read
+ * from /proc instead of through `node:os`, which the compiled plugin would otherwise load for it.
+ */
+async function hostName(): Promise<string> {
+  try {
+    const name = readFileSync('/proc/sys/kernel/hostname', 'utf8').trim();
+    if (name) return name;
+  } catch {
+    // no /proc: ask the runtime
+  }
+  return (await import('node:os')).hostname();
+}
+
 /** The effective node name: MERIDIAN_NODE_NAME, else `ipam.node`, else the host name. */
-export function nodeName(conf: NetConf, env: NodeJS.ProcessEnv): string {
+export async function nodeName(conf: NetConf, env: NodeJS.ProcessEnv): Promise<string> {
   const fromEnv = env.MERIDIAN_NODE_NAME?.trim();
   if (fromEnv) {
     if (fromEnv.length > MAX_NAME_LENGTH) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `longer than ${MAX_NAME_LENGTH} characters`);
     if (!NAME_RE.test(fromEnv)) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `"${fromEnv}" is not a node name`);
     return fromEnv;
   }
-  return conf.ipam.node ?? hostname();
+  return conf.ipam.node ?? hostName();
 }
 
 function call(conf: NetConf, method: CallOptions['method'], path: string, body?: unknown): Promise<unknown> {
@@ -85,7 +99,7 @@ function resultRoutes(routes: Route[] | undefined, cniVersion: string): Route[] 
 }
 
 export async function cmdAdd(conf: NetConf, env: CniEnv, procEnv: NodeJS.ProcessEnv): Promise<IpamResult> {
-  const node = nodeName(conf, procEnv);
+  const node = await nodeName(conf, procEnv);
   const body: Record<string, string> = { cniNetwork: conf.name, containerId: env.containerId, ifname: env.ifname, node };
   if (env.args.K8S_POD_NAMESPACE) body.podNamespace = env.args.K8S_POD_NAMESPACE;
   if (env.args.K8S_POD_NAME) body.podName = env.args.K8S_POD_NAME;
