@@ -32,7 +32,7 @@ interface Run {
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(plugin, ['install', ...args], { env: { PATH: '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(plugin, ['install', ...args], { env: { PATH: '/usr/bin:/bin', ...env } as Record<string, string> as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -178,7 +178,7 @@ describe('meridian-ipam install', () => {
 
   it('--watch installs again what was removed, and stops on SIGTERM with exit 0', async () => {
     const root = await newRoot();
-    const child = spawn(plugin, ['install', ...base(root), '--watch', '1'], { env: { PATH: '/usr/bin:/bin', ...TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(plugin, ['install', ...base(root), '--watch', '1'], { env: { PATH: '/usr/bin:/bin', ...TOKEN } as Record<string, string> as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
     const token = path.join(root, 'etc/cni/net.d/meridian-ipam/token');
     const waitFor = async (what: () => boolean) => {

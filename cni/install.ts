@@ -98,17 +98,34 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 export type FileOutcome = 'installed' | 'updated' | 'unchanged';
 
 /**
+ * What this process last wrote or found in place, by file: when a file's identity, size and
+ * times are still these and the content wanted is the same, it is not read again (`--watch`
+ * checks a 100 MB executable every cycle).
+ */
+const known = new Map<string, { ino: number; size: number; mtimeMs: number; ctimeMs: number; mode: number; sha: string }>();
+
+/**
  * Writes `content` to `file` with `mode` atomically: a temporary file beside it, fsync, rename over
  * the old one, fsync of the directory. Nothing is written when the file already holds exactly this
  * content with this mode.
  */
 export async function writeAtomic(file: string, content: Buffer, mode: number): Promise<FileOutcome> {
   const dir = path.dirname(file);
+  const sha = sha256(content);
   let existed = false;
   try {
     const st = await stat(file);
     existed = true;
-    if (st.isFile() && (st.mode & 0o7777) === mode && st.size === content.length && sha256(await readFile(file)) === sha256(content)) return 'unchanged';
+    const seen = known.get(file);
+    const same = (f: { ino: number; size: number; mtimeMs: number; ctimeMs: number }) =>
+      f.ino === st.ino && f.size === st.size && f.mtimeMs === st.mtimeMs && f.ctimeMs === st.ctimeMs;
+    if (st.isFile() && (st.mode & 0o7777) === mode && st.size === content.length) {
+      if (seen && same(seen) && seen.sha === sha && seen.mode === mode) return 'unchanged';
+      if (sha256(await readFile(file)) === sha) {
+        known.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, mode, sha });
+        return 'unchanged';
+      }
+    }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
@@ -136,7 +153,20 @@ export async function writeAtomic(file: string, content: Buffer, mode: number): 
   } finally {
     await d.close();
   }
+  const st = await stat(file);
+  known.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, mode, sha });
   return existed ? 'updated' : 'installed';
+}
+
+/** The executable to install, read once per process (it is the running one, or a file named once). */
+let pluginContent: { file: string; bytes: Buffer } | undefined;
+async function pluginBytes(file: string): Promise<Buffer> {
+  if (pluginContent?.file === file) return pluginContent.bytes;
+  const bytes = await readFile(file).catch((e: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read the plugin executable ${file}: ${e.code ?? e.message}`);
+  });
+  pluginContent = { file, bytes };
+  return bytes;
 }
 
 /** Runs one installation; returns what happened to each file (and warnings). Throws UsageError / Error. */
@@ -160,9 +190,7 @@ export async function install(o: InstallOptions): Promise<{ files: { file: strin
   if (existsSync(confFile) && !o.force && !chainsMeridian(readFileSync(confFile, 'utf8'))) {
     throw new Error(`${confFile} exists and does not chain ${PLUGIN_NAME}: it belongs to another network plugin (--force replaces it)`);
   }
-  const pluginBytes = await readFile(o.plugin).catch((e: NodeJS.ErrnoException) => {
-    throw new Error(`cannot read the plugin executable ${o.plugin}: ${e.code ?? e.message}`);
-  });
+  const executable = await pluginBytes(o.plugin);
 
   await mkdir(binDir, { recursive: true, mode: 0o755 });
   await mkdir(confDir, { recursive: true, mode: 0o755 });
@@ -171,7 +199,7 @@ export async function install(o: InstallOptions): Promise<{ files: { file: strin
 
   const files: { file: string; outcome: FileOutcome }[] = [];
   const put = async (file: string, content: Buffer, mode: number) => files.push({ file, outcome: await writeAtomic(file, content, mode) });
-  await put(path.join(binDir, PLUGIN_NAME), pluginBytes, 0o755);
+  await put(path.join(binDir, PLUGIN_NAME), executable, 0o755);
   await put(path.join(secrets, 'token'), Buffer.from(`${o.token}\n`), 0o600);
   if (o.caFile) {
     const pem = await readFile(o.caFile).catch((e: NodeJS.ErrnoException) => {
@@ -221,7 +249,7 @@ const VALUE_FLAGS = new Set([
 const BOOL_FLAGS = new Set(['no-portmap', 'force', 'help']);
 
 /** Parses the command line (and MERIDIAN_CNI_TOKEN, NODE_NAME) into options; UsageError names what is wrong. */
-export function parseInstallArgs(argv: string[], env: NodeJS.ProcessEnv): InstallOptions & { watchSeconds?: number; help?: boolean } {
+export function parseInstallArgs(argv: string[], env: Record<string, string | undefined>): InstallOptions & { watchSeconds?: number; help?: boolean } {
   const v: Record<string, string> = {};
   const flags = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
