@@ -1,6 +1,6 @@
 /**
  * `meridian-ipam`: a CNI IPAM plugin (spec 0.3.0–1.1.0) that delegates every pod address to
- * Meridian's lease API. Entry point of the bundle built by bin/build-cni.ts.
+ * Meridian's lease API; run by cni/bin.ts, the entry of the executable bin/build-cni.ts compiles.
  *
  * Protocol: CNI_COMMAND and friends in the environment, the network configuration on stdin, the
  * result (ADD, VERSION) or an error `{ cniVersion, code, msg, details }` on stdout, exit status 0
