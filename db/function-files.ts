@@ -104,14 +104,33 @@ async function setting(tx: Tx, name: string, value: string) {
   await tx`select set_config(${name}, ${value}, true)`;
 }
 
-/** `text` run as one simple-protocol query; an error names the file and the line. */
+/** A PostgreSQL error's message with its detail and context (which trigger depends, which line of a body). */
+function pgErrorText(e: unknown): string {
+  const err = e as Error & { detail?: string; where?: string };
+  return [err.message, err.detail, err.where].filter(Boolean).join('; ');
+}
+
+/**
+ * Where in `f` a PostgreSQL error points: ` (line n)`, from the statement's position, or from the
+ * position in a function body (which is the file's text verbatim); '' when it points nowhere.
+ */
+function lineIn(f: FunctionFile, e: unknown): string {
+  const err = e as { position?: string; internal_position?: string; internal_query?: string };
+  let offset = -1;
+  if (err.position) offset = Number(err.position) - 1;
+  else if (err.internal_position && err.internal_query) {
+    const body = f.text.indexOf(err.internal_query);
+    if (body >= 0) offset = body + Number(err.internal_position) - 1;
+  }
+  return offset >= 0 ? ` (line ${f.text.slice(0, offset).split('\n').length})` : '';
+}
+
+/** `f` run as one simple-protocol query; an error names the file and the line. */
 async function runFile(tx: Tx, f: FunctionFile) {
   try {
     await tx.unsafe(f.text).simple();
   } catch (e) {
-    const err = e as Error & { position?: string };
-    const line = err.position ? ` (line ${f.text.slice(0, Number(err.position)).split('\n').length})` : '';
-    throw new Error(`function file ${f.file}${line}: ${err.message}`, { cause: e });
+    throw new Error(`function file ${f.file}${lineIn(f, e)}: ${pgErrorText(e)}`, { cause: e });
   }
 }
 
@@ -120,7 +139,7 @@ async function dropRoutine(tx: Tx, routine: string, why: string) {
   try {
     await tx.unsafe(`drop routine ${routine}`);
   } catch (e) {
-    throw new Error(`dropping ${routine} (${why}) failed: ${(e as Error).message}; drop what uses it in a versioned migration`, { cause: e });
+    throw new Error(`dropping ${routine} (${why}) failed: ${pgErrorText(e)}. Drop what uses it in a versioned migration`, { cause: e });
   }
 }
 
@@ -214,7 +233,7 @@ export async function applyFunctionFiles(
  * their languages' validators and `check_function_bodies = on`, as CREATE FUNCTION would have:
  * once every file is applied, so that order among them never matters.
  */
-export async function validateFunctions(tx: Tx, files: string[]): Promise<void> {
+export async function validateFunctions(tx: Tx, files: FunctionFile[]): Promise<void> {
   if (files.length === 0) return;
   const [{ search_path: searchPath, check }] = await tx<{ search_path: string; check: string }[]>`
     select current_setting('search_path') as search_path, current_setting('check_function_bodies') as check`;
@@ -227,13 +246,14 @@ export async function validateFunctions(tx: Tx, files: string[]): Promise<void> 
      join pg_language l on l.oid = p.prolang
      where f.file = any($1::text[]) and l.lanvalidator <> 0
      order by f.file, 2`,
-    [files],
+    [files.map((f) => f.file)],
   );
   for (const r of rows) {
     try {
       await tx.unsafe(`select ${r.validator}($1::oid)`, [r.oid]);
     } catch (e) {
-      throw new Error(`function file ${r.file}: ${r.routine}: ${(e as Error).message}`, { cause: e });
+      const f = files.find((x) => x.file === r.file)!;
+      throw new Error(`function file ${r.file}${lineIn(f, e)}: ${r.routine}: ${pgErrorText(e)}`, { cause: e });
     }
   }
   await setting(tx, 'check_function_bodies', check);

@@ -108,7 +108,10 @@ export async function migrateDatabase(
       }
       const rest = skipFiles || options.through ? { applied: [], dropped: [] } : await applyFunctionFiles(tx, files, { reconcile: true });
       const functionFiles = [...new Set([...first.applied, ...rest.applied])];
-      await validateFunctions(tx, functionFiles);
+      await validateFunctions(
+        tx,
+        files.filter((f) => functionFiles.includes(f.file)),
+      );
       return { migrations: applied, functionFiles, functionsDropped: rest.dropped, functionFilesSkipped: skipFiles };
     });
   } finally {
