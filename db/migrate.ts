@@ -135,6 +135,18 @@ export async function migrateDatabase(
   return result;
 }
 
+/** What a migration did, in one line for an operator (`npm start`, `meridian migrate`). */
+export function describeMigration(r: MigrateResult): string {
+  const parts = [`${r.migrations.length} migration(s) applied`];
+  if (r.functionFilesSkipped) {
+    parts.push('SQL functions left as they are: the database has migrations this build lacks (a newer build migrated it)');
+  } else {
+    parts.push(`${r.functionFiles.length} SQL function file(s) applied${r.functionFiles.length > 0 && r.functionFiles.length <= 5 ? ` (${r.functionFiles.join(', ')})` : ''}`);
+    if (r.functionsDropped.length > 0) parts.push(`dropped ${r.functionsDropped.join(', ')} (in no function file)`);
+  }
+  return parts.join('; ');
+}
+
 /** The number of application migrations shipped with this build (for `/readyz`). */
 export async function expectedMigrationCount(): Promise<number> {
   return (await migrationJournal()).length;
