@@ -1,6 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { runMigrations } from 'graphile-worker';
 import { createDb } from './client';
@@ -12,26 +9,14 @@ import {
   validateFunctions,
   type FunctionFile,
 } from './function-files';
+import { migrationJournal, migrationsFolder } from './journal';
 import { createPgPool } from './pg';
 import { grantApplicationRole } from './roles';
 
-export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+export { expectedMigrationCount, migrationJournal, migrationsFolder, type MigrationEntry } from './journal';
 
 /** The advisory lock every migrating process takes (the same key whatever the build). */
 const MIGRATION_LOCK = 727100;
-
-/** One application migration as drizzle-kit's journal lists it (`when` is what drizzle records as `created_at`). */
-export interface MigrationEntry {
-  idx: number;
-  tag: string;
-  when: number;
-}
-
-/** The application migrations shipped with this build, in order. */
-export async function migrationJournal(): Promise<MigrationEntry[]> {
-  const journal = JSON.parse(await readFile(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: MigrationEntry[] };
-  return journal.entries;
-}
 
 export interface MigrateResult {
   /** The versioned migrations applied, by journal tag. */
@@ -145,9 +130,4 @@ export function describeMigration(r: MigrateResult): string {
     if (r.functionsDropped.length > 0) parts.push(`dropped ${r.functionsDropped.join(', ')} (in no function file)`);
   }
   return parts.join('; ');
-}
-
-/** The number of application migrations shipped with this build (for `/readyz`). */
-export async function expectedMigrationCount(): Promise<number> {
-  return (await migrationJournal()).length;
 }
