@@ -261,6 +261,14 @@ describe('migrate and the function files', () => {
     expect(await procVersions(sql)).toEqual(before);
   });
 
+  test('a function defined by two files fails migrate', async () => {
+    const { url } = await database();
+    const copy = { file: 'server/cni/sql/ipam_buddy.sql', text: files.find((f) => f.file === 'server/ipam/sql/ipam_buddy.sql')!.text };
+    await expect(migrateDatabase(url, { functionFiles: [...files, copy] })).rejects.toThrow(
+      'function ipam_buddy(cidr) is defined by two function files, server/cni/sql/ipam_buddy.sql and server/ipam/sql/ipam_buddy.sql',
+    );
+  });
+
   test('a build older than the database (it lacks the database’s newest migration) leaves the functions alone', async () => {
     const { url, sql } = await database();
     const [{ newest }] = await sql<{ newest: string }[]>`select max(created_at)::text as newest from drizzle.__drizzle_migrations`;

@@ -213,12 +213,20 @@ export async function applyFunctionFiles(
     const present = new Set(files.map((f) => f.file));
     const gone = [...recorded.keys()].filter((file) => !present.has(file));
     if (gone.length > 0) await tx`delete from drizzle.function_files where file = any(${gone})`;
-    const defined = new Set([...recorded.values()].filter((r) => present.has(r.file)).flatMap((r) => r.functions));
+    const definedBy = new Map<string, string>();
+    for (const r of recorded.values()) {
+      if (!present.has(r.file)) continue;
+      for (const sig of r.functions) {
+        const other = definedBy.get(sig);
+        if (other) throw new Error(`function ${sig} is defined by two function files, ${[other, r.file].sort().join(' and ')}: keep it in one`);
+        definedBy.set(sig, r.file);
+      }
+    }
     const owned = await tx.unsafe<{ sig: string; routine: string }[]>(
       `select ${SIGNATURE} as sig, p.oid::regprocedure::text as routine from pg_proc p where ${OWNED('public')} order by 1`,
     );
     for (const { sig, routine } of owned) {
-      if (defined.has(sig)) continue;
+      if (definedBy.has(sig)) continue;
       await dropRoutine(tx, routine, 'it is in no function file');
       dropped.push(sig);
     }

@@ -87,7 +87,14 @@ export async function migrateDatabase(
       const applied: string[] = [];
       for (const [i, m] of migrations.slice(0, last + 1).entries()) {
         if (m.folderMillis <= lastApplied) continue;
-        for (const stmt of m.sql) await tx.unsafe(stmt).simple();
+        for (const stmt of m.sql) {
+          await tx
+            .unsafe(stmt)
+            .simple()
+            .catch((e: Error) => {
+              throw new Error(`migration ${journal[i].tag}: ${e.message}`, { cause: e });
+            });
+        }
         await tx`insert into drizzle.__drizzle_migrations (hash, created_at) values (${m.hash}, ${m.folderMillis})`;
         applied.push(journal[i].tag);
       }
