@@ -40,10 +40,10 @@ export interface MigrateResult {
  *   1. the trigger functions whose files changed (db/function-files.ts): the versioned migrations
  *      create triggers, and `CREATE TRIGGER` needs its function to exist;
  *   2. the versioned migrations (db/migrations: tables, constraints, indexes, triggers and data
- *      changes, never a function body) that the database lacks, with drizzle's bookkeeping
- *      (`drizzle.__drizzle_migrations`: the file's hash and its journal `when`; a migration runs
- *      when its `when` is newer than the last one recorded, so editing an applied migration's text
- *      never runs it again);
+ *      changes, never a function body) that the database lacks, read and recorded as drizzle's
+ *      migrator does (`drizzle.__drizzle_migrations`: the file's hash and its journal `when`; a
+ *      migration runs when its `when` is newer than the last one recorded, so editing an applied
+ *      migration's text never runs it again), but in this transaction rather than one of its own;
  *   3. every other function file that changed, then the functions no file defines are dropped, and
  *      every function applied has its body checked.
  *
@@ -100,10 +100,7 @@ export async function migrateDatabase(
       }
       const rest = skipFiles || options.through ? { applied: [], dropped: [] } : await applyFunctionFiles(tx, files, { reconcile: true });
       const functionFiles = [...new Set([...first.applied, ...rest.applied])];
-      await validateFunctions(
-        tx,
-        files.filter((f) => functionFiles.includes(f.file)),
-      );
+      await validateFunctions(tx, files.filter((f) => functionFiles.includes(f.file)));
       return { migrations: applied, functionFiles, functionsDropped: rest.dropped, functionFilesSkipped: skipFiles };
     });
   } finally {
