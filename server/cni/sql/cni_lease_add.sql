@@ -11,8 +11,8 @@
 -- A concurrent ADD of the same key fails on the unique attachment index (23505) and the caller
 -- retries, finding the winner's lease.
 --
--- Called through cni_lease_add_confirmed, and for each ADD of a batch whose set-based statement
--- (cni_lease_add_many) failed (db/batch.ts runs them one by one).
+-- Called through cni_lease_add_confirmed: for an ADD alone, and for each ADD of a batch whose
+-- set-based statement (cni_lease_add_many) failed (db/batch.ts then runs them one by one).
 CREATE OR REPLACE FUNCTION cni_lease_add(p jsonb) RETURNS jsonb
 LANGUAGE plpgsql
 -- Planned once per session: plan_cache_mode (see server/ipam/sql/ipam_allocate.sql).
