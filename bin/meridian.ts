@@ -25,7 +25,7 @@ import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
 
-  migrate                                   apply database migrations
+  migrate                                   apply database migrations and changed SQL function files
   backup FILE                               write a consistent backup of the whole database to FILE
                                             (gzip, mode 0600; "-" for stdout)
   restore FILE [--force]                    load a backup into an empty database ("-" for stdin), then
