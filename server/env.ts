@@ -71,6 +71,11 @@ const schema = z.object({
   SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(600).default(20),
   /** npm start: how long to keep trying to restart an embedded PostgreSQL that died before stopping Meridian. */
   DB_RESTART_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /**
+   * When set, `/metrics` answers only requests carrying `Authorization: Bearer <METRICS_TOKEN>`
+   * (401 otherwise); unset, it is open to anyone who can reach the web port.
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

@@ -4,7 +4,7 @@ import { BufferedRequest, jsonReply, JsonReply } from './buffered';
 import { MAX_BODY_BYTES, readNodeBody } from './body-limit';
 import { errorReply } from './rest';
 import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
-import { securityHeaders } from './security-headers';
+import { contentSecurityPolicy, securityHeaders } from './security-headers';
 
 /**
  * REST v1 served straight from the web process's Node HTTP server, beside Next. Its clients are
@@ -22,6 +22,7 @@ import { securityHeaders } from './security-headers';
 
 const fixedHeaders: Record<string, string> = Object.fromEntries([
   ...securityHeaders.map(({ key, value }) => [key.toLowerCase(), value]),
+  ['content-security-policy', contentSecurityPolicy()],
   ['cache-control', 'no-store'],
 ]);
 
@@ -56,6 +57,8 @@ async function send(res: ServerResponse, response: Response, head: boolean) {
 export interface ApiServer {
   /** Whether this server answers the path (`/api/v1` and everything below it). */
   serves(pathname: string): boolean;
+  /** The pattern of the route the path addresses (`/api/v1/projects/{project}/ipclaims`), or undefined when none does. */
+  routeOf(pathname: string): string | undefined;
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
@@ -101,6 +104,7 @@ export async function createApiServer(root: string): Promise<ApiServer> {
 
   return {
     serves: (pathname) => pathname === '/api/v1' || pathname.startsWith('/api/v1/'),
+    routeOf: (pathname) => matchRoute(routes, pathname)?.route.openApiPath,
     async handle(req, res) {
       try {
         await handle(req, res);
