@@ -45,8 +45,9 @@ export function readNodeBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Prom
 /**
  * The body of a Web `Request` (a route handler under Next), or 'tooLarge' as soon as it (declared or
  * streamed) exceeds `limit`; reading stops there. The stream is released, not cancelled: cancelling
- * it would destroy the Node request under it, and with it the socket the 413 goes out on (answer it
- * with `connection: close`).
+ * it would destroy the Node request under it, and with it the socket before the 413 goes out. The
+ * web process's front door closes a connection whose request was left half-read once the answer is
+ * out (server/http/front-door.ts).
  */
 export async function readWebBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer | 'tooLarge'> {
   if (declaredTooLarge(req.headers.get('content-length'), limit)) return 'tooLarge';
@@ -66,7 +67,7 @@ export async function readWebBody(req: Request, limit = MAX_BODY_BYTES): Promise
   return Buffer.concat(chunks);
 }
 
-/** A 413 answer for a route handler under Next; the connection closes after it (the rest of the body is not read). */
+/** A 413 answer for a route handler under Next (the rest of the body is not read; see readWebBody). */
 export function payloadTooLargeResponse(limit = MAX_BODY_BYTES): Response {
-  return Response.json(payloadTooLargeBody(limit), { status: 413, headers: { connection: 'close' } });
+  return Response.json(payloadTooLargeBody(limit), { status: 413 });
 }

@@ -4,6 +4,7 @@
  * Content-Security-Policy:
  * - thousands of made-up paths add no label set to the latency histogram, and the heap stays flat;
  * - HSTS only over https: a trusted proxy's `X-Forwarded-Proto: https`, never an untrusted one's;
+ * - a connection whose body a handler stopped reading delivers the answer, then ends, unread;
  * - pages get a policy with a fresh script nonce, the same on the request Next renders and on the
  *   response, whatever the client sent; REST answers keep the fixed policy.
  */
@@ -31,9 +32,10 @@ async function echoPolicy(req: IncomingMessage, res: ServerResponse) {
 }
 
 /** A front door on a loopback port; `trusted` is its TRUSTED_PROXIES. */
-async function frontDoor(trusted: string): Promise<number> {
+async function frontDoor(trusted: string, next = echoPolicy): Promise<number> {
   const api = await createApiServer(process.cwd());
-  const server = createServer(createFrontDoor({ api, next: echoPolicy, trustedProxies: parseTrustedProxies(trusted), signInLimiter: new RateLimiter(100, 100) }));
+  const server = createServer(createFrontDoor({ api, next, trustedProxies: parseTrustedProxies(trusted), signInLimiter: new RateLimiter(100, 100) }));
+  server.keepAliveTimeout = 65_000; // as bin/web.ts
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return (server.address() as { port: number }).port;
@@ -157,5 +159,46 @@ describe('Content-Security-Policy', () => {
   test('REST answers keep the fixed policy, which allows no inline script', async () => {
     const policy = String((await get(port, '/api/v1/whoami')).headers['content-security-policy']);
     expect(scriptSrc(policy)).toBe("script-src 'self'");
+  });
+});
+
+describe('a request body left half-read', () => {
+  test('the answer reaches the client, then the server ends the connection without reading the rest', async () => {
+    let read = 0;
+    const refuseAfterOneChunk = async (req: IncomingMessage, res: ServerResponse) => {
+      // As a handler refusing a body over the limit: it stops reading part-way.
+      await new Promise<void>((resolve) => req.once('data', (chunk: Buffer) => ((read += chunk.length), resolve())));
+      req.pause();
+      res.writeHead(413, { 'content-type': 'application/json' });
+      res.end('{"error":{"code":"PayloadTooLarge"}}');
+    };
+    const upload = await frontDoor('', refuseAfterOneChunk);
+    const total = 20 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let written = 0;
+    // Settles when the server ends the connection (or it closes): with the answer if it came first.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      let answered: { status: number; body: string } | undefined;
+      const req = request({ host: '127.0.0.1', port: upload, method: 'POST', path: '/upload' }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => (answered = { status: res.statusCode ?? 0, body: Buffer.concat(parts).toString() }));
+      });
+      const settle = () => (answered ? resolve(answered) : reject(new Error('the connection ended before the answer')));
+      req.on('error', () => {});
+      req.on('socket', (socket) => socket.once('end', settle));
+      req.on('close', settle);
+      const pump = () => {
+        while (written < total) {
+          written += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      pump();
+    });
+    console.log(`413 after ${(written / 1024 / 1024).toFixed(1)} MiB handed to the socket; the handler read ${read} bytes`);
+    expect(answer).toEqual({ status: 413, body: '{"error":{"code":"PayloadTooLarge"}}' });
+    expect(written).toBeLessThan(total);
   });
 });

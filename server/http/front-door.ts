@@ -28,10 +28,26 @@ export interface FrontDoorOptions {
  *   TRUSTED_PROXIES only; a value the client sent in the header is overwritten) and cuts a flood of
  *   sign-in posts from one client before any password hashing (the real throttling is per
  *   (client, account) and per client in server/tenancy/sign-in.ts);
+ * - closes a connection whose request body was left half-read once the answer is out;
  * - puts a Content-Security-Policy with a fresh script nonce on the request and its response for
  *   everything Next serves: Next reads the nonce from the request's policy and puts it on its
  *   scripts (a policy a client sent is overwritten).
  */
+/** How long a connection whose request was left half-read stays open, unread, after the answer. */
+const LINGER_MS = 5_000;
+
+/**
+ * Ends a connection whose request body a handler stopped reading (a body over the limit, refused
+ * with 413): the rest is never read, and the connection cannot carry another request. Half-closing
+ * first lets the client read the answer; closing at once with unread data would reset the
+ * connection, and the client could lose the answer to the reset.
+ */
+function lingeringClose(req: IncomingMessage) {
+  const socket = req.socket;
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
 export function createFrontDoor({ api, next, trustedProxies, signInLimiter }: FrontDoorOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { httpDuration } = metrics();
   return (req, res) => {
@@ -40,6 +56,7 @@ export function createFrontDoor({ api, next, trustedProxies, signInLimiter }: Fr
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       httpDuration.observe({ method: methodLabel(req.method), route: routeLabel(pathname, api.routeOf), status: String(res.statusCode) }, seconds);
+      if (!req.complete && req.readableDidRead) lingeringClose(req);
     });
     if (arrivedOverHttps((req.socket as TLSSocket).encrypted === true, req.socket.remoteAddress, req.headers['x-forwarded-proto'], trustedProxies)) {
       res.setHeader('strict-transport-security', HSTS);

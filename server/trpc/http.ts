@@ -36,7 +36,7 @@ export async function serveTrpc(req: Request, createContext: () => Promise<Conte
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const body = await readWebBody(req);
     if (body === 'tooLarge') {
-      return refusal(new DomainError('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body', { limit: MAX_BODY_BYTES }), { connection: 'close' });
+      return refusal(new DomainError('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body', { limit: MAX_BODY_BYTES }));
     }
     bounded = new Request(req.url, { method: req.method, headers: req.headers, body: new Uint8Array(body), signal: req.signal });
   }
@@ -59,9 +59,9 @@ export async function serveTrpc(req: Request, createContext: () => Promise<Conte
 }
 
 /** A whole request refused before tRPC reads it: one tRPC error (the batch link hands it to every call), status from the error table. */
-function refusal(cause: DomainError, headers: Record<string, string> = {}): Response {
+function refusal(cause: DomainError): Response {
   const { trpc, http } = errorTable[cause.code];
   const config = appRouter._def._config;
   const shape = getTRPCErrorShape({ config, error: new TRPCError({ code: trpc, message: cause.message, cause }), type: 'unknown', path: undefined, input: undefined, ctx: undefined });
-  return Response.json(transformTRPCResponse(config, { error: shape }), { status: http, headers });
+  return Response.json(transformTRPCResponse(config, { error: shape }), { status: http });
 }
