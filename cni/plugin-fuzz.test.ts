@@ -52,7 +52,6 @@ let projectSlug = '';
 let closedUrl = '';
 
 beforeAll(async () => {
-  process.env.MERIDIAN_CNI_QUIET = '1'; // the in-process runs log to fd 2 otherwise
   const { db } = testDb();
   const { project } = await makeProject(db);
   projectId = project.id;
@@ -68,7 +67,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  delete process.env.MERIDIAN_CNI_QUIET;
   await api?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -106,6 +104,7 @@ function env(command: string, overrides: Record<string, string | undefined> = {}
     CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAMESPACE=shop;K8S_POD_NAME=web-1',
     CNI_PATH: '/opt/cni/bin',
     MERIDIAN_NODE_NAME: 'node-1',
+    MERIDIAN_CNI_QUIET: '1', // the in-process runs would log to this process's fd 2
     ...overrides,
   };
 }
