@@ -13,21 +13,25 @@ const conf = JSON.stringify({
   ipam: { type: 'meridian-ipam', serverUrl: 'http://127.0.0.1:1', tokenFile: '/nonexistent/token', cluster: 'k1', timeoutMs: 500 },
 });
 
-const env = (command: string, extra: Record<string, string> = {}) => ({
-  CNI_COMMAND: command,
-  CNI_CONTAINERID: 'c0ffee01',
-  CNI_NETNS: '/var/run/netns/none',
-  CNI_IFNAME: 'eth0',
-  CNI_PATH: '/opt/cni/bin',
-  ...extra,
-});
+/** Variables as the plugin reads them (a process environment). */
+const vars = (values: Record<string, string>) => values as unknown as NodeJS.ProcessEnv;
+
+const env = (command: string, extra: Record<string, string> = {}) =>
+  vars({
+    CNI_COMMAND: command,
+    CNI_CONTAINERID: 'c0ffee01',
+    CNI_NETNS: '/var/run/netns/none',
+    CNI_IFNAME: 'eth0',
+    CNI_PATH: '/opt/cni/bin',
+    ...extra,
+  });
 
 describe('MERIDIAN_CNI_QUIET', () => {
   it('is 1 (quiet), or 0 or unset (log lines on stderr)', () => {
-    expect(readQuiet({})).toBe(false);
-    expect(readQuiet({ MERIDIAN_CNI_QUIET: '' })).toBe(false);
-    expect(readQuiet({ MERIDIAN_CNI_QUIET: '0' })).toBe(false);
-    expect(readQuiet({ MERIDIAN_CNI_QUIET: '1' })).toBe(true);
+    expect(readQuiet(vars({}))).toBe(false);
+    expect(readQuiet(vars({ MERIDIAN_CNI_QUIET: '' }))).toBe(false);
+    expect(readQuiet(vars({ MERIDIAN_CNI_QUIET: '0' }))).toBe(false);
+    expect(readQuiet(vars({ MERIDIAN_CNI_QUIET: '1' }))).toBe(true);
   });
 
   it.each(['ADD', 'DEL', 'CHECK', 'GC', 'STATUS'])('any other value fails %s with code 4 naming it, before any request', async (command) => {

@@ -70,8 +70,8 @@ const sidePools: SidePools = ((globalThis as unknown as { __meridianSidePools?: 
  * A pool of `max` connections beside `db`'s, on the same database, for one hot statement (the
  * batches of db/batch.ts): opened on first use, closed with `db`'s handle. postgres.js hands a
  * pool's idle connections out in turn, so a statement sent a few at a time would visit every
- * backend of the main pool, each with cold caches; on a few backends of its own it stays warm
- * (bench/cni-add: PostgreSQL's CPU per ADD about a fifth lower). `db` itself when it was not made
+ * backend of the main pool, each with cold caches; on a few backends of its own it stays warm and
+ * costs PostgreSQL less CPU per batch (bench/cni-add measures it). `db` itself when it was not made
  * by createDb.
  */
 export function sidePool(db: Db, name: string, max: number): Db {

@@ -29,7 +29,7 @@ function runProgram(script: string, args: string[], vars: Record<string, string>
   // Unreachable on purpose: a program that got past its environment would fail here instead.
   const env = { ...base, DATABASE_URL: 'postgres://meridian@127.0.0.1:1/none', DB_CONNECT_TIMEOUT_SECONDS: '1', DATA_DIR: dataDir, ...vars };
   return new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, script), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, script), ...args], { cwd: root, env: env as unknown as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
