@@ -4,11 +4,12 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_CONFIG } from '@/server/env';
+import { freePort } from './global-setup';
 
 const root = path.resolve(__dirname, '..');
 let dataDir = '';
@@ -17,7 +18,22 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'meridian-env-startup-'));
 });
 afterAll(async () => {
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  if (!dataDir) return;
+  // Should a program get past its environment and start the embedded PostgreSQL here, stop that
+  // server (and only it) before removing its directory.
+  const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+  if (existsSync(pidFile)) {
+    const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+    if (pid > 0) {
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {
+        // already gone
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+  }
+  await rm(dataDir, { recursive: true, force: true });
 });
 
 /** Runs `node --import tsx <script> …args` with `vars` over a copy of this environment without Meridian's variables. */
@@ -56,7 +72,7 @@ describe('an invalid environment stops start-up with the variable named', () => 
   });
 
   test('npm start creates nothing in its data directory before refusing', async () => {
-    const { code, output } = await runProgram('bin/start.ts', [], { DATABASE_URL: '', MERIDIAN_DISABLED_MODULES: 'ipam,dns' });
+    const { code, output } = await runProgram('bin/start.ts', [], { DATABASE_URL: '', EMBEDDED_PG_PORT: String(await freePort()), MERIDIAN_DISABLED_MODULES: 'ipam,dns' });
     expect(code, output).toBe(EXIT_CONFIG);
     expect(output).toContain('MERIDIAN_DISABLED_MODULES: unknown module "dns"');
     expect(existsSync(path.join(dataDir, 'postgres'))).toBe(false);
