@@ -2,7 +2,8 @@
  * One web process: a thin Node HTTP server (server/http/front-door.ts: request latency, security
  * headers, the client address) that serves REST v1 itself (server/http/api-server.ts) and hands
  * everything else (pages, tRPC, auth, health) to Next.js.
- * Needs DATABASE_URL; several may run against one database.
+ * Needs DATABASE_URL; several may run against one database. An invalid environment stops it at
+ * once with the variable named (server/env.ts).
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import next from 'next';
 import { configureDbPool, getDbHandle } from '../db/client';
 import { resolveAuthSecret } from '../server/auth/secret';
-import { dbPoolSettings, env } from '../server/env';
+import { dbPoolSettings, envOrExit } from '../server/env';
 import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
 import { createApiServer } from '../server/http/api-server';
@@ -22,11 +23,10 @@ import { sendHeartbeats } from './lib/supervisor';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 async function main() {
+  const e = envOrExit('web');
   sendHeartbeats();
-  const e = env();
   configureDbPool(dbPoolSettings('web'));
-  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is required for start:web (npm start sets it for the embedded database)');
-  process.env.AUTH_SECRET = await resolveAuthSecret(getDbHandle().db);
+  await resolveAuthSecret(getDbHandle().db);
   const app = next({ dev: false, dir: root, hostname: e.HOSTNAME, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();

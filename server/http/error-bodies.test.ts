@@ -15,7 +15,7 @@ import { sql } from 'drizzle-orm';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import * as readyz from '@/app/readyz/route';
-import { createDb, getDbHandle, type DbHandle } from '@/db/client';
+import { configureDbPool, createDb, getDbHandle, type DbHandle } from '@/db/client';
 import { apiRoutes, type ApiRoute } from '@/server/api/catalog';
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
@@ -89,8 +89,8 @@ beforeAll(async () => {
   const url = new URL(inject('databaseUrl'));
   url.username = role;
   url.password = password;
-  // The REST routes use the process's pool (db/client.ts getDb), made on first use from DATABASE_URL.
-  process.env.DATABASE_URL = url.toString();
+  // The REST routes use the process's pool (db/client.ts getDb): on this restricted role's URL.
+  configureDbPool({ url: url.toString(), max: 10 });
   restricted = createDb(url.toString(), { max: 4, applicationName: 'meridian-test-errors' });
 
   process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
