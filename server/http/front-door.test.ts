@@ -13,6 +13,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { metrics } from '@/server/observability/metrics';
+// The REST handlers use the process-wide pool, which the test database module configures.
+import '@/test/db';
 import { createApiServer } from './api-server';
 import { parseTrustedProxies } from './client-address';
 import { createFrontDoor } from './front-door';
