@@ -106,6 +106,11 @@ export const envSchema = z.object({
         ctx.addIssue({ code: 'custom', message: (e as Error).message });
       }
     }),
+  /**
+   * When set, `/metrics` answers only requests carrying `Authorization: Bearer <METRICS_TOKEN>`
+   * (401 otherwise); unset, it is open to anyone who can reach the web port.
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain whitespace').optional(),
   /** Requests per second one API token may make to one web process (a token bucket refilled at this rate). */
   RATE_LIMIT_TOKEN_RPS: integer(1, 1_000_000).default(2000),
   /** The bucket's size: requests one API token may make at once before the rate applies. */

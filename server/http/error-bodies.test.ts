@@ -186,7 +186,8 @@ describe('tRPC: an unexpected failure answers "internal error" with a correlatio
       const req =
         procedures[path]._def.type === 'query'
           ? new Request(`${url}?input=${encodeURIComponent(payload)}`)
-          : new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+          : // As the console sends a mutation: with the CSRF header serveTrpc checks.
+            new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-meridian-csrf': '1' }, body: payload });
       const res = await serveTrpc(req, async () => ({ db: restricted.db, session: { user: world.user } }));
       const text = await res.text();
       const error = (JSON.parse(text) as { error?: { json: { message: string; data: { errorId?: unknown } } } }).error?.json;
