@@ -26,7 +26,8 @@ const forceHelp = 'It becomes Available at once, without a wipe by the provider:
 
 /**
  * The capacity list, filtered by state, location and device search on the server, with the
- * operator's actions on each device (quarantine, return to pool — forced when known clean —, retire).
+ * operator's actions on each device: quarantine; return to pool (forced, without the provider's
+ * wipe, when the device is known clean); retire.
  */
 export function CapacitySection({
   data,

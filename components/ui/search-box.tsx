@@ -11,8 +11,8 @@ export interface SearchText {
 }
 
 /** State for a SearchBox: the typed text, and the text once typing has paused for `ms`. */
-export function useSearchText(initial = '', ms = 300): SearchText {
-  const [text, setText] = useState(initial);
+export function useSearchText(ms = 300): SearchText {
+  const [text, setText] = useState('');
   const settled = useDebounced(text, ms);
   return { text, settled, setText };
 }
