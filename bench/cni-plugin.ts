@@ -9,9 +9,9 @@
  * Prints p50/p90/p99 for ADD, and for reference the same runs of `node -e 0` (bare Node start-up)
  * and of CNI_COMMAND=VERSION (plugin start-up without network). Target: ADD p50 ≤ 150 ms.
  * One process at a time; the three kinds are interleaved per round so that load from other
- * processes on the machine hits them alike (the load average is printed: on a busy 2-core machine
- * bare Node start-up alone varies 35–300 ms; `nice -n -10 npx tsx bench/cni-plugin.ts` isolates
- * the plugin's own cost from such neighbours).
+ * processes on the machine hits them alike (the load average is printed: on a busy machine bare
+ * Node start-up alone varies several-fold; `nice -n -10 npx tsx bench/cni-plugin.ts` isolates the
+ * plugin's own cost from such neighbours).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';

@@ -1,7 +1,8 @@
 /**
  * The admin CLI: `npm run meridian -- <command>`. Uses DATABASE_URL, or the embedded database
  * (a running `npm start`'s, or started for the command). Output meant for scripts goes to stdout
- * alone (e.g. `token create` prints only the token); messages go to stderr.
+ * alone (e.g. `token create` prints only the token); messages go to stderr. An invalid environment
+ * (server/env.ts) stops every command before it starts, with the variable named.
  */
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
@@ -14,7 +15,7 @@ import { describeMigration, migrateDatabase } from '../db/migrate';
 import { seedDemoData } from '../db/seed';
 import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
-import { dataDir, env } from '../server/env';
+import { dataDir, env, envOrExit } from '../server/env';
 import { isDomainError } from '../server/errors';
 import { addMembership, removeMembership } from '../server/tenancy/projects';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
@@ -296,6 +297,7 @@ async function main() {
     err(usage);
     process.exit(argv.length === 0 ? 2 : 0);
   }
+  envOrExit('meridian');
   if (argv[0] === 'backup' || argv[0] === 'restore') {
     let code = 1;
     try {

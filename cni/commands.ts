@@ -6,7 +6,6 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { type CallOptions, ServerError, callServer, readToken, toCniError } from './client';
 import type { CniEnv, Dns, NetConf, Route } from './config';
-import { MAX_NAME_LENGTH, NAME_RE } from './config';
 import {
   CniError,
   ERR_CHECK_MISMATCH,
@@ -38,14 +37,8 @@ export interface IpamResult {
 }
 
 /** The effective node name: MERIDIAN_NODE_NAME, else `ipam.node`, else the host name. */
-export function nodeName(conf: NetConf, env: NodeJS.ProcessEnv): string {
-  const fromEnv = env.MERIDIAN_NODE_NAME?.trim();
-  if (fromEnv) {
-    if (fromEnv.length > MAX_NAME_LENGTH) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `longer than ${MAX_NAME_LENGTH} characters`);
-    if (!NAME_RE.test(fromEnv)) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `"${fromEnv}" is not a node name`);
-    return fromEnv;
-  }
-  return conf.ipam.node ?? hostname();
+export function nodeName(conf: NetConf, env: CniEnv): string {
+  return env.node ?? conf.ipam.node ?? hostname();
 }
 
 function call(conf: NetConf, method: CallOptions['method'], path: string, body?: unknown): Promise<unknown> {
@@ -84,8 +77,8 @@ function resultRoutes(routes: Route[] | undefined, cniVersion: string): Route[] 
   return routes.map((r) => (r.gw === undefined ? { dst: r.dst } : { dst: r.dst, gw: r.gw }));
 }
 
-export async function cmdAdd(conf: NetConf, env: CniEnv, procEnv: NodeJS.ProcessEnv): Promise<IpamResult> {
-  const node = nodeName(conf, procEnv);
+export async function cmdAdd(conf: NetConf, env: CniEnv): Promise<IpamResult> {
+  const node = nodeName(conf, env);
   const body: Record<string, string> = { cniNetwork: conf.name, containerId: env.containerId, ifname: env.ifname, node };
   if (env.args.K8S_POD_NAMESPACE) body.podNamespace = env.args.K8S_POD_NAMESPACE;
   if (env.args.K8S_POD_NAME) body.podName = env.args.K8S_POD_NAME;

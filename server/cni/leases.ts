@@ -10,6 +10,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { asDomainError, DomainError, pgCode } from '@/server/errors';
+import { env } from '@/server/env';
 import { logError } from '@/server/observability/log';
 import { formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
 import { addInBatch } from './add-batch';
@@ -22,8 +23,7 @@ import type { AddInput, LeaseKey } from './schemas';
  * keeps its block instead of carving a new one per ADD.
  */
 export function blockGraceSeconds(): number {
-  const v = Number(process.env.CNI_BLOCK_GRACE_SECONDS ?? 300);
-  return Number.isFinite(v) && v >= 0 ? Math.floor(v) : 300;
+  return env().CNI_BLOCK_GRACE_SECONDS;
 }
 
 /** Addresses kept out of every node block: the network address and the gateway (.1), and the IPv4 broadcast. */

@@ -18,7 +18,7 @@ import * as projectRoute from '@/app/api/v1/projects/[project]/route';
 import * as grantsRoute from '@/app/api/v1/projects/[project]/resourcegrants/route';
 import * as whoamiRoute from '@/app/api/v1/whoami/route';
 import { backupDatabase, restoreDatabase } from '@/db/backup';
-import { createDb, type DbHandle } from '@/db/client';
+import { configureDbPool, createDb, type DbHandle } from '@/db/client';
 import { prepareDatabase } from '@/test/global-setup';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
@@ -78,7 +78,7 @@ beforeAll(async () => {
   const own = await ownDatabase();
   dropDatabase = own.drop;
   // The REST handlers use the process-wide pool: point it at this file's database before first use.
-  process.env.DATABASE_URL = own.url;
+  configureDbPool({ url: own.url, max: 10 });
   handle = createDb(own.url, { max: 10, applicationName: 'meridian-deletion-test' });
   const tmp = await makeTempDir('meridian-deletion-test-');
   removeDir = tmp.remove;

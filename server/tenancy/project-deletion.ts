@@ -37,6 +37,7 @@ import { apiTokens, projectDeletionBlockers, projects } from '@/db/schema';
 import { recordEvent, systemActor, type Actor } from '@/server/audit/events';
 import { deleteCluster } from '@/server/cni/clusters';
 import { DomainError } from '@/server/errors';
+import { env } from '@/server/env';
 import { deleteMachine } from '@/server/fleet/machines';
 import { deleteClaim, releaseRetainedAllocation } from '@/server/ipam/claims';
 import { deleteNetwork } from '@/server/ipam/networks';
@@ -68,12 +69,8 @@ export interface DeletionBlocker {
 
 /** The pass backoff: `PROJECT_DELETION_RETRY_BASE_MS` (1 s) doubling per waiting pass up to `PROJECT_DELETION_RETRY_CAP_MS` (60 s). */
 export function deletionBackoffSchedule() {
-  const positive = (raw: string | undefined, fallback: number) => {
-    const n = Number(raw);
-    return raw !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
-  };
-  const baseMs = positive(process.env.PROJECT_DELETION_RETRY_BASE_MS, 1_000);
-  return { baseMs, capMs: Math.max(baseMs, positive(process.env.PROJECT_DELETION_RETRY_CAP_MS, 60_000)) };
+  const e = env();
+  return { baseMs: e.PROJECT_DELETION_RETRY_BASE_MS, capMs: Math.max(e.PROJECT_DELETION_RETRY_BASE_MS, e.PROJECT_DELETION_RETRY_CAP_MS) };
 }
 
 /**
