@@ -1,6 +1,6 @@
 /**
  * A project token acts with the lesser of its own role and its creator's current rights in the
- * project (api_token_role, migration 0031): disabling the creator, demoting them, removing their
+ * project (server/tenancy/sql/api_token_role.sql): disabling the creator, demoting them, removing their
  * membership or deleting them takes effect on the token's next request, on every REST route and on
  * the CNI ADD that reuses a cluster token verified a moment ago. Tokens nobody created (the CLI,
  * the seed) act with their own role.

@@ -29,7 +29,7 @@ function checkTokenName(raw: string): string {
 /**
  * Issues a bearer token for a project (optionally one cluster). Returns the secret exactly once;
  * only its SHA-256 is stored. With `createdBy` the token acts with no more than that user's rights
- * in the project at each use (api_token_role, migration 0031); without, with its own role.
+ * in the project at each use (server/tenancy/sql/api_token_role.sql); without, with its own role.
  */
 export async function createApiToken(
   db: DbOrTx,
@@ -297,7 +297,7 @@ const verifier = perPool((pool) => {
 /**
  * Cluster tokens verified in the last REUSE_MS, by hash. A route whose write confirms its token
  * itself (the CNI ADD, which checks in its own transaction that its token still has a role of at
- * least editor: migrations 0025, 0031) takes the principal from here instead of reading the token
+ * least editor: server/cni/sql/cni_lease_add_confirmed.sql) takes the principal from here instead of reading the token
  * again before every call. Only successful look-ups of cluster tokens are kept: their project and
  * cluster are fixed (deleting the cluster or its project revokes the token). Their role is not: it
  * follows the creator's rights, which may change in any process (the console, the admin CLI)
