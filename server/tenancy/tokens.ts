@@ -233,7 +233,7 @@ async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
   // Hashes are hex: the array literal needs no quoting, and one statement text serves any count.
   const rows = (await db.execute(sql`
     select t.token_hash, t.kind, t.id as token_id, t.name as token_name, t.project_id, p.slug as project_slug, t.cluster_name,
-           api_token_role(t.id) as role,
+           (select r.role from api_token_roles(t.id) r) as role,
            u.id as user_id, u.email as user_email, u.platform_roles as user_roles, u.disabled_at is not null as user_disabled,
            t.last_used_at is null or t.last_used_at < now() - interval '60 seconds' as stale,
            c.id as cluster_id, n.id as network_id, n.name as network_name, c.node_block_prefix_v4, c.node_block_prefix_v6

@@ -9,7 +9,7 @@
 -- lease is then released by it; one that comes after finds no cluster and answers
 -- {"clusterGone": true}, changing nothing.
 --
--- The token's role is api_token_role's, read after the lock (a token revoked by a deletion that
+-- The token's role is api_token_roles', read after the lock (a token revoked by a deletion that
 -- committed meanwhile is seen revoked): none answers {"tokenRevoked": true} (401), below editor (an
 -- ADD writes) {"tokenForbidden": true} (403); either takes precedence over clusterGone (a cluster
 -- token is revoked with its cluster) and changes nothing. So the REST route may act on a cluster
@@ -28,7 +28,7 @@ BEGIN
   v_cluster_live := FOUND;
   -- After the lock: a token revoked by a deletion that committed meanwhile is seen revoked here.
   IF p ? 'token' THEN
-    v_role := api_token_role((p->>'token')::uuid);
+    SELECT r.role INTO v_role FROM api_token_roles((p->>'token')::uuid) r;
     IF v_role IS NULL THEN
       RETURN '{"tokenRevoked": true}'::jsonb;
     END IF;

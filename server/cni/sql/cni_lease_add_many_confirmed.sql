@@ -24,7 +24,7 @@ BEGIN
                         WHEN NOT (x.v->>'cluster')::uuid = ANY (coalesce(v_clusters, '{}')) THEN '{"clusterGone": true}'::jsonb
                    END ORDER BY x.i) INTO v_answer
   FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(v, i)
-  LEFT JOIN LATERAL (SELECT api_token_role((x.v->>'token')::uuid) AS role WHERE x.v ? 'token') t ON true;
+  LEFT JOIN LATERAL (SELECT r.role FROM api_token_roles((x.v->>'token')::uuid) r WHERE x.v ? 'token') t ON true;
   IF NOT EXISTS (SELECT 1 FROM unnest(v_answer) AS a WHERE a IS NOT NULL) THEN
     RETURN cni_lease_add_many(p_items);
   END IF;
