@@ -1,7 +1,8 @@
 /**
  * The admin CLI: `npm run meridian -- <command>`. Uses DATABASE_URL, or the embedded database
  * (a running `npm start`'s, or started for the command). Output meant for scripts goes to stdout
- * alone (e.g. `token create` prints only the token); messages go to stderr.
+ * alone (e.g. `token create` prints only the token); messages go to stderr. An invalid environment
+ * (server/env.ts) stops every command before it starts, with the variable named.
  */
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
@@ -10,11 +11,11 @@ import { parseArgs } from 'node:util';
 import { and, eq, like } from 'drizzle-orm';
 import { backupDatabase, BackupError, restoreDatabase } from '../db/backup';
 import { createDb, type Db } from '../db/client';
-import { migrateDatabase } from '../db/migrate';
+import { describeMigration, migrateDatabase } from '../db/migrate';
 import { seedDemoData } from '../db/seed';
 import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
-import { dataDir, env } from '../server/env';
+import { dataDir, env, envOrExit } from '../server/env';
 import { isDomainError } from '../server/errors';
 import { addMembership, removeMembership } from '../server/tenancy/projects';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
@@ -25,7 +26,7 @@ import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
 
-  migrate                                   apply database migrations
+  migrate                                   apply database migrations and changed SQL function files
   backup FILE                               write a consistent backup of the whole database to FILE
                                             (gzip, mode 0600; "-" for stdout)
   restore FILE [--force]                    load a backup into an empty database ("-" for stdin), then
@@ -104,8 +105,8 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     return v;
   };
   if (group === 'migrate') {
-    await migrateDatabase(url, { appRole });
-    err(`migrations applied${appRole ? `; role ${appRole} granted row access` : ''}`);
+    const result = await migrateDatabase(url, { appRole });
+    err(`${describeMigration(result)}${appRole ? `; role ${appRole} granted row access` : ''}`);
     return 0;
   }
   if (group === 'seed') {
@@ -296,6 +297,7 @@ async function main() {
     err(usage);
     process.exit(argv.length === 0 ? 2 : 0);
   }
+  envOrExit('meridian');
   if (argv[0] === 'backup' || argv[0] === 'restore') {
     let code = 1;
     try {

@@ -3,15 +3,16 @@
  * unset, applies migrations, seeds demo data on first start, builds the web app if needed, then
  * supervises the provider simulator, the worker and the web server — and the embedded PostgreSQL
  * itself, which is started again on its data directory when it dies. Ctrl-C / SIGTERM (to this
- * process or to the `npm start` above it) stops the children, then PostgreSQL.
+ * process or to the `npm start` above it) stops the children, then PostgreSQL. The whole environment
+ * (server/env.ts) is validated first: an invalid value stops `npm start` before anything starts.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb } from '../db/client';
-import { migrateDatabase } from '../db/migrate';
+import { describeMigration, migrateDatabase } from '../db/migrate';
 import { roleOfUrl } from '../db/roles';
 import { seedDemoData } from '../db/seed';
-import { dataDir, env } from '../server/env';
+import { dataDir, envOrExit, EXIT_CONFIG } from '../server/env';
 import { ensureBuild } from './lib/build';
 import { EMBEDDED_APP_ROLE, startEmbeddedPostgres } from './lib/embedded-postgres';
 import { listenForControl, simulatorSettings } from './lib/control';
@@ -21,7 +22,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`[meridian] ${line}\n`);
 
 async function main() {
-  const e = env();
+  const e = envOrExit('npm start');
   let embedded: SupervisedDatabase | undefined;
   // The processes connect as `url`'s role; migrations and the seed run as `ownerUrl`'s (db/roles.ts).
   let url = e.DATABASE_URL;
@@ -69,7 +70,7 @@ async function main() {
   }
   if (!url || !ownerUrl) throw new Error('no database');
   say('applying migrations');
-  await migrateDatabase(ownerUrl, { appRole });
+  say(describeMigration(await migrateDatabase(ownerUrl, { appRole })));
 
   const handle = createDb(ownerUrl, { max: 2, applicationName: 'meridian-start' });
   try {
@@ -85,7 +86,7 @@ async function main() {
   await ensureBuild(root, say);
   if (shuttingDown) return;
 
-  const sim = await simulatorSettings(dataDir());
+  const sim = await simulatorSettings(dataDir(), e);
   const childEnv = {
     ...process.env,
     DATABASE_URL: url,
@@ -99,7 +100,7 @@ async function main() {
     script: path.join(root, 'bin', 'simulator.ts'),
     env: { ...childEnv, SIMULATOR_PORT: String(sim.port), DATABASE_URL: '' },
     restart: true,
-    fatalExitCodes: [78],
+    fatalExitCodes: [EXIT_CONFIG],
     heartbeatTimeoutMs: e.SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS * 1000,
     log: say,
   });

@@ -1,20 +1,20 @@
 /**
  * One worker process: graphile-worker running Meridian's tasks. Needs DATABASE_URL; several may run
- * against one database and share the jobs.
+ * against one database and share the jobs. An invalid environment stops it at once with the
+ * variable named (server/env.ts).
  */
 import { configureDbPool, getDbHandle } from '../db/client';
-import { dbPoolSettings, env } from '../server/env';
+import { dbPoolSettings, envOrExit } from '../server/env';
 import { startWorker } from '../server/jobs/worker';
 import { log, logError } from '../server/observability/log';
 import { sendHeartbeats } from './lib/supervisor';
 
 async function main() {
+  const e = envOrExit('worker');
   sendHeartbeats();
-  const e = env();
-  configureDbPool(dbPoolSettings('worker'));
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL is required for start:worker (npm start sets it for the embedded database)');
-  const worker = await startWorker(getDbHandle(), url, { concurrency: e.WORKER_CONCURRENCY });
+  const pool = dbPoolSettings('worker');
+  configureDbPool(pool);
+  const worker = await startWorker(getDbHandle(), pool.url, { concurrency: e.WORKER_CONCURRENCY });
   process.send?.({ type: 'ready', role: 'worker' });
   let stopping = false;
   const stop = async () => {

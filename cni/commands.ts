@@ -2,11 +2,10 @@
  * The CNI verbs. Every verb is one call to Meridian's lease API; the plugin keeps no state and
  * never produces an address the server did not return (no fallback, no cache).
  */
-import { isIP } from './ip';
 import { readFileSync } from 'node:fs';
+import { isIP } from './ip';
 import { type CallOptions, ServerError, callServer, readToken, toCniError } from './client';
 import type { CniEnv, Dns, NetConf, Route } from './config';
-import { MAX_NAME_LENGTH, NAME_RE } from './config';
 import {
   CniError,
   ERR_CHECK_MISMATCH,
@@ -52,14 +51,8 @@ async function hostName(): Promise<string> {
 }
 
 /** The effective node name: MERIDIAN_NODE_NAME, else `ipam.node`, else the host name. */
-export async function nodeName(conf: NetConf, env: NodeJS.ProcessEnv): Promise<string> {
-  const fromEnv = env.MERIDIAN_NODE_NAME?.trim();
-  if (fromEnv) {
-    if (fromEnv.length > MAX_NAME_LENGTH) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `longer than ${MAX_NAME_LENGTH} characters`);
-    if (!NAME_RE.test(fromEnv)) throw new CniError(ERR_INVALID_ENV, 'invalid environment variable MERIDIAN_NODE_NAME', `"${fromEnv}" is not a node name`);
-    return fromEnv;
-  }
-  return conf.ipam.node ?? hostName();
+export async function nodeName(conf: NetConf, env: CniEnv): Promise<string> {
+  return env.node ?? conf.ipam.node ?? hostName();
 }
 
 function call(conf: NetConf, method: CallOptions['method'], path: string, body?: unknown): Promise<unknown> {
@@ -98,8 +91,8 @@ function resultRoutes(routes: Route[] | undefined, cniVersion: string): Route[] 
   return routes.map((r) => (r.gw === undefined ? { dst: r.dst } : { dst: r.dst, gw: r.gw }));
 }
 
-export async function cmdAdd(conf: NetConf, env: CniEnv, procEnv: NodeJS.ProcessEnv): Promise<IpamResult> {
-  const node = await nodeName(conf, procEnv);
+export async function cmdAdd(conf: NetConf, env: CniEnv): Promise<IpamResult> {
+  const node = await nodeName(conf, env);
   const body: Record<string, string> = { cniNetwork: conf.name, containerId: env.containerId, ifname: env.ifname, node };
   if (env.args.K8S_POD_NAMESPACE) body.podNamespace = env.args.K8S_POD_NAMESPACE;
   if (env.args.K8S_POD_NAME) body.podName = env.args.K8S_POD_NAME;

@@ -254,6 +254,24 @@ export interface CniEnv {
   ifname: string;
   args: Record<string, string>;
   path: string;
+  /** MERIDIAN_NODE_NAME (ADD only): the node recorded with the lease, before `ipam.node` and the host name. */
+  node?: string;
+}
+
+/**
+ * The plugin's own variables, besides the CNI_* its runtime sets: listed with the server's in the
+ * README's Configuration table (server/env.test.ts checks that they are). Each is validated by the
+ * invocations that read it: MERIDIAN_CNI_QUIET by every command but VERSION, MERIDIAN_NODE_NAME by
+ * ADD, the only command that records a node (so a DEL never fails on it).
+ */
+export const PLUGIN_VARIABLES = ['MERIDIAN_NODE_NAME', 'MERIDIAN_CNI_QUIET'] as const;
+
+/** MERIDIAN_CNI_QUIET: `1` silences the plugin's log lines on stderr; unset or `0` keeps them. */
+export function readQuiet(env: NodeJS.ProcessEnv): boolean {
+  const value = env.MERIDIAN_CNI_QUIET ?? '';
+  if (value === '' || value === '0') return false;
+  if (value === '1') return true;
+  throw envError('MERIDIAN_CNI_QUIET', `must be 1 (no log lines) or 0 (got ${JSON.stringify(value.slice(0, 40))})`);
 }
 
 /** Spec 1.0.0 interface-name rules: non-empty, not "." or "..", < 16 bytes, no "/", ":" or whitespace. */
@@ -303,6 +321,14 @@ export function readEnv(command: string, env: NodeJS.ProcessEnv): CniEnv {
     out.args = parseCniArgs(get('CNI_ARGS'));
     for (const k of ['K8S_POD_NAMESPACE', 'K8S_POD_NAME']) {
       if ((out.args[k]?.length ?? 0) > MAX_NAME_LENGTH) throw envError('CNI_ARGS', `${k} is longer than ${MAX_NAME_LENGTH} characters`);
+    }
+  }
+  if (command === 'ADD') {
+    const node = env.MERIDIAN_NODE_NAME?.trim();
+    if (node) {
+      if (node.length > MAX_NAME_LENGTH) throw envError('MERIDIAN_NODE_NAME', `is longer than ${MAX_NAME_LENGTH} characters`);
+      if (!NAME_RE.test(node)) throw envError('MERIDIAN_NODE_NAME', `"${node}" is not a node name`);
+      out.node = node;
     }
   }
   return out;

@@ -6,6 +6,12 @@
 import { writeFd } from './io';
 
 const secrets: string[] = [];
+let quiet = false;
+
+/** MERIDIAN_CNI_QUIET as the invocation's validated environment says (cni/config.ts readQuiet). */
+export function setQuiet(value: boolean): void {
+  quiet = value;
+}
 
 export function registerSecret(secret: string): void {
   if (secret.length >= 4 && !secrets.includes(secret)) secrets.push(secret);
@@ -18,6 +24,6 @@ export function redact(text: string): string {
 }
 
 export function log(message: string): void {
-  if (process.env.MERIDIAN_CNI_QUIET === '1') return;
+  if (quiet) return;
   writeFd(2, `meridian-ipam[${process.pid}]: ${redact(message)}\n`);
 }

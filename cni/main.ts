@@ -8,10 +8,10 @@
  */
 import { fstatSync, readFileSync } from 'node:fs';
 import { cmdAdd, cmdCheck, cmdDel, cmdGc, cmdStatus } from './commands';
-import { givenVersion, parseNetConf, peekVersion, readEnv } from './config';
+import { givenVersion, parseNetConf, peekVersion, readEnv, readQuiet } from './config';
 import { CniError, ERR_INTERNAL, ERR_INVALID_ENV, ERR_IO } from './errors';
 import { writeFd } from './io';
-import { log, redact } from './log';
+import { log, redact, setQuiet } from './log';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './version';
 
 const COMMANDS = ['ADD', 'DEL', 'CHECK', 'GC', 'STATUS', 'VERSION'];
@@ -56,6 +56,8 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
       // supportedVersions itself); without one, this plugin's newest.
       return { stdout: JSON.stringify({ cniVersion: givenVersion(await input().catch(() => '')) ?? CURRENT_VERSION, supportedVersions: SUPPORTED_VERSIONS }), status: 0 };
     }
+    setQuiet(false); // until MERIDIAN_CNI_QUIET is read: an invalid value is reported on stderr too
+    setQuiet(readQuiet(procEnv));
     if (!COMMANDS.includes(command)) {
       if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND`);
       throw new CniError(ERR_INVALID_ENV, command ? `unknown CNI_COMMAND: ${command}` : 'required env variables [CNI_COMMAND] missing', 'variable: CNI_COMMAND');
@@ -67,7 +69,7 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
     const conf = parseNetConf(stdin);
     switch (command) {
       case 'ADD':
-        return { stdout: JSON.stringify(await cmdAdd(conf, env, procEnv)), status: 0 };
+        return { stdout: JSON.stringify(await cmdAdd(conf, env)), status: 0 };
       case 'DEL':
         await cmdDel(conf, env);
         break;

@@ -48,11 +48,10 @@ let plugin = '';
 let tokenFile = '';
 let projectId = '';
 let projectSlug = '';
-/** A loopback port nothing listens on: "server unreachable" without leaving this machine. */
+/** A loopback port nothing listens on: "server unreachable" without leaving the host. */
 let closedUrl = '';
 
 beforeAll(async () => {
-  process.env.MERIDIAN_CNI_QUIET = '1'; // the in-process runs log to fd 2 otherwise
   const { db } = testDb();
   const { project } = await makeProject(db);
   projectId = project.id;
@@ -68,7 +67,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  delete process.env.MERIDIAN_CNI_QUIET;
   await api?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -106,6 +104,7 @@ function env(command: string, overrides: Record<string, string | undefined> = {}
     CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAMESPACE=shop;K8S_POD_NAME=web-1',
     CNI_PATH: '/opt/cni/bin',
     MERIDIAN_NODE_NAME: 'node-1',
+    MERIDIAN_CNI_QUIET: '1', // the in-process runs would log to this process's fd 2
     ...overrides,
   };
 }
@@ -404,14 +403,14 @@ describe('meridian-ipam fuzz', () => {
   });
 });
 
-/** The bugs this suite found, pinned as examples (in-process `run`, the real lease API). */
-describe('meridian-ipam: regressions found by the fuzz', () => {
+/** Inputs worth naming, pinned as examples beside the generated ones (in-process `run`, the real lease API). */
+describe('meridian-ipam: pinned examples', () => {
   const invoke = async (e: Record<string, string | undefined>, stdin: string) => {
     const { stdout, status } = await run(e as NodeJS.ProcessEnv, async () => stdin);
     return { status, json: JSON.parse(stdout || 'null') as { cniVersion: string; code: number; msg: string; details?: string } | null };
   };
 
-  it('an environment error is labelled with the config\'s cniVersion (was: always 1.1.0)', async () => {
+  it('an environment error is labelled with the config\'s cniVersion', async () => {
     const r = await invoke(env('ADD', { CNI_CONTAINERID: undefined }), text(conf('0.3.1')));
     expect(r).toMatchObject({ status: 1, json: { cniVersion: '0.3.1', code: 4 } });
     const unknown = await invoke(env('FROB'), text(conf('0.3.1')));
@@ -425,7 +424,7 @@ describe('meridian-ipam: regressions found by the fuzz', () => {
     ['MERIDIAN_NODE_NAME', () => ({ env: { MERIDIAN_NODE_NAME: 'n'.repeat(100_000) } }), 4, 'MERIDIAN_NODE_NAME'],
     ['K8S_POD_NAMESPACE in CNI_ARGS', () => ({ env: { CNI_ARGS: `K8S_POD_NAMESPACE=${'p'.repeat(100_000)}` } }), 4, 'CNI_ARGS'],
     ['K8S_POD_NAME in CNI_ARGS (254)', () => ({ env: { CNI_ARGS: `K8S_POD_NAME=${'p'.repeat(254)}` } }), 4, 'CNI_ARGS'],
-  ] as [string, () => { env?: Record<string, string>; stdin?: string }, number, string][])('%s longer than the lease API takes is refused naming it (was: 100 after the server\'s 413)', async (_what, make, code, field) => {
+  ] as [string, () => { env?: Record<string, string>; stdin?: string }, number, string][])('%s longer than the lease API takes is refused naming it, before any request', async (_what, make, code, field) => {
     const before = await leaseCount();
     const input = make();
     const r = await invoke(env('ADD', input.env), input.stdin ?? text(conf()));
@@ -435,7 +434,7 @@ describe('meridian-ipam: regressions found by the fuzz', () => {
     expect(await leaseCount()).toBe(before);
   });
 
-  it('a request the server refuses as too large (413) is an invalid config, 7 (was: 100 "unexpected")', async () => {
+  it('a request the server refuses as too large (413) is an invalid config, 7', async () => {
     const attachments = Array.from({ length: 3000 }, (_, i) => ({ containerID: `container-${i.toString().padStart(20, '0')}`, ifname: 'eth0' }));
     const r = await invoke(env('GC'), text(conf('1.1.0', { 'cni.dev/valid-attachments': attachments })));
     expect(r).toMatchObject({ status: 1, json: { cniVersion: '1.1.0', code: 7 } });

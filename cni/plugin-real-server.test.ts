@@ -20,6 +20,7 @@ import { bridgeSuite } from './test-support/bridge-suite';
 import { pluginExecutable } from './test-support/plugin-executable';
 import { type PluginRun, runPlugin } from './test-support/run-plugin';
 import { serveLeaseApi } from './test-support/serve-lease-api';
+import { overrideEnv } from '@/server/env';
 
 const actor = systemActor('test');
 let api: Awaited<ReturnType<typeof serveLeaseApi>> | undefined;
@@ -149,8 +150,7 @@ describe('meridian-ipam against the real lease API', () => {
   });
 
   it('GC releases the leases missing from cni.dev/valid-attachments (grace period 0)', async () => {
-    const previous = process.env.CNI_GC_GRACE_SECONDS;
-    process.env.CNI_GC_GRACE_SECONDS = '0'; // read by the in-process server at each GC
+    const restore = overrideEnv({ CNI_GC_GRACE_SECONDS: '0' }); // read by the in-process server at each GC
     try {
       const net = 'gcnet';
       for (const id of ['gc-keep', 'gc-drop']) expect((await cni('ADD', id, conf({ name: net }))).status).toBe(0);
@@ -161,8 +161,7 @@ describe('meridian-ipam against the real lease API', () => {
       const keep = await cni('ADD', 'gc-keep', conf({ name: net }));
       expect(code(await cni('CHECK', 'gc-keep', conf({ name: net, extra: { prevResult: keep.json } })))).toBe(0);
     } finally {
-      if (previous === undefined) delete process.env.CNI_GC_GRACE_SECONDS;
-      else process.env.CNI_GC_GRACE_SECONDS = previous;
+      restore();
     }
   });
 

@@ -70,8 +70,8 @@ const sidePools: SidePools = ((globalThis as unknown as { __meridianSidePools?: 
  * A pool of `max` connections beside `db`'s, on the same database, for one hot statement (the
  * batches of db/batch.ts): opened on first use, closed with `db`'s handle. postgres.js hands a
  * pool's idle connections out in turn, so a statement sent a few at a time would visit every
- * backend of the main pool, each with cold caches; on a few backends of its own it stays warm
- * (bench/cni-add: PostgreSQL's CPU per ADD about a fifth lower). `db` itself when it was not made
+ * backend of the main pool, each with cold caches; on a few backends of its own it stays warm and
+ * costs PostgreSQL less CPU per batch (bench/cni-add measures it). `db` itself when it was not made
  * by createDb.
  */
 export function sidePool(db: Db, name: string, max: number): Db {
@@ -125,26 +125,32 @@ async function commitsBefore(tx: postgres.Sql, deadline: Deadline) {
   if (!row?.ok) throw new DeadlineExceeded(deadline.budgetMs);
 }
 
-const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle; __meridianDbSettings?: PoolSettings };
+const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle; __meridianDbSettings?: ProcessPoolSettings };
+
+/** The process-wide pool's database and how it is opened. */
+export interface ProcessPoolSettings extends PoolSettings {
+  url: string;
+}
 
 /**
- * How the process-wide pool is opened (size and timeouts from the validated environment): the
- * process's entry point calls this before the pool's first use.
+ * How the process-wide pool is opened (its URL, size and timeouts from the validated environment:
+ * server/env.ts `dbPoolSettings`): the process's entry point calls this before the pool's first use.
  */
-export function configureDbPool(settings: PoolSettings): void {
+export function configureDbPool(settings: ProcessPoolSettings): void {
   if (globalForDb.__meridianDb) throw new Error('configureDbPool after the pool was opened');
   globalForDb.__meridianDbSettings = settings;
 }
 
 /**
  * The process-wide pool, kept on `globalThis` because Next may load this module in more than one
- * bundle. Requires `DATABASE_URL` (the supervisor sets it for the embedded server).
+ * bundle. Opened on first use with what the entry point gave {@link configureDbPool}.
  */
 export function getDbHandle(): DbHandle {
   if (!globalForDb.__meridianDb) {
-    const url = process.env.DATABASE_URL;
-    if (!url) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
-    globalForDb.__meridianDb = createDb(url, globalForDb.__meridianDbSettings ?? { max: 10 });
+    const settings = globalForDb.__meridianDbSettings;
+    if (!settings) throw new Error('the process-wide database pool is not configured (its entry point calls configureDbPool with DATABASE_URL)');
+    const { url, ...options } = settings;
+    globalForDb.__meridianDb = createDb(url, options);
   }
   return globalForDb.__meridianDb;
 }

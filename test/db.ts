@@ -1,5 +1,10 @@
 import { inject } from 'vitest';
-import { createDb, type DbHandle } from '../db/client';
+import { configureDbPool, createDb, type DbHandle } from '../db/client';
+
+// Server code that uses the process-wide pool (the REST handlers, auth) reaches this run's
+// database, as a web process's entry point configures it from DATABASE_URL. A test file may
+// configure another database before the pool's first use.
+configureDbPool({ url: inject('databaseUrl'), max: 10, applicationName: 'meridian-test-process' });
 
 let handle: DbHandle | undefined;
 

@@ -24,6 +24,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
         httpBatchLink({
           url: '/api/trpc',
           transformer: superjson,
+          // The server refuses bigger batches (MAX_BATCH_CALLS, server/trpc/http.ts).
+          maxItems: 16,
           // The CSRF header every state-changing console call must carry (server/http/csrf.ts).
           headers: () => ({ 'x-meridian-csrf': '1' }),
         }),

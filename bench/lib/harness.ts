@@ -66,7 +66,7 @@ export function processCpuSeconds(pid: number | undefined): number {
 }
 
 /**
- * CPU seconds used so far by PostgreSQL processes on this machine: the backends serving `database`
+ * CPU seconds used so far by PostgreSQL processes on this host: the backends serving `database`
  * (by their process titles), or without one every PostgreSQL process (any server's).
  */
 export function postgresCpuSeconds(database?: string): number {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
+import type { Env } from '../../server/env';
 
 /** The channel on which any web replica can ask the supervisor to act (see server/provider/supervisor-control.ts). */
 export const CONTROL_CHANNEL = 'meridian_supervisor';
@@ -11,8 +12,8 @@ export const CONTROL_CHANNEL = 'meridian_supervisor';
  * Where the simulator listens and the tokens for its runtime and admin APIs: from SIMULATOR_* when
  * set, otherwise generated once into `<dataDir>/simulator-tokens.json` (mode 0600) and reused.
  */
-export async function simulatorSettings(dataDir: string) {
-  const port = Number(process.env.SIMULATOR_PORT ?? 4100);
+export async function simulatorSettings(dataDir: string, e: Pick<Env, 'SIMULATOR_PORT' | 'SIMULATOR_URL' | 'SIMULATOR_TOKEN' | 'SIMULATOR_ADMIN_TOKEN'>) {
+  const port = e.SIMULATOR_PORT;
   const file = path.join(dataDir, 'simulator-tokens.json');
   let stored: { token: string; adminToken: string } | undefined;
   if (existsSync(file)) stored = JSON.parse(await readFile(file, 'utf8'));
@@ -22,9 +23,9 @@ export async function simulatorSettings(dataDir: string) {
   }
   return {
     port,
-    url: process.env.SIMULATOR_URL ?? `http://127.0.0.1:${port}`,
-    token: process.env.SIMULATOR_TOKEN ?? stored.token,
-    adminToken: process.env.SIMULATOR_ADMIN_TOKEN ?? stored.adminToken,
+    url: e.SIMULATOR_URL ?? `http://127.0.0.1:${port}`,
+    token: e.SIMULATOR_TOKEN ?? stored.token,
+    adminToken: e.SIMULATOR_ADMIN_TOKEN ?? stored.adminToken,
   };
 }
 

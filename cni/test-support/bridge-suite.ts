@@ -35,7 +35,7 @@ export interface BridgeTarget {
 
 const pluginDir = process.env.MERIDIAN_CNI_PLUGIN_DIR ?? '/usr/lib/cni';
 
-/** Why the bridge suite cannot run on this machine, or undefined when it can. */
+/** Why the bridge suite cannot run on this host, or undefined when it can. */
 export function bridgeSkipReason(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root (ip netns, bridge)';
   if (!existsSync(path.join(pluginDir, 'bridge'))) return `no bridge plugin in ${pluginDir} (apt-get install containernetworking-plugins)`;

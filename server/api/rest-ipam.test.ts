@@ -12,6 +12,7 @@ import { routeFileHandlers } from '@/test/api-routes';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { apiRoutes } from './catalog';
+import { overrideEnv } from '@/server/env';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -163,7 +164,7 @@ describe('REST v1 IPAM', () => {
   });
 
   test('a disabled module is absent from discovery and OpenAPI', async () => {
-    process.env.MERIDIAN_DISABLED_MODULES = 'ipam';
+    const restore = overrideEnv({ MERIDIAN_DISABLED_MODULES: 'ipam' });
     try {
       const groups = await (discovery.GET() as Response).json();
       expect(groups.groups.map((g: { name: string }) => g.name)).not.toContain('ipam.miloapis.com');
@@ -172,7 +173,7 @@ describe('REST v1 IPAM', () => {
       const { call } = await client();
       expect((await call(claims.GET as Handler, 'GET', {})).status).toBe(404);
     } finally {
-      delete process.env.MERIDIAN_DISABLED_MODULES;
+      restore();
     }
   });
 });

@@ -11,6 +11,7 @@ import { createSession, resolveSession, revokeSession, SESSION_MAX_AGE_SECONDS }
 import { authenticate } from '@/server/tenancy/sign-in';
 import { createUser, findUserByEmail } from '@/server/tenancy/users';
 import { secureCookies } from './cookies';
+import { authSecret } from './secret';
 
 class InvalidCredentials extends CredentialsSignin {
   code = 'invalid';
@@ -53,10 +54,10 @@ function config(req: Request | undefined): NextAuthConfig {
         log('warn', `auth: ${code}`);
       },
     },
-    secret: process.env.AUTH_SECRET,
+    secret: authSecret(),
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: '/sign-in' },
-    useSecureCookies: secureCookies(process.env.AUTH_URL),
+    useSecureCookies: secureCookies(e.AUTH_URL),
     providers: [
       Credentials({
         credentials: { email: { label: 'Email' }, password: { label: 'Password', type: 'password' } },

@@ -11,6 +11,7 @@ import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { createCluster, findCluster } from './clusters';
 import { addLease, checkLease, clusterStatus, gcLeases, listLeases, podUsage, releaseLeases, returnNodeBlockIfEmpty } from './leases';
+import { overrideEnv } from '@/server/env';
 
 const actor = systemActor('test');
 
@@ -69,12 +70,12 @@ describe('CNI leases', () => {
     expect(after.pools.find((p) => p.kind === 'Root')!.allocated).toBe('0');
     expect(after.pools.filter((p) => p.kind === 'NodeBlock')).toHaveLength(0);
     // With no grace period the DEL returns the block itself.
-    process.env.CNI_BLOCK_GRACE_SECONDS = '0';
+    const restore = overrideEnv({ CNI_BLOCK_GRACE_SECONDS: '0' });
     try {
       await addLease(db, c, key(3), actor);
       await releaseLeases(db, c, { key: key(3) }, actor);
     } finally {
-      delete process.env.CNI_BLOCK_GRACE_SECONDS;
+      restore();
     }
     expect((await getNetwork(db, project.id, 'vpc')).pools.filter((p) => p.kind === 'NodeBlock')).toHaveLength(0);
   });

@@ -1,4 +1,5 @@
 import { DomainError, isDomainError } from '@/server/errors';
+import { env } from '@/server/env';
 import { readJson, TOKEN_PROJECT } from '@/server/http/rest';
 import type { ApiRequest } from '@/server/http/buffered';
 import { resourceName } from '@/server/ipam/schemas';
@@ -38,8 +39,7 @@ export async function clusterForDel(db: DbOrTx, principal: TokenPrincipal, name:
 
 /** Seconds a lease is spared by GC after it was created (an ADD may still be in flight). */
 export function gcGraceSeconds(): number {
-  const v = Number(process.env.CNI_GC_GRACE_SECONDS ?? 60);
-  return Number.isFinite(v) && v >= 0 ? v : 60;
+  return env().CNI_GC_GRACE_SECONDS;
 }
 
 /**

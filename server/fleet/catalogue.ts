@@ -1,10 +1,13 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
+import { env } from '@/server/env';
 import { DomainError, invalid } from '@/server/errors';
 
-/** Capacity whose availability evidence is older than this is not offered (stale evidence fails closed). */
-export const EVIDENCE_MAX_AGE_SECONDS = Number(process.env.FLEET_EVIDENCE_MAX_AGE_SECONDS ?? 7 * 24 * 3600);
+/** Capacity whose availability evidence is older than this is not offered (stale evidence fails closed): FLEET_EVIDENCE_MAX_AGE_SECONDS. */
+export function evidenceMaxAgeSeconds(): number {
+  return env().FLEET_EVIDENCE_MAX_AGE_SECONDS;
+}
 export const MACHINE_SERVICE = 'machines';
 
 /**
@@ -54,7 +57,7 @@ export async function availabilityMatrix(db: DbOrTx) {
   const locs = await db.select({ id: locations.id, name: locations.name, displayName: locations.displayName }).from(locations).orderBy(asc(locations.name));
   const counts = (await db.execute(sql`
     select c.location_id, k.name as class,
-      count(*) filter (where c.state = 'Available' and c.health = 'Healthy' and c.available and c.observed_at > now() - ${`${EVIDENCE_MAX_AGE_SECONDS} seconds`}::interval)::int as free,
+      count(*) filter (where c.state = 'Available' and c.health = 'Healthy' and c.available and c.observed_at > now() - ${`${evidenceMaxAgeSeconds()} seconds`}::interval)::int as free,
       count(*)::int as total
     from machine_capacity c join machine_classes k on k.id = c.class_id
     where c.state <> 'Retired' group by 1, 2`)) as unknown as { location_id: string; class: string; free: number; total: number }[];

@@ -11,8 +11,8 @@ describe('machineClaimName', () => {
     expect(machineClaimName(machine, nic, family, n)).toBe(expected);
   });
 
-  // Regression (REST fuzz, issue 8): the full form cut at 63 characters made every slot of a
-  // long-named machine one claim: 409 ClaimExists, or the same address twice.
+  // Cutting the full form at 63 characters would make every slot of a long-named machine one
+  // claim (409 ClaimExists, or the same address twice): each slot keeps a name of its own.
   it('long machine names: every slot its own valid name, different machines different names', () => {
     const machines = ['a'.repeat(63), `${'a'.repeat(62)}b`, `${'a'.repeat(44)}-${'b'.repeat(18)}`, 'x'.repeat(56)];
     const names = new Set<string>();

@@ -8,6 +8,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { machineCapacity, providerOperations } from '@/db/schema/fleet';
+import { env } from '@/server/env';
 import { incrementCounter } from '@/server/observability/metrics';
 import type { CallOutcome, OperationRecord, OperationRequest, ProviderClient, SubmitResult } from '@/server/provider';
 import { resolveSubmission } from '@/server/provider/resolve';
@@ -164,7 +165,7 @@ export async function verifyCleanup(provider: ProviderClient, deviceRef: string,
 
 /** Capped exponential backoff with full jitter: 0.5 s doubling to a 30 s cap, randomized to spread retries. */
 export function backoffMs(attempts: number): number {
-  const cap = Number(process.env.PROVIDER_RETRY_CAP_MS ?? 30_000);
+  const cap = env().PROVIDER_RETRY_CAP_MS;
   const ceiling = Math.min(cap, 500 * 2 ** Math.min(attempts, 16));
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }

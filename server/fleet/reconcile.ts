@@ -11,7 +11,7 @@ import { deleteClaim } from '@/server/ipam/claims';
 import { enqueueJob } from '@/server/jobs/enqueue';
 import type { ProviderClient } from '@/server/provider';
 import { releaseMachine } from '@/server/quota/admission';
-import { EVIDENCE_MAX_AGE_SECONDS, locationUsability } from './catalogue';
+import { evidenceMaxAgeSeconds, locationUsability } from './catalogue';
 import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
 import { wakeMachine } from './machines';
 import { setPhaseReason, transitionMachine, type MachinePhase } from './phases';
@@ -140,7 +140,7 @@ async function bindCapacity(tx: DbOrTx, m: MachineState) {
     with picked as (
       select id from ${machineCapacity}
       where class_id = ${m.classId} and location_id = ${m.locationId} and state = 'Available' and health = 'Healthy' and available
-        and observed_at > now() - ${`${EVIDENCE_MAX_AGE_SECONDS} seconds`}::interval
+        and observed_at > now() - ${`${evidenceMaxAgeSeconds()} seconds`}::interval
       order by device_ref limit 1 for update skip locked
     ), capacity as (
       update ${machineCapacity} set state = 'Bound', asset_epoch = ${machineCapacity.assetEpoch} + 1, state_reason = null, updated_at = now()

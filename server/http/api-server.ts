@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { internalErrorBody } from '@/server/observability/log';
 import { BufferedRequest, jsonReply, JsonReply } from './buffered';
-import { errorReply, MAX_BODY_BYTES } from './rest';
+import { MAX_BODY_BYTES, readNodeBody } from './body-limit';
+import { errorReply } from './rest';
 import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
-import { securityHeaders } from './security-headers';
+import { contentSecurityPolicy, securityHeaders } from './security-headers';
 
 /**
  * REST v1 served straight from the web process's Node HTTP server, beside Next. Its clients are
@@ -21,30 +22,11 @@ import { securityHeaders } from './security-headers';
 
 const fixedHeaders: Record<string, string> = Object.fromEntries([
   ...securityHeaders.map(({ key, value }) => [key.toLowerCase(), value]),
+  ['content-security-policy', contentSecurityPolicy()],
   ['cache-control', 'no-store'],
 ]);
 
 const EMPTY = Buffer.alloc(0);
-
-/** The request body, or 'tooLarge' as soon as it (declared or streamed) exceeds the limit. */
-function readBody(req: IncomingMessage): Promise<Buffer | 'tooLarge'> {
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve('tooLarge');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.off('data', onData);
-        req.resume();
-        resolve('tooLarge');
-      } else chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 function toRequest(req: IncomingMessage, url: string, method: string, body: Buffer | undefined): Request {
   const headers = new Headers();
@@ -75,6 +57,8 @@ async function send(res: ServerResponse, response: Response, head: boolean) {
 export interface ApiServer {
   /** Whether this server answers the path (`/api/v1` and everything below it). */
   serves(pathname: string): boolean;
+  /** The pattern of the route the path addresses (`/api/v1/projects/{project}/ipclaims`), or undefined when none does. */
+  routeOf(pathname: string): string | undefined;
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
@@ -105,7 +89,7 @@ export async function createApiServer(root: string): Promise<ApiServer> {
     if (!handler) return sendReply(res, errorReply(405, 'MethodNotAllowed', `${method} is not served on ${pathname}`, null, undefined, { allow: allowed(match.route) }));
     let body: Buffer | undefined;
     if (method !== 'GET' && method !== 'HEAD') {
-      const read = await readBody(req);
+      const read = await readNodeBody(req);
       if (read === 'tooLarge') return sendReply(res, errorReply(413, 'PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body', undefined, { connection: 'close' }));
       body = read;
     }
@@ -120,6 +104,7 @@ export async function createApiServer(root: string): Promise<ApiServer> {
 
   return {
     serves: (pathname) => pathname === '/api/v1' || pathname.startsWith('/api/v1/'),
+    routeOf: (pathname) => matchRoute(routes, pathname)?.route.openApiPath,
     async handle(req, res) {
       try {
         await handle(req, res);

@@ -56,3 +56,15 @@ export function clientAddress(remoteAddress: string | undefined, forwardedFor: s
   }
   return client;
 }
+
+/**
+ * Whether the client reached us over https: the connection itself is TLS, or its peer is a trusted
+ * proxy whose `X-Forwarded-Proto` says `https` (the first entry: the scheme the proxy facing the
+ * client received). The header from anyone else is ignored, as is a value that is not a scheme.
+ */
+export function arrivedOverHttps(encrypted: boolean, remoteAddress: string | undefined, forwardedProto: string | string[] | undefined, trusted: BlockList): boolean {
+  if (encrypted) return true;
+  if (!forwardedProto || !isTrusted(trusted, normalize(remoteAddress ?? ''))) return false;
+  const first = (Array.isArray(forwardedProto) ? forwardedProto[0] : forwardedProto).split(',')[0];
+  return first.trim().toLowerCase() === 'https';
+}

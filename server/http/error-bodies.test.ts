@@ -15,7 +15,7 @@ import { sql } from 'drizzle-orm';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import * as readyz from '@/app/readyz/route';
-import { createDb, getDbHandle, type DbHandle } from '@/db/client';
+import { configureDbPool, createDb, getDbHandle, type DbHandle } from '@/db/client';
 import { apiRoutes, type ApiRoute } from '@/server/api/catalog';
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
@@ -89,8 +89,8 @@ beforeAll(async () => {
   const url = new URL(inject('databaseUrl'));
   url.username = role;
   url.password = password;
-  // The REST routes use the process's pool (db/client.ts getDb), made on first use from DATABASE_URL.
-  process.env.DATABASE_URL = url.toString();
+  // The REST routes use the process's pool (db/client.ts getDb): on this restricted role's URL.
+  configureDbPool({ url: url.toString(), max: 10 });
   restricted = createDb(url.toString(), { max: 4, applicationName: 'meridian-test-errors' });
 
   process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -186,7 +186,8 @@ describe('tRPC: an unexpected failure answers "internal error" with a correlatio
       const req =
         procedures[path]._def.type === 'query'
           ? new Request(`${url}?input=${encodeURIComponent(payload)}`)
-          : new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+          : // As the console sends a mutation: with the CSRF header serveTrpc checks.
+            new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-meridian-csrf': '1' }, body: payload });
       const res = await serveTrpc(req, async () => ({ db: restricted.db, session: { user: world.user } }));
       const text = await res.text();
       const error = (JSON.parse(text) as { error?: { json: { message: string; data: { errorId?: unknown } } } }).error?.json;

@@ -50,7 +50,7 @@ export function limiter(name: 'token' | 'signIn'): RateLimiter {
   if (!g.__meridianLimiters[name]) {
     g.__meridianLimiters[name] =
       name === 'token'
-        ? new RateLimiter(Number(process.env.RATE_LIMIT_TOKEN_RPS ?? 2000), Number(process.env.RATE_LIMIT_TOKEN_BURST ?? 4000))
+        ? new RateLimiter(env().RATE_LIMIT_TOKEN_RPS, env().RATE_LIMIT_TOKEN_BURST)
         : new RateLimiter(env().SIGN_IN_RATE_PER_MINUTE / 60, env().SIGN_IN_RATE_PER_MINUTE);
   }
   return g.__meridianLimiters[name];

@@ -58,3 +58,13 @@ describe('CSRF check', () => {
     expect(checkCsrf(req({}, 'GET'))).toBeNull();
   });
 });
+
+describe('CSRF check of an Origin that names no site', () => {
+  const req = (origin: string) =>
+    new Request('http://localhost:3000/api/trpc/x', { method: 'POST', headers: { host: 'localhost:3000', 'x-meridian-csrf': '1', origin } });
+  test.each(['null', 'not a url', 'http://', 'localhost:3000', '', 'file:///etc/passwd'])('Origin %j is refused with 403 and a clear body', async (origin) => {
+    const refused = checkCsrf(req(origin));
+    expect(refused?.status).toBe(403);
+    expect(await refused?.json()).toEqual({ error: { code: 'Forbidden', message: 'cross-site request refused (CSRF check)' } });
+  });
+});

@@ -5,6 +5,7 @@ import { withDeadline } from '@/db/deadline';
 import { env } from '@/server/env';
 import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError, isDomainError, validationFailed } from '@/server/errors';
 import { internalErrorBody } from '@/server/observability/log';
+import { MAX_BODY_BYTES, readWebBody } from './body-limit';
 import { bufferedBody, jsonReply, JsonReply, type ApiRequest } from './buffered';
 import { limiter } from './rate-limit';
 import { refuseUnstorableText } from './untrusted-text';
@@ -22,9 +23,6 @@ import {
   type TokenPrincipal,
 } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/trpc/errors';
-
-/** Bodies above this are refused with 413 before parsing. */
-export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface RestContext<P> {
   db: Db;
@@ -90,20 +88,9 @@ export async function readJson(req: ApiRequest): Promise<unknown> {
 
 /** The body of a request that came through Next: read from its stream, within the size limit. */
 async function streamedBody(req: Request): Promise<Buffer> {
-  const reader = req.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (reader) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new DomainError('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  const body = await readWebBody(req);
+  if (body === 'tooLarge') throw new DomainError('PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`);
+  return body;
 }
 
 /** Like `readJson`, but a request without a body reads as `{}` (actions whose body is optional). */

@@ -19,13 +19,13 @@ export interface EnqueueOptions {
  * Enqueues a graphile-worker job with SQL inside the caller's transaction: the job exists if and
  * only if the change that made it necessary commits. Payloads carry ids only.
  *
- * Through `meridian_add_job` (migration 0024), graphile-worker's add_job made safe for keyed jobs:
+ * Through `meridian_add_job` (server/jobs/sql/meridian_add_job.sql), graphile-worker's add_job made safe for keyed jobs:
  * a keyed add_job is two statements (retire a running job with the key, then upsert the key's
  * pending job unless it is locked), and a worker that takes the pending job between the two leaves
  * it nothing to add (graphile/worker#580), while the run that worker started may have read the
- * state from before this change, which would then commit with no job to act on it (a machine
- * deleted just as its job started waited for capacity forever). The wrapper then adds again, which
- * retires the now running job and queues the successor that runs after it.
+ * state from before the caller's change, which would then commit with no job to act on it (a
+ * machine deleted just as its job started would wait for capacity forever). The wrapper then adds
+ * again, which retires the now running job and queues the successor that runs after it.
  */
 export async function enqueueJob(db: DbOrTx, task: string, payload: Record<string, unknown>, options: EnqueueOptions = {}) {
   await db.execute(sql`select meridian_add_job(

@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import { createPgClient } from '@/db/pg';
+import { env } from '@/server/env';
 import { log } from '@/server/observability/log';
 import { CHANGES_CHANNEL, changeSchema, type Change } from './notify';
 
@@ -154,7 +155,7 @@ export async function closeChangeHub(): Promise<void> {
  */
 export function changeHub(): ChangeHub {
   if (!g.__meridianChangeHub) {
-    const url = process.env.DATABASE_URL;
+    const url = env().DATABASE_URL;
     if (!url) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
     g.__meridianChangeHub = createChangeHub(url);
   }

@@ -14,7 +14,7 @@ import { makeProject, makeUser } from '@/test/fixtures';
 import { createChangeHub, type ChangeHub } from './hub';
 import { CHANGES_CHANNEL, notifyChanges } from './notify';
 import { resolveLiveScope } from './scope';
-import { changeStream, type LiveScope } from './stream';
+import { changeStream, MAX_STREAMS_PER_SESSION, sessionChangeStream, StreamSlots, type LiveScope } from './stream';
 
 const actor = systemActor('test');
 let hub: ChangeHub;
@@ -192,5 +192,51 @@ describe('live updates', () => {
     } finally {
       await s.close();
     }
+  });
+
+  test(`a session holds at most ${MAX_STREAMS_PER_SESSION} streams: one more is 429 with Retry-After, and ending one frees its slot`, async () => {
+    const { db } = testDb();
+    const operator = await makeUser(db, { platformRoles: ['operator'] });
+    const scope = await resolveLiveScope(db, operator, null);
+    const slots = new StreamSlots();
+    const aborts: AbortController[] = [];
+    const open = (session: string) => {
+      const abort = new AbortController();
+      aborts.push(abort);
+      return { res: sessionChangeStream(hub, scope, session, { slots, signal: abort.signal }), abort };
+    };
+    const streams = Array.from({ length: MAX_STREAMS_PER_SESSION }, () => open('session-a'));
+    const readers = streams.map(({ res }) => collect(res.body!));
+    try {
+      for (const { res } of streams) expect(res.status).toBe(200);
+      for (const r of readers) await waitFor('ready', () => r.events.some((e) => e.event === 'ready'));
+
+      const refused = open('session-a').res;
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('10');
+      expect(await refused.json()).toEqual({
+        error: { code: 'RateLimited', message: `at most ${MAX_STREAMS_PER_SESSION} live-update streams per session; close one or retry in 10 s` },
+      });
+      // The cap is the session's, not the user's or the process's.
+      const other = open('session-b').res;
+      expect(other.status).toBe(200);
+      await other.body!.cancel();
+
+      // The browser going away (the request's signal) frees a slot, and so does a reader cancelling.
+      streams[0].abort.abort();
+      await waitFor('the slot to be freed', () => slots.held('session-a') === MAX_STREAMS_PER_SESSION - 1);
+      const again = open('session-a').res;
+      expect(again.status).toBe(200);
+      expect(open('session-a').res.status).toBe(429);
+      await readers[1].close();
+      expect(slots.held('session-a')).toBe(MAX_STREAMS_PER_SESSION - 1);
+      await again.body!.cancel();
+      expect(slots.held('session-a')).toBe(MAX_STREAMS_PER_SESSION - 2);
+    } finally {
+      for (const a of aborts) a.abort();
+      await Promise.all(readers.map((r) => r.close().catch(() => {})));
+    }
+    await waitFor('every slot to be given back', () => slots.held('session-a') === 0 && slots.held('session-b') === 0);
+    await waitFor('streams to unsubscribe', () => hub.subscriberCount() === 0);
   });
 });

@@ -24,6 +24,8 @@ export interface ChangeStreamOptions {
   maxBatch?: number;
   /** Unread chunks tolerated before a client that does not read is cut off (it resyncs on reconnect). */
   maxQueuedChunks?: number;
+  /** Called once when the stream ends, however it ends (client gone, cut off, `maxAgeMs`, hub closed). */
+  onEnd?: () => void;
 }
 
 export const RETRY_MS = 3_000;
@@ -41,7 +43,7 @@ export function inScope(scope: LiveScope, change: Change): boolean {
 }
 
 export function changeStream(hub: ChangeHub, scope: LiveScope, options: ChangeStreamOptions = {}): ReadableStream<Uint8Array> {
-  const { signal, batchMs = 250, heartbeatMs = 15_000, maxAgeMs = 10 * 60_000, maxBatch = 500, maxQueuedChunks = 64 } = options;
+  const { signal, batchMs = 250, heartbeatMs = 15_000, maxAgeMs = 10 * 60_000, maxBatch = 500, maxQueuedChunks = 64, onEnd } = options;
   const encoder = new TextEncoder();
   const operatorView = 'allProjects' in scope;
   let pending = new Map<string, { k: string; id: string; p?: string | null }>();
@@ -60,6 +62,7 @@ export function changeStream(hub: ChangeHub, scope: LiveScope, options: ChangeSt
     clearInterval(heartbeat);
     clearTimeout(maxAge);
     signal?.removeEventListener('abort', onAbort);
+    onEnd?.();
   };
   let onAbort = () => {};
 
@@ -121,4 +124,67 @@ export function changeStream(hub: ChangeHub, scope: LiveScope, options: ChangeSt
       stop();
     },
   });
+}
+
+/** Live-update streams one session may hold open at once in a web process. */
+export const MAX_STREAMS_PER_SESSION = 8;
+
+/** What a refused stream is told to wait (s) before trying again. */
+export const STREAM_SLOT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Open streams per session, in this process (each holds a connection, a hub subscription and
+ * timers; a page opens one or two). A slot is taken before a stream starts and given back when it
+ * ends, however it ends; sessions with none open are forgotten, so the map is bounded by the open
+ * streams.
+ */
+export class StreamSlots {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly perSession = MAX_STREAMS_PER_SESSION) {}
+
+  /** Takes a slot of `session`: the function that gives it back (once), or undefined when all are taken. */
+  take(session: string): (() => void) | undefined {
+    const held = this.open.get(session) ?? 0;
+    if (held >= this.perSession) return undefined;
+    this.open.set(session, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.open.get(session) ?? 1) - 1;
+      if (left > 0) this.open.set(session, left);
+      else this.open.delete(session);
+    };
+  }
+
+  /** The streams `session` holds open. */
+  held(session: string): number {
+    return this.open.get(session) ?? 0;
+  }
+}
+
+const g = globalThis as unknown as { __meridianStreamSlots?: StreamSlots };
+
+/** The process's stream slots, on globalThis because Next may load this module in several bundles. */
+export function streamSlots(): StreamSlots {
+  g.__meridianStreamSlots ??= new StreamSlots();
+  return g.__meridianStreamSlots;
+}
+
+/**
+ * The answer to a request for a live-update stream of `session`: the stream, holding one of the
+ * session's slots until it ends, or 429 with Retry-After when the session already holds
+ * MAX_STREAMS_PER_SESSION.
+ */
+export function sessionChangeStream(hub: ChangeHub, scope: LiveScope, session: string, options: ChangeStreamOptions & { slots?: StreamSlots } = {}): Response {
+  const { slots = streamSlots(), ...streamOptions } = options;
+  const release = slots.take(session);
+  if (!release) {
+    return Response.json(
+      { error: { code: 'RateLimited', message: `at most ${MAX_STREAMS_PER_SESSION} live-update streams per session; close one or retry in ${STREAM_SLOT_RETRY_AFTER_SECONDS} s` } },
+      { status: 429, headers: { 'retry-after': String(STREAM_SLOT_RETRY_AFTER_SECONDS) } },
+    );
+  }
+  return new Response(changeStream(hub, scope, { ...streamOptions, onEnd: release }), { headers: sseHeaders });
 }

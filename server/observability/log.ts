@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { env } from '@/server/env';
 
 /**
  * Minimal structured logging: one JSON line per record on stderr. Never pass secrets or tokens;
@@ -15,9 +16,17 @@ export function redact(text: string): string {
     .replace(/(postgres(?:ql)?:\/\/[^:/@\s]+:)[^@\s]+@/g, '$1[redacted]@');
 }
 
+/** LOG_LEVEL; `info` while the environment is invalid (the entry point is about to stop, naming why). */
+function threshold(): Level {
+  try {
+    return env().LOG_LEVEL;
+  } catch {
+    return 'info';
+  }
+}
+
 export function log(level: Level, msg: string, fields: Record<string, unknown> = {}) {
-  const threshold = (process.env.LOG_LEVEL as Level | undefined) ?? 'info';
-  if (order[level] < (order[threshold] ?? 20)) return;
+  if (order[level] < order[threshold()]) return;
   const line = JSON.stringify({ t: new Date().toISOString(), level, msg: redact(msg), ...fields });
   process.stderr.write(redact(line) + '\n');
 }

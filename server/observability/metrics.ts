@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
@@ -40,19 +41,62 @@ export function metrics(): Metrics {
   return g.__meridianMetrics;
 }
 
-/** Collapses a request path to a bounded route label (ids and names become placeholders). */
-export function routeLabel(pathname: string): string {
+/**
+ * The `route` label of a request, from a fixed set, so that no path a client makes up adds a label
+ * set (each one would be kept, with all its buckets, for the life of the process):
+ * - REST v1: the matched route's pattern from the route table (`restRoute`, e.g.
+ *   `/api/v1/projects/{project}/ipclaims`), anything unmatched `unmatched`;
+ * - the console's endpoints by prefix (`/api/trpc`, `/api/auth`, `/api/live`, other `/api/…` as
+ *   `/api/(other)`), Next's assets `/_next`, the probes and `/metrics` as themselves;
+ * - every other path (pages, including ones that do not exist) `(pages)`.
+ */
+export function routeLabel(pathname: string, restRoute: (pathname: string) => string | undefined): string {
+  if (pathname === '/api/v1' || pathname.startsWith('/api/v1/')) return restRoute(pathname) ?? 'unmatched';
+  for (const prefix of ['/api/trpc', '/api/auth', '/api/live']) if (pathname === prefix || pathname.startsWith(`${prefix}/`)) return prefix;
+  if (pathname === '/api' || pathname.startsWith('/api/')) return '/api/(other)';
   if (pathname.startsWith('/_next/')) return '/_next';
-  if (pathname.startsWith('/api/trpc/')) return '/api/trpc';
-  if (pathname.startsWith('/api/auth/')) return '/api/auth';
-  if (pathname.startsWith('/api/v1')) {
-    const parts = pathname.split('/').filter(Boolean);
-    // /api/v1/projects/{project}/{resource}/{name}/...
-    if (parts[2] === 'projects') return ['/api/v1/projects/{project}', parts[4], parts[5] ? '{name}' : undefined, parts[6]].filter(Boolean).join('/');
-    return '/' + parts.slice(0, 3).join('/');
+  if (FIXED_PATHS.has(pathname)) return pathname;
+  return '(pages)';
+}
+
+const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/sign-in']);
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The `method` label: the methods the app serves, any other `OTHER`. */
+export function methodLabel(method: string | undefined): string {
+  const m = method ?? 'GET';
+  return METHODS.has(m) ? m : 'OTHER';
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Whether a request may read `/metrics`: always when no token is configured, otherwise only with
+ * `Authorization: Bearer <token>` (compared in constant time).
+ */
+export function metricsAuthorized(authorization: string | null, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const match = /^Bearer[ ]+(\S+)$/i.exec(authorization ?? '');
+  return match !== null && timingSafeEqual(digest(match[1]), digest(token));
+}
+
+/**
+ * The `/metrics` answer: this process's metrics plus the cluster-wide counters from the database,
+ * or 401 when a token is configured and the request does not carry it.
+ */
+export async function metricsResponse(req: Request, db: DbOrTx, token: string | undefined): Promise<Response> {
+  if (!metricsAuthorized(req.headers.get('authorization'), token)) {
+    return Response.json({ error: { code: 'Unauthenticated', message: 'a valid bearer token (METRICS_TOKEN) is required' } }, { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
   }
-  if (['/healthz', '/readyz', '/metrics', '/sign-in'].includes(pathname)) return pathname;
-  return '/(pages)';
+  const { registry } = metrics();
+  let dbText = '';
+  try {
+    dbText = await databaseMetricsText(db);
+  } catch (e) {
+    dbText = `# database metrics unavailable: ${(e as Error).message.replace(/\n/g, ' ')}\n`;
+  }
+  return new Response((await registry.metrics()) + dbText, { headers: { 'content-type': registry.contentType } });
 }
 
 /** Adds `by` to a cluster-wide counter (one row per metric name and label set). */

@@ -1,3 +1,4 @@
+import { env } from '@/server/env';
 import { createHttpProviderAdminClient, createHttpProviderClient } from './http-client';
 import type { ProviderAdminClient, ProviderClient } from './client';
 
@@ -9,17 +10,15 @@ import type { ProviderAdminClient, ProviderClient } from './client';
 const g = globalThis as unknown as { __meridianProvider?: ProviderClient; __meridianProviderAdmin?: ProviderAdminClient | null };
 
 export function providerConfigured(): boolean {
-  return Boolean(process.env.SIMULATOR_URL && process.env.SIMULATOR_TOKEN);
+  const e = env();
+  return Boolean(e.SIMULATOR_URL && e.SIMULATOR_TOKEN);
 }
 
 export function providerClient(): ProviderClient {
   if (!g.__meridianProvider) {
-    if (!providerConfigured()) throw new Error('the provider is not configured (SIMULATOR_URL and SIMULATOR_TOKEN)');
-    g.__meridianProvider = createHttpProviderClient({
-      baseUrl: process.env.SIMULATOR_URL!,
-      token: process.env.SIMULATOR_TOKEN!,
-      timeoutMs: Number(process.env.PROVIDER_TIMEOUT_MS ?? 5000),
-    });
+    const { SIMULATOR_URL: baseUrl, SIMULATOR_TOKEN: token, PROVIDER_TIMEOUT_MS: timeoutMs } = env();
+    if (!baseUrl || !token) throw new Error('the provider is not configured (SIMULATOR_URL and SIMULATOR_TOKEN)');
+    g.__meridianProvider = createHttpProviderClient({ baseUrl, token, timeoutMs });
   }
   return g.__meridianProvider;
 }
@@ -27,10 +26,8 @@ export function providerClient(): ProviderClient {
 /** The admin (fault injection) client, or null when no admin token is configured. */
 export function providerAdminClient(): ProviderAdminClient | null {
   if (g.__meridianProviderAdmin === undefined) {
-    g.__meridianProviderAdmin =
-      process.env.SIMULATOR_URL && process.env.SIMULATOR_ADMIN_TOKEN
-        ? createHttpProviderAdminClient({ baseUrl: process.env.SIMULATOR_URL, token: process.env.SIMULATOR_ADMIN_TOKEN, timeoutMs: 5000 })
-        : null;
+    const { SIMULATOR_URL: baseUrl, SIMULATOR_ADMIN_TOKEN: token } = env();
+    g.__meridianProviderAdmin = baseUrl && token ? createHttpProviderAdminClient({ baseUrl, token, timeoutMs: 5000 }) : null;
   }
   return g.__meridianProviderAdmin;
 }

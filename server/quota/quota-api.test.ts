@@ -13,6 +13,7 @@ import { createApiToken } from '@/server/tenancy/tokens';
 import { createCaller } from '@/server/trpc/root';
 import { testDb } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
+import { overrideEnv } from '@/server/env';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const actor = systemActor('test');
@@ -90,13 +91,13 @@ describe('REST v1 quota', () => {
     expect(groups.groups.map((g: { name: string }) => g.name)).toContain('quota.miloapis.com');
     const doc = await (openapi.GET() as Response).json();
     expect(doc.paths['/api/v1/projects/{project}/allowancebuckets']?.get).toBeDefined();
-    process.env.MERIDIAN_DISABLED_MODULES = 'quota';
+    const restore = overrideEnv({ MERIDIAN_DISABLED_MODULES: 'quota' });
     try {
       expect((await call(buckets.GET as Handler, 'GET')).status).toBe(404);
       const off = await (openapi.GET() as Response).json();
       expect(Object.keys(off.paths).some((p) => p.includes('allowancebuckets'))).toBe(false);
     } finally {
-      delete process.env.MERIDIAN_DISABLED_MODULES;
+      restore();
     }
   });
 });

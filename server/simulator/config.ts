@@ -1,10 +1,10 @@
 /**
- * Simulator configuration from the environment, validated with zod. An invalid environment fails start-up
- * with the variable named (exit code {@link EXIT_CONFIG}).
+ * Simulator configuration from the environment: the simulator's variables of the one environment
+ * schema (server/env.ts), validated at start-up. An invalid environment fails start-up with the
+ * variable named (exit code {@link EXIT_CONFIG}).
  */
 import path from 'node:path';
-import { z } from 'zod';
-import { AssetIdSchema } from '../provider/wire';
+import { EnvError, EXIT_CONFIG as PRODUCT_EXIT_CONFIG, envSchema, parseEnv } from '../env';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -29,7 +29,7 @@ export interface SimulatorConfig {
 }
 
 /** Exit code for a refused start (bad environment, corrupt or unknown state file): a supervisor should not restart. */
-export const EXIT_CONFIG = 78;
+export const EXIT_CONFIG = PRODUCT_EXIT_CONFIG;
 /** Exit code of the `crash` fault: a supervisor should restart. */
 export const EXIT_CRASH_FAULT = 70;
 
@@ -40,51 +40,33 @@ export class ConfigError extends Error {
   }
 }
 
-const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
-const intFromEnv = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    emptyAsUndefined,
-    z
-      .string()
-      .regex(/^\d+$/, `must be an integer between ${min} and ${max}`)
-      .transform(Number)
-      .pipe(z.int().min(min, `must be ≥ ${min}`).max(max, `must be ≤ ${max}`))
-      .default(fallback),
-  );
-const tokenFromEnv = z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain whitespace');
-
-const EnvSchema = z.object({
-  SIMULATOR_PORT: intFromEnv(0, 65_535, 4100),
-  SIMULATOR_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
-  SIMULATOR_STATE_FILE: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
-  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).default('.data')),
-  SIMULATOR_TOKEN: z.preprocess(
-    emptyAsUndefined,
-    z.string({ error: (issue) => (issue.input === undefined ? 'is required: set the runtime bearer token' : 'must be a string') }).pipe(tokenFromEnv),
-  ),
-  SIMULATOR_ADMIN_TOKEN: z.preprocess(emptyAsUndefined, tokenFromEnv.optional()),
-  SIMULATOR_OPERATION_MS: intFromEnv(0, 3_600_000, 0),
-  SIMULATOR_ASSETS: z.preprocess(
-    emptyAsUndefined,
-    z
-      .string()
-      .transform((value) => value.split(',').map((id) => id.trim()).filter(Boolean))
-      .pipe(z.array(AssetIdSchema))
-      .default([]),
-  ),
-  SIMULATOR_LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
-  SIMULATOR_RETAIN_OPERATIONS: intFromEnv(100, 1_000_000, 250),
-  SIMULATOR_LOG_ENTRIES: intFromEnv(10, 100_000, 250),
+/** The simulator's part of the one environment schema (server/env.ts): its variables, and DATA_DIR for the default state file. */
+const EnvSchema = envSchema.pick({
+  SIMULATOR_PORT: true,
+  SIMULATOR_HOST: true,
+  SIMULATOR_STATE_FILE: true,
+  DATA_DIR: true,
+  SIMULATOR_TOKEN: true,
+  SIMULATOR_ADMIN_TOKEN: true,
+  SIMULATOR_OPERATION_MS: true,
+  SIMULATOR_ASSETS: true,
+  SIMULATOR_LOG_LEVEL: true,
+  SIMULATOR_RETAIN_OPERATIONS: true,
+  SIMULATOR_LOG_ENTRIES: true,
 });
 
 /** Reads and validates the simulator's environment; throws {@link ConfigError} naming the offending variable. */
 export function loadSimulatorConfig(env: Record<string, string | undefined>): SimulatorConfig {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`);
-    throw new ConfigError(`invalid simulator environment: ${problems.join('; ')}`);
+  let values;
+  try {
+    values = parseEnv(env, EnvSchema);
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    throw new ConfigError(`invalid simulator environment: ${error.problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
   }
-  const values = parsed.data;
+  if (values.SIMULATOR_TOKEN === undefined) {
+    throw new ConfigError('invalid simulator environment: SIMULATOR_TOKEN is required: set the runtime bearer token');
+  }
   if (values.SIMULATOR_ADMIN_TOKEN !== undefined && values.SIMULATOR_ADMIN_TOKEN === values.SIMULATOR_TOKEN) {
     throw new ConfigError('invalid simulator environment: SIMULATOR_ADMIN_TOKEN must differ from SIMULATOR_TOKEN');
   }

@@ -18,8 +18,8 @@ import * as projectRoute from '@/app/api/v1/projects/[project]/route';
 import * as grantsRoute from '@/app/api/v1/projects/[project]/resourcegrants/route';
 import * as whoamiRoute from '@/app/api/v1/whoami/route';
 import { backupDatabase, restoreDatabase } from '@/db/backup';
-import { createDb, type DbHandle } from '@/db/client';
-import { migrateDatabase } from '@/db/migrate';
+import { configureDbPool, createDb, type DbHandle } from '@/db/client';
+import { prepareDatabase } from '@/test/global-setup';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
 import { createCluster, findCluster } from '@/server/cni/clusters';
@@ -54,7 +54,7 @@ let operatorToken: string;
 
 const db = () => handle.db;
 
-/** A database of this file's own on the test server, migrated unless asked not to (see the file comment). */
+/** A database of this file's own on the test server, prepared as the run's database is (empty or an older release's, then migrated) unless asked not to (see the file comment). */
 async function ownDatabase(options: { migrate?: boolean } = {}) {
   const shared = inject('databaseUrl');
   const name = `meridian_deletion_${Date.now()}_${Math.random().toString(36).slice(2, 6)}`;
@@ -63,7 +63,7 @@ async function ownDatabase(options: { migrate?: boolean } = {}) {
   await adminSql.end();
   const u = new URL(shared);
   u.pathname = `/${name}`;
-  if (options.migrate ?? true) await migrateDatabase(u.toString());
+  if (options.migrate ?? true) await prepareDatabase(u.toString(), inject('upgradeFrom'));
   return {
     url: u.toString(),
     drop: async () => {
@@ -78,7 +78,7 @@ beforeAll(async () => {
   const own = await ownDatabase();
   dropDatabase = own.drop;
   // The REST handlers use the process-wide pool: point it at this file's database before first use.
-  process.env.DATABASE_URL = own.url;
+  configureDbPool({ url: own.url, max: 10 });
   handle = createDb(own.url, { max: 10, applicationName: 'meridian-deletion-test' });
   const tmp = await makeTempDir('meridian-deletion-test-');
   removeDir = tmp.remove;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { env } from '@/server/env';
 import { providerAdminClient } from '@/server/provider/connection';
 import {
   clearSimulatorFaults,
@@ -14,7 +15,7 @@ import { AssetIdSchema, FaultPatchSchema, OperationKindSchema, OperationStateSch
 import { createTRPCRouter, noInput, platformProcedure } from '../init';
 
 /** The simulator the web server is configured for (no tokens): shown on the console's status header. */
-const simulatorUrl = () => process.env.SIMULATOR_URL ?? null;
+const simulatorUrl = () => env().SIMULATOR_URL ?? null;
 
 /** The QA console's simulator page: inspection and fault injection (qa role; admin holds every role). */
 export const simulatorRouter = createTRPCRouter({

@@ -4,12 +4,9 @@ import { env } from '@/server/env';
 import { asDomainError } from '@/server/errors';
 import { getDb } from '@/db/client';
 import { currentSession } from '@/server/auth/session';
-import { checkCsrf } from '@/server/http/csrf';
 import { serveTrpc } from '@/server/trpc/http';
 
 async function handler(req: Request) {
-  const csrf = checkCsrf(req);
-  if (csrf) return csrf;
   return serveTrpc(req, async () => {
     try {
       const session = await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => currentSession());

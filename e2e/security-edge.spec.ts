@@ -1,0 +1,190 @@
+/**
+ * The web process's edge, in the real app (`npm start`, bound to 0.0.0.0 as by default):
+ * - pages carry a Content-Security-Policy whose script-src is a fresh nonce without
+ *   'unsafe-inline', Next's scripts carry the nonce, nothing is refused and the page hydrates;
+ * - sign-in and sign-out send the browser to the host it asked for, never to the bound 0.0.0.0;
+ * - sign-in and tRPC bodies are bounded like REST's (413, reading stops at the limit);
+ * - a session holds at most 8 live-update streams, and a closed one frees its slot.
+ */
+import http from 'node:http';
+import { expect, test, type BrowserContext } from '@playwright/test';
+import { demoPassword, signIn } from './fixtures';
+
+const scriptSrc = (policy: string) =>
+  policy
+    .split(';')
+    .map((d) => d.trim())
+    .find((d) => d.startsWith('script-src')) ?? '';
+
+async function cookieHeader(context: BrowserContext): Promise<string> {
+  return (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+}
+
+test('a signed-in page has a nonce CSP without unsafe-inline scripts, reports no violation, and is interactive', async ({ page, baseURL }) => {
+  const refused: string[] = [];
+  page.on('console', (m) => {
+    if (/content security policy|refused to/i.test(m.text())) refused.push(m.text());
+  });
+  page.on('pageerror', (e) => refused.push(`page error: ${e.message}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`Content Security Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await signIn(page, 'tenant@example.com');
+
+  const responses = [await page.goto('/projects'), await page.goto('/projects')];
+  const policies = responses.map((r) => r!.headers()['content-security-policy'] ?? '');
+  for (const policy of policies) {
+    expect(scriptSrc(policy)).toMatch(/'nonce-[A-Za-z0-9+/=]+'/);
+    expect(scriptSrc(policy)).not.toContain("'unsafe-inline'");
+  }
+  expect(policies[0]).not.toBe(policies[1]);
+  // Next's inline scripts carry this response's nonce.
+  const nonce = /'nonce-([^']+)'/.exec(policies[1])![1];
+  const html = await responses[1]!.text();
+  expect(html).toContain(`nonce="${nonce}"`);
+  expect(html.match(/<script(?![^>]*\bnonce=)[^>]*>/g) ?? []).toEqual([]);
+
+  // Interactive: the header's button works only once React has hydrated; it signs out.
+  await expect(page.getByTestId('current-user')).toHaveText(/tenant@example.com/);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(`${baseURL}/sign-in`);
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  expect(refused).toEqual([]);
+});
+
+test('sign-in and sign-out redirect to the host the browser asked for, not the bound 0.0.0.0', async ({ page, baseURL }) => {
+  const csrf = (await (await page.request.get('/api/auth/csrf')).json()).csrfToken as string;
+  const signedIn = await page.request.post('/api/auth/callback/credentials', {
+    form: { email: 'viewer@example.com', password: demoPassword, csrfToken: csrf, callbackUrl: '/projects' },
+    maxRedirects: 0,
+  });
+  expect(signedIn.status()).toBe(302);
+  expect(signedIn.headers().location).toBe(`${baseURL}/projects`);
+
+  // What next-auth's client does on "Sign out" (it follows `url`).
+  const signedOut = await page.request.post('/api/auth/signout', {
+    form: { csrfToken: csrf, callbackUrl: '/sign-in' },
+    headers: { 'x-auth-return-redirect': '1' },
+  });
+  expect(signedOut.status()).toBe(200);
+  expect((await signedOut.json()).url).toBe(`${baseURL}/sign-in`);
+
+  // Another name for the same server (as a DNS name or proxy would give) is kept as asked.
+  const cookie = await cookieHeader(page.context());
+  const url = new URL(baseURL!);
+  const viaName = await new Promise<string>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/api/auth/signout',
+        headers: { host: 'console.example.com', cookie, 'x-auth-return-redirect': '1', 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(body));
+      },
+    );
+    req.on('error', reject);
+    req.end(new URLSearchParams({ csrfToken: csrf, callbackUrl: '/sign-in' }).toString());
+  });
+  expect(JSON.parse(viaName).url).toBe('http://console.example.com/sign-in');
+});
+
+test('sign-in and tRPC bodies over 64 KiB are 413 with a clear JSON body', async ({ page }) => {
+  const big = 'x'.repeat(100 * 1024);
+  const signInPost = await page.request.post('/api/auth/callback/credentials', { form: { email: 'viewer@example.com', password: big }, maxRedirects: 0 });
+  expect(signInPost.status()).toBe(413);
+  expect(await signInPost.json()).toEqual({ error: { code: 'PayloadTooLarge', message: 'body exceeds 65536 bytes', field: 'body' } });
+
+  await signIn(page, 'viewer@example.com');
+  const trpcPost = await page.request.post('/api/trpc/sessions.revokeAll', {
+    headers: { 'content-type': 'application/json', 'x-meridian-csrf': '1' },
+    data: JSON.stringify({ json: { userId: big } }),
+  });
+  expect(trpcPost.status()).toBe(413);
+  expect((await trpcPost.json()).error.json).toMatchObject({ message: 'body exceeds 65536 bytes', data: { domainCode: 'PayloadTooLarge', field: 'body' } });
+
+  const batch = Array.from({ length: 17 }, () => 'projects.list').join(',');
+  const tooMany = await page.request.get(`/api/trpc/${batch}?batch=1&input={}`);
+  expect(tooMany.status()).toBe(400);
+  expect((await tooMany.json()).error.json.message).toBe('a batch may carry at most 16 calls; this one has 17');
+});
+
+test('a 20 MB sign-in body streamed without a length is refused at the limit, not read to the end', async ({ baseURL }) => {
+  const url = new URL(baseURL!);
+  const total = 20 * 1024 * 1024;
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  let written = 0;
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/api/auth/callback/credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      req.destroy();
+    });
+    req.on('error', (e) => (written >= total ? reject(e) : undefined));
+    const pump = () => {
+      while (written < total) {
+        written += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+  console.log(`413 after ${(written / 1024 / 1024).toFixed(1)} MiB handed to the socket`);
+  expect(status).toBe(413);
+  expect(written).toBeLessThan(total);
+});
+
+test('a session holds at most 8 live-update streams: the 9th is 429 with Retry-After; closing one frees its slot', async ({ page, context, baseURL }) => {
+  await signIn(page, 'operator@example.com');
+  const cookie = await cookieHeader(context);
+  const url = new URL(baseURL!);
+  const open = () =>
+    new Promise<{ status: number; retryAfter?: string; req: http.ClientRequest; res: http.IncomingMessage }>((resolve, reject) => {
+      const req = http.get({ host: url.hostname, port: url.port, path: '/api/live', headers: { cookie, accept: 'text/event-stream' } }, (res) => {
+        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], req, res });
+      });
+      req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+    });
+  const streams = [];
+  for (let i = 0; i < 8; i++) streams.push(await open());
+  try {
+    expect(streams.map((s) => s.status)).toEqual(Array(8).fill(200));
+    const ninth = await open();
+    expect(ninth.status).toBe(429);
+    expect(ninth.retryAfter).toBe('10');
+    ninth.res.resume();
+
+    // Another session of the same user has its own slots.
+    const other = await context.browser()!.newContext({ baseURL });
+    const otherPage = await other.newPage();
+    await signIn(otherPage, 'operator@example.com');
+    const otherCookie = await cookieHeader(other);
+    const otherStream = await new Promise<http.IncomingMessage>((resolve) => {
+      http.get({ host: url.hostname, port: url.port, path: '/api/live', headers: { cookie: otherCookie } }, resolve);
+    });
+    expect(otherStream.statusCode).toBe(200);
+    otherStream.destroy();
+    await other.close();
+
+    // Closing a stream (the browser going away) frees its slot.
+    streams.shift()!.req.destroy();
+    await expect
+      .poll(async () => {
+        const next = await open();
+        if (next.status === 200) streams.push(next);
+        else next.res.resume();
+        return next.status;
+      })
+      .toBe(200);
+    const again = await open();
+    expect(again.status).toBe(429);
+    again.res.resume();
+  } finally {
+    for (const s of streams) s.req.destroy();
+  }
+});
