@@ -59,7 +59,7 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
     setQuiet(false); // until MERIDIAN_CNI_QUIET is read: an invalid value is reported on stderr too
     setQuiet(readQuiet(procEnv));
     if (!COMMANDS.includes(command)) {
-      if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND`);
+      if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND, or run "meridian-ipam install --help" to install it on a node`);
       throw new CniError(ERR_INVALID_ENV, command ? `unknown CNI_COMMAND: ${command}` : 'required env variables [CNI_COMMAND] missing', 'variable: CNI_COMMAND');
     }
     // The config first: every error from here on is labelled with the request's cniVersion.
