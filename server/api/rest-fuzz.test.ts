@@ -25,7 +25,7 @@ import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
 import { errorCodes, type ErrorCode } from '@/server/errors';
 import { encodeContinue } from '@/server/http/pagination';
-import { parseCidr } from '@/server/ipam/cidr';
+import { parseCidr } from '@/lib/cidr';
 import { requestMachine } from '@/server/fleet/machines';
 import { createNetwork } from '@/server/ipam/networks';
 import { createGrant } from '@/server/quota/grants';

@@ -12,7 +12,7 @@ import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { asDomainError, DomainError, pgCode } from '@/server/errors';
 import { env } from '@/server/env';
 import { logError } from '@/server/observability/log';
-import { formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
+import { formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/lib/cidr';
 import { addInBatch } from './add-batch';
 import type { ClusterRef } from './clusters';
 import type { AddInput, LeaseKey } from './schemas';

@@ -3,7 +3,8 @@
  * containment and range decomposition. Addresses are unsigned `bigint`s throughout (an IPv6
  * address does not fit in a double), so every result is exact for both families.
  *
- * Pure module: no I/O, no database, no HTTP. Contract violations by callers (an address out of
+ * Pure module, shared by the server (ipam, cni) and the browser bundle (the address map in
+ * components/ipam): no I/O, no database, no HTTP. Contract violations by callers (an address out of
  * range for its family, an unaligned network passed to `makeCidr`, …) throw `RangeError`;
  * invalid *user input* is reported by the parsers as an `InvalidCidrError` with a human reason.
  */
