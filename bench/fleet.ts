@@ -25,7 +25,7 @@ import type { Db } from '../db/client';
 import { systemActor } from '../server/audit/events';
 import { deleteMachine, requestMachine } from '../server/fleet/machines';
 import { CHANGES_CHANNEL, changeSchema } from '../server/live/notify';
-import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/spawn-simulator';
+import { makeTempDir, randomToken, spawnSimulator } from '../simulator/spawn-simulator';
 import { updateGrant } from '../server/quota/grants';
 import { createOrganization, createProject } from '../server/tenancy/projects';
 import { benchDatabase, percentile, postgresCpuSeconds, processCpuSeconds, seedBenchFleet, startWorker } from './lib/harness';

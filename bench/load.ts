@@ -27,7 +27,7 @@ import { systemActor } from '../server/audit/events';
 import { createCluster } from '../server/cni/clusters';
 import { createNetwork } from '../server/ipam/networks';
 import { listGrants, updateGrant } from '../server/quota/grants';
-import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/spawn-simulator';
+import { makeTempDir, randomToken, spawnSimulator } from '../simulator/spawn-simulator';
 import { addMembership, createOrganization, createProject } from '../server/tenancy/projects';
 import { createApiToken } from '../server/tenancy/tokens';
 import { createUser } from '../server/tenancy/users';

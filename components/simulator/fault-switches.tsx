@@ -4,7 +4,7 @@ import { useId, useState, type ReactNode } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, Input, Select, cx, formatTime } from '@/components/ui/primitives';
-import type { FaultPatch, FaultState, FaultStats, OperationKind } from '@/server/provider/wire';
+import type { FaultPatch, FaultState, FaultStats, OperationKind } from '@/lib/provider-wire';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Switch, useNow } from './controls';
 import { formatDuration, plural } from './format';

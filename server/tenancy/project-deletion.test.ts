@@ -30,7 +30,7 @@ import { createNetwork } from '@/server/ipam/networks';
 import { databaseMetricsText } from '@/server/observability/metrics';
 import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/server/provider';
 import { createIncreaseRequest } from '@/server/quota/increases';
-import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '@/server/simulator/spawn-simulator';
+import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '@/simulator/spawn-simulator';
 import { addMembership, createOrganization, createProject } from '@/server/tenancy/projects';
 import type { MemberRole, SessionUser } from '@/server/tenancy/roles';
 import { createApiToken, createOperatorToken } from '@/server/tenancy/tokens';

@@ -1,10 +1,10 @@
 /**
  * Simulator configuration from the environment: the simulator's variables of the one environment
- * schema (server/env.ts), validated at start-up. An invalid environment fails start-up with the
+ * schema (lib/env-schema.ts), validated at start-up. An invalid environment fails start-up with the
  * variable named (exit code {@link EXIT_CONFIG}).
  */
 import path from 'node:path';
-import { EnvError, EXIT_CONFIG as PRODUCT_EXIT_CONFIG, envSchema, parseEnv } from '../env';
+import { EnvError, EXIT_CONFIG as PRODUCT_EXIT_CONFIG, envSchema, parseEnv } from '../lib/env-schema';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -40,7 +40,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** The simulator's part of the one environment schema (server/env.ts): its variables, and DATA_DIR for the default state file. */
+/** The simulator's part of the one environment schema (lib/env-schema.ts): its variables, and DATA_DIR for the default state file. */
 const EnvSchema = envSchema.pick({
   SIMULATOR_PORT: true,
   SIMULATOR_HOST: true,

@@ -15,7 +15,7 @@ import type {
   OperationRequest,
   OperationState,
   StoreStats,
-} from '../provider/wire';
+} from '../lib/provider-wire';
 import type { SimulatorConfig } from './config';
 import { DurableStore } from './durable-store';
 import { activeUnavailable, applyFaultPatch, clearAllFaults, expireFaults, nextFaultExpiry, type ParsedFaultPatch } from './faults';

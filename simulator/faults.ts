@@ -2,7 +2,7 @@
  * Fault injection: the durable fault switches, how a patch changes them, and how operations consume them.
  * Every change and every consumption is logged (consumption as `faultsApplied` on the operation's entry).
  */
-import type { FaultName, FaultPatchSchema, FaultState, OperationRequest } from '../provider/wire';
+import type { FaultName, FaultPatchSchema, FaultState, OperationRequest } from '../lib/provider-wire';
 import type { z } from 'zod';
 import { appendLog, emptyFaults, type SimulatorState, type StoredOperation } from './state';
 

@@ -18,7 +18,7 @@ import {
   OperationRequestSchema,
   OperationStateSchema,
   type ApiErrorCode,
-} from '../provider/wire';
+} from '../lib/provider-wire';
 import type { SimulatorConfig } from './config';
 import { describeError, type Logger } from './logger';
 import type { SimulatorService } from './service';

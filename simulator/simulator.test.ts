@@ -16,7 +16,7 @@ import {
   type ProviderAdminClient,
   type ProviderClient,
   type SubmitResult,
-} from '../provider';
+} from '../server/provider';
 import { EXIT_CONFIG, EXIT_CRASH_FAULT } from './config';
 import { makeTempDir, randomToken, runSimulatorUntilExit, spawnSimulator, type SpawnedSimulator } from './spawn-simulator';
 import { stateFromDocument } from './state';

@@ -17,7 +17,7 @@ import {
   type FaultState,
   type LogEntry,
   type OperationRecord,
-} from '../provider/wire';
+} from '../lib/provider-wire';
 
 export const STATE_SCHEMA_VERSION = 1;
 

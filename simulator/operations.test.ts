@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { OperationRequest } from '../provider/wire';
+import type { OperationRequest } from '../lib/provider-wire';
 import { completeDueOperations, pruneOperations, submitOperation, type OperationContext } from './operations';
 import { emptyState, serializeState, stateFromDocument, type SimulatorState } from './state';
 

@@ -17,7 +17,7 @@
  * Results are decided at submission (faults are consumed then) and stored with `completesAt`, so a Running
  * operation finishes the same way whenever — and after however many restarts — it is observed.
  */
-import type { AssetState, FaultName, OperationRequest } from '../provider/wire';
+import type { AssetState, FaultName, OperationRequest } from '../lib/provider-wire';
 import { planOperationResult, takeResponseFaults } from './faults';
 import { appendLog, type LogEntryInput, type SimulatorState, type StoredOperation } from './state';
 

@@ -2,8 +2,9 @@
  * Wire format of the bare-metal provider API (runtime and admin), as zod schemas.
  *
  * This module is the single definition of the contract between the control plane and a provider:
- * the simulator validates requests and the HTTP client validates responses with these schemas, and the
- * web console may import them (pure zod, no Node imports) to type what it shows.
+ * the simulator (simulator/, a program of its own) validates requests and the HTTP client
+ * (server/provider) validates responses with these schemas, and the web console may import them
+ * (pure zod, no Node imports) to type what it shows. A shared library module: it imports nothing of ours.
  */
 import { z } from 'zod';
 
