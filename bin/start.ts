@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createDb } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
 import { roleOfUrl } from '../db/roles';
-import { seedDemoData } from '../db/seed';
+import { seedDemoData } from './lib/seed';
 import { EXIT_CONFIG } from '../lib/env-schema';
 import { dataDir, envOrExit } from '../server/env';
 import { ensureBuild } from './lib/build';

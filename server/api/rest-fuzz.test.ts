@@ -33,7 +33,7 @@ import { createIncreaseRequest } from '@/server/quota/increases';
 import { createClaimPolicy, createGrantPolicy } from '@/server/quota/policies';
 import { createRegistration } from '@/server/quota/registrations';
 import { createApiToken, createOperatorToken } from '@/server/tenancy/tokens';
-import { errorTable } from '@/server/trpc/errors';
+import { errorTable } from '@/server/error-table';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { applyMutation, checkProperty, hostileValue, mutationOf, nastyStrings, objectPaths, serializeBody } from '@/test/fuzz';

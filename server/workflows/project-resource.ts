@@ -1,4 +1,4 @@
-import type { ProjectRef } from './projects';
+import type { ProjectRef } from '@/server/tenancy/projects';
 import type { DeletionStatus } from './project-deletion';
 
 /**

@@ -1,11 +1,27 @@
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
-import type { ErrorCode } from '@/server/errors';
+import type { ErrorCode } from './errors';
+
+/**
+ * tRPC's names of the codes the table uses. They are written out rather than imported so that this
+ * module, shared by the tRPC and REST adapters, depends on neither; server/trpc/init.ts hands them
+ * to `TRPCError`, whose own type checks each one.
+ */
+type TrpcCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'TOO_MANY_REQUESTS'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNPROCESSABLE_CONTENT'
+  | 'SERVICE_UNAVAILABLE'
+  | 'PRECONDITION_FAILED';
 
 /**
  * The one table from domain error codes to transport codes. tRPC and the REST API both read it,
  * so a code means the same thing on every surface.
  */
-export const errorTable: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; http: number }> = {
+export const errorTable: Record<ErrorCode, { trpc: TrpcCode; http: number }> = {
   ValidationFailed: { trpc: 'BAD_REQUEST', http: 400 },
   Unauthenticated: { trpc: 'UNAUTHORIZED', http: 401 },
   Forbidden: { trpc: 'FORBIDDEN', http: 403 },

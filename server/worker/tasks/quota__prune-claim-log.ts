@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pruneClaimLog } from '@/server/quota/buckets';
-import type { TaskContext } from './types';
+import type { TaskContext } from '../types';
 
 const payload = z.object({}).passthrough();
 

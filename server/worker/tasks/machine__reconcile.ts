@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { reconcileMachine } from '@/server/fleet/reconcile';
 import { wakeMachine } from '@/server/fleet/machines';
-import { announceWhenDue } from './enqueue';
+import { announceWhenDue } from '@/server/jobs/enqueue';
 import { log } from '@/server/observability/log';
 import { providerClient } from '@/server/provider/connection';
-import type { TaskContext } from './types';
+import type { TaskContext } from '../types';
 
 const payload = z.object({ machineId: z.uuid() });
 /** Steps taken in one job run before yielding (a machine goes Pending → Ready in about five). */

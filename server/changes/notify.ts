@@ -4,6 +4,9 @@
  * and the owning project only — never names, reasons or any other content: a listener that needs
  * more reads it through the usual, scoped queries. Identical notifications in one transaction are
  * collapsed by PostgreSQL.
+ *
+ * Domain code emits them (server/fleet/changes.ts); the live-update adapter (server/live) listens
+ * and streams them to the browsers.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';

@@ -12,8 +12,8 @@ import { systemActor } from '@/server/audit/events';
 import { createClaim, deleteClaim } from '@/server/ipam/claims';
 import { createNetwork } from '@/server/ipam/networks';
 import { makeProject } from '@/test/fixtures';
-import { enqueueJob } from './enqueue';
-import { startWorker } from './worker';
+import { enqueueJob } from '@/server/jobs/enqueue';
+import { startWorker } from './runner';
 
 const actor = systemActor('test');
 const name = `meridian_worker_test_${Date.now()}_${process.pid}`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { returnNodeBlockIfEmpty } from '@/server/cni/leases';
-import type { TaskContext } from './types';
+import type { TaskContext } from '../types';
 
 const payload = z.object({ poolId: z.uuid() });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { systemActor } from '@/server/audit/events';
 import { releaseRetainedAllocation } from '@/server/ipam/claims';
-import type { TaskContext } from './types';
+import type { TaskContext } from '../types';
 
 const payload = z.object({ allocationId: z.uuid() });
 

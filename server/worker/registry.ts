@@ -1,12 +1,12 @@
 import type { MeridianTask } from './types';
-import { capacityReconcile } from './capacity__reconcile';
-import { cniReturnBlock } from './cni__return_block';
-import { ipallocationExpire } from './ipallocation__expire';
-import { machineReconcile } from './machine__reconcile';
-import { projectDelete } from './project__delete';
-import { quotaAudit } from './quota__audit';
-import { quotaPruneClaimLog } from './quota__prune-claim-log';
-import { systemHeartbeatPrune } from './system__heartbeat-prune';
+import { capacityReconcile } from './tasks/capacity__reconcile';
+import { cniReturnBlock } from './tasks/cni__return_block';
+import { ipallocationExpire } from './tasks/ipallocation__expire';
+import { machineReconcile } from './tasks/machine__reconcile';
+import { projectDelete } from './tasks/project__delete';
+import { quotaAudit } from './tasks/quota__audit';
+import { quotaPruneClaimLog } from './tasks/quota__prune-claim-log';
+import { systemHeartbeatPrune } from './tasks/system__heartbeat-prune';
 
 /**
  * Every task the worker runs, by name (`<entity>__<verb>`). Features add theirs here; the crontab

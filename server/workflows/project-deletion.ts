@@ -1,5 +1,6 @@
 /**
- * Deleting a project in the presence of failure.
+ * Deleting a project in the presence of failure: a workflow over tenancy, quota, fleet, cni and
+ * ipam, each released through its own domain functions.
  *
  * `requestProjectDeletion` puts the project in phase `Deleting` (reads still work; the database
  * refuses new objects in it, migration 0014), revokes every token of the project and enqueues the
@@ -47,7 +48,7 @@ import { incrementCounter } from '@/server/observability/metrics';
 import { release as releaseQuotaClaim } from '@/server/quota/admission';
 import { deleteGrant } from '@/server/quota/grants';
 import { rejectIncreaseRequest } from '@/server/quota/increases';
-import type { ProjectPhase } from './projects';
+import type { ProjectPhase } from '@/server/tenancy/projects';
 
 const actor = systemActor('project-deletion');
 

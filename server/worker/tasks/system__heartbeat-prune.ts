@@ -1,7 +1,7 @@
 import { lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { workerHeartbeats } from '@/db/schema';
-import type { TaskContext } from './types';
+import type { TaskContext } from '../types';
 
 const payload = z.object({}).passthrough();
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { reconcileCapacityReturn, wakeCapacity } from '@/server/fleet/capacity-return';
 import { log } from '@/server/observability/log';
 import { providerClient } from '@/server/provider/connection';
-import { announceWhenDue } from './enqueue';
-import type { TaskContext } from './types';
+import { announceWhenDue } from '@/server/jobs/enqueue';
+import type { TaskContext } from '../types';
 
 const payload = z.object({ capacityId: z.uuid() });
 

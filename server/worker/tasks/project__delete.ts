@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { runDeletionPass, scheduleNextPass } from '@/server/tenancy/project-deletion';
-import type { TaskContext } from './types';
+import { runDeletionPass, scheduleNextPass } from '@/server/workflows/project-deletion';
+import type { TaskContext } from '../types';
 
 const payload = z.object({ projectId: z.uuid() });
 /** Passes in one run while each one still finds work it can do now (e.g. objects that raced the phase change). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { auditQuotaBooks } from '@/server/quota/audit';
 import { log } from '@/server/observability/log';
-import type { TaskContext } from './types';
+import type { TaskContext } from '../types';
 
 const payload = z.object({}).passthrough();
 

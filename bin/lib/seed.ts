@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Db } from './client';
-import { organizations, settings } from './schema';
-import { seedFleet } from '@/server/fleet/catalogue';
-import { systemActor } from '@/server/audit/events';
-import { addMembership, createOrganization, createProject } from '@/server/tenancy/projects';
-import { createUser } from '@/server/tenancy/users';
-import type { MemberRole, PlatformRole } from '@/server/tenancy/roles';
+import type { Db } from '../../db/client';
+import { organizations, settings } from '../../db/schema';
+import { systemActor } from '../../server/audit/events';
+import { seedFleet } from '../../server/fleet/catalogue';
+import { addMembership, createOrganization } from '../../server/tenancy/projects';
+import type { MemberRole, PlatformRole } from '../../server/tenancy/roles';
+import { createUser } from '../../server/tenancy/users';
+import { createProject } from '../../server/workflows/project-creation';
 
 export interface DemoUser {
   email: string;
