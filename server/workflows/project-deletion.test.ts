@@ -19,7 +19,7 @@ import * as grantsRoute from '@/app/api/v1/projects/[project]/resourcegrants/rou
 import * as whoamiRoute from '@/app/api/v1/whoami/route';
 import { backupDatabase, restoreDatabase } from '@/db/backup';
 import { configureDbPool, createDb, type DbHandle } from '@/db/client';
-import { migrateDatabase } from '@/db/migrate';
+import { prepareDatabase } from '@/test/global-setup';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
 import { createCluster, findCluster } from '@/server/cni/clusters';
@@ -55,7 +55,7 @@ let operatorToken: string;
 
 const db = () => handle.db;
 
-/** A database of this file's own on the test server, migrated unless asked not to (see the file comment). */
+/** A database of this file's own on the test server, prepared as the run's database is (empty or an older release's, then migrated) unless asked not to (see the file comment). */
 async function ownDatabase(options: { migrate?: boolean } = {}) {
   const shared = inject('databaseUrl');
   const name = `meridian_deletion_${Date.now()}_${Math.random().toString(36).slice(2, 6)}`;
@@ -64,7 +64,7 @@ async function ownDatabase(options: { migrate?: boolean } = {}) {
   await adminSql.end();
   const u = new URL(shared);
   u.pathname = `/${name}`;
-  if (options.migrate ?? true) await migrateDatabase(u.toString());
+  if (options.migrate ?? true) await prepareDatabase(u.toString(), inject('upgradeFrom'));
   return {
     url: u.toString(),
     drop: async () => {
