@@ -11,7 +11,8 @@ import { sql } from 'drizzle-orm';
 import { systemActor } from '../server/audit/events';
 import { createCluster } from '../server/cni/clusters';
 import { createNetwork } from '../server/ipam/networks';
-import { createOrganization, createProject } from '../server/tenancy/projects';
+import { createOrganization } from '../server/tenancy/projects';
+import { createProject } from '../server/workflows/project-creation';
 import { createApiToken } from '../server/tenancy/tokens';
 import { benchDatabase, cpuMeter, fmt, fmtCpu, percentile, runConcurrent, startWeb } from './lib/harness';
 

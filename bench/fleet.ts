@@ -3,7 +3,7 @@
  *
  * Real parts only: a fresh PostgreSQL database (DATABASE_URL's server, or a throwaway embedded
  * one), the simulator process at zero operation latency, and `workers` worker processes
- * (bin/worker.ts: graphile-worker with the tasks of server/jobs/registry.ts, `concurrency` jobs
+ * (bin/worker.ts: graphile-worker with the tasks of server/worker/registry.ts, `concurrency` jobs
  * each). One project (approval off, quota raised) and one class/location with a capacity record
  * per machine. `inFlight` simulated users each request a machine (requestMachine — what the REST
  * and tRPC handlers call), wait for it to be Ready, release it (deleteMachine), wait for Released,
@@ -24,10 +24,11 @@ import pg from 'pg';
 import type { Db } from '../db/client';
 import { systemActor } from '../server/audit/events';
 import { deleteMachine, requestMachine } from '../server/fleet/machines';
-import { CHANGES_CHANNEL, changeSchema } from '../server/live/notify';
-import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/spawn-simulator';
+import { CHANGES_CHANNEL, changeSchema } from '../server/changes/notify';
+import { makeTempDir, randomToken, spawnSimulator } from '../simulator/spawn-simulator';
 import { updateGrant } from '../server/quota/grants';
-import { createOrganization, createProject } from '../server/tenancy/projects';
+import { createOrganization } from '../server/tenancy/projects';
+import { createProject } from '../server/workflows/project-creation';
 import { benchDatabase, percentile, postgresCpuSeconds, processCpuSeconds, seedBenchFleet, startWorker } from './lib/harness';
 
 const machineCount = Number(process.argv[2] ?? 200);

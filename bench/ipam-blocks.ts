@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the pure IPAM address math (server/ipam/cidr.ts, server/ipam/blocks.ts).
+ * Micro-benchmark of the pure IPAM address math (lib/cidr.ts, server/ipam/blocks.ts).
  *
  *   npx tsx bench/ipam-blocks.ts
  *
@@ -17,7 +17,7 @@ import {
   mergeFree,
   splitBlock,
 } from '../server/ipam/blocks';
-import { type Cidr, formatCidr, parseCidrOrThrow, rangeToCidrs } from '../server/ipam/cidr';
+import { type Cidr, formatCidr, parseCidrOrThrow, rangeToCidrs } from '../lib/cidr';
 
 const c = (text: string): Cidr => parseCidrOrThrow(text);
 

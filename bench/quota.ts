@@ -29,7 +29,8 @@ import { systemActor } from '../server/audit/events';
 import { createClaim } from '../server/ipam/claims';
 import { createNetwork } from '../server/ipam/networks';
 import { updateGrant } from '../server/quota/grants';
-import { createOrganization, createProject } from '../server/tenancy/projects';
+import { createOrganization } from '../server/tenancy/projects';
+import { createProject } from '../server/workflows/project-creation';
 import { freePort } from '../test/global-setup';
 
 const perPhase = Number(process.argv[2] ?? 400);

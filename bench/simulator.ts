@@ -13,7 +13,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createHttpProviderAdminClient, createHttpProviderClient, unwrap, type OperationRequest } from '../server/provider';
-import { makeTempDir, randomToken, spawnSimulator } from '../server/simulator/spawn-simulator';
+import { makeTempDir, randomToken, spawnSimulator } from '../simulator/spawn-simulator';
 
 const operations = Number(process.argv[2] ?? 5_000);
 const concurrency = Number(process.argv[3] ?? 32);

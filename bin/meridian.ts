@@ -12,7 +12,7 @@ import { and, eq, like } from 'drizzle-orm';
 import { backupDatabase, BackupError, restoreDatabase } from '../db/backup';
 import { createDb, type Db } from '../db/client';
 import { describeMigration, migrateDatabase } from '../db/migrate';
-import { seedDemoData } from '../db/seed';
+import { seedDemoData } from './lib/seed';
 import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
 import { dataDir, env, envOrExit } from '../server/env';

@@ -4,8 +4,8 @@
  * Exit codes: 0 after SIGTERM/SIGINT; 78 when start-up is refused (invalid environment, corrupt or
  * unknown-version state file — restarting will not help); 70 when the crash fault fires; 1 otherwise.
  */
-import { ConfigError, EXIT_CONFIG, loadSimulatorConfig, startSimulator, StateFileError } from '../server/simulator';
-import { createLogger, describeError } from '../server/simulator/logger';
+import { ConfigError, EXIT_CONFIG, loadSimulatorConfig, startSimulator, StateFileError } from '../simulator';
+import { createLogger, describeError } from '../simulator/logger';
 import { sendHeartbeats } from './lib/supervisor';
 
 async function main(): Promise<void> {

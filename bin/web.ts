@@ -15,7 +15,7 @@ import { dbPoolSettings, envOrExit } from '../server/env';
 import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
 import { createApiServer } from '../server/http/api-server';
-import { parseTrustedProxies } from '../server/http/client-address';
+import { parseTrustedProxies } from '../lib/trusted-proxies';
 import { createFrontDoor } from '../server/http/front-door';
 import { limiter } from '../server/http/rate-limit';
 import { sendHeartbeats } from './lib/supervisor';

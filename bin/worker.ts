@@ -5,7 +5,7 @@
  */
 import { configureDbPool, getDbHandle } from '../db/client';
 import { dbPoolSettings, envOrExit } from '../server/env';
-import { startWorker } from '../server/jobs/worker';
+import { startWorker } from '../server/worker/runner';
 import { log, logError } from '../server/observability/log';
 import { sendHeartbeats } from './lib/supervisor';
 

@@ -1,12 +1,13 @@
 /**
- * The environment schema (server/env.ts): every variable declared once, validated with the variable
+ * The environment schema (lib/env-schema.ts): every variable declared once, validated with the variable
  * named, listed in the README's Configuration table, and read nowhere else in the product's code.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PLUGIN_VARIABLES } from '@/cni/config';
-import { env, envSchema, EnvError, overrideEnv, parseEnv } from './env';
+import { envSchema, EnvError, parseEnv } from '@/lib/env-schema';
+import { env, overrideEnv } from './env';
 
 const root = path.resolve(__dirname, '..');
 
@@ -148,7 +149,7 @@ async function productFiles(dir: string): Promise<string[]> {
 
 describe('reading the environment', () => {
   test('no product code reads a variable from process.env but server/env.ts', async () => {
-    const files = (await Promise.all(['app', 'bin', 'cni', 'components', 'db', 'server'].map(productFiles))).flat();
+    const files = (await Promise.all(['app', 'bin', 'cni', 'components', 'db', 'lib', 'server', 'simulator'].map(productFiles))).flat();
     const reads: string[] = [];
     for (const file of files) {
       if (file === path.join('server', 'env.ts')) continue;

@@ -3,7 +3,7 @@ import type { ZodError } from 'zod';
 /**
  * Domain errors. Every failure the domain reports on purpose is a `DomainError` with a literal
  * `code`; adapters (tRPC, REST, CLI) map codes to their own status through one table
- * (server/trpc/errors.ts). Anything else is a bug: logged once, answered as a 500 without internals.
+ * (server/error-table.ts). Anything else is a bug: logged once, answered as a 500 without internals.
  */
 import { DeadlineExceeded } from '@/db/deadline';
 

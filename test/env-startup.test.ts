@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { EXIT_CONFIG } from '@/server/env';
+import { EXIT_CONFIG } from '@/lib/env-schema';
 import { freePort } from './global-setup';
 
 const root = path.resolve(__dirname, '..');

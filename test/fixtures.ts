@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { systemActor } from '@/server/audit/events';
-import { addMembership, createOrganization, createProject } from '@/server/tenancy/projects';
+import { addMembership, createOrganization } from '@/server/tenancy/projects';
+import { createProject } from '@/server/workflows/project-creation';
 import type { MemberRole, PlatformRole, SessionUser } from '@/server/tenancy/roles';
 import { createUser } from '@/server/tenancy/users';
 import { uniq } from './db';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
-import type { Env } from '../../server/env';
+import type { Env } from '../../lib/env-schema';
 
 /** The channel on which any web replica can ask the supervisor to act (see server/provider/supervisor-control.ts). */
 export const CONTROL_CHANNEL = 'meridian_supervisor';

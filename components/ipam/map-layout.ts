@@ -1,4 +1,4 @@
-import { familyBits, parseCidrOrThrow, type Cidr } from '@/server/ipam/cidr';
+import { familyBits, parseCidrOrThrow, type Cidr } from '@/lib/cidr';
 
 /**
  * Lays out the exact map's blocks as rectangles. Every block is an aligned CIDR (buddy blocks,

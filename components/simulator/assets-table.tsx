@@ -1,6 +1,6 @@
 'use client';
 import { Badge, Card, EmptyState, Table, Td, formatTime } from '@/components/ui/primitives';
-import type { AssetList } from '@/server/provider/wire';
+import type { AssetList } from '@/lib/provider-wire';
 import { shortDigest, shortId } from './format';
 
 /** Each asset's fencing state and what is installed on it, as the simulator holds it. */

@@ -1,6 +1,6 @@
 'use client';
 import { useState } from 'react';
-import type { FaultState, OperationKind } from '@/server/provider/wire';
+import type { FaultState, OperationKind } from '@/lib/provider-wire';
 
 /**
  * An input's text that follows the simulator's value whenever that value changes (so an "on" switch shows

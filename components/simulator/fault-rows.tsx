@@ -1,7 +1,7 @@
 'use client';
 import { useNow } from '@/components/ui/hooks';
 import { Button, Input, Select, formatTime } from '@/components/ui/primitives';
-import type { FaultPatch, FaultState, FaultStats } from '@/server/provider/wire';
+import type { FaultPatch, FaultState, FaultStats } from '@/lib/provider-wire';
 import { Switch } from './controls';
 import { failRule, toInt, unavailableRule, type FaultParams } from './fault-params';
 import { FaultRow, NumberInput } from './fault-row';

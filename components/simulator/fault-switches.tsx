@@ -5,7 +5,7 @@ import { useTRPC } from '@/app/_trpc/client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card } from '@/components/ui/primitives';
-import type { FaultPatch, FaultState, FaultStats } from '@/server/provider/wire';
+import type { FaultPatch, FaultState, FaultStats } from '@/lib/provider-wire';
 import { useFaultParams } from './fault-params';
 import { CleanupFailFault, CrashFault, FailOperationsFault, HangFault, LatencyFault, LoseResponsesFault, UnavailableFault } from './fault-rows';
 

@@ -1,4 +1,4 @@
-import type { FaultName, LogEntry } from '@/server/provider/wire';
+import type { FaultName, LogEntry } from '@/lib/provider-wire';
 
 /** Short, human names of the faults, as the switches and the log show them. */
 export const faultLabels: Record<FaultName, string> = {

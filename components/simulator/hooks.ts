@@ -2,7 +2,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import type { LogEntry } from '@/server/provider/wire';
+import type { LogEntry } from '@/lib/provider-wire';
 
 /** How often the status header re-checks reachability (faster while a restart is in progress). */
 export const STATUS_POLL_MS = 3_000;

@@ -1,7 +1,7 @@
 'use client';
 import { useState } from 'react';
 import { Badge, Card, EmptyState, Spinner, Table, Td, cx, formatTime } from '@/components/ui/primitives';
-import type { LogEntry } from '@/server/provider/wire';
+import type { LogEntry } from '@/lib/provider-wire';
 import { describeLogEvent, faultLabels, resultTone, shortId } from './format';
 import type { LiveMode } from './hooks';
 

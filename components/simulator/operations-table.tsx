@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Badge, Card, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
-import type { OperationKind, OperationState } from '@/server/provider/wire';
+import type { OperationKind, OperationState } from '@/lib/provider-wire';
 import { resultTone, shortDigest, shortId } from './format';
 
 const PAGE = 50;

@@ -5,19 +5,9 @@ import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
 import { findNetwork } from '@/server/ipam/networks';
 import { createApiToken, tokenCreatorFor } from '@/server/tenancy/tokens';
-import { releaseLeasesIn } from './leases';
+import { releaseLeasesIn, type ClusterRef } from './leases';
 import type { z } from 'zod';
 import type { clusterCreateInput } from './schemas';
-
-export interface ClusterRef {
-  id: string;
-  projectId: string;
-  name: string;
-  networkId: string;
-  networkName: string;
-  nodeBlockPrefixV4: number;
-  nodeBlockPrefixV6: number;
-}
 
 /** A cluster of the project by name, or NotFound. */
 export async function findCluster(db: DbOrTx, projectId: string, name: string): Promise<ClusterRef> {

@@ -4,7 +4,7 @@ import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cn
 import { systemActor } from '@/server/audit/events';
 import { pgCode } from '@/server/errors';
 import { initialFreeBlocks, reservationBlocks } from '@/server/ipam/blocks';
-import { cidrSize, formatCidr, parseCidrOrThrow } from '@/server/ipam/cidr';
+import { cidrSize, formatCidr, parseCidrOrThrow } from '@/lib/cidr';
 import { createNetwork, getNetwork } from '@/server/ipam/networks';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';

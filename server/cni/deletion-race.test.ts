@@ -10,12 +10,12 @@ import * as clusterRoute from '@/app/api/v1/projects/[project]/clusters/[cluster
 import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import { systemActor } from '@/server/audit/events';
 import { createNetwork, deleteNetwork } from '@/server/ipam/networks';
-import { requestProjectDeletion, runDeletionPass } from '@/server/tenancy/project-deletion';
+import { requestProjectDeletion, runDeletionPass } from '@/server/workflows/project-deletion';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { asDomainError } from '@/server/errors';
-import { errorTable } from '@/server/trpc/errors';
+import { errorTable } from '@/server/error-table';
 import { createCluster, findCluster } from './clusters';
 import { addLease } from './leases';
 

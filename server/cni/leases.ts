@@ -12,10 +12,16 @@ import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { asDomainError, DomainError, pgCode } from '@/server/errors';
 import { env } from '@/server/env';
 import { logError } from '@/server/observability/log';
-import { formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/server/ipam/cidr';
+import { formatIp, parseCidr, parseCidrOrThrow, type Cidr, type Family } from '@/lib/cidr';
+import type { TokenCluster } from '@/server/tenancy/tokens';
 import { addInBatch } from './add-batch';
-import type { ClusterRef } from './clusters';
 import type { AddInput, LeaseKey } from './schemas';
+
+/**
+ * A cluster as the lease operations take it: found by name (`findCluster`), or read with a cluster
+ * token (the same shape, `TokenCluster`, which tenancy owns).
+ */
+export type ClusterRef = TokenCluster;
 
 /**
  * Seconds a node keeps an emptied block before it goes back to its pool (`CNI_BLOCK_GRACE_SECONDS`,

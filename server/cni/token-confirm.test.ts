@@ -11,7 +11,7 @@ import { createNetwork } from '@/server/ipam/networks';
 import { createApiToken, revokeApiToken, verifyApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
-import { requestProjectDeletion } from '@/server/tenancy/project-deletion';
+import { requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { createCluster, deleteCluster, findCluster } from './clusters';
 import { addLease } from './leases';
 

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { machineAllocations, machineCapacity, machines, providerOperations } from '@/db/schema/fleet';
-import { notifyExpression } from '@/server/live/notify';
+import { notifyExpression } from '@/server/changes/notify';
 
 export const notifyMachine = notifyExpression('machine', sql`${machines.id}`, sql`${machines.projectId}`);
 

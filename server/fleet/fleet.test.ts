@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
 import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/server/provider';
-import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '@/server/simulator/spawn-simulator';
+import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '@/simulator/spawn-simulator';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { createNetwork } from '@/server/ipam/networks';

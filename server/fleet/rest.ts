@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { resourceName } from '@/server/ipam/schemas';
-import { projectIdBySlug } from '@/server/quota/grants';
-import { slugPattern } from '@/server/tenancy/projects';
+import { projectIdBySlug, slugPattern } from '@/server/tenancy/projects';
 import { getMachine } from './machines';
 
 const machinePath = z.object({ project: z.string().regex(slugPattern, 'must be a project slug'), name: resourceName });

@@ -11,7 +11,7 @@ import { limiter } from './rate-limit';
 import { refuseUnstorableText } from './untrusted-text';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
 import type { Actor } from '@/server/audit/events';
-import { projectIdBySlug } from '@/server/quota/grants';
+import { projectIdBySlug } from '@/server/tenancy/projects';
 import {
   forgetVerifiedToken,
   revokedTokenOfGoneCluster,
@@ -22,7 +22,7 @@ import {
   type OperatorPrincipal,
   type TokenPrincipal,
 } from '@/server/tenancy/tokens';
-import { errorTable } from '@/server/trpc/errors';
+import { errorTable } from '@/server/error-table';
 
 export interface RestContext<P> {
   db: Db;

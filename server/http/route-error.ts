@@ -1,6 +1,6 @@
 import { asDomainError } from '@/server/errors';
 import { internalErrorBody } from '@/server/observability/log';
-import { errorTable } from '@/server/trpc/errors';
+import { errorTable } from '@/server/error-table';
 
 /**
  * How a route handler outside REST v1 and tRPC (live updates, the QA log relay) answers a failure:

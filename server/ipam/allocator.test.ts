@@ -5,7 +5,7 @@ import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { allocate, releaseAllocation } from './allocator';
 import { FreeBlockSet, type AllocationStrategy } from './blocks';
-import { familyBits, formatCidr, formatIp, parseCidrOrThrow, rangeToCidrs, type Cidr, type Family } from './cidr';
+import { familyBits, formatCidr, formatIp, parseCidrOrThrow, rangeToCidrs, type Cidr, type Family } from '@/lib/cidr';
 import { createNetwork } from './networks';
 
 const actor = systemActor('test');

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { isTransaction, type DbOrTx } from '@/db/client';
 import { DomainError, pgError } from '@/server/errors';
 import { initialFreeBlocks, reservationBlocks, type AllocationStrategy } from './blocks';
-import { cidrSize, formatCidr, parseCidrOrThrow, type Cidr, type Family } from './cidr';
+import { cidrSize, formatCidr, parseCidrOrThrow, type Cidr, type Family } from '@/lib/cidr';
 
 export interface LockedPool {
   id: string;

@@ -29,7 +29,7 @@ import {
   formatCidr,
   parseCidrOrThrow,
   rangeToCidrs,
-} from './cidr';
+} from '@/lib/cidr';
 
 const c = (text: string): Cidr => parseCidrOrThrow(text);
 const cs = (...list: string[]): Cidr[] => list.map(c);

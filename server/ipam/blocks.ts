@@ -35,7 +35,7 @@ import {
   overlaps,
   rangeToCidrs,
   sameCidr,
-} from './cidr';
+} from '@/lib/cidr';
 
 /** Where in the free space a new block is placed. */
 export type AllocationStrategy = 'FirstFit' | 'BestFit';

@@ -18,7 +18,7 @@ import {
 } from '@/server/quota/admission';
 import { describeOverlap, releaseAllocation } from './allocator';
 import { createInBatch } from './claim-batch';
-import { familyBits, formatCidr, type Cidr, type Family } from './cidr';
+import { familyBits, formatCidr, type Cidr, type Family } from '@/lib/cidr';
 import { checkPrefixLength, findNetwork, parseCidrField } from './networks';
 import type { ClaimCreateInput, ClaimListInput } from './schemas';
 

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { ipPools } from '@/db/schema';
 import { DomainError } from '@/server/errors';
-import { cidrSize, contains, familyBits, formatCidr, makeCidr, parseCidrOrThrow, type Cidr } from './cidr';
+import { cidrSize, contains, familyBits, formatCidr, makeCidr, parseCidrOrThrow, type Cidr } from '@/lib/cidr';
 import { findNetwork, parseCidrField, poolView } from './networks';
 
 /** Above this many allocations in view, the map aggregates into cells instead of listing blocks. */

@@ -6,7 +6,7 @@ import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
 import { allocate, initializePool, lockPool } from './allocator';
 import { reservationProblem } from './blocks';
-import { cidrSize, familyBits, familyName, formatCidr, overlaps, parseCidr, type Cidr, type Family } from './cidr';
+import { cidrSize, familyBits, familyName, formatCidr, overlaps, parseCidr, type Cidr, type Family } from '@/lib/cidr';
 import type { NetworkCreateInput, PoolCreateInput } from './schemas';
 
 /** Parses a user-supplied CIDR into a coded, field-level error. */

@@ -1,3 +1,8 @@
+/**
+ * The enqueue helper the domains call: a job is added in the transaction that makes it necessary.
+ * The tasks that run the jobs live in server/worker/tasks (they call the domains; the domains
+ * never import them).
+ */
 import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { log } from '@/server/observability/log';

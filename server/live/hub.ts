@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { createPgClient } from '@/db/pg';
 import { env } from '@/server/env';
 import { log } from '@/server/observability/log';
-import { CHANGES_CHANNEL, changeSchema, type Change } from './notify';
+import { CHANGES_CHANNEL, changeSchema, type Change } from '@/server/changes/notify';
 
 /** `closed`: the process is stopping; streams end (their browsers reconnect to another replica). */
 export type HubEvent = { type: 'change'; change: Change } | { type: 'resync' } | { type: 'closed' };

@@ -12,7 +12,7 @@ import { deleteMachine, requestMachine } from '@/server/fleet/machines';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { createChangeHub, type ChangeHub } from './hub';
-import { CHANGES_CHANNEL, notifyChanges } from './notify';
+import { CHANGES_CHANNEL, notifyChanges } from '@/server/changes/notify';
 import { resolveLiveScope } from './scope';
 import { changeStream, MAX_STREAMS_PER_SESSION, sessionChangeStream, StreamSlots, type LiveScope } from './stream';
 

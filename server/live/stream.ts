@@ -9,7 +9,7 @@
  * browser's EventSource reconnects by itself; the client treats a reconnect as a resync).
  */
 import type { ChangeHub, HubEvent } from './hub';
-import type { Change } from './notify';
+import type { Change } from '@/server/changes/notify';
 
 /** Whose changes a stream carries: one project's, or (operators) every project's and the fleet's. */
 export type LiveScope = { projectId: string } | { allProjects: true };

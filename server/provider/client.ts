@@ -35,7 +35,7 @@ import type {
   OperationState,
   PowerRequest,
   StoreStats,
-} from './wire';
+} from '@/lib/provider-wire';
 
 /** Why an outcome is unknown; useful for metrics and backoff, never a reason to resubmit under a new id. */
 export type UnknownReason =

@@ -1,7 +1,7 @@
 /**
  * Outcome classification of the HTTP provider client. A scripted local HTTP server stands in for a
  * misbehaving provider (malformed bodies, proxies, resets, silence) — real sockets, no module mocks.
- * Behaviour against the real simulator is covered in server/simulator/simulator.test.ts.
+ * Behaviour against the real simulator is covered in simulator/simulator.test.ts.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -28,7 +28,7 @@ import {
   StoreStatsSchema,
   type LogEntry,
   type OperationRequest,
-} from './wire';
+} from '@/lib/provider-wire';
 
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 5_000;
 

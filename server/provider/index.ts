@@ -2,4 +2,4 @@
 export * from './client';
 export * from './http-client';
 export * from './resolve';
-export * from './wire';
+export * from '@/lib/provider-wire';

@@ -20,7 +20,7 @@ import type {
   OperationList,
   OperationState,
   StoreStats,
-} from './wire';
+} from '@/lib/provider-wire';
 import type { z } from 'zod';
 
 /**

@@ -1,5 +1,5 @@
 import type { CallOptions, CallOutcome, ProviderClient } from './client';
-import type { OperationRecord, OperationRequest } from './wire';
+import type { OperationRecord, OperationRequest } from '@/lib/provider-wire';
 
 /**
  * Resolves an `unknown` submission outcome the only safe way: look the operation up by its id; if the provider

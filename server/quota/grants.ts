@@ -41,13 +41,6 @@ const grantColumns = {
   updatedAt: resourceGrants.updatedAt,
 };
 
-/** The project id of a slug, or NotFound (operator tools address projects by slug). */
-export async function projectIdBySlug(db: DbOrTx, slug: string): Promise<string> {
-  const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, slug));
-  if (!p) throw new DomainError('NotFound', `project "${slug}" not found`, 'project');
-  return p.id;
-}
-
 async function getGrantRow(db: DbOrTx, projectId: string, name: string) {
   const [row] = await db
     .select(grantColumns)

@@ -4,7 +4,7 @@ import { createDb, type Db } from '@/db/client';
 import { systemActor, type Actor } from '@/server/audit/events';
 import { createClaim, deleteClaim } from '@/server/ipam/claims';
 import { createNetwork } from '@/server/ipam/networks';
-import { quotaAudit } from '@/server/jobs/quota__audit';
+import { quotaAudit } from '@/server/worker/tasks/quota__audit';
 import { testDb, uniq } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { admit, admitMachine, releaseMachine, type AdmissionRequest } from './admission';

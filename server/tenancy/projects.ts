@@ -3,7 +3,6 @@ import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
-import { applyGrantPolicies } from '@/server/quota/grants';
 import { maxRole, type MemberRole, type SessionUser, hasPlatformRole } from './roles';
 
 export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -29,8 +28,25 @@ export async function createOrganization(db: Db, input: { slug: string; name: st
   }
 }
 
-/** Creates a project in an organization; project slugs are globally unique. */
-export async function createProject(db: Db, input: { organizationId: string; slug: string; name: string }, actor: Actor) {
+/** A project just created, as `createProjectWith` hands it to what runs alongside. */
+export interface CreatedProject {
+  id: string;
+  slug: string;
+  name: string;
+  organizationId: string;
+}
+
+/**
+ * Creates a project in an organization (project slugs are globally unique) and runs `alongside`
+ * in the same transaction: what other domains give a new project. Callers use `createProject`
+ * (server/workflows/project-creation.ts), which gives it its quota grants there.
+ */
+export async function createProjectWith(
+  db: Db,
+  input: { organizationId: string; slug: string; name: string },
+  actor: Actor,
+  alongside: (tx: DbOrTx, project: CreatedProject) => Promise<unknown>,
+) {
   checkSlug('slug', input.slug);
   try {
     return await db.transaction(async (tx) => {
@@ -39,8 +55,7 @@ export async function createProject(db: Db, input: { organizationId: string; slu
         .values(input)
         .returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
       await recordEvent(tx, { actor, projectId: project.id, action: 'project.create', objectType: 'project', objectId: project.id, objectName: project.slug, after: input });
-      // Quota: the GrantCreationPolicies give the new project its grants in this same transaction.
-      await applyGrantPolicies(tx, { ...project, name: input.name }, actor);
+      await alongside(tx, { ...project, name: input.name });
       return project;
     });
   } catch (e) {
@@ -49,7 +64,7 @@ export async function createProject(db: Db, input: { organizationId: string; slu
   }
 }
 
-/** `Active`, or `Deleting` while its objects are being released (see server/tenancy/deletion.ts). */
+/** `Active`, or `Deleting` while its objects are being released (see server/workflows/project-deletion.ts). */
 export type ProjectPhase = 'Active' | 'Deleting';
 
 export interface ProjectRef {
@@ -64,6 +79,13 @@ export interface ProjectRef {
 export interface ProjectAccess {
   project: ProjectRef;
   role: MemberRole;
+}
+
+/** The project id of a slug, or NotFound (operator tools address projects by slug). */
+export async function projectIdBySlug(db: DbOrTx, slug: string): Promise<string> {
+  const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, slug));
+  if (!p) throw new DomainError('NotFound', `project "${slug}" not found`, 'project');
+  return p.id;
 }
 
 /** A project by slug, whoever asks (callers have checked the caller may see any project), or NotFound. */

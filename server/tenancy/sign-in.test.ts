@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
 import { testDb, uniq } from '@/test/db';
-import { clientAddress, parseTrustedProxies } from '@/server/http/client-address';
+import { clientAddress } from '@/server/http/client-address';
+import { parseTrustedProxies } from '@/lib/trusted-proxies';
 import { makeUser } from '@/test/fixtures';
 import { authenticate, type SignInPolicy } from './sign-in';
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { recordEvent } from '@/server/audit/events';
-import { dummyPasswordHash, verifyPassword } from '@/server/auth/password';
+import { dummyPasswordHash, verifyPassword } from './password';
 import type { SessionUser } from './roles';
 import { findUserByEmail } from './users';
 

@@ -4,7 +4,8 @@ import { systemActor } from '@/server/audit/events';
 import { pgError } from '@/server/errors';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
-import { addMembership, createProject, listProjectsForUser, resolveProjectAccess } from './projects';
+import { createProject } from '@/server/workflows/project-creation';
+import { addMembership, listProjectsForUser, resolveProjectAccess } from './projects';
 import { createApiToken, revokeApiToken, verifyApiToken } from './tokens';
 
 const actor = systemActor('test');

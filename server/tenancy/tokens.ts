@@ -4,7 +4,6 @@ import { Batcher, perPool } from '@/db/batch';
 import { isTransaction, sidePool, type DbOrTx } from '@/db/client';
 import { apiTokens, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
-import type { ClusterRef } from '@/server/cni/clusters';
 import { DomainError, invalid } from '@/server/errors';
 import { hasPlatformRole, type MemberRole, type PlatformRole } from './roles';
 
@@ -179,6 +178,21 @@ export async function revokeOperatorToken(db: DbOrTx, tokenId: string, actor: Ac
   return row;
 }
 
+/**
+ * A cluster token's cluster, read with the token in the same statement (it saves the CNI lease API
+ * a query per call): the cluster and its network as the CNI domain's lease operations take them
+ * (server/cni calls this shape `ClusterRef`; tenancy owns it because the token read fills it).
+ */
+export interface TokenCluster {
+  id: string;
+  projectId: string;
+  name: string;
+  networkId: string;
+  networkName: string;
+  nodeBlockPrefixV4: number;
+  nodeBlockPrefixV6: number;
+}
+
 /** A project token: acts for one project (and, when `clusterName` is set, one cluster) with `role`. */
 export interface TokenPrincipal {
   kind: 'project';
@@ -189,7 +203,7 @@ export interface TokenPrincipal {
   clusterName: string | null;
   role: MemberRole;
   /** A cluster token's cluster, read with the token (absent when the cluster does not exist). */
-  cluster?: ClusterRef;
+  cluster?: TokenCluster;
 }
 
 /** An operator token: acts for a platform operator, on no project of its own. */

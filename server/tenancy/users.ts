@@ -3,7 +3,7 @@ import type { DbOrTx } from '@/db/client';
 import { users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
-import { hashPassword, verifyPassword } from '@/server/auth/password';
+import { hashPassword, verifyPassword } from './password';
 import type { PlatformRole, SessionUser } from './roles';
 import { revokeUserSessions, SESSION_MAX_AGE_SECONDS } from './sessions';
 

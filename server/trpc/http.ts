@@ -4,7 +4,7 @@ import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError } from '@/serv
 import { MAX_BODY_BYTES, readWebBody } from '@/server/http/body-limit';
 import { checkCsrf } from '@/server/http/csrf';
 import { errorIdOf, logError } from '@/server/observability/log';
-import { errorTable } from './errors';
+import { errorTable } from '@/server/error-table';
 import type { Context } from './init';
 import { appRouter } from './root';
 

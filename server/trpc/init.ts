@@ -10,7 +10,7 @@ import { refuseUnstorableText } from '@/server/http/untrusted-text';
 import { errorIdOf, internalErrorMessage } from '@/server/observability/log';
 import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
 import { hasPlatformRole, roleAtLeast, type MemberRole, type PlatformRole, type SessionUser } from '@/server/tenancy/roles';
-import { errorTable } from './errors';
+import { errorTable } from '@/server/error-table';
 
 /**
  * The tRPC context: the database and the signed-in user (resolved by the route handler from the

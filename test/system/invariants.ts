@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import type { ProviderAdminClient } from '@/server/provider';
-import type { OperationRecord } from '@/server/provider/wire';
+import type { OperationRecord } from '@/lib/provider-wire';
 import type { JobRun, Kill } from './harness';
 
 type Row = Record<string, unknown>;

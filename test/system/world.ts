@@ -6,7 +6,8 @@
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import type { Db } from '@/db/client';
 import { systemActor } from '@/server/audit/events';
-import { createOrganization, createProject } from '@/server/tenancy/projects';
+import { createOrganization } from '@/server/tenancy/projects';
+import { createProject } from '@/server/workflows/project-creation';
 import { createApiToken } from '@/server/tenancy/tokens';
 import type { Api } from './api';
 

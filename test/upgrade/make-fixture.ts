@@ -20,7 +20,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { createDb } from '../../db/client';
 import { migrateDatabase } from '../../db/migrate';
-import { seedDemoData } from '../../db/seed';
+import { seedDemoData } from '../../bin/lib/seed';
 import { systemActor } from '../../server/audit/events';
 import { createCluster, findCluster } from '../../server/cni/clusters';
 import { addLease, releaseLeases } from '../../server/cni/leases';

@@ -1,6 +1,6 @@
 -- A machine of a deleting project reaching Released is what the deletion waits for: this enqueues
 -- the project's deletion pass in the same transaction (the job key and queue of
--- server/tenancy/project-deletion.ts enqueueDeletionPass, replacing a pass scheduled later), so the
+-- server/workflows/project-deletion.ts enqueueDeletionPass, replacing a pass scheduled later), so the
 -- deletion completes as soon as the provider has cleaned the last machine, without polling. Every
 -- path to Released goes through an UPDATE of machines.phase, hence a trigger rather than a call in
 -- each path: machines_released_wakes_project_deletion (AFTER UPDATE OF phase on machines, when it

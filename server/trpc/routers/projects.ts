@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectOrStaffProcedure, projectProcedure } from '../init';
 import { invalid } from '@/server/errors';
-import { getDeletionStatus, requestProjectDeletion } from '@/server/tenancy/project-deletion';
+import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { listAllProjects, listProjectsForUser } from '@/server/tenancy/projects';
 
 export const projectsRouter = createTRPCRouter({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { auditQuotaBooks, lastAudit } from '@/server/quota/audit';
 import { listAllBuckets, listBuckets, listClaimLog } from '@/server/quota/buckets';
-import { createGrant, deleteGrant, listGrants, projectIdBySlug, updateGrant } from '@/server/quota/grants';
+import { createGrant, deleteGrant, listGrants, updateGrant } from '@/server/quota/grants';
+import { projectIdBySlug } from '@/server/tenancy/projects';
 import { approveIncreaseRequest, createIncreaseRequest, listIncreaseRequests, rejectIncreaseRequest } from '@/server/quota/increases';
 import {
   createClaimPolicy,

@@ -11,7 +11,7 @@ import {
   setSimulatorFaults,
   simulatorStatus,
 } from '@/server/provider/qa';
-import { AssetIdSchema, FaultPatchSchema, OperationKindSchema, OperationStateSchema } from '@/server/provider/wire';
+import { AssetIdSchema, FaultPatchSchema, OperationKindSchema, OperationStateSchema } from '@/lib/provider-wire';
 import { createTRPCRouter, noInput, platformProcedure } from '../init';
 
 /** The simulator the web server is configured for (no tokens): shown on the console's status header. */

@@ -1,8 +1,8 @@
 import { jsonReply } from '@/server/http/buffered';
 import { projectOrOperatorRoute, projectReadRoute } from '@/server/http/rest';
-import { getDeletionStatus, requestProjectDeletion } from '@/server/tenancy/project-deletion';
+import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { findProject } from '@/server/tenancy/projects';
-import { projectResource } from '@/server/tenancy/resources';
+import { projectResource } from '@/server/workflows/project-resource';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,7 +2,8 @@ import { jsonReply } from '@/server/http/buffered';
 import { z } from 'zod';
 import { decodeContinue, encodeContinue, parseQuery } from '@/server/http/pagination';
 import { expectSameAsPath, operatorRoute, projectReadRoute, readJson } from '@/server/http/rest';
-import { createGrant, listGrants, projectIdBySlug } from '@/server/quota/grants';
+import { createGrant, listGrants } from '@/server/quota/grants';
+import { projectIdBySlug } from '@/server/tenancy/projects';
 import { grantResource, grantResourceInput } from '@/server/quota/resources';
 
 export const dynamic = 'force-dynamic';

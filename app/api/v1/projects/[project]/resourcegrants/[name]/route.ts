@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { expectSameAsPath, operatorRoute, readJson } from '@/server/http/rest';
-import { deleteGrant, projectIdBySlug, updateGrant } from '@/server/quota/grants';
+import { deleteGrant, updateGrant } from '@/server/quota/grants';
+import { projectIdBySlug } from '@/server/tenancy/projects';
 import { grantReplaceInput, grantResource } from '@/server/quota/resources';
 import { quotaName } from '@/server/quota/schemas';
 

@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { AssetIdSchema } from './provider-wire';
+import { parseTrustedProxies } from './trusted-proxies';
+
+/**
+ * Every environment variable Meridian's programs read — web, worker, admin CLI, `npm start`'s
+ * supervisor and the provider simulator — declared once, here, and validated once at start-up:
+ * an invalid value stops the program with the variable named and the reason, instead of turning
+ * into a default or a confusing runtime error later. The README's Configuration table lists the
+ * same variables (server/env.test.ts keeps the two equal). The CNI plugin runs on nodes, apart
+ * from the server, and reads its own few variables (cni/config.ts).
+ *
+ * A shared library module (it imports only lib/ and zod): the server's programs read their
+ * validated environment through server/env.ts, and the provider simulator — a program of its own,
+ * which imports no server code — validates its part (`envSchema.pick`) in simulator/config.ts.
+ *
+ * Variables are strings; an empty one counts as unset (so `FOO= npm start` clears an inherited value).
+ */
+
+/** Exit code of a program that refuses to start on its configuration: restarting it will not help. */
+export const EXIT_CONFIG = 78;
+
+/**
+ * A PostgreSQL URL. Several hosts may be named for failover (`postgres://h1:5432,h2:5433/db?target_session_attrs=read-write`),
+ * which a WHATWG URL parser refuses; so only the scheme is checked here.
+ */
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL');
+
+/** A whole number from `min` to `max` in decimal digits (`abc`, `1e3`, `-1` and `2.5` are refused). */
+export const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+/** Where a process reaches a service of ours over HTTP. */
+const httpUrl = z.string().url().regex(/^https?:\/\//i, 'must be an http:// or https:// URL');
+
+/** A bearer token of the provider simulator's APIs. */
+const bearerToken = z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain whitespace');
+
+/** The modules MERIDIAN_DISABLED_MODULES may switch off. */
+export const MODULES = ['ipam', 'quota', 'fleet'] as const;
+export type ModuleName = (typeof MODULES)[number];
+
+const moduleList = z
+  .string()
+  .transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean))
+  .pipe(z.array(z.enum(MODULES, { error: (issue) => `unknown module ${JSON.stringify(issue.input)} (modules: ${MODULES.join(', ')})` })));
+
+const logLevel = z.enum(['debug', 'info', 'warn', 'error']);
+
+export const envSchema = z.object({
+  // ---- Database -------------------------------------------------------------------------------
+  /** Unset: `npm start` runs an embedded PostgreSQL and gives its URL to the processes it starts. */
+  DATABASE_URL: postgresUrl.optional(),
+  /**
+   * The schema owner's URL, for migrations (`npm start`, `meridian migrate`, restore): with it, the
+   * processes connect as DATABASE_URL's role, which is granted row access only (db/roles.ts).
+   */
+  DATABASE_OWNER_URL: postgresUrl.optional(),
+  DATA_DIR: z.string().default('.data'),
+  EMBEDDED_PG_PORT: integer(1024, 65535)
+    .refine((p) => p !== 5432, { message: 'must not be 5432, which a system PostgreSQL may hold' })
+    .default(54329),
+  /** Connections of a web or worker process's main pool. */
+  DB_POOL_SIZE: integer(1, 500).default(10),
+  /** A request's whole budget (connection, statements, commit); past it the answer is 503 DatabaseUnavailable. */
+  DB_REQUEST_TIMEOUT_MS: integer(100, 600_000).default(5_000),
+  /** statement_timeout of a web process's connections (default: the request budget) and of a worker's (default 60 s). */
+  DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000).optional(),
+  /** lock_timeout of a web process's connections (default: the request budget) and of a worker's (default 30 s). */
+  DB_LOCK_TIMEOUT_MS: integer(100, 3_600_000).optional(),
+  /** How long opening a database connection may take. */
+  DB_CONNECT_TIMEOUT_SECONDS: integer(1, 600).default(5),
+
+  // ---- Web ------------------------------------------------------------------------------------
+  PORT: integer(1, 65535).default(3000),
+  HOSTNAME: z.string().default('0.0.0.0'),
+  AUTH_SECRET: z.string().min(32).optional(),
+  AUTH_URL: z.string().url().optional(),
+  AUTH_OIDC_ISSUER: z.string().url().optional(),
+  AUTH_OIDC_CLIENT_ID: z.string().optional(),
+  AUTH_OIDC_CLIENT_SECRET: z.string().optional(),
+  AUTH_OIDC_NAME: z.string().default('Single sign-on'),
+  MERIDIAN_DEMO_PASSWORD: z.string().min(8).optional(),
+  /** Sign-in failures one client may make at one account before progressive delays begin (server/tenancy/sign-in.ts). */
+  SIGN_IN_FREE_FAILURES: integer(1, 1000).default(5),
+  /** Sign-in failures one client may make across all accounts before progressive delays begin. */
+  SIGN_IN_CLIENT_FREE_FAILURES: integer(1, 100_000).default(50),
+  /** The longest delay between sign-in attempts of a throttled client (delays double from 1 s). */
+  SIGN_IN_MAX_DELAY_SECONDS: integer(1, 86_400).default(900),
+  /** A throttled client or (client, account) without a failure for this long starts afresh. */
+  SIGN_IN_FORGET_SECONDS: integer(60, 604_800).default(3600),
+  /** Sign-in posts one client may make per minute (per web process), cut before any password hashing. */
+  SIGN_IN_RATE_PER_MINUTE: integer(1, 100_000).default(60),
+  /**
+   * Proxies whose `X-Forwarded-For` is believed (addresses or CIDRs, comma-separated), for the
+   * client address that sign-in throttling and sessions record. Unset: the socket's peer is the client.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .superRefine((value, ctx) => {
+      try {
+        parseTrustedProxies(value);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }),
+  /**
+   * When set, `/metrics` answers only requests carrying `Authorization: Bearer <METRICS_TOKEN>`
+   * (401 otherwise); unset, it is open to anyone who can reach the web port.
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain whitespace').optional(),
+  /** Requests per second one API token may make to one web process (a token bucket refilled at this rate). */
+  RATE_LIMIT_TOKEN_RPS: integer(1, 1_000_000).default(2000),
+  /** The bucket's size: requests one API token may make at once before the rate applies. */
+  RATE_LIMIT_TOKEN_BURST: integer(1, 1_000_000).default(4000),
+  /** REST and console modules switched off (absent from discovery and OpenAPI, their routes 404). */
+  MERIDIAN_DISABLED_MODULES: moduleList.default([]),
+
+  // ---- Domains --------------------------------------------------------------------------------
+  /** CNI GC spares leases younger than this (an ADD may still be in flight). */
+  CNI_GC_GRACE_SECONDS: integer(0, 86_400).default(60),
+  /** How long a node keeps a block its DELs emptied before it returns to the pool (0: at once). */
+  CNI_BLOCK_GRACE_SECONDS: integer(0, 604_800).default(300),
+  /** Capacity whose availability evidence is older than this is not offered (stale evidence fails closed). */
+  FLEET_EVIDENCE_MAX_AGE_SECONDS: integer(60, 31_536_000).default(7 * 24 * 3600),
+  /** The first wait of a project deletion whose pass found something still in flight; doubles per waiting pass. */
+  PROJECT_DELETION_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
+  /** The longest wait between a project deletion's passes (at least the base). */
+  PROJECT_DELETION_RETRY_CAP_MS: integer(1, 86_400_000).default(60_000),
+
+  // ---- Worker and provider --------------------------------------------------------------------
+  WORKER_CONCURRENCY: integer(1, 64).default(4),
+  /** Where web and worker reach the provider (the simulator); with SIMULATOR_TOKEN, the provider is configured. */
+  SIMULATOR_URL: httpUrl.optional(),
+  /** The provider's runtime bearer token: the simulator requires it, web and worker call with it. */
+  SIMULATOR_TOKEN: bearerToken.optional(),
+  /** The simulator's admin (fault injection) token; unset, its admin API is off and the QA page read-only. */
+  SIMULATOR_ADMIN_TOKEN: bearerToken.optional(),
+  /** How long one provider call may take. */
+  PROVIDER_TIMEOUT_MS: integer(100, 600_000).default(5_000),
+  /** The longest wait between retries of a provider operation (0.5 s doubling, with jitter). */
+  PROVIDER_RETRY_CAP_MS: integer(100, 3_600_000).default(30_000),
+
+  // ---- Provider simulator ---------------------------------------------------------------------
+  /** The simulator's port (0: any free one, for a simulator started alone); `npm start` gives it this one. */
+  SIMULATOR_PORT: integer(0, 65_535).default(4100),
+  SIMULATOR_HOST: z.string().min(1).default('127.0.0.1'),
+  /** The simulator's durable state; unset: `<DATA_DIR>/simulator/state.json`. */
+  SIMULATOR_STATE_FILE: z.string().min(1).optional(),
+  /** Simulated duration of every operation; 0 completes operations at submission. */
+  SIMULATOR_OPERATION_MS: integer(0, 3_600_000).default(0),
+  /** Assets created at start-up when missing (comma-separated ids). */
+  SIMULATOR_ASSETS: z
+    .string()
+    .transform((value, ctx) => {
+      const ids = value.split(',').map((id) => id.trim()).filter(Boolean);
+      for (const id of ids) {
+        const checked = AssetIdSchema.safeParse(id);
+        if (!checked.success) ctx.addIssue({ code: 'custom', message: `asset id ${JSON.stringify(id)} ${checked.error.issues[0].message}` });
+      }
+      return ids;
+    })
+    .default([]),
+  SIMULATOR_LOG_LEVEL: logLevel.default('info'),
+  /** Terminal operations the simulator keeps beyond those still needed for replay. */
+  SIMULATOR_RETAIN_OPERATIONS: integer(100, 1_000_000).default(250),
+  /** Log entries the simulator's state keeps (the newest). */
+  SIMULATOR_LOG_ENTRIES: integer(10, 100_000).default(250),
+
+  // ---- Supervision and logging ----------------------------------------------------------------
+  /** npm start: how long a supervised web, worker or simulator may send no heartbeat before it is killed and restarted. */
+  SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS: integer(3, 600).default(20),
+  /** npm start: how long to keep trying to restart an embedded PostgreSQL that died before stopping Meridian. */
+  DB_RESTART_WINDOW_SECONDS: integer(1, 3600).default(60),
+  LOG_LEVEL: logLevel.default('info'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+export type EnvName = keyof typeof envSchema.shape;
+/** The variables as they are given: strings, or undefined for unset. */
+export type RawEnv = Record<string, string | undefined>;
+
+/** An environment that does not validate; its message names each offending variable and why. */
+export class EnvError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(`Invalid environment (see Configuration in README.md):\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
+    this.name = 'EnvError';
+  }
+}
+
+/**
+ * Validates `source` against `schema` (the whole product schema, or a program's part of it:
+ * `envSchema.pick(...)`). Unknown variables are ignored. Throws {@link EnvError} naming every
+ * invalid variable.
+ */
+export function parseEnv<S extends z.ZodObject>(source: RawEnv, schema: S): z.output<S>;
+export function parseEnv(source: RawEnv): Env;
+export function parseEnv(source: RawEnv, schema: z.ZodObject = envSchema) {
+  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    // An issue's path is the variable, then (for a list) the entry: the message names the entry.
+    throw new EnvError(parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? 'environment'), message: i.message })));
+  }
+  return parsed.data;
+}
+

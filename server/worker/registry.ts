@@ -1,0 +1,26 @@
+import type { MeridianTask } from './types';
+import { capacityReconcile } from './tasks/capacity__reconcile';
+import { cniReturnBlock } from './tasks/cni__return_block';
+import { ipallocationExpire } from './tasks/ipallocation__expire';
+import { machineReconcile } from './tasks/machine__reconcile';
+import { projectDelete } from './tasks/project__delete';
+import { quotaAudit } from './tasks/quota__audit';
+import { quotaPruneClaimLog } from './tasks/quota__prune-claim-log';
+import { systemHeartbeatPrune } from './tasks/system__heartbeat-prune';
+
+/**
+ * Every task the worker runs, by name (`<entity>__<verb>`). Features add theirs here; the crontab
+ * below schedules the recurring ones.
+ */
+export const tasks: Record<string, MeridianTask> = {
+  system__heartbeat_prune: systemHeartbeatPrune,
+  ipallocation__expire: ipallocationExpire,
+  cni__return_block: cniReturnBlock,
+  machine__reconcile: machineReconcile,
+  capacity__reconcile: capacityReconcile,
+  project__delete: projectDelete,
+  quota__audit: quotaAudit,
+  quota__prune_claim_log: quotaPruneClaimLog,
+};
+
+export const crontab = ['0 * * * * system__heartbeat_prune ?fill=1h', '*/5 * * * * quota__audit', '30 3 * * * quota__prune_claim_log'];

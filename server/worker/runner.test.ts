@@ -1,0 +1,92 @@
+/**
+ * The worker's recovery of a dead worker's jobs, on real PostgreSQL (a database of its own, so that
+ * this worker runs no other test's jobs): a job that a live worker holds for longer than the
+ * dead-worker threshold stays its own — it is not unlocked and run a second time beside itself.
+ */
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { createDb, type DbHandle } from '@/db/client';
+import { migrateDatabase } from '@/db/migrate';
+import { systemActor } from '@/server/audit/events';
+import { createClaim, deleteClaim } from '@/server/ipam/claims';
+import { createNetwork } from '@/server/ipam/networks';
+import { makeProject } from '@/test/fixtures';
+import { enqueueJob } from '@/server/jobs/enqueue';
+import { startWorker } from './runner';
+
+const actor = systemActor('test');
+const name = `meridian_worker_test_${Date.now()}_${process.pid}`;
+let url: string;
+let handle: DbHandle;
+
+beforeAll(async () => {
+  const admin = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const u = new URL(inject('databaseUrl'));
+  u.pathname = `/${name}`;
+  url = u.toString();
+  await migrateDatabase(url);
+  handle = createDb(url, { max: 6 });
+});
+
+afterAll(async () => {
+  await handle?.close();
+  const admin = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('a job a live worker holds past the dead-worker threshold (30 s) is not unlocked and run again', async () => {
+  const { db } = handle;
+  // A retained allocation whose expiry job will wait on its pool's row lock, held here.
+  const { project } = await makeProject(db);
+  await createNetwork(db, project.id, { name: 'n', cidrs: [{ cidr: '192.0.2.0/24' }] }, actor);
+  await createClaim(db, project.id, { name: 'kept', network: 'n', prefixLength: 28, reclaimPolicy: 'Retain' }, actor);
+  await deleteClaim(db, project.id, 'kept', actor);
+  const [alloc] = (await db.execute(sql`
+    update ip_allocations set retained_until = now() - interval '1 second' where retained_name = 'kept' returning id, pool_id`)) as unknown as { id: string; pool_id: string }[];
+  const blocker = postgres(url, { max: 1, onnotice: () => {} });
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((r) => (locked = r));
+  const holding = blocker.begin(async (tx) => {
+    await tx`select 1 from ip_pools where id = ${alloc.pool_id} for update`;
+    locked();
+    await released;
+  });
+  await lockTaken;
+
+  const worker = await startWorker(handle, url, { concurrency: 2 });
+  try {
+    const key = `ipallocation:${alloc.id}`;
+    await enqueueJob(db, 'ipallocation__expire', { allocationId: alloc.id }, { jobKey: key });
+    const lockedJob = async () =>
+      ((await db.execute(sql`select id, locked_by, attempts from graphile_worker._private_jobs where key = ${key} and locked_at is not null`)) as unknown as { id: string; locked_by: string; attempts: number }[])[0];
+    let job = await lockedJob();
+    for (let i = 0; i < 100 && !job; i++) job = (await sleep(100), await lockedJob());
+    expect(job, 'the worker took the job').toBeDefined();
+    // Past the threshold, a heartbeat and a margin: still locked by the same worker, first attempt.
+    await sleep(40_000);
+    expect(await lockedJob()).toEqual({ id: job!.id, locked_by: job!.locked_by, attempts: 1 });
+    release();
+    await holding;
+    // And the run finishes its work once the pool is free.
+    for (let i = 0; i < 100; i++) {
+      const [{ n }] = (await db.execute(sql`select count(*)::int as n from ip_allocations where id = ${alloc.id}`)) as unknown as { n: number }[];
+      if (n === 0) break;
+      await sleep(100);
+    }
+    const [{ n }] = (await db.execute(sql`select count(*)::int as n from ip_allocations where id = ${alloc.id}`)) as unknown as { n: number }[];
+    expect(n).toBe(0);
+  } finally {
+    release();
+    await holding.catch(() => {});
+    await blocker.end();
+    await worker.stop();
+  }
+}, 120_000);

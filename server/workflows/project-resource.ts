@@ -1,0 +1,39 @@
+import type { ProjectRef } from '@/server/tenancy/projects';
+import type { DeletionStatus } from './project-deletion';
+
+/**
+ * A project as REST v1 shows it: its phase and, while it is being deleted, what is left and which
+ * object waits on which dependency (attempts, next attempt, last error).
+ */
+export function projectResource(project: Pick<ProjectRef, 'id' | 'slug' | 'name' | 'organizationSlug'>, status: DeletionStatus) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Project',
+    metadata: { name: project.slug, uid: project.id, organization: project.organizationSlug },
+    spec: { displayName: project.name },
+    status: {
+      phase: status.phase,
+      ...(status.phase === 'Deleting'
+        ? {
+            deletion: {
+              requestedAt: status.requestedAt,
+              requestedBy: status.requestedBy,
+              passes: status.passes,
+              nextPassAt: status.nextPassAt,
+              remaining: status.remaining,
+              waitingOn: status.blockers.map((b) => ({
+                kind: b.objectKind,
+                name: b.objectName,
+                dependency: b.waitingOn,
+                status: b.status,
+                attempts: b.attempts,
+                nextAttemptAt: b.nextAttemptAt,
+                lastError: b.lastError,
+                since: b.since,
+              })),
+            },
+          }
+        : {}),
+    },
+  };
+}

@@ -1,0 +1,364 @@
+/**
+ * HTTP routing of the simulator: the runtime API (`/v1`, runtime token), the admin API (`/admin`, admin
+ * token, 404 unless configured), and the request-path faults (unavailable, hang, latency, lost responses,
+ * crash). Faults never affect the admin API, so QA can always switch them off.
+ *
+ * Errors are `{ error: { code, message, field? } }`: 400 InvalidRequest/InvalidJson (with the field),
+ * 401 Unauthorized, 404 NotFound, 405 MethodNotAllowed, 409 IdempotencyConflict/StaleEpoch/StaleFencingToken,
+ * 413 PayloadTooLarge, 503 Unavailable, 500 Internal.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import {
+  CreateAssetRequestSchema,
+  FaultPatchSchema,
+  OperationKindSchema,
+  OperationRequestSchema,
+  OperationStateSchema,
+  type ApiErrorCode,
+} from '../lib/provider-wire';
+import type { SimulatorConfig } from './config';
+import { describeError, type Logger } from './logger';
+import type { SimulatorService } from './service';
+import { toOperationRecord } from './state';
+
+const MAX_BODY_BYTES = 64 * 1024;
+const SSE_HEARTBEAT_MS = 15_000;
+
+export interface SimulatorHttpOptions {
+  service: SimulatorService;
+  config: SimulatorConfig;
+  logger: Logger;
+  /** The crash fault fired: exit the process (non-zero) now; the answer has been handed to the OS. */
+  onCrash: () => void;
+}
+
+export interface SimulatorHttpServer {
+  server: http.Server;
+  /** Stops listening, resets held requests and live streams, closes idle connections. */
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant-time bearer check (compares digests, so token length leaks nothing either). */
+function bearerMatches(request: IncomingMessage, expected: Buffer): boolean {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return false;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return false;
+  return timingSafeEqual(digest(match[1]), expected);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, onFinish?: () => void): void {
+  const payload = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    'cache-control': 'no-store',
+  });
+  if (onFinish) response.once('finish', onFinish);
+  response.end(payload);
+}
+
+function sendError(response: ServerResponse, error: HttpError): void {
+  if (error.status === 401) response.setHeader('www-authenticate', 'Bearer');
+  if (error.status === 413) response.setHeader('connection', 'close');
+  sendJson(response, error.status, { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+}
+
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    throw new HttpError(413, 'PayloadTooLarge', `request body exceeds ${MAX_BODY_BYTES} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'PayloadTooLarge', `request body exceeds ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw new HttpError(400, 'InvalidJson', 'request body must be a JSON object');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'InvalidJson', 'request body is not valid JSON');
+  }
+}
+
+/** Validates with zod; the first issue becomes a 400 naming its field. */
+function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  let field = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys' && issue.keys.length) field = [field, issue.keys[0]].filter(Boolean).join('.');
+  throw new HttpError(400, 'InvalidRequest', `invalid ${what}: ${field ? `${field}: ` : ''}${issue.message}`, field || undefined);
+}
+
+const limitParam = z.coerce.number().pipe(z.int().min(1).max(1000)).default(100);
+const ListAssetsQuery = z.object({ limit: limitParam });
+const ListOperationsQuery = z.object({
+  limit: limitParam,
+  assetId: z.string().optional(),
+  state: OperationStateSchema.optional(),
+  kind: OperationKindSchema.optional(),
+});
+const LogQuery = z.object({ limit: limitParam, afterSeq: z.coerce.number().pipe(z.int().min(0)).optional() });
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, 'InvalidRequest', 'malformed percent-encoding in the path', 'id');
+  }
+}
+
+function methodNotAllowed(method: string, pathname: string): HttpError {
+  return new HttpError(405, 'MethodNotAllowed', `${method} is not allowed on ${pathname}`);
+}
+
+export function createSimulatorHttpServer(options: SimulatorHttpOptions): SimulatorHttpServer {
+  const { service, config, logger, onCrash } = options;
+  const runtimeDigest = digest(config.token);
+  const adminDigest = config.adminToken === null ? null : digest(config.adminToken);
+  const held = new Set<ServerResponse>();
+  const streams = new Set<ServerResponse>();
+
+  const releaseHeld = () => {
+    for (const response of held) response.socket?.destroy();
+    held.clear();
+    service.stats.heldRequests = 0;
+  };
+  service.onFaultsChanged(() => {
+    if (!service.runtimeFaults(Date.now()).hang) releaseHeld();
+  });
+
+  async function handleRuntime(request: IncomingMessage, response: ServerResponse, pathname: string, method: string): Promise<void> {
+    const gate = service.runtimeFaults(Date.now());
+    if (gate.unavailable === 'reset') {
+      service.stats.refusedRequests++;
+      request.socket.destroy();
+      return;
+    }
+    if (gate.unavailable === 'reject') {
+      service.stats.refusedRequests++;
+      response.setHeader('retry-after', '1');
+      throw new HttpError(503, 'Unavailable', 'the provider is unavailable (unavailable fault)');
+    }
+    if (gate.hang) {
+      // Held without an answer until hang is cleared, then reset unprocessed.
+      held.add(response);
+      service.stats.heldRequests = held.size;
+      response.once('close', () => {
+        held.delete(response);
+        service.stats.heldRequests = held.size;
+      });
+      return;
+    }
+    const isHealth = pathname === '/v1/healthz';
+    if (!isHealth && !bearerMatches(request, runtimeDigest)) throw new HttpError(401, 'Unauthorized', 'missing or invalid runtime bearer token');
+    // The body is read before the added latency: a request the client gives up on during the delay is still
+    // processed, as a slow provider would (the client sees an unknown outcome and resolves it by lookup).
+    const body = method === 'POST' && !isHealth ? await readJsonBody(request) : undefined;
+    if (gate.latencyMs > 0) {
+      service.stats.delayedRequests++;
+      await sleep(gate.latencyMs);
+    }
+
+    if (isHealth) {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      sendJson(response, 200, service.health());
+      return;
+    }
+
+    if (pathname === '/v1/operations') {
+      if (method !== 'POST') throw methodNotAllowed(method, pathname);
+      const operation = parseOrThrow(OperationRequestSchema, body, 'operation');
+      const outcome = await service.submit(operation);
+      if (outcome.type === 'rejected') throw new HttpError(409, outcome.code, outcome.message);
+      if (outcome.loseResponse) {
+        logger.warn('response dropped (loseResponses fault)', { operationId: operation.id });
+        response.socket?.destroy();
+        if (outcome.crash) onCrash();
+        return;
+      }
+      sendJson(response, outcome.replayed ? 200 : 201, toOperationRecord(outcome.operation), outcome.crash ? onCrash : undefined);
+      return;
+    }
+    const operationMatch = /^\/v1\/operations\/([^/]+)$/.exec(pathname);
+    if (operationMatch) {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      const id = decodeSegment(operationMatch[1]);
+      const record = await service.getOperation(id);
+      if (!record) throw new HttpError(404, 'NotFound', `no operation ${id}`);
+      sendJson(response, 200, record);
+      return;
+    }
+    const assetMatch = /^\/v1\/assets\/([^/]+)$/.exec(pathname);
+    if (assetMatch) {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      const id = decodeSegment(assetMatch[1]);
+      const asset = await service.getAsset(id);
+      if (!asset) throw new HttpError(404, 'NotFound', `no asset ${id}`);
+      sendJson(response, 200, asset);
+      return;
+    }
+    throw new HttpError(404, 'NotFound', `no route ${method} ${pathname}`);
+  }
+
+  function openLogStream(request: IncomingMessage, response: ServerResponse, afterSeq: number | undefined): void {
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    response.on('error', () => undefined); // a subscriber that went away is cleaned up on 'close'
+    const write = (text: string) => {
+      if (!response.destroyed && !response.writableEnded) response.write(text);
+    };
+    write('retry: 1000\n\n');
+    const send = (entry: { seq: number }) => write(`id: ${entry.seq}\ndata: ${JSON.stringify(entry)}\n\n`);
+    const { backlog, unsubscribe } = service.subscribeLog(send, afterSeq);
+    for (const entry of backlog) send(entry);
+    const heartbeat = setInterval(() => write(': ping\n\n'), SSE_HEARTBEAT_MS);
+    heartbeat.unref();
+    streams.add(response);
+    request.once('close', () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(response);
+    });
+  }
+
+  async function handleAdmin(request: IncomingMessage, response: ServerResponse, url: URL, method: string): Promise<void> {
+    const pathname = url.pathname;
+    // Off unless configured: indistinguishable from a missing route.
+    if (adminDigest === null) throw new HttpError(404, 'NotFound', `no route ${method} ${pathname}`);
+    // Only the admin token; the runtime token is never accepted here.
+    if (!bearerMatches(request, adminDigest)) throw new HttpError(401, 'Unauthorized', 'missing or invalid admin bearer token');
+    const params = Object.fromEntries(url.searchParams);
+
+    if (pathname === '/admin/assets') {
+      if (method === 'GET') {
+        const query = parseOrThrow(ListAssetsQuery, params, 'query');
+        sendJson(response, 200, await service.listAssets(query.limit));
+        return;
+      }
+      if (method === 'POST') {
+        const body = parseOrThrow(CreateAssetRequestSchema, await readJsonBody(request), 'asset');
+        const { asset, created } = await service.createAsset(body.id);
+        sendJson(response, created ? 201 : 200, asset);
+        return;
+      }
+      throw methodNotAllowed(method, pathname);
+    }
+    const assetMatch = /^\/admin\/assets\/([^/]+)$/.exec(pathname);
+    if (assetMatch) {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      const id = decodeSegment(assetMatch[1]);
+      const asset = await service.getAsset(id);
+      if (!asset) throw new HttpError(404, 'NotFound', `no asset ${id}`);
+      sendJson(response, 200, asset);
+      return;
+    }
+    if (pathname === '/admin/operations') {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      sendJson(response, 200, await service.listOperations(parseOrThrow(ListOperationsQuery, params, 'query')));
+      return;
+    }
+    const operationMatch = /^\/admin\/operations\/([^/]+)$/.exec(pathname);
+    if (operationMatch) {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      const id = decodeSegment(operationMatch[1]);
+      const record = await service.getOperation(id);
+      if (!record) throw new HttpError(404, 'NotFound', `no operation ${id}`);
+      sendJson(response, 200, record);
+      return;
+    }
+    if (pathname === '/admin/faults') {
+      if (method === 'GET') {
+        sendJson(response, 200, await service.readFaults());
+        return;
+      }
+      if (method === 'POST') {
+        const patch = parseOrThrow(FaultPatchSchema, await readJsonBody(request), 'fault patch');
+        const { view, crashNow } = await service.patchFaults(patch);
+        sendJson(response, 200, view, crashNow ? onCrash : undefined);
+        return;
+      }
+      if (method === 'DELETE') {
+        sendJson(response, 200, await service.clearFaults());
+        return;
+      }
+      throw methodNotAllowed(method, pathname);
+    }
+    if (pathname === '/admin/stats') {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      sendJson(response, 200, service.storeStats());
+      return;
+    }
+    if (pathname === '/admin/log') {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      sendJson(response, 200, await service.getLog(parseOrThrow(LogQuery, params, 'query')));
+      return;
+    }
+    if (pathname === '/admin/log/stream') {
+      if (method !== 'GET') throw methodNotAllowed(method, pathname);
+      openLogStream(request, response, parseOrThrow(LogQuery, params, 'query').afterSeq);
+      return;
+    }
+    throw new HttpError(404, 'NotFound', `no route ${method} ${pathname}`);
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = request.method ?? 'GET';
+    const url = new URL(request.url ?? '/', 'http://simulator.invalid');
+    try {
+      if (url.pathname === '/admin' || url.pathname.startsWith('/admin/')) await handleAdmin(request, response, url, method);
+      else if (url.pathname.startsWith('/v1/')) await handleRuntime(request, response, url.pathname, method);
+      else throw new HttpError(404, 'NotFound', `no route ${method} ${url.pathname}`);
+    } catch (error) {
+      if (response.headersSent || response.destroyed) return;
+      if (error instanceof HttpError) sendError(response, error);
+      else {
+        logger.error('request failed', { method, path: url.pathname, error: describeError(error) });
+        sendError(response, new HttpError(500, 'Internal', 'internal error'));
+      }
+    } finally {
+      logger.debug('request', { method, path: url.pathname, status: response.statusCode, ms: Math.round(performance.now() - started) });
+    }
+  }
+
+  const server = http.createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      logger.error('request handler crashed', { error: describeError(error) });
+      response.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    server,
+    async close() {
+      const closing = new Promise<void>((resolve) => server.close(() => resolve()));
+      releaseHeld();
+      for (const response of streams) response.end();
+      streams.clear();
+      server.closeIdleConnections();
+      await closing;
+    },
+  };
+}
