@@ -16,7 +16,8 @@ import os from 'node:os';
 import { systemActor } from '../server/audit/events';
 import { createCluster } from '../server/cni/clusters';
 import { createNetwork } from '../server/ipam/networks';
-import { createOrganization, createProject } from '../server/tenancy/projects';
+import { createOrganization } from '../server/tenancy/projects';
+import { createProject } from '../server/workflows/project-creation';
 import { benchDatabase, cpuMeter, fmt, fmtCpu, percentile, startWeb } from './lib/harness';
 
 const actor = systemActor('bench');

@@ -19,7 +19,8 @@ import path from 'node:path';
 import { systemActor } from '../server/audit/events';
 import { createCluster } from '../server/cni/clusters';
 import { createNetwork } from '../server/ipam/networks';
-import { createOrganization, createProject } from '../server/tenancy/projects';
+import { createOrganization } from '../server/tenancy/projects';
+import { createProject } from '../server/workflows/project-creation';
 import { pluginExecutable } from '../cni/test-support/plugin-executable';
 import { benchDatabase, fmt, percentile, startWeb } from './lib/harness';
 
