@@ -7,7 +7,7 @@ import { type Server, createServer } from 'node:http';
 import { createApiServer } from '@/server/http/api-server';
 
 export async function serveLeaseApi(): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  const api = await createApiServer(process.cwd());
+  const api = createApiServer();
   const s = createServer((req, res) => void api.handle(req, res));
   return new Promise((resolve) =>
     s.listen(0, '127.0.0.1', () =>
