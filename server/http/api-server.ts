@@ -12,9 +12,8 @@ import { contentSecurityPolicy, securityHeaders } from './security-headers';
 /**
  * REST v1, served straight from the web process's Node HTTP server (bin/web.ts hands it every
  * request under /api/v1 before Next sees it). Its clients are machines (the CNI plugin on every
- * node, automation) that call it at pod-churn rates, and Next's request pipeline costs 8–10 ms of
- * CPU per request even for `GET /whoami` (bench/cni-add, bench/ipam-claims); this path costs a
- * fraction of a millisecond.
+ * node, automation) that call it at pod-churn rates, and Next's request pipeline costs many times a
+ * handler's own CPU per request, even for `GET /whoami` (bench/cni-add, bench/ipam-claims).
  *
  * It serves the route table (api-routes.ts: every domain's declared routes) and, from the same
  * table, discovery (`GET /api/v1`) and the OpenAPI document (`GET /api/v1/openapi.json`). A request
