@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { and, eq, like } from 'drizzle-orm';
 import { backupDatabase, BackupError, restoreDatabase } from '../db/backup';
 import { createDb, type Db } from '../db/client';
-import { migrateDatabase } from '../db/migrate';
+import { describeMigration, migrateDatabase } from '../db/migrate';
 import { seedDemoData } from '../db/seed';
 import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
@@ -26,7 +26,7 @@ import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
 
-  migrate                                   apply database migrations
+  migrate                                   apply database migrations and changed SQL function files
   backup FILE                               write a consistent backup of the whole database to FILE
                                             (gzip, mode 0600; "-" for stdout)
   restore FILE [--force]                    load a backup into an empty database ("-" for stdin), then
@@ -105,8 +105,8 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     return v;
   };
   if (group === 'migrate') {
-    await migrateDatabase(url, { appRole });
-    err(`migrations applied${appRole ? `; role ${appRole} granted row access` : ''}`);
+    const result = await migrateDatabase(url, { appRole });
+    err(`${describeMigration(result)}${appRole ? `; role ${appRole} granted row access` : ''}`);
     return 0;
   }
   if (group === 'seed') {

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb } from '../db/client';
-import { migrateDatabase } from '../db/migrate';
+import { describeMigration, migrateDatabase } from '../db/migrate';
 import { roleOfUrl } from '../db/roles';
 import { seedDemoData } from '../db/seed';
 import { dataDir, envOrExit, EXIT_CONFIG } from '../server/env';
@@ -70,7 +70,7 @@ async function main() {
   }
   if (!url || !ownerUrl) throw new Error('no database');
   say('applying migrations');
-  await migrateDatabase(ownerUrl, { appRole });
+  say(describeMigration(await migrateDatabase(ownerUrl, { appRole })));
 
   const handle = createDb(ownerUrl, { max: 2, applicationName: 'meridian-start' });
   try {

@@ -1,6 +1,7 @@
 /**
  * `npm test`: type checking, unit + integration tests (Vitest, real PostgreSQL: a fresh database
- * per run on a throwaway embedded server, or on TEST_DATABASE_URL's server), a production build,
+ * per run on a throwaway embedded server, or on TEST_DATABASE_URL's server), the database suites
+ * again on a database an older release made and this build migrated (`upgrade`), a production build,
  * the Playwright end-to-end suite in Debian's Chromium, then the system tests on that build:
  * `scale-out` (2 web + 2 worker processes and the simulator on one database), `chaos` (the same,
  * killed with SIGKILL under load) and, last, `failover` (the database stalled, then its primary
@@ -26,6 +27,7 @@ const digestOf = (stage: string) => path.join(root, 'test-results', `${stage}-di
 const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessEnv; optIn?: boolean }[] = [
   { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit'] },
   { name: 'unit+integration', cmd: bin('vitest'), args: ['run'] },
+  { name: 'upgrade', cmd: bin('vitest'), args: ['run', '--config', 'test/upgrade/vitest.config.ts'] },
   { name: 'build', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'build.ts')] },
   { name: 'e2e', cmd: bin('playwright'), args: ['test'] },
   { name: 'scale-out', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/scale-out.test.ts'] },

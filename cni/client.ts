@@ -1,6 +1,9 @@
 /**
- * The HTTP client for Meridian's CNI lease API, on `node:http`/`node:https` (they start faster
- * than `fetch` in a short-lived process; `node:https` is loaded only for an https serverUrl).
+ * The HTTP client for Meridian's CNI lease API, on `fetch`. The plugin ships as an executable
+ * compiled with Bun (bin/build-cni.ts), whose `fetch` is native and answers a first request in a
+ * fraction of the time its `node:http` emulation takes to load; Bun's `tls.ca` option carries
+ * `ipam.caFile`. Under Node (the in-process test runs of `run()`), `fetch` is undici's and takes
+ * no CA option: `ipam.caFile` applies in the executable only.
  *
  * Every call has ONE deadline covering connect, request and the whole response body. Failure is
  * bounded and classified here:
@@ -10,10 +13,9 @@
  * - 404 naming the project/cluster → 7; 413 (a request made too large by the config) → 7;
  *   anything else unexpected → 100 with the server's message.
  * Command-specific statuses (CHECK 409/404, DEL 404, Exhausted) are interpreted by the caller via
- * `ServerError`, before falling back to `toCniError`.
+ * `ServerError`, before falling back to `toCniError`. Redirects are not followed (a 3xx is 100).
  */
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, RequestOptions } from 'node:http';
 import {
   CniError,
   ERR_AUTH,
@@ -60,7 +62,7 @@ export function readToken(tokenFile: string): string {
   }
   if (!token) throw new CniError(ERR_AUTH, `token file ${tokenFile} is empty`, 'ipam.tokenFile must name a file holding the cluster API token');
   registerSecret(token);
-  // A header value cannot carry control characters or spaces; say so instead of failing inside node:http.
+  // A header value cannot carry control characters or spaces; say so instead of failing inside fetch.
   if (!/^[\x21-\x7e]+$/.test(token)) throw new CniError(ERR_AUTH, `token file ${tokenFile} does not hold a single token`, 'expected one line of printable ASCII without spaces');
   return token;
 }
@@ -107,6 +109,41 @@ export interface CallOptions {
   ipam: IpamConfig;
 }
 
+/** The CA bundle for an https call with `ipam.caFile`: the system's roots and the file's certificates. */
+async function caBundle(caFile: string): Promise<string[]> {
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, 'utf8');
+  } catch (e) {
+    throw new CniError(ERR_INVALID_CONFIG, 'invalid network config: ipam.caFile cannot be read', `field: ipam.caFile (${(e as Error).message})`);
+  }
+  // A file without a certificate would only fail later as an unexplained connection error.
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new CniError(ERR_INVALID_CONFIG, 'invalid network config: ipam.caFile holds no PEM certificate', 'field: ipam.caFile');
+  }
+  const tls = await import('node:tls');
+  return [...tls.rootCertificates, pem];
+}
+
+/** The body of `res`, at most MAX_BODY_BYTES (it is read under the call's deadline). */
+async function readBody(res: Response, where: string): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new CniError(ERR_SERVER_RESPONSE, `response from ${where} is larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
  * One request with one deadline. Resolves with the parsed JSON of a 2xx answer; rejects with a
  * `ServerError` for any other status and with a `CniError` for transport failures.
@@ -117,103 +154,72 @@ export async function callServer(opts: CallOptions): Promise<unknown> {
   const where = `${url.origin}${url.pathname}`;
   const timeoutMs = opts.ipam.timeoutMs;
   const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-  const isHttps = url.protocol === 'https:';
-  const mod = isHttps ? await import('node:https') : await import('node:http');
-  const request: RequestOptions & { ca?: string[] } = {
-    method: opts.method,
-    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: url.port || (isHttps ? 443 : 80),
-    path: url.pathname + url.search,
-    agent: false,
-    headers: {
-      authorization: `Bearer ${opts.token}`,
-      accept: 'application/json',
-      'user-agent': 'meridian-ipam',
-      connection: 'close',
-      ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-    },
-  };
-  if (isHttps && opts.ipam.caFile) {
-    const tls = await import('node:tls');
-    let pem: string;
-    try {
-      pem = readFileSync(opts.ipam.caFile, 'utf8');
-    } catch (e) {
-      throw new CniError(ERR_INVALID_CONFIG, `invalid network config: ipam.caFile cannot be read`, `field: ipam.caFile (${(e as Error).message})`);
-    }
-    request.ca = [...tls.rootCertificates, pem];
+  const headers: Record<string, string> = { authorization: `Bearer ${opts.token}`, accept: 'application/json', 'user-agent': 'meridian-ipam' };
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  const init: RequestInit & { tls?: { ca: string[] } } = { method: opts.method, headers, body: payload, redirect: 'manual' };
+  if (url.protocol === 'https:' && opts.ipam.caFile) init.tls = { ca: await caBundle(opts.ipam.caFile) };
+
+  const deadline = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    deadline.abort();
+  }, timeoutMs);
+  init.signal = deadline.signal;
+  let status: number;
+  let text: string;
+  let retryAfter: string | undefined;
+  try {
+    const res = await fetch(url, init);
+    status = res.status;
+    retryAfter = res.headers.get('retry-after') ?? undefined;
+    text = await readBody(res, where);
+  } catch (e) {
+    if (timedOut) throw new CniError(ERR_TRY_AGAIN, `Meridian server did not answer within ${timeoutMs} ms`, `${opts.method} ${where} timed out (ipam.timeoutMs=${timeoutMs})`);
+    if (e instanceof CniError) throw e;
+    throw transportError(e, where, timeoutMs);
+  } finally {
+    clearTimeout(timer);
   }
 
-  return new Promise<unknown>((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
-    };
-    const req = mod.request(request, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          settle(() => reject(new CniError(ERR_SERVER_RESPONSE, `response from ${where} is larger than ${MAX_BODY_BYTES} bytes`)));
-          req.destroy();
-          return;
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (status >= 200 && status < 300) {
+    if (json === undefined) throw new CniError(ERR_SERVER_RESPONSE, `unexpected response from ${where}`, `HTTP ${status} with a body that is not JSON`);
+    return json;
+  }
+  const err = (json as { error?: unknown } | undefined)?.error;
+  const body: ServerErrorBody =
+    typeof err === 'object' && err !== null
+      ? {
+          code: typeof (err as ServerErrorBody).code === 'string' ? (err as ServerErrorBody).code : undefined,
+          message: typeof (err as ServerErrorBody).message === 'string' ? (err as ServerErrorBody).message : undefined,
+          field: typeof (err as ServerErrorBody).field === 'string' ? (err as ServerErrorBody).field : undefined,
         }
-        chunks.push(chunk);
-      });
-      res.on('error', (e) => settle(() => reject(transportError(e, where, timeoutMs))));
-      res.on('aborted', () => settle(() => reject(transportError(Object.assign(new Error('response aborted'), { code: 'ECONNRESET' }), where, timeoutMs))));
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        if (status >= 200 && status < 300) {
-          if (json === undefined) {
-            settle(() => reject(new CniError(ERR_SERVER_RESPONSE, `unexpected response from ${where}`, `HTTP ${status} with a body that is not JSON`)));
-          } else {
-            settle(() => resolve(json));
-          }
-          return;
-        }
-        const err = (json as { error?: unknown } | undefined)?.error;
-        const body: ServerErrorBody =
-          typeof err === 'object' && err !== null
-            ? {
-                code: typeof (err as ServerErrorBody).code === 'string' ? (err as ServerErrorBody).code : undefined,
-                message: typeof (err as ServerErrorBody).message === 'string' ? (err as ServerErrorBody).message : undefined,
-                field: typeof (err as ServerErrorBody).field === 'string' ? (err as ServerErrorBody).field : undefined,
-              }
-            : { message: text.slice(0, 200) || undefined };
-        const retryAfter = res.headers['retry-after'];
-        settle(() => reject(new ServerError(status, body, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, where)));
-      });
-    });
-    const timer = setTimeout(() => {
-      settle(() => reject(new CniError(ERR_TRY_AGAIN, `Meridian server did not answer within ${timeoutMs} ms`, `${opts.method} ${where} timed out (ipam.timeoutMs=${timeoutMs})`)));
-      req.destroy();
-    }, timeoutMs);
-    req.on('error', (e) => settle(() => reject(transportError(e, where, timeoutMs))));
-    if (payload !== undefined) req.end(payload);
-    else req.end();
-  });
+      : { message: text.slice(0, 200) || undefined };
+  throw new ServerError(status, body, retryAfter, where);
 }
 
-function transportError(e: Error, where: string, timeoutMs: number): CniError {
-  const code = (e as NodeJS.ErrnoException).code ?? '';
-  if (TLS_CODES.test(code)) return new CniError(ERR_TLS, `TLS certificate of ${where} rejected`, `${code}: ${e.message} (set ipam.caFile to trust a private CA)`);
+/**
+ * A failed fetch as a CNI error. Bun's fetch puts the system's code on the error itself; Node's
+ * (undici) wraps it: `TypeError('fetch failed')` with the code on its `cause`.
+ */
+function transportError(thrown: unknown, where: string, timeoutMs: number): CniError {
+  const e = thrown instanceof Error ? thrown : new Error(String(thrown));
+  const cause = e.cause instanceof Error ? e.cause : undefined;
+  const own = (e as NodeJS.ErrnoException).code;
+  const code = typeof own === 'string' && own ? own : String((cause as NodeJS.ErrnoException | undefined)?.code ?? '');
+  const message = cause && cause.message && !e.message.includes(cause.message) ? `${e.message}: ${cause.message}` : e.message;
+  if (TLS_CODES.test(code)) return new CniError(ERR_TLS, `TLS certificate of ${where} rejected`, `${code}: ${message} (set ipam.caFile to trust a private CA)`);
   const known = TRANSIENT_NET_CODES.has(code);
   return new CniError(
     ERR_TRY_AGAIN,
     `cannot reach Meridian server${code ? ` (${code})` : ''}`,
-    `${where}: ${e.message}${known ? '' : ' (treated as transient)'}; deadline ${timeoutMs} ms`,
+    `${where}: ${message}${known ? '' : ' (treated as transient)'}; deadline ${timeoutMs} ms`,
   );
 }
 

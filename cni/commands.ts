@@ -2,8 +2,8 @@
  * The CNI verbs. Every verb is one call to Meridian's lease API; the plugin keeps no state and
  * never produces an address the server did not return (no fallback, no cache).
  */
-import { isIP } from 'node:net';
-import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { isIP } from './ip';
 import { type CallOptions, ServerError, callServer, readToken, toCniError } from './client';
 import type { CniEnv, Dns, NetConf, Route } from './config';
 import {
@@ -36,9 +36,23 @@ export interface IpamResult {
   dns: Dns;
 }
 
+/**
+ * The host name: the kernel's (the UTS namespace's, as `uname -n` and `os.hostname()` say), read
+ * from /proc instead of through `node:os`, which the compiled plugin would otherwise load for it.
+ */
+async function hostName(): Promise<string> {
+  try {
+    const name = readFileSync('/proc/sys/kernel/hostname', 'utf8').trim();
+    if (name) return name;
+  } catch {
+    // no /proc: ask the runtime
+  }
+  return (await import('node:os')).hostname();
+}
+
 /** The effective node name: MERIDIAN_NODE_NAME, else `ipam.node`, else the host name. */
-export function nodeName(conf: NetConf, env: CniEnv): string {
-  return env.node ?? conf.ipam.node ?? hostname();
+export async function nodeName(conf: NetConf, env: CniEnv): Promise<string> {
+  return env.node ?? conf.ipam.node ?? hostName();
 }
 
 function call(conf: NetConf, method: CallOptions['method'], path: string, body?: unknown): Promise<unknown> {
@@ -78,7 +92,7 @@ function resultRoutes(routes: Route[] | undefined, cniVersion: string): Route[] 
 }
 
 export async function cmdAdd(conf: NetConf, env: CniEnv): Promise<IpamResult> {
-  const node = nodeName(conf, env);
+  const node = await nodeName(conf, env);
   const body: Record<string, string> = { cniNetwork: conf.name, containerId: env.containerId, ifname: env.ifname, node };
   if (env.args.K8S_POD_NAMESPACE) body.podNamespace = env.args.K8S_POD_NAMESPACE;
   if (env.args.K8S_POD_NAME) body.podName = env.args.K8S_POD_NAME;

@@ -5,7 +5,7 @@
  * Every problem names its field: config problems are code 7 (invalid network config), undecodable
  * stdin is 6, an unsupported `cniVersion` is 1, bad CNI_* variables are 4, as the spec defines.
  */
-import { isIP } from 'node:net';
+import { isIP } from './ip';
 import { CniError, ERR_DECODE, ERR_INCOMPATIBLE_VERSION, configError, envError } from './errors';
 import { SUPPORTED_VERSIONS, isSupportedVersion } from './version';
 

@@ -1,13 +1,12 @@
 /**
  * `meridian-ipam`: a CNI IPAM plugin (spec 0.3.0–1.1.0) that delegates every pod address to
- * Meridian's lease API. Entry point of the bundle built by bin/build-cni.ts.
+ * Meridian's lease API; run by cni/bin.ts, the entry of the executable bin/build-cni.ts compiles.
  *
  * Protocol: CNI_COMMAND and friends in the environment, the network configuration on stdin, the
  * result (ADD, VERSION) or an error `{ cniVersion, code, msg, details }` on stdout, exit status 0
  * on success and 1 on error, logs on stderr only.
  */
-import { readFileSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, readFileSync } from 'node:fs';
 import { cmdAdd, cmdCheck, cmdDel, cmdGc, cmdStatus } from './commands';
 import { givenVersion, parseNetConf, peekVersion, readEnv, readQuiet } from './config';
 import { CniError, ERR_INTERNAL, ERR_INVALID_ENV, ERR_IO } from './errors';
@@ -17,10 +16,20 @@ import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './version';
 
 const COMMANDS = ['ADD', 'DEL', 'CHECK', 'GC', 'STATUS', 'VERSION'];
 
+function stdinIsCharacterDevice(): boolean {
+  try {
+    return fstatSync(0).isCharacterDevice();
+  } catch {
+    return false; // no stdin at all: reading it fails below with code 5
+  }
+}
+
 async function readStdin(): Promise<string> {
-  // A terminal sends no configuration (someone ran the plugin by hand): do not wait for one. (isatty,
-  // not process.stdin.isTTY: creating process.stdin would start reading fd 0 before readFileSync.)
-  if (isatty(0)) return '';
+  // A terminal sends no configuration (someone ran the plugin by hand): do not wait for one. A
+  // terminal is a character device (so is /dev/null, which holds nothing either). Not
+  // process.stdin.isTTY: creating process.stdin would start reading fd 0 before readFileSync; not
+  // node:tty, whose loading is a sizeable share of the compiled plugin's start-up.
+  if (stdinIsCharacterDevice()) return '';
   try {
     return readFileSync(0, 'utf8');
   } catch (e) {
@@ -50,7 +59,7 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
     setQuiet(false); // until MERIDIAN_CNI_QUIET is read: an invalid value is reported on stderr too
     setQuiet(readQuiet(procEnv));
     if (!COMMANDS.includes(command)) {
-      if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND`);
+      if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND, or run "meridian-ipam install --help" to install it on a node`);
       throw new CniError(ERR_INVALID_ENV, command ? `unknown CNI_COMMAND: ${command}` : 'required env variables [CNI_COMMAND] missing', 'variable: CNI_COMMAND');
     }
     // The config first: every error from here on is labelled with the request's cniVersion.

@@ -29,8 +29,8 @@ import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { applyMutation, checkProperty, mutationOf, nastyStrings } from '@/test/fuzz';
 import { freePort } from '@/test/global-setup';
-import { buildCni } from '../bin/build-cni';
 import { run } from './main';
+import { pluginExecutable } from './test-support/plugin-executable';
 import { runPlugin } from './test-support/run-plugin';
 import { serveLeaseApi } from './test-support/serve-lease-api';
 import { SUPPORTED_VERSIONS } from './version';
@@ -63,7 +63,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-ipam-fuzz-'));
   tokenFile = path.join(dir, 'token');
   await writeFile(tokenFile, `${cluster.token!.secret}\n`, { mode: 0o600 });
-  plugin = await buildCni({ outFile: path.join(dir, 'bin', 'meridian-ipam') });
+  plugin = await pluginExecutable(path.join(dir, 'bin'));
 }, 120_000);
 
 afterAll(async () => {

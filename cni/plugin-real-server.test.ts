@@ -1,7 +1,7 @@
 /**
- * The BUILT `meridian-ipam` against the REAL lease API: the route handlers of
- * app/api/v1/projects/[project]/clusters/[cluster]/cni/[command] on this run's test database,
- * served in-process by a small node:http adapter (no Next build needed). Every command and the
+ * The BUILT `meridian-ipam` against the REAL lease API: the route
+ * `/api/v1/projects/{project}/clusters/{cluster}/cni/{command}` (server/cni/rest.ts) on this run's
+ * test database, served in-process by the web process's REST server (no Next build needed). Every command and the
  * server-side error paths (token rejected or read-only, unknown cluster, CHECK mismatch and no
  * lease, GC, STATUS and ADD on an exhausted network), then the Debian bridge suite through the
  * same server (root only; skipped otherwise).
@@ -16,8 +16,8 @@ import { createNetwork } from '@/server/ipam/networks';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
-import { buildCni } from '../bin/build-cni';
 import { bridgeSuite } from './test-support/bridge-suite';
+import { pluginExecutable } from './test-support/plugin-executable';
 import { type PluginRun, runPlugin } from './test-support/run-plugin';
 import { serveLeaseApi } from './test-support/serve-lease-api';
 import { overrideEnv } from '@/server/env';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   api = await serveLeaseApi();
   serverUrl = api.url;
   dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-ipam-real-'));
-  plugin = await buildCni({ outFile: path.join(dir, 'bin', 'meridian-ipam') });
+  plugin = await pluginExecutable(path.join(dir, 'bin'));
   for (const [k, v] of Object.entries(tokens)) {
     tokenFiles[k] = path.join(dir, `token-${k}`);
     await writeFile(tokenFiles[k], `${v}\n`, { mode: 0o600 });

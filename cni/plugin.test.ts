@@ -17,8 +17,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@/test/global-setup';
-import { buildCni } from '../bin/build-cni';
 import { FakeLeaseServer } from './test-support/fake-lease-server';
+import { pluginExecutable } from './test-support/plugin-executable';
 import { type PluginRun, runPlugin } from './test-support/run-plugin';
 
 const TOKEN = 'mrd_tok_SECRET_7f3a9c2e51d84b06';
@@ -94,7 +94,7 @@ function expectSuccessNoOutput(r: PluginRun) {
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-ipam-test-'));
-  plugin = await buildCni({ outFile: path.join(dir, 'bin', 'meridian-ipam') });
+  plugin = await pluginExecutable(path.join(dir, 'bin'));
   tokenFile = path.join(dir, 'token');
   await writeFile(tokenFile, `  ${TOKEN}\n`, { mode: 0o600 });
   server = new FakeLeaseServer({ token: TOKEN, project: PROJECT, cluster: CLUSTER });
@@ -548,7 +548,10 @@ describe('bounded failure', () => {
 
   it('a listener that accepts but never speaks HTTP → 11 after timeoutMs', async () => {
     const sockets = new Set<import('node:net').Socket>();
-    const silent = createNetServer((s) => sockets.add(s));
+    const silent = createNetServer((s) => {
+      sockets.add(s);
+      s.on('error', () => {}); // the plugin's exit resets the connection
+    });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
     try {
       const port = (silent.address() as { port: number }).port;

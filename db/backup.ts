@@ -403,7 +403,7 @@ export async function restoreDatabase(
     await client.query('begin');
     await fixSessionSettings(client);
     // The rows existed when the backup was taken: the guard refusing new objects in a project being
-    // deleted (migration 0014) stands aside while they load.
+    // deleted (server/tenancy/sql/project_refuse_new_objects.sql) stands aside while they load.
     await client.query("select set_config('meridian.loading_backup', 'on', true)");
     const targets = new Map((await listTables(client)).map((t) => [label(t), t]));
     for (const name of header.tables) {

@@ -4,7 +4,7 @@ import type postgres from 'postgres';
  * Least privilege. Meridian's processes connect as an application role that owns nothing: it may
  * read and write rows (and run the SQL functions, and graphile-worker's), but not change the schema,
  * and not change or delete the append-only audit log, which is protected by privileges as well as
- * by its trigger (migration 0001). Migrations run as the owner role, which owns the tables, and end
+ * by its trigger (db/sql/events_refuse_change.sql). Migrations run as the owner role, which owns the tables, and end
  * by granting the application role what it needs, so tables added by later migrations are covered.
  */
 const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -118,7 +118,7 @@ export function pgError(e: unknown): { code: string; message: string; constraint
 /**
  * Errors the database raises on purpose, as the domain errors they are, wherever they surface (the
  * adapters call this before mapping): 'MP001' is the guard refusing new objects in a project being
- * deleted (migration 0014), whichever insert — or SQL function — ran into it.
+ * deleted (server/tenancy/sql/project_refuse_new_objects.sql), whichever insert — or SQL function — ran into it.
  */
 export function asDomainError(e: unknown): DomainError | undefined {
   if (isDomainError(e)) return e;

@@ -1,14 +1,38 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import postgres from 'postgres';
 import { expect, inject, test } from 'vitest';
+import { readFunctionFiles } from '@/db/function-files';
+import { migrationJournal } from '@/db/migrate';
 import { createSession, resolveSession } from '@/server/tenancy/sessions';
 import { verifyApiToken } from '@/server/tenancy/tokens';
 import { testDb, uniq } from './db';
 import { makeProject, makeUser } from './fixtures';
 
 const run = promisify(execFile);
-const cli = (args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', ...args], { env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, encoding: 'utf8' });
+const cli = (args: string[], databaseUrl = inject('databaseUrl')) =>
+  run(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
+
+test('`meridian migrate` brings a new database to the schema and its SQL functions, says what it did, and then has nothing to do', async () => {
+  const name = uniq('meridian_cli_migrate').replace(/-/g, '_');
+  const admin = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const u = new URL(inject('databaseUrl'));
+  u.pathname = `/${name}`;
+  const target = postgres(u.toString(), { max: 1, onnotice: () => {} });
+  try {
+    const [migrations, files] = [(await migrationJournal()).length, (await readFunctionFiles()).length];
+    expect((await cli(['migrate'], u.toString())).stderr).toContain(`${migrations} migration(s) applied; ${files} SQL function file(s) applied`);
+    const [{ n }] = await target<{ n: number }[]>`select count(*)::int as n from drizzle.function_files`;
+    expect(n).toBe(files);
+    expect(await target`select 'cni_lease_add_many_confirmed(jsonb)'::regprocedure`).toHaveLength(1);
+    expect((await cli(['migrate'], u.toString())).stderr).toContain('0 migration(s) applied; 0 SQL function file(s) applied');
+  } finally {
+    await target.end();
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+});
 
 test('the admin CLI creates users and tokens (token alone on stdout), lists and revokes', async () => {
   const { db } = testDb();

@@ -6,10 +6,13 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../bin/lib/embedded-postgres';
 import { migrateDatabase } from '../db/migrate';
+import { loadDump } from './upgrade/fixture';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** The dump the run's database was loaded from before migrating ('' when it started empty). */
+    upgradeFrom: string;
   }
 }
 
@@ -25,12 +28,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** What a test database holds before this build migrates it: nothing, or an older release's dump (`from`). */
+export async function prepareDatabase(url: string, from: string): Promise<void> {
+  if (from) await loadDump(url, from);
+  await migrateDatabase(url);
+}
+
 /**
  * One fresh database per test run: on `TEST_DATABASE_URL`/`DATABASE_URL`'s server when set,
- * otherwise on a throwaway embedded PostgreSQL. Migrated once; tests share it and isolate
- * themselves by creating their own projects.
+ * otherwise on a throwaway embedded PostgreSQL. Migrated once (after loading `from`, a dump of a
+ * database an older release made: the upgrade run, test/upgrade/vitest.config.ts); tests share it
+ * and isolate themselves by creating their own projects.
  */
-export default async function setup(project: TestProject) {
+export default function setup(project: TestProject) {
+  return setupDatabase(project, '');
+}
+
+export async function setupDatabase(project: TestProject, from: string) {
   const external = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   const dbName = `meridian_test_${Date.now()}_${process.pid}`;
   let embedded: EmbeddedDatabase | undefined;
@@ -50,9 +64,10 @@ export default async function setup(project: TestProject) {
     embedded = await startEmbeddedPostgres({ dataDir: tmp, port: await freePort(), database: dbName });
     url = embedded.url;
   }
-  await migrateDatabase(url);
+  await prepareDatabase(url, from);
   process.env.DATABASE_URL = url;
   project.provide('databaseUrl', url);
+  project.provide('upgradeFrom', from);
 
   return async () => {
     if (dropUrl) {

@@ -86,12 +86,14 @@ export function postgresCpuSeconds(database?: string): number {
 }
 
 /**
- * Where the CPU of a phase went: PostgreSQL's processes, the given child processes (e.g. the web
- * process) and this process. CPU time per operation is steadier than a rate on a shared machine.
+ * Where the CPU of a phase went: PostgreSQL's processes (those serving `options.database` only,
+ * when given: on a shared server, the others are someone else's), the given child processes (e.g.
+ * the web process) and this process. CPU time per operation is steadier than a rate on a shared
+ * machine.
  */
-export function cpuMeter(children: Record<string, number | undefined> = {}) {
+export function cpuMeter(children: Record<string, number | undefined> = {}, options: { database?: string } = {}) {
   const read = () => {
-    const r: Record<string, number> = { postgres: postgresCpuSeconds() };
+    const r: Record<string, number> = { postgres: postgresCpuSeconds(options.database) };
     for (const [name, pid] of Object.entries(children)) r[name] = processCpuSeconds(pid);
     const own = process.cpuUsage();
     r.client = (own.user + own.system) / 1e6;

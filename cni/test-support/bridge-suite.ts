@@ -21,7 +21,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@/test/global-setup';
-import { buildCni } from '../../bin/build-cni';
+import { pluginExecutable } from './plugin-executable';
 import { type PluginRun, runPlugin } from './run-plugin';
 
 const exec = promisify(execFile);
@@ -153,7 +153,7 @@ export function bridgeSuite(title: string, target: () => BridgeTarget, options: 
       t = target();
       dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-cni-bridge-'));
       cniBin = path.join(dir, 'bin');
-      await buildCni({ outFile: path.join(cniBin, 'meridian-ipam') });
+      await pluginExecutable(cniBin);
       await symlink(path.join(pluginDir, 'bridge'), path.join(cniBin, 'bridge'));
       tokenFile = path.join(dir, 'token');
       await writeFile(tokenFile, `${t.token}\n`, { mode: 0o600 });

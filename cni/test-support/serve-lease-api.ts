@@ -1,6 +1,6 @@
 /**
  * Serves the REAL REST v1 API — the web process's own dispatcher (server/http/api-server.ts) over
- * the route files under app/api/v1 — over node:http on loopback, in-process, on the test database:
+ * the declared route table (server/http/api-routes.ts) — over node:http on loopback, in-process, on the test database:
  * the plugin talks to the product, without a Next build.
  */
 import { type Server, createServer } from 'node:http';

@@ -3,9 +3,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { familyLabel } from '@/components/ipam/format';
-import { useDebounced } from '@/components/ipam/hooks';
 import { errorMessage } from '@/components/ui/errors';
-import { Alert, Badge, Button, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Pager } from '@/components/ui/pager';
+import { Alert, Badge, EmptyState, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { SearchBox, useSearchText } from '@/components/ui/search-box';
 import { LEASES_PAGE_SIZE, leasesListInput } from './queries';
 
 /**
@@ -16,10 +17,10 @@ import { LEASES_PAGE_SIZE, leasesListInput } from './queries';
  */
 export function LeasesTable({ project, clusters, allowAll }: { project: string; clusters: string[]; allowAll: boolean }) {
   const trpc = useTRPC();
-  const [search, setSearch] = useState('');
+  const search = useSearchText();
   const [cluster, setCluster] = useState<string>(allowAll ? '' : (clusters[0] ?? ''));
   const [offset, setOffset] = useState(0);
-  const debounced = useDebounced(search);
+  const debounced = search.settled;
   const selected = allowAll || clusters.includes(cluster) ? cluster : (clusters[0] ?? '');
   const leases = useQuery({ ...trpc.cni.leases.list.queryOptions(leasesListInput(project, selected, debounced, offset)), placeholderData: keepPreviousData });
   const items = leases.data?.items ?? [];
@@ -28,19 +29,7 @@ export function LeasesTable({ project, clusters, allowAll }: { project: string; 
   return (
     <div>
       <div className="mb-3 flex flex-wrap items-center gap-2">
-        <div className="w-72">
-          <Input
-            type="search"
-            aria-label="Search leases"
-            placeholder="IP address, pod, namespace or node"
-            value={search}
-            spellCheck={false}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setOffset(0);
-            }}
-          />
-        </div>
+        <SearchBox label="Search leases" placeholder="IP address, pod, namespace or node" search={search} spellCheck={false} onChange={() => setOffset(0)} className="w-72" />
         {(clusters.length > 1 || !allowAll) && (
           <div className="w-48">
             <Select
@@ -100,21 +89,16 @@ export function LeasesTable({ project, clusters, allowAll }: { project: string; 
           ))}
         </Table>
       )}
-      {total > 0 && (offset > 0 || leases.data?.nextOffset != null) && (
-        <nav aria-label="Leases pages" className="mt-3 flex items-center justify-between text-sm text-slate-600">
-          <span>
-            Showing {offset + 1}–{offset + items.length} of {total.toLocaleString('en-US')}
-          </span>
-          <div className="flex gap-2">
-            <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset((o) => Math.max(0, o - LEASES_PAGE_SIZE))}>
-              Previous
-            </Button>
-            <Button variant="secondary" disabled={leases.data?.nextOffset == null} onClick={() => setOffset(leases.data!.nextOffset!)}>
-              Next
-            </Button>
-          </div>
-        </nav>
-      )}
+      <Pager
+        label="Leases pages"
+        offset={offset}
+        count={items.length}
+        pageSize={LEASES_PAGE_SIZE}
+        total={total}
+        hasNext={leases.data?.nextOffset != null}
+        nextOffset={leases.data?.nextOffset}
+        onChange={setOffset}
+      />
     </div>
   );
 }

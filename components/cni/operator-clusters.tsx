@@ -3,7 +3,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
-import { Alert, Button, Card, EmptyState, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Pager } from '@/components/ui/pager';
+import { Alert, Card, EmptyState, Table, Td, formatTime } from '@/components/ui/primitives';
 import { CountBar } from './bars';
 import { ADMIN_CLUSTERS_PAGE_SIZE, adminClustersInput } from './queries';
 
@@ -39,21 +40,7 @@ export function OperatorClustersSection() {
               </tr>
             ))}
           </Table>
-          {(offset > 0 || hasNext) && (
-            <nav aria-label="Clusters pages" className="mt-3 flex items-center justify-between text-sm text-slate-600">
-              <span>
-                Showing {rows.length ? offset + 1 : 0}–{offset + rows.length}
-              </span>
-              <div className="flex gap-2">
-                <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset((o) => Math.max(0, o - ADMIN_CLUSTERS_PAGE_SIZE))}>
-                  Previous
-                </Button>
-                <Button variant="secondary" disabled={!hasNext} onClick={() => setOffset((o) => o + ADMIN_CLUSTERS_PAGE_SIZE)}>
-                  Next
-                </Button>
-              </div>
-            </nav>
-          )}
+          <Pager label="Clusters pages" offset={offset} count={rows.length} pageSize={ADMIN_CLUSTERS_PAGE_SIZE} hasNext={hasNext} onChange={setOffset} />
         </>
       )}
     </Card>

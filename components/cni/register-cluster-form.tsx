@@ -2,8 +2,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { fieldMessage, invalidProps } from '@/components/ipam/field-errors';
-import { errorMessage } from '@/components/ui/errors';
+import { errorMessage, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { Alert, Button, Field, Input } from '@/components/ui/primitives';
 
 /**

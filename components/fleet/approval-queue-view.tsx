@@ -2,13 +2,15 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { useNow } from '@/components/simulator/controls';
 import { errorMessage } from '@/components/ui/errors';
+import { useNow } from '@/components/ui/hooks';
+import { Pager } from '@/components/ui/pager';
 import { Alert, Badge, Button, EmptyState, cx } from '@/components/ui/primitives';
+import { ReasonDialog } from '@/components/ui/reason-dialog';
 import { ago, toDate, type QueueItem } from './format';
 import { useInvalidateFleet } from './hooks';
 import { SAFETY_REFETCH_MS, useFleetLive } from './live';
-import { LiveIndicator, Pager, ReasonDialog } from './parts';
+import { LiveIndicator } from './parts';
 import { QUEUE_PAGE_SIZE, queueInput } from './queries';
 
 type BulkResult = { id: string; ok: true; name: string } | { id: string; ok: false; error: string };

@@ -2,7 +2,7 @@
 import { useQueries, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useTRPC } from '@/app/_trpc/client';
-import { useCanEdit } from '@/components/ipam/hooks';
+import { useCanEdit } from '@/components/projects/hooks';
 import { EmptyState, TextLink, cx } from '@/components/ui/primitives';
 import { phaseFill, phaseLabel, phaseOrder } from './format';
 import { SAFETY_REFETCH_MS, useFleetLive } from './live';

@@ -3,13 +3,15 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { useCanEdit, useDebounced } from '@/components/ipam/hooks';
-import { useNow } from '@/components/simulator/controls';
+import { useCanEdit } from '@/components/projects/hooks';
 import { errorMessage } from '@/components/ui/errors';
-import { Alert, Button, Card, EmptyState, Input, Select, cx } from '@/components/ui/primitives';
+import { useNow } from '@/components/ui/hooks';
+import { Pager } from '@/components/ui/pager';
+import { Alert, Button, Card, EmptyState, Select, cx } from '@/components/ui/primitives';
+import { SearchBox, useSearchText } from '@/components/ui/search-box';
 import { ago, phaseLabel, phaseOrder, toDate, type LastOperation } from './format';
 import { SAFETY_REFETCH_MS, useFleetLive } from './live';
-import { LiveIndicator, OperationSummary, Pager, PhaseBadge } from './parts';
+import { LiveIndicator, OperationSummary, PhaseBadge } from './parts';
 import { MACHINES_PAGE_SIZE, machinesListInput, phaseCountInput } from './queries';
 import { RequestMachineForm } from './request-machine-form';
 import type { MachinePhase } from '@/server/fleet/phases';
@@ -23,8 +25,8 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
   const trpc = useTRPC();
   const canEdit = useCanEdit(project);
   const [phase, setPhase] = useState<MachinePhase | ''>(initialPhase);
-  const [searchText, setSearchText] = useState('');
-  const search = useDebounced(searchText);
+  const searchBox = useSearchText();
+  const search = searchBox.settled;
   const [offset, setOffset] = useState(0);
   const [formOpen, setFormOpen] = useState<boolean | null>(openForm ? true : null);
   const live = useFleetLive({ project });
@@ -105,18 +107,7 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
                   ))}
                 </Select>
               </div>
-              <div className="w-56">
-                <Input
-                  type="search"
-                  aria-label="Search machines"
-                  placeholder="Name or device"
-                  value={searchText}
-                  onChange={(e) => {
-                    setSearchText(e.target.value);
-                    setOffset(0);
-                  }}
-                />
-              </div>
+              <SearchBox label="Search machines" placeholder="Name or device" search={searchBox} onChange={() => setOffset(0)} className="w-56" />
             </div>
           </div>
           {list.isSuccess && items.length === 0 ? (

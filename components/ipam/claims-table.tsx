@@ -3,11 +3,13 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
-import { Alert, Badge, Button, EmptyState, Input, Select, cx, formatTime } from '@/components/ui/primitives';
-import type { ClaimView } from '@/server/ipam/claims';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { Pager } from '@/components/ui/pager';
+import { Alert, Badge, Button, EmptyState, Select, cx, formatTime } from '@/components/ui/primitives';
+import { SearchBox, useSearchText } from '@/components/ui/search-box';
+import type { ClaimView } from '@/server/ipam/claims';
 import { familyLabel } from './format';
-import { useDebounced, useInvalidateIpam } from './hooks';
+import { useInvalidateIpam } from './hooks';
 import { CLAIMS_PAGE_SIZE, claimsListInput, initialClaimsState, type ClaimSort, type ClaimsQueryState } from './queries';
 
 /**
@@ -31,14 +33,14 @@ export function ClaimsTable({
   const trpc = useTRPC();
   const invalidate = useInvalidateIpam();
   const [state, setState] = useState<ClaimsQueryState>(initialClaimsState);
-  const [searchText, setSearchText] = useState('');
-  const search = useDebounced(searchText);
+  const searchBox = useSearchText();
+  const { settled: search, setText: setSearchText } = searchBox;
   useEffect(() => {
     if (focusClaim) {
       setSearchText(focusClaim);
       setState((s) => ({ ...s, search: focusClaim, offset: 0 }));
     }
-  }, [focusClaim]);
+  }, [focusClaim, setSearchText]);
   useEffect(() => {
     setState((s) => (s.search === search ? s : { ...s, search, offset: 0 }));
   }, [search]);
@@ -78,18 +80,15 @@ export function ClaimsTable({
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-center gap-2">
-        <div className="w-72">
-          <Input
-            type="search"
-            aria-label="Search claims"
-            placeholder="Name or IP address, e.g. 10.20.0.5"
-            value={searchText}
-            onChange={(e) => {
-              setSearchText(e.target.value);
-              if (focusClaim) onClearFocus();
-            }}
-          />
-        </div>
+        <SearchBox
+          label="Search claims"
+          placeholder="Name or IP address, e.g. 10.20.0.5"
+          search={searchBox}
+          onChange={() => {
+            if (focusClaim) onClearFocus();
+          }}
+          className="w-72"
+        />
         <div className="w-36">
           <Select aria-label="Family" value={state.family} onChange={(e) => setState((s) => ({ ...s, family: e.target.value as ClaimsQueryState['family'], offset: 0 }))}>
             <option value="">All families</option>
@@ -182,21 +181,17 @@ export function ClaimsTable({
           </table>
         </div>
       )}
-      {total > 0 && (
-        <nav aria-label="Claims pages" className="flex items-center justify-between text-sm text-slate-600">
-          <span data-testid="claims-count">
-            Showing {state.offset + 1}–{state.offset + items.length} of {total.toLocaleString('en-US')}
-          </span>
-          <div className="flex gap-2">
-            <Button variant="secondary" disabled={state.offset === 0} onClick={() => setState((s) => ({ ...s, offset: Math.max(0, s.offset - CLAIMS_PAGE_SIZE) }))}>
-              Previous
-            </Button>
-            <Button variant="secondary" disabled={claims.data?.nextOffset == null} onClick={() => setState((s) => ({ ...s, offset: claims.data!.nextOffset! }))}>
-              Next
-            </Button>
-          </div>
-        </nav>
-      )}
+      <Pager
+        label="Claims pages"
+        always
+        offset={state.offset}
+        count={items.length}
+        pageSize={CLAIMS_PAGE_SIZE}
+        total={total}
+        hasNext={claims.data?.nextOffset != null}
+        nextOffset={claims.data?.nextOffset}
+        onChange={(offset) => setState((s) => ({ ...s, offset }))}
+      />
       {releasing && (
         <ConfirmDialog
           title={`Release claim ${releasing.name}?`}

@@ -2,11 +2,11 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { errorMessage, fieldError } from '@/components/ui/errors';
-import { fieldMessage, invalidProps } from './field-errors';
+import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
+import { useDebounced } from '@/components/ui/hooks';
 import { Alert, Badge, Button, Field, Input, Select } from '@/components/ui/primitives';
 import type { PoolView } from '@/server/ipam/networks';
-import { useDebounced, useInvalidateIpam } from './hooks';
+import { useInvalidateIpam } from './hooks';
 
 interface Draft {
   name: string;

@@ -3,8 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { errorMessage, fieldError } from '@/components/ui/errors';
-import { fieldMessage, invalidProps } from './field-errors';
+import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { Alert, Button, Field, Input, Select } from '@/components/ui/primitives';
 import { useInvalidateIpam } from './hooks';
 

@@ -4,9 +4,11 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
-import { Alert, Badge, Button, Card, EmptyState, Input, formatTime } from '@/components/ui/primitives';
+import { Pager } from '@/components/ui/pager';
+import { Alert, Badge, Card, EmptyState, formatTime } from '@/components/ui/primitives';
+import { SearchBox, useSearchText } from '@/components/ui/search-box';
+import { useCanEdit } from '@/components/projects/hooks';
 import { CreateNetworkForm } from './create-network-form';
-import { useCanEdit, useDebounced } from './hooks';
 import { NETWORKS_PAGE_SIZE, networksListInput } from './queries';
 import { FamilyBars } from './utilization';
 
@@ -14,9 +16,9 @@ import { FamilyBars } from './utilization';
 export function NetworksView({ project }: { project: string }) {
   const trpc = useTRPC();
   const canEdit = useCanEdit(project);
-  const [search, setSearch] = useState('');
+  const search = useSearchText();
   const [offset, setOffset] = useState(0);
-  const debounced = useDebounced(search);
+  const debounced = search.settled;
   const list = useQuery({ ...trpc.ipam.networks.list.queryOptions(networksListInput(project, offset, debounced)), placeholderData: keepPreviousData });
   const items = list.data?.items ?? [];
   const noneAtAll = list.isSuccess && items.length === 0 && offset === 0 && !debounced;
@@ -32,18 +34,7 @@ export function NetworksView({ project }: { project: string }) {
             <p className="mt-1 text-sm text-slate-600">Address spaces (VPCs) of this project: their root ranges, pools and how full each family is.</p>
           </div>
           {!noneAtAll && (
-            <div className="w-56">
-              <Input
-                type="search"
-                aria-label="Search networks"
-                placeholder="Search by name"
-                value={search}
-                onChange={(e) => {
-                  setSearch(e.target.value);
-                  setOffset(0);
-                }}
-              />
-            </div>
+            <SearchBox label="Search networks" placeholder="Search by name" search={search} onChange={() => setOffset(0)} className="w-56" />
           )}
         </div>
         {list.error && <Alert testId="networks-error">{errorMessage(list.error)}</Alert>}
@@ -85,21 +76,16 @@ export function NetworksView({ project }: { project: string }) {
             ))}
           </ul>
         )}
-        {(offset > 0 || list.data?.nextOffset != null) && (
-          <nav aria-label="Networks pages" className="flex items-center justify-between text-sm text-slate-600">
-            <span>
-              Showing {items.length ? offset + 1 : 0}–{offset + items.length}
-            </span>
-            <div className="flex gap-2">
-              <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - NETWORKS_PAGE_SIZE))}>
-                Previous
-              </Button>
-              <Button variant="secondary" disabled={list.data?.nextOffset == null} onClick={() => setOffset(list.data!.nextOffset!)}>
-                Next
-              </Button>
-            </div>
-          </nav>
-        )}
+        <Pager
+          label="Networks pages"
+          offset={offset}
+          count={items.length}
+          pageSize={NETWORKS_PAGE_SIZE}
+          total={list.data?.total}
+          hasNext={list.data?.nextOffset != null}
+          nextOffset={list.data?.nextOffset}
+          onChange={setOffset}
+        />
       </section>
       {canEdit && (
         <Card title="Create network">

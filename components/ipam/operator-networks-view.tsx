@@ -4,9 +4,11 @@ import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import type { RetainedAllocationView } from '@/server/ipam/claims';
 import { errorMessage } from '@/components/ui/errors';
-import { Alert, Badge, Button, Card, EmptyState, Input, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Pager } from '@/components/ui/pager';
+import { Alert, Badge, Card, EmptyState, Table, Td, formatTime } from '@/components/ui/primitives';
+import { SearchBox, useSearchText } from '@/components/ui/search-box';
 import { familyLabel } from './format';
-import { useDebounced, useInvalidateIpam } from './hooks';
+import { useInvalidateIpam } from './hooks';
 import { ADMIN_PAGE_SIZE, adminPoolsInput, adminRetainedInput } from './queries';
 import { ReleaseButton, ReleaseRetainedDialog } from './retained-section';
 import { Count, MiniBar } from './utilization';
@@ -25,31 +27,11 @@ export function OperatorNetworksView() {
   );
 }
 
-function Pager({ label, offset, shown, total, hasNext, onPage }: { label: string; offset: number; shown: number; total?: number; hasNext: boolean; onPage: (offset: number) => void }) {
-  if (offset === 0 && !hasNext) return null;
-  return (
-    <nav aria-label={label} className="mt-3 flex items-center justify-between text-sm text-slate-600">
-      <span>
-        Showing {shown ? offset + 1 : 0}–{offset + shown}
-        {total !== undefined && ` of ${total.toLocaleString('en-US')}`}
-      </span>
-      <div className="flex gap-2">
-        <Button variant="secondary" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - ADMIN_PAGE_SIZE))}>
-          Previous
-        </Button>
-        <Button variant="secondary" disabled={!hasNext} onClick={() => onPage(offset + ADMIN_PAGE_SIZE)}>
-          Next
-        </Button>
-      </div>
-    </nav>
-  );
-}
-
 function AllPools() {
   const trpc = useTRPC();
-  const [search, setSearch] = useState('');
+  const search = useSearchText();
   const [offset, setOffset] = useState(0);
-  const debounced = useDebounced(search);
+  const debounced = search.settled;
   const pools = useQuery({ ...trpc.ipam.admin.pools.queryOptions(adminPoolsInput(offset, debounced)), placeholderData: keepPreviousData });
   const items = pools.data?.items ?? [];
   const total = pools.data?.total ?? 0;
@@ -57,18 +39,7 @@ function AllPools() {
     <div>
       <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-600">Fullest first. Child pools are inside their roots, so a root&apos;s figures include them.</p>
-        <div className="w-64">
-          <Input
-            type="search"
-            aria-label="Search pools"
-            placeholder="Project, network or pool"
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setOffset(0);
-            }}
-          />
-        </div>
+        <SearchBox label="Search pools" placeholder="Project, network or pool" search={search} onChange={() => setOffset(0)} className="w-64" />
       </div>
       {pools.error && <Alert testId="pools-error">{errorMessage(pools.error)}</Alert>}
       {pools.isSuccess && total === 0 ? (
@@ -104,7 +75,7 @@ function AllPools() {
           ))}
         </Table>
       )}
-      <Pager label="Pools pages" offset={offset} shown={items.length} total={total} hasNext={offset + items.length < total} onPage={setOffset} />
+      <Pager label="Pools pages" offset={offset} count={items.length} pageSize={ADMIN_PAGE_SIZE} total={total} hasNext={offset + items.length < total} onChange={setOffset} />
     </div>
   );
 }
@@ -172,7 +143,7 @@ function Retained() {
           ))}
         </Table>
       )}
-      <Pager label="Retained pages" offset={offset} shown={rows.length} hasNext={hasNext} onPage={setOffset} />
+      <Pager label="Retained pages" offset={offset} count={rows.length} pageSize={ADMIN_PAGE_SIZE} hasNext={hasNext} onChange={setOffset} />
       {releasing && (
         <ReleaseRetainedDialog
           row={releasing}

@@ -2,8 +2,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { errorMessage, fieldError } from '@/components/ui/errors';
-import { fieldMessage, invalidProps } from './field-errors';
+import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { Alert, Badge, Button, Field, Input, Select, cx } from '@/components/ui/primitives';
 import type { PoolView } from '@/server/ipam/networks';
 import { describeRules, familyLabel } from './format';

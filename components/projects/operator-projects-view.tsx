@@ -2,7 +2,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { Badge, Button, Card, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Pager } from '@/components/ui/pager';
+import { Badge, Button, Card, EmptyState, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { SearchBox, useSearchText } from '@/components/ui/search-box';
 import { DeleteProjectForm, DeletionStatus } from './deletion';
 
 const PAGE = 50;
@@ -14,12 +16,12 @@ const REFRESH_MS = 5_000;
  */
 export function OperatorProjectsView() {
   const trpc = useTRPC();
-  const [search, setSearch] = useState('');
+  const search = useSearchText();
   const [phase, setPhase] = useState<'' | 'Active' | 'Deleting'>('');
   const [offset, setOffset] = useState(0);
   const [open, setOpen] = useState<string | null>(null);
   const list = useQuery({
-    ...trpc.projects.admin.list.queryOptions({ search: search || undefined, phase: phase || undefined, limit: PAGE, offset }),
+    ...trpc.projects.admin.list.queryOptions({ search: search.settled || undefined, phase: phase || undefined, limit: PAGE, offset }),
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data?.items.some((p) => p.phase === 'Deleting') ? REFRESH_MS : false),
   });
@@ -28,7 +30,7 @@ export function OperatorProjectsView() {
     <div className="space-y-6">
       <Card title="Projects">
         <div className="mb-3 flex flex-wrap gap-2">
-          <Input aria-label="Search projects" placeholder="project or organization" value={search} onChange={(e) => { setSearch(e.target.value); setOffset(0); }} className="max-w-xs" />
+          <SearchBox label="Search projects" placeholder="project or organization" search={search} onChange={() => setOffset(0)} className="w-full max-w-xs" />
           <Select aria-label="Phase" value={phase} onChange={(e) => { setPhase(e.target.value as typeof phase); setOffset(0); }} className="max-w-[10rem]">
             <option value="">Any phase</option>
             <option value="Active">Active</option>
@@ -61,12 +63,8 @@ export function OperatorProjectsView() {
             ))}
           </Table>
         )}
-        {list.data && list.data.total > PAGE && (
-          <div className="mt-3 flex items-center gap-2 text-sm text-slate-600">
-            <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>Previous</Button>
-            <span>{offset + 1}–{Math.min(offset + PAGE, list.data.total)} of {list.data.total}</span>
-            <Button variant="secondary" disabled={offset + PAGE >= list.data.total} onClick={() => setOffset(offset + PAGE)}>Next</Button>
-          </div>
+        {list.data && (
+          <Pager label="Projects pages" offset={offset} count={list.data.items.length} pageSize={PAGE} total={list.data.total} hasNext={offset + list.data.items.length < list.data.total} onChange={setOffset} />
         )}
       </Card>
       {open && (

@@ -3,6 +3,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage, fieldError } from '@/components/ui/errors';
+import { useCanEdit } from '@/components/projects/hooks';
+import { Pager } from '@/components/ui/pager';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { QuotaBar } from './quota-bar';
 import { CLAIM_LOG_PAGE_SIZE, claimLogInput, increasesInput, type ClaimLogStatus } from './queries';
@@ -186,19 +188,17 @@ function ClaimLog({ project }: { project: string }) {
               </tr>
             ))}
           </Table>
-          <div className="mt-3 flex items-center justify-between text-sm text-slate-600">
-            <span>
-              {log.data ? `${log.data.total === 0 ? 0 : offset + 1}–${offset + items.length} of ${log.data.total}` : ''}
-            </span>
-            <div className="flex gap-2">
-              <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - CLAIM_LOG_PAGE_SIZE))}>
-                Previous
-              </Button>
-              <Button variant="secondary" disabled={log.data?.nextOffset == null} onClick={() => setOffset(log.data?.nextOffset ?? offset)}>
-                Next
-              </Button>
-            </div>
-          </div>
+          <Pager
+            label="Claim log pages"
+            always
+            offset={offset}
+            count={items.length}
+            pageSize={CLAIM_LOG_PAGE_SIZE}
+            total={log.data?.total}
+            hasNext={log.data?.nextOffset != null}
+            nextOffset={log.data?.nextOffset}
+            onChange={setOffset}
+          />
         </>
       )}
     </Card>
@@ -207,9 +207,7 @@ function ClaimLog({ project }: { project: string }) {
 
 /** The tenant's quota page: buckets, increase requests with their outcome, and the claim log. */
 export function QuotaView({ project }: { project: string }) {
-  const trpc = useTRPC();
-  const access = useQuery(trpc.projects.get.queryOptions({ project }));
-  const canRequest = access.data ? access.data.role !== 'viewer' : false;
+  const canRequest = useCanEdit(project);
   return (
     <div className="space-y-6">
       <div>

@@ -1,5 +1,5 @@
 'use client';
-import { useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { cx } from '@/components/ui/primitives';
 
 /** An on/off switch (`role="switch"`), labelled for assistive technology and tests; shows On/Off in words too. */
@@ -37,22 +37,6 @@ export function Switch({
       <span className="w-6 text-left">{on ? 'On' : 'Off'}</span>
     </button>
   );
-}
-
-/** The current time, re-read every `intervalMs` while `active` (for countdowns and "n s ago"). */
-export function useNow(intervalMs: number, active = true): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!active) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), intervalMs);
-    return () => clearInterval(timer);
-  }, [intervalMs, active]);
-  return now;
-}
-
-export function Spinner({ className }: { className?: string }) {
-  return <span aria-hidden className={cx('inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-current border-r-transparent', className)} />;
 }
 
 /** A figure with its caption, for the status header. */

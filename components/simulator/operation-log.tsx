@@ -1,8 +1,7 @@
 'use client';
 import { useState } from 'react';
-import { Badge, Card, EmptyState, Table, Td, cx, formatTime } from '@/components/ui/primitives';
+import { Badge, Card, EmptyState, Spinner, Table, Td, cx, formatTime } from '@/components/ui/primitives';
 import type { LogEntry } from '@/server/provider/wire';
-import { Spinner } from './controls';
 import { describeLogEvent, faultLabels, resultTone, shortId } from './format';
 import type { LiveMode } from './hooks';
 

@@ -1,8 +1,9 @@
 'use client';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/trpc/root';
-import { Alert, Badge, Button, Card, cx, formatTime } from '@/components/ui/primitives';
-import { Spinner, Stat, useNow } from './controls';
+import { useNow } from '@/components/ui/hooks';
+import { Alert, Badge, Button, Card, Spinner, cx, formatTime } from '@/components/ui/primitives';
+import { Stat } from './controls';
 import { formatDuration } from './format';
 
 export type SimulatorStatus = inferRouterOutputs<AppRouter>['simulator']['status'];

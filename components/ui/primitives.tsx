@@ -135,6 +135,11 @@ export function Alert({ tone = 'red', children, testId }: { tone?: 'red' | 'ambe
   );
 }
 
+/** A small spinning ring in the current text colour, for work in progress. */
+export function Spinner({ className }: { className?: string }) {
+  return <span aria-hidden className={cx('inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-current border-r-transparent', className)} />;
+}
+
 export function formatTime(value: Date | string | null | undefined): string {
   if (!value) return '—';
   const d = typeof value === 'string' ? new Date(value) : value;

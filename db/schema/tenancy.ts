@@ -17,7 +17,7 @@ export const organizations = pgTable('organizations', {
  * The tenant boundary: every tenant row carries a project id. Slugs are globally unique.
  *
  * `phase` is `Active`, or `Deleting` from the moment an owner or operator asks for deletion: reads
- * still work, creates are refused (a trigger, see migration 0014), and the `project__delete` job
+ * still work, creates are refused (a trigger: server/tenancy/sql/project_refuse_new_objects.sql), and the `project__delete` job
  * releases everything. When nothing is left the row is deleted (the audit log keeps its history:
  * `events.project_id` has no foreign key).
  */
@@ -139,7 +139,7 @@ export const apiTokens = pgTable(
     role: memberRole('role').notNull().default('editor'),
     /**
      * Who created the token. A project token acts with no more than its creator's current rights in
-     * the project (api_token_role, migration 0031); deleting the creator revokes it (a trigger) before
+     * the project (server/tenancy/sql/api_token_role.sql); deleting the creator revokes it (a trigger) before
      * this is set null. Null from the start for tokens nobody created (the CLI, the seed): they act
      * with their own role.
      */

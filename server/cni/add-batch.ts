@@ -5,7 +5,7 @@ import type { Db } from '@/db/client';
  * CNI ADDs in batches (db/batch.ts): pod churn arrives as bursts of ADDs from many nodes at once,
  * and the ADDs that arrive while earlier ones are in flight go together as one
  * `cni_lease_add_many` statement, acknowledged once that batch has committed. The batch is
- * set-based (migration 0022): a few statements for the whole batch, not a dozen per ADD.
+ * set-based (server/cni/sql/cni_lease_add_many.sql): a few statements for the whole batch, not a dozen per ADD.
  *
  * An ADD fails inside a batch only on the unexpected (a lost race on its attachment key, its
  * cluster deleted meanwhile); the batch is then undone as a whole and each of its ADDs runs again
@@ -25,7 +25,7 @@ export interface LeaseAddArgs {
 const LANES = 2;
 
 const addLeases = sqlFunctionBatches<LeaseAddArgs>({
-  // cni_lease_add and cni_lease_add_many, each ADD refused if the token it names is revoked (migration 0025).
+  // cni_lease_add and cni_lease_add_many, each ADD refused if the token it names is revoked (server/cni/sql/cni_lease_add_confirmed.sql).
   one: 'cni_lease_add_confirmed',
   many: 'cni_lease_add_many_confirmed',
   // One lock order for every batch: node blocks are taken cluster by cluster, node by node.

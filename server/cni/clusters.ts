@@ -121,7 +121,7 @@ export async function listAllClusters(db: DbOrTx, options: { limit: number; offs
 /**
  * Deletes a cluster: revokes its tokens, releases all its leases, returns all its node blocks to
  * their pools and deletes it, in one transaction that holds the cluster's row FOR UPDATE. Every ADD
- * and block carve locks that row first (migration 0026), so each one either finished before (and
+ * and block carve locks that row first (server/cni/sql/cni_lease_add_confirmed.sql), so each one either finished before (and
  * its lease or block is released here) or runs after and finds the cluster gone (404, or 401 for
  * the cluster's revoked token). Once this returns, the cluster holds nothing.
  */

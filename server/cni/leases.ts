@@ -69,8 +69,8 @@ async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
 /**
  * Makes sure the node has room for a `family` address: carves a block when none of its blocks has
  * room (`needed`), or — ahead of need — when none has more than a quarter of its room left
- * (`spare`). One statement (`cni_node_block_ensure`, migration 0022, under the cluster's row lock:
- * migration 0026, so a deleted cluster gets no block): under a per-(cluster, node,
+ * (`spare`). One statement (server/cni/sql/cni_node_block_ensure.sql, under the cluster's row lock:
+ * cni_node_block_ensure_locked.sql, so a deleted cluster gets no block): under a per-(cluster, node,
  * family) advisory lock it looks at the node's blocks again and carves only if they still lack
  * room, so a burst of ADDs on a new node carves one block, not one each; the parent pool's row is
  * locked only by the carve. The carve also schedules the block's return check: a block carved
@@ -125,7 +125,7 @@ function carveSpare(db: Db, cluster: ClusterRef, node: string, family: Family) {
 }
 
 /**
- * An ADD or carve for a cluster deleted meanwhile (migration 0026: both lock the cluster's row, so
+ * An ADD or carve for a cluster deleted meanwhile (server/cni/sql/cni_lease_add_confirmed.sql: both lock the cluster's row, so
  * they either finish before the deletion or find the cluster gone): 404, as for an unknown cluster.
  */
 const clusterGone = (cluster: Pick<ClusterRef, 'name'>) => new DomainError('NotFound', `cluster "${cluster.name}" not found (it has been deleted)`, 'cluster');
@@ -160,8 +160,8 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
 }
 
 /**
- * The ADD as one statement (`cni_lease_add`, migrations 0012 and 0016, or with the other ADDs in
- * flight `cni_lease_add_many`, migration 0022: add-batch.ts): the addresses, or the families that
+ * The ADD as one statement (server/cni/sql/cni_lease_add.sql, or with the other ADDs in
+ * flight cni_lease_add_many.sql: add-batch.ts): the addresses, or the families that
  * need a new node block (the statement then changed nothing).
  */
 async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor, confirmToken?: string): Promise<LeaseAddress[] | { needsBlock: number[] }> {
@@ -218,7 +218,7 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
 
 /** `releaseLeases` as one statement in `db` (a cluster's deletion runs it in its own transaction). */
 export async function releaseLeasesIn(db: DbOrTx, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason: string) {
-  // One statement (`cni_lease_release`, migrations 0015 and 0021): the leases, their addresses, the
+  // One statement (server/cni/sql/cni_lease_release.sql): the leases, their addresses, the
   // return of node blocks left empty (now for a whole cluster, else after the grace period) and the
   // audit event, all or nothing.
   const args = {

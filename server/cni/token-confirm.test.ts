@@ -1,5 +1,5 @@
 /**
- * The CNI ADD confirms its own token (migration 0025): the REST route reuses a cluster token it
+ * The CNI ADD confirms its own token (server/cni/sql/cni_lease_add_confirmed.sql): the REST route reuses a cluster token it
  * verified a moment ago instead of reading it again, so the ADD itself must refuse to write once
  * the token is revoked, alone or in a batch with other clusters' ADDs.
  */

@@ -29,7 +29,7 @@ async function freeBlocks(poolId: string): Promise<string[]> {
 }
 
 /**
- * The SQL allocator (ipam_allocate / ipam_release, migration 0011) against the in-memory reference
+ * The SQL allocator (server/ipam/sql/ipam_allocate.sql, ipam_release.sql) against the in-memory reference
  * (FreeBlockSet, composed from the pure functions in blocks.ts): the same random sequence of
  * allocations, pinned allocations and releases must choose the same blocks and leave the same
  * canonical free set after every step.

@@ -1,7 +1,7 @@
 /**
  * The database side of the buddy allocator (blocks.ts describes the free-set algebra). Allocation
  * and release are single statements — the SQL functions `ipam_allocate` and `ipam_release`
- * (migration 0011) — that lock the pool row first, which serializes changes to one pool's free
+ * (server/ipam/sql/) — that lock the pool row first, which serializes changes to one pool's free
  * list and counters until the caller's transaction (or the statement) ends; different pools never
  * wait for each other. The exclusion constraint on `ip_allocations` is the final guard against
  * overlap, whatever happens here.

@@ -5,7 +5,7 @@ import type { Db } from '@/db/client';
  * IP claim creates in batches (db/batch.ts). A claim holds its project's quota bucket row and its
  * pool's row until it commits, so concurrent claims of one project would queue one commit after
  * another (and crowd PostgreSQL's lock manager); the creates that arrive while a batch is in flight
- * go together as the next `ipam_claim_create_many` statement (migration 0018), acknowledged at its
+ * go together as the next `ipam_claim_create_many` statement (server/ipam/sql/ipam_claim_create_many.sql), acknowledged at its
  * commit. Pinned claims and dry runs, which are refused or undone by raising, run alone.
  *
  * A refusal inside a batch comes back as the error the single statement raises (MQ001 with the

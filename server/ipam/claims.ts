@@ -207,7 +207,7 @@ export interface CreateClaimResult {
  * and is rolled back: the result shows the block that would be chosen.
  *
  * Two round trips: one query reads the context and the quota policy (rendered in between), then
- * one statement — the SQL function `ipam_claim_create` (migration 0011) — locks the pool, carves
+ * one statement — the SQL function `ipam_claim_create` (server/ipam/sql/) — locks the pool, carves
  * the block, writes the claim, its event and its quota claim, all or nothing. The pool's row lock
  * is held only while that statement runs and commits; creates in flight together share one
  * statement and its commit (claim-batch.ts), each still all or nothing.
@@ -335,7 +335,7 @@ interface CreatedRow {
  */
 export async function deleteClaim(db: Db, projectId: string, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
-    // The claim's name first, as a create takes it (ipam_claim_try, migration 0018), then its pool,
+    // The claim's name first, as a create takes it (server/ipam/sql/ipam_claim_try.sql), then its pool,
     // then its bucket: a create and a delete of one name never wait on each other crosswise.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ipclaim:${projectId}:${name}`}, 0))`);
     const [claim] = await tx

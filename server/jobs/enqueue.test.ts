@@ -3,7 +3,7 @@
  * transaction commits. Keyed jobs are the hard case: graphile-worker's add_job retires a running
  * job with the key and then upserts the key's pending one, in two statements, and a worker may take
  * the pending job between them. Jobs are added from TypeScript (enqueueJob) and from SQL
- * (meridian_add_job, migration 0024); both must survive that interleaving.
+ * (server/jobs/sql/meridian_add_job.sql); both must survive that interleaving.
  */
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';

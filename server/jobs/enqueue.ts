@@ -19,7 +19,7 @@ export interface EnqueueOptions {
  * Enqueues a graphile-worker job with SQL inside the caller's transaction: the job exists if and
  * only if the change that made it necessary commits. Payloads carry ids only.
  *
- * Through `meridian_add_job` (migration 0024), graphile-worker's add_job made safe for keyed jobs:
+ * Through `meridian_add_job` (server/jobs/sql/meridian_add_job.sql), graphile-worker's add_job made safe for keyed jobs:
  * a keyed add_job is two statements (retire a running job with the key, then upsert the key's
  * pending job unless it is locked), and a worker that takes the pending job between the two leaves
  * it nothing to add (graphile/worker#580), while the run that worker started may have read the

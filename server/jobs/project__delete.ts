@@ -10,7 +10,7 @@ const MAX_PASSES = 3;
  * Deletes a project that is in phase Deleting (enqueued by the request, keyed `project-delete:<id>`
  * in a queue of its own): passes release what they can; when something must wait — a machine whose
  * cleanup waits on the provider — the next pass is scheduled with capped exponential backoff. A
- * machine of the project reaching Released enqueues this job at once (trigger, migration 0014).
+ * machine of the project reaching Released enqueues this job at once (a trigger: server/tenancy/sql/project_deletion_wake_on_release.sql).
  */
 export async function projectDelete(raw: unknown, { db }: TaskContext) {
   const { projectId } = payload.parse(raw);

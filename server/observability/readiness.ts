@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { expectedMigrationCount } from '@/db/migrate';
+import { expectedMigrationCount } from '@/db/journal';
 import { databaseUnavailability } from '@/server/errors';
 import { providerClient, providerConfigured } from '@/server/provider/connection';
 import { internalErrorMessage, logError } from './log';

@@ -18,7 +18,7 @@ import { userOf } from './grants';
  *     CEL: constraints (false → not quota-managed), claim name, amounts; validation
  *     (ValidationFailed → denied before any work is done)
  *   decideAdmission(tx, …)    the object's last write before COMMIT: one call of the SQL function
- *     quota_admit (migration 0011), which per requested type (sorted, so two multi-type claims lock
+ *     quota_admit (server/quota/sql/quota_admit.sql), which per requested type (sorted, so two multi-type claims lock
  *     buckets in one order) runs
  *       update allowance_buckets
  *          set allocated = allocated + $n, claim_count = claim_count + 1
@@ -285,7 +285,7 @@ export async function decideAdmission(tx: DbOrTx, prepared: PreparedAdmission, o
   return admissionOutcome(tx, { ...prepared, req }, result);
 }
 
-/** What the SQL function `quota_admit` (migration 0011) returns. */
+/** What the SQL function `quota_admit` (server/quota/sql/quota_admit.sql) returns. */
 export type QuotaAdmitResult =
   | { granted: true; id: string; buckets: { resourceType: string; limit: string | number; allocated: string | number }[] }
   | { granted: false; index: number }

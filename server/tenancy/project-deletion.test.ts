@@ -16,7 +16,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { backupDatabase, restoreDatabase } from '@/db/backup';
 import { configureDbPool, createDb, type DbHandle } from '@/db/client';
-import { migrateDatabase } from '@/db/migrate';
+import { prepareDatabase } from '@/test/global-setup';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
 import { createCluster, findCluster } from '@/server/cni/clusters';
@@ -56,7 +56,7 @@ let operatorToken: string;
 
 const db = () => handle.db;
 
-/** A database of this file's own on the test server, migrated unless asked not to (see the file comment). */
+/** A database of this file's own on the test server, prepared as the run's database is (empty or an older release's, then migrated) unless asked not to (see the file comment). */
 async function ownDatabase(options: { migrate?: boolean } = {}) {
   const shared = inject('databaseUrl');
   const name = `meridian_deletion_${Date.now()}_${Math.random().toString(36).slice(2, 6)}`;
@@ -65,7 +65,7 @@ async function ownDatabase(options: { migrate?: boolean } = {}) {
   await adminSql.end();
   const u = new URL(shared);
   u.pathname = `/${name}`;
-  if (options.migrate ?? true) await migrateDatabase(u.toString());
+  if (options.migrate ?? true) await prepareDatabase(u.toString(), inject('upgradeFrom'));
   return {
     url: u.toString(),
     drop: async () => {

@@ -2,7 +2,7 @@
  * Deleting a project in the presence of failure.
  *
  * `requestProjectDeletion` puts the project in phase `Deleting` (reads still work; the database
- * refuses new objects in it, migration 0014), revokes every token of the project and enqueues the
+ * refuses new objects in it: server/tenancy/sql/project_refuse_new_objects.sql), revokes every token of the project and enqueues the
  * `project__delete` job, all in one transaction. The job runs `runDeletionPass`: level-triggered and
  * idempotent, it reads everything fresh and releases what it finds through the features' own
  * delete paths (so every release is audited and the quota books follow):
@@ -24,7 +24,7 @@
  * and the last error. The pass is then retried with capped exponential backoff and jitter (a job
  * with a run time, keyed per project, never a loop), counted in
  * `meridian_project_deletion_retries_total`; and a machine of a deleting project reaching
- * `Released` wakes the job at once (trigger in migration 0014), so the deletion completes as soon
+ * `Released` wakes the job at once (a trigger: server/tenancy/sql/project_deletion_wake_on_release.sql), so the deletion completes as soon
  * as the provider is back. The provider itself is retried only by the machine's reconciler, with
  * its own capped backoff: deletion adds no calls to a dependency that is down.
  *

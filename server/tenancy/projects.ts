@@ -186,7 +186,7 @@ export async function addMembership(db: DbOrTx, input: { userId: string; role: M
 /**
  * Removes a user's role on an organization or a project; NotFound when they hold none there. The
  * tokens they created for the projects concerned act from then on with what rights they keep
- * (api_token_role, migration 0031): none, unless another membership still grants some.
+ * (server/tenancy/sql/api_token_role.sql): none, unless another membership still grants some.
  */
 export async function removeMembership(db: DbOrTx, input: { userId: string } & MembershipScope, actor: Actor) {
   const { scope, where, projectId } = membershipOf(input);

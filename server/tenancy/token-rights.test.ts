@@ -1,6 +1,6 @@
 /**
  * A project token acts with the lesser of its own role and its creator's current rights in the
- * project (api_token_role, migration 0031): disabling the creator, demoting them, removing their
+ * project (server/tenancy/sql/api_token_role.sql): disabling the creator, demoting them, removing their
  * membership or deleting them takes effect on the token's next request, on every REST route and on
  * the CNI ADD that reuses a cluster token verified a moment ago. Tokens nobody created (the CLI,
  * the seed) act with their own role.
@@ -249,5 +249,31 @@ describe('migration 0031', () => {
       await old.close();
       await admin.execute(sql.raw(`drop database ${name} with (force)`));
     }
+  });
+});
+
+describe('the role read as the calling statement plans it', () => {
+  // Token verification runs on every REST request: the role must be planned with the statement
+  // that reads the token (api_token_roles inlined), not planned again inside a function call.
+  test('api_token_roles read in FROM is inlined into the calling statement', async () => {
+    const { db } = testDb();
+    const { project } = await makeProject(db);
+    const token = await createApiToken(db, { projectId: project.id, name: 'plan' }, actor);
+    const plan = (await db.execute(sql`
+      explain (verbose, costs off)
+      select (select r.role from api_token_roles(t.id) r) as role from api_tokens t where t.id = ${token.id}`)) as unknown as { 'QUERY PLAN': string }[];
+    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).toContain('memberships');
+    expect(text).not.toMatch(/api_token_role/);
+  });
+
+  test('the value form answers what the table form answers', async () => {
+    const { db } = testDb();
+    const { project } = await makeProject(db);
+    const user = await makeUser(db, { projectId: project.id, role: 'editor' });
+    const token = await createApiToken(db, { projectId: project.id, name: 'both', role: 'owner', createdBy: user.id }, actor);
+    const [row] = (await db.execute(sql`
+      select api_token_role(${token.id}) as value, (select r.role from api_token_roles(${token.id}) r) as inlined`)) as unknown as { value: string; inlined: string }[];
+    expect(row).toEqual({ value: 'editor', inlined: 'editor' });
   });
 });

@@ -29,7 +29,7 @@ function checkTokenName(raw: string): string {
 /**
  * Issues a bearer token for a project (optionally one cluster). Returns the secret exactly once;
  * only its SHA-256 is stored. With `createdBy` the token acts with no more than that user's rights
- * in the project at each use (api_token_role, migration 0031); without, with its own role.
+ * in the project at each use (server/tenancy/sql/api_token_role.sql); without, with its own role.
  */
 export async function createApiToken(
   db: DbOrTx,
@@ -233,7 +233,7 @@ async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
   // Hashes are hex: the array literal needs no quoting, and one statement text serves any count.
   const rows = (await db.execute(sql`
     select t.token_hash, t.kind, t.id as token_id, t.name as token_name, t.project_id, p.slug as project_slug, t.cluster_name,
-           api_token_role(t.id) as role,
+           (select r.role from api_token_roles(t.id) r) as role,
            u.id as user_id, u.email as user_email, u.platform_roles as user_roles, u.disabled_at is not null as user_disabled,
            t.last_used_at is null or t.last_used_at < now() - interval '60 seconds' as stale,
            c.id as cluster_id, n.id as network_id, n.name as network_name, c.node_block_prefix_v4, c.node_block_prefix_v6
@@ -297,7 +297,7 @@ const verifier = perPool((pool) => {
 /**
  * Cluster tokens verified in the last REUSE_MS, by hash. A route whose write confirms its token
  * itself (the CNI ADD, which checks in its own transaction that its token still has a role of at
- * least editor: migrations 0025, 0031) takes the principal from here instead of reading the token
+ * least editor: server/cni/sql/cni_lease_add_confirmed.sql) takes the principal from here instead of reading the token
  * again before every call. Only successful look-ups of cluster tokens are kept: their project and
  * cluster are fixed (deleting the cluster or its project revokes the token). Their role is not: it
  * follows the creator's rights, which may change in any process (the console, the admin CLI)

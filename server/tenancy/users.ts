@@ -72,7 +72,7 @@ export async function setPassword(
 /**
  * Disables (or enables again) a user. A disabled user cannot sign in, disabling ends the user's
  * sessions at once, and every token the user created stops working at its next use
- * (api_token_role, migration 0031), as do their operator tokens; enabling the user again gives
+ * (server/tenancy/sql/api_token_role.sql), as do their operator tokens; enabling the user again gives
  * those tokens back what the user's rights then allow.
  */
 export async function setUserDisabled(db: DbOrTx, userId: string, disabled: boolean, actor: Actor) {
@@ -96,7 +96,7 @@ export async function setUserDisabledByEmail(db: DbOrTx, email: string, disabled
 
 /**
  * Deletes a user with their memberships and operator tokens. The project tokens they created are
- * revoked in the same statement (a trigger on users, migration 0031), so none outlives them.
+ * revoked in the same statement (a trigger on users: server/tenancy/sql/api_tokens_revoke_with_creator.sql), so none outlives them.
  */
 export async function deleteUser(db: DbOrTx, userId: string, actor: Actor) {
   const [user] = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id, email: users.email });

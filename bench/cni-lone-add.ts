@@ -1,0 +1,115 @@
+/**
+ * bench/cni-lone-add: the server's time for ONE CNI ADD with nothing else running — what a node
+ * waits for when a single pod starts. One keep-alive client sends ADDs one after another to the
+ * real web process (each ADD a new container on a node whose block is already carved and holds a
+ * resident pod; its DEL follows, timed apart), and the same again with the server left idle for a
+ * while before each ADD. For scale, the floor of any call at that moment: an unknown REST path (no
+ * database) and GET /whoami (one read round trip). Target: ADD p50 ≤ 3 ms.
+ *
+ *   node --import tsx bench/cni-lone-add.ts [adds=300]     (needs a production build: npm run build)
+ *
+ * Timings are taken in this process around each request (loopback HTTP included). The database is
+ * DATABASE_URL's server when set, else a throwaway embedded one (bench/lib/harness.ts).
+ */
+import http from 'node:http';
+import os from 'node:os';
+import { systemActor } from '../server/audit/events';
+import { createCluster } from '../server/cni/clusters';
+import { createNetwork } from '../server/ipam/networks';
+import { createOrganization, createProject } from '../server/tenancy/projects';
+import { benchDatabase, cpuMeter, fmt, fmtCpu, percentile, startWeb } from './lib/harness';
+
+const actor = systemActor('bench');
+const ADDS = Number(process.argv[2] ?? process.env.BENCH_ADDS ?? 300);
+/** Idle time before each ADD of the second series: longer than any batching window or timer the server might keep warm. */
+const IDLE_MS = 50;
+
+function call(agent: http.Agent, base: URL, path: string, token: string, body?: unknown): Promise<{ status: number; ms: number; text: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string | number> = { authorization: `Bearer ${token}` };
+  if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { agent, host: base.hostname, port: base.port, path, method: payload === undefined ? 'GET' : 'POST', headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function main() {
+  const bench = await benchDatabase();
+  const { db } = bench.handle;
+  const org = await createOrganization(db, { slug: 'bench', name: 'bench' }, actor);
+  const project = await createProject(db, { organizationId: org.id, slug: 'bench', name: 'bench' }, actor);
+  await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '10.64.0.0/16' }] }, actor);
+  const token = (await createCluster(db, project.id, { name: 'lone', network: 'pods', issueToken: true }, actor)).token!.secret;
+  const web = await startWeb(bench.url);
+  const base = new URL(web.base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const path = (verb: string) => `/api/v1/projects/-/clusters/lone/cni/${verb}`;
+  let seq = 0;
+  const addThenDel = async () => {
+    const containerId = `lone${seq++}`;
+    const add = await call(agent, base, path('add'), token, { cniNetwork: 'k8s', containerId, ifname: 'eth0', node: 'node-1', podNamespace: 'default', podName: containerId });
+    if (add.status !== 200) throw new Error(`ADD answered ${add.status}: ${add.text}`);
+    const del = await call(agent, base, path('del'), token, { cniNetwork: 'k8s', containerId, ifname: 'eth0' });
+    if (del.status !== 200) throw new Error(`DEL answered ${del.status}: ${del.text}`);
+    return { add: add.ms, del: del.ms };
+  };
+  try {
+    // A pod that stays: the node's block is carved and never emptied by a DEL (an emptied block
+    // schedules its return, which is not what a lone ADD on a running node costs).
+    const resident = await call(agent, base, path('add'), token, { cniNetwork: 'k8s', containerId: 'resident', ifname: 'eth0', node: 'node-1' });
+    if (resident.status !== 200) throw new Error(`ADD answered ${resident.status}: ${resident.text}`);
+    // Warm-up: connections, plans, the verified token.
+    for (let i = 0; i < 50; i++) await addThenDel();
+    const back: { add: number; del: number }[] = [];
+    const cpu = cpuMeter({ web: web.proc.pid }, { database: new URL(bench.url).pathname.slice(1) });
+    for (let i = 0; i < ADDS; i++) back.push(await addThenDel());
+    const cpuPerPair = cpu.perOp(ADDS);
+    // The floor of any call on this machine now: a REST path that does not exist (no database), and
+    // GET /whoami (the token read: one read round trip, nothing committed).
+    const floor = { none: [] as number[], whoami: [] as number[] };
+    for (let i = 0; i < ADDS; i++) {
+      const none = await call(agent, base, '/api/v1/no-such-route', token);
+      const whoami = await call(agent, base, '/api/v1/whoami', token);
+      if (none.status !== 404 || whoami.status !== 200) throw new Error(`floor calls answered ${none.status}, ${whoami.status}`);
+      floor.none.push(none.ms);
+      floor.whoami.push(whoami.ms);
+    }
+    const idle: { add: number; del: number }[] = [];
+    for (let i = 0; i < Math.min(ADDS, 200); i++) {
+      await sleep(IDLE_MS);
+      idle.push(await addThenDel());
+    }
+    const row = (label: string, ms: number[]) =>
+      `| ${label} | ${ms.length} | ${fmt(percentile(ms, 50))} | ${fmt(percentile(ms, 90))} | ${fmt(percentile(ms, 99))} |\n`;
+    process.stdout.write(`| lone CNI call, keep-alive client, node block carved | n | p50 | p90 | p99 |\n|---|---|---|---|---|\n`);
+    process.stdout.write(row('ADD, one after another', back.map((r) => r.add)));
+    process.stdout.write(row(`ADD after ${IDLE_MS} ms idle`, idle.map((r) => r.add)));
+    process.stdout.write(row('DEL, one after another', back.map((r) => r.del)));
+    process.stdout.write(row('floor: unknown REST path (404, no database)', floor.none));
+    process.stdout.write(row('floor: GET /whoami (one read, no commit)', floor.whoami));
+    process.stdout.write(`cpu ms per ADD + DEL (one after another): ${fmtCpu(cpuPerPair)}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    const p50 = percentile(idle.map((r) => r.add), 50);
+    process.stdout.write(`lone ADD p50 (after idle) ${fmt(p50)}: ${p50 <= 3 ? 'meets' : 'MISSES'} the 3 ms target\n`);
+  } finally {
+    agent.destroy();
+    await web.stop();
+    await bench.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,10 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '@/app/_trpc/client';
+
+/** Whether the signed-in user may change this project (editor or owner, not viewer); false until the role is known. */
+export function useCanEdit(project: string): boolean {
+  const trpc = useTRPC();
+  const { data } = useQuery(trpc.projects.get.queryOptions({ project }));
+  return data ? data.role !== 'viewer' : false;
+}

@@ -1,0 +1,95 @@
+'use client';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTRPC } from '@/app/_trpc/client';
+import { Pager } from '@/components/ui/pager';
+import { Badge, Button, Card, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { ErrorLine, useInvalidateQuota } from './admin-parts';
+import { ADMIN_PAGE_SIZE, queueInput } from './queries';
+
+/** Tenants' requests for more quota, oldest first: approve (possibly a different amount) or reject with a reason. */
+export function IncreaseQueue() {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateQuota();
+  const [status, setStatus] = useState<'Pending' | 'Approved' | 'Rejected'>('Pending');
+  const [offset, setOffset] = useState(0);
+  const queue = useQuery({ ...trpc.quota.admin.increases.queue.queryOptions(queueInput(status, offset)), placeholderData: keepPreviousData });
+  const approve = useMutation(trpc.quota.admin.increases.approve.mutationOptions({ onSuccess: () => void invalidate() }));
+  const reject = useMutation(trpc.quota.admin.increases.reject.mutationOptions({ onSuccess: () => void invalidate() }));
+  const items = queue.data?.items ?? [];
+  return (
+    <Card
+      title="Increase requests"
+      actions={
+        <Select
+          aria-label="Request status"
+          className="w-36"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value as typeof status);
+            setOffset(0);
+          }}
+        >
+          <option value="Pending">Pending</option>
+          <option value="Approved">Approved</option>
+          <option value="Rejected">Rejected</option>
+        </Select>
+      }
+    >
+      <ErrorLine error={approve.error ?? reject.error} testId="queue-error" />
+      {queue.isSuccess && items.length === 0 ? (
+        <EmptyState title={status === 'Pending' ? 'No requests waiting' : `No ${status.toLowerCase()} requests`}>
+          Tenants&apos; requests for more quota appear here, oldest first, with their reason and the project&apos;s bucket now.
+        </EmptyState>
+      ) : (
+        <Table head={['Requested', 'Project', 'Resource type', 'Amount', 'Reason', 'Bucket now', status === 'Pending' ? 'Decide' : 'Decision']}>
+          {items.map((r) => (
+            <tr key={r.id} data-testid="queue-row">
+              <Td className="whitespace-nowrap font-mono text-xs">
+                {formatTime(r.createdAt)}
+                <span className="block font-sans text-slate-500">{r.requestedBy}</span>
+              </Td>
+              <Td>{r.project}</Td>
+              <Td className="text-xs">{r.resourceType}</Td>
+              <Td className="tabular-nums">{r.amount}</Td>
+              <Td>{r.reason}</Td>
+              <Td className="tabular-nums text-xs">{r.bucket ? `${r.bucket.allocated} of ${r.bucket.limit}` : 'no bucket'}</Td>
+              <Td>
+                {r.status === 'Pending' ? (
+                  <form
+                    className="flex flex-wrap items-center gap-1.5"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      const f = new FormData(e.currentTarget);
+                      const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+                      const reason = String(f.get('reason') ?? '');
+                      if (submitter?.value === 'reject') reject.mutate({ id: r.id, reason });
+                      else approve.mutate({ id: r.id, amount: Number(f.get('amount')) || undefined, reason: reason || undefined });
+                    }}
+                  >
+                    <Input name="amount" type="number" min={1} defaultValue={r.amount} aria-label="Amount to grant" className="w-20" />
+                    <Input name="reason" aria-label="Reason" placeholder="reason (required to reject)" className="w-44" />
+                    <Button type="submit" value="approve" disabled={approve.isPending}>
+                      Approve
+                    </Button>
+                    <Button type="submit" value="reject" variant="danger" disabled={reject.isPending}>
+                      Reject
+                    </Button>
+                  </form>
+                ) : (
+                  <span className="text-sm text-slate-600">
+                    <Badge tone={r.status === 'Approved' ? 'green' : 'red'}>{r.status}</Badge> {r.status === 'Approved' ? `${r.approvedAmount} as ${r.grantName}` : ''} by {r.decidedBy}
+                    {r.decisionReason ? `: ${r.decisionReason}` : ''}
+                  </span>
+                )}
+              </Td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      {queue.data && (
+        <Pager label="Increase requests pages" offset={offset} count={items.length} pageSize={ADMIN_PAGE_SIZE} total={queue.data.total} hasNext={offset + items.length < queue.data.total} onChange={setOffset} />
+      )}
+    </Card>
+  );
+}
