@@ -30,7 +30,7 @@ async function main() {
   const app = next({ dev: false, dir: root, hostname: e.HOSTNAME, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const api = await createApiServer(root);
+  const api = createApiServer();
   const server = http.createServer(
     createFrontDoor({ api, next: handle, trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES), signInLimiter: limiter('signIn') }),
   );

@@ -1,7 +1,7 @@
 /**
- * The BUILT `meridian-ipam` against the REAL lease API: the route handlers of
- * app/api/v1/projects/[project]/clusters/[cluster]/cni/[command] on this run's test database,
- * served in-process by a small node:http adapter (no Next build needed). Every command and the
+ * The BUILT `meridian-ipam` against the REAL lease API: the route
+ * `/api/v1/projects/{project}/clusters/{cluster}/cni/{command}` (server/cni/rest.ts) on this run's
+ * test database, served in-process by the web process's REST server (no Next build needed). Every command and the
  * server-side error paths (token rejected or read-only, unknown cluster, CHECK mismatch and no
  * lease, GC, STATUS and ADD on an exhausted network), then the Debian bridge suite through the
  * same server (root only; skipped otherwise).

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the property-based fuzz suites (server/api/rest-fuzz.test.ts,
+ * Shared pieces of the property-based fuzz suites (server/http/rest-fuzz.test.ts,
  * cni/plugin-fuzz.test.ts): reproducible fast-check parameters, hostile values, and "near-valid"
  * mutations of a valid request (one field changed).
  *

@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import { systemActor } from '@/server/audit/events';
 import { pgCode } from '@/server/errors';
 import { initialFreeBlocks, reservationBlocks } from '@/server/ipam/blocks';
@@ -12,6 +11,9 @@ import { makeProject } from '@/test/fixtures';
 import { createCluster, findCluster } from './clusters';
 import { addLease, checkLease, clusterStatus, gcLeases, listLeases, podUsage, releaseLeases, returnNodeBlockIfEmpty } from './leases';
 import { overrideEnv } from '@/server/env';
+import { routeHandlers } from '@/test/rest';
+
+const cniRoute = routeHandlers('/api/v1/projects/{project}/clusters/{cluster}/cni/{command}');
 
 const actor = systemActor('test');
 

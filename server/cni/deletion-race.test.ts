@@ -6,8 +6,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import * as clusterRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/route';
-import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import { systemActor } from '@/server/audit/events';
 import { createNetwork, deleteNetwork } from '@/server/ipam/networks';
 import { requestProjectDeletion, runDeletionPass } from '@/server/workflows/project-deletion';
@@ -18,6 +16,10 @@ import { asDomainError } from '@/server/errors';
 import { errorTable } from '@/server/error-table';
 import { createCluster, findCluster } from './clusters';
 import { addLease } from './leases';
+import { routeHandlers } from '@/test/rest';
+
+const clusterRoute = routeHandlers('/api/v1/projects/{project}/clusters/{cluster}');
+const cniRoute = routeHandlers('/api/v1/projects/{project}/clusters/{cluster}/cni/{command}');
 
 const actor = systemActor('test');
 const ROUNDS = 20;

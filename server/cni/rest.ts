@@ -1,13 +1,15 @@
+import { z } from 'zod';
+import type { DbOrTx } from '@/db/client';
 import { DomainError, isDomainError } from '@/server/errors';
 import { env } from '@/server/env';
-import { readJson, TOKEN_PROJECT } from '@/server/http/rest';
-import type { ApiRequest } from '@/server/http/buffered';
+import { jsonBody, jsonBodyByParam, jsonReply, decodeContinue, encodeContinue, pageQuery, tokenRoute, TOKEN_PROJECT, type RestRoute } from '@/server/http/declare';
+import { ipamApi } from '@/server/ipam/rest';
 import { resourceName } from '@/server/ipam/schemas';
 import { roleAtLeast } from '@/server/tenancy/roles';
 import type { GoneClusterToken, TokenPrincipal } from '@/server/tenancy/tokens';
-import type { DbOrTx } from '@/db/client';
-import { findCluster } from './clusters';
-import { leaseKey } from './schemas';
+import { createCluster, deleteCluster, findCluster, listClusters } from './clusters';
+import { addLease, checkLease, clusterStatus, gcLeases, listLeases, releaseLeases } from './leases';
+import { addInput, checkInput, clusterCreateInput, gcInput, leaseKey } from './schemas';
 
 /**
  * The cluster a CNI call acts on: it must belong to the token's project, and a cluster-scoped
@@ -42,16 +44,150 @@ export function gcGraceSeconds(): number {
   return env().CNI_GC_GRACE_SECONDS;
 }
 
+const unknownCommand = (command: string) => new DomainError('NotFound', `unknown CNI command "${command}"`, 'command');
+
+/** The bodies of the CNI lease API's commands (an unknown command: its body read, then 404). */
+const cniBody = jsonBodyByParam('command', { add: addInput, del: leaseKey, check: checkInput, gc: gcInput }, unknownCommand);
+
 /**
- * The CNI DEL of a revoked cluster token whose cluster is gone (server/http/rest.ts `goneCluster`):
- * a deleted cluster's leases were all released with it, so the attachment holds nothing and the
- * DEL succeeds (`released: 0`) — the container runtime can tear its pods down instead of retrying
- * forever. It reads only the token and the body and changes nothing. For the token's own project
- * and cluster in the path and an editor token only; anything else keeps the 401.
+ * The CNI DEL of a revoked cluster token whose cluster is gone (the `goneCluster` rule of the CNI
+ * route): a deleted cluster's leases were all released with it, so the attachment holds nothing and
+ * the DEL succeeds (`released: 0`) — the container runtime can tear its pods down instead of
+ * retrying forever. It reads only the token and the body and changes nothing. For the token's own
+ * project and cluster in the path and an editor token only; anything else keeps the 401.
  */
-export async function delOfGoneCluster(token: GoneClusterToken, { req, params }: { req: ApiRequest; params: { project: string; cluster: string } }) {
+async function delOfGoneCluster(token: GoneClusterToken, { params, body }: { params: { project: string; cluster: string }; body: (key: 'del') => unknown }) {
   const ownPath = (params.project === token.projectSlug || params.project === TOKEN_PROJECT) && params.cluster === token.clusterName;
   if (!ownPath || !roleAtLeast(token.role, 'editor')) return undefined;
-  leaseKey.parse(await readJson(req));
+  body('del');
   return { released: 0 };
 }
+
+const CLUSTERS = '/api/v1/projects/{project}/clusters';
+const CLUSTER = '/api/v1/projects/{project}/clusters/{cluster}';
+const CNI = '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}';
+
+/** The REST v1 routes of clusters and the CNI lease API (group ipam.miloapis.com). */
+export const cniRoutes: RestRoute[] = [
+  tokenRoute({
+    method: 'GET',
+    path: CLUSTERS,
+    group: ipamApi,
+    summary: 'List clusters with lease, node and block counts',
+    minRole: 'viewer',
+    handler: async ({ db, principal }) => {
+      const items = await listClusters(db, principal.projectId);
+      const visible = principal.clusterName ? items.filter((c) => c.name === principal.clusterName) : items;
+      return { kind: 'ClusterList', items: visible };
+    },
+  }),
+  tokenRoute({
+    method: 'POST',
+    path: CLUSTERS,
+    group: ipamApi,
+    summary: 'Register a cluster attached to a network; returns a cluster-scoped token once',
+    minRole: 'editor',
+    body: jsonBody(clusterCreateInput),
+    handler: async ({ db, body, principal, actor }) => {
+      if (principal.clusterName) throw new DomainError('Forbidden', 'a cluster-scoped token cannot register clusters');
+      const input = body();
+      return jsonReply(await createCluster(db, principal.projectId, { ...input, issueToken: true }, actor), { status: 201 });
+    },
+  }),
+  tokenRoute({
+    method: 'GET',
+    path: CLUSTER,
+    group: ipamApi,
+    summary: 'Read a cluster',
+    minRole: 'viewer',
+    handler: async ({ db, params, principal }) => {
+      const cluster = await clusterForToken(db, principal, params.cluster);
+      const [detail] = (await listClusters(db, principal.projectId)).filter((c) => c.id === cluster.id);
+      return detail;
+    },
+  }),
+  tokenRoute({
+    method: 'DELETE',
+    path: CLUSTER,
+    group: ipamApi,
+    summary: 'Delete a cluster, releasing its leases and node blocks and revoking its tokens',
+    minRole: 'editor',
+    handler: async ({ db, params, principal, actor }) => {
+      await clusterForToken(db, principal, params.cluster);
+      if (principal.clusterName) throw new DomainError('Forbidden', 'a cluster-scoped token cannot delete clusters');
+      return deleteCluster(db, principal.projectId, params.cluster, actor);
+    },
+  }),
+  tokenRoute({
+    method: 'GET',
+    path: '/api/v1/projects/{project}/clusters/{cluster}/leases',
+    group: ipamApi,
+    summary: 'List pod leases (search by IP, pod, namespace, node)',
+    minRole: 'viewer',
+    query: z.object({ ...pageQuery(500, 100), search: z.string().max(100).optional().describe('IP, pod, namespace or node') }),
+    handler: async ({ db, query, params, principal }) => {
+      const q = query();
+      const cluster = await clusterForToken(db, principal, params.cluster);
+      const page = await listLeases(db, principal.projectId, { cluster: cluster.name, search: q.search, limit: q.limit, offset: decodeContinue(q.continue) });
+      return { kind: 'PodLeaseList', items: page.items, metadata: { total: page.total, continue: encodeContinue(page.nextOffset) } };
+    },
+  }),
+
+  /*
+   * The CNI lease API: POST add | del | check | gc (the plugin's commands), GET status. The path's
+   * project may be `-`, the token's own. An ADD is refused if its token is revoked (checked in its
+   * own transaction), so the token it came with need not be read again before it. A DEL for a
+   * cluster that does not exist succeeds (it holds nothing), also with the revoked token of a
+   * deleted cluster: the container runtime can always tear its pods down.
+   */
+  tokenRoute({
+    method: 'POST',
+    path: CNI,
+    group: ipamApi,
+    summary: 'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc; project "-" is the token\'s own; del succeeds for a cluster that does not exist',
+    minRole: 'editor',
+    projectFromToken: true,
+    confirmsToken: (p) => p.command === 'add',
+    goneCluster: { applies: (p) => p.command === 'del', answer: delOfGoneCluster },
+    body: cniBody,
+    handler: async ({ db, params, body, principal, actor }) => {
+      if (params.command === 'del') {
+        const key = body('del');
+        // A cluster that does not exist (any more) holds nothing: DEL of what is gone succeeds.
+        const cluster = await clusterForDel(db, principal, params.cluster);
+        return { released: cluster ? (await releaseLeases(db, cluster, { key }, actor)).length : 0 };
+      }
+      const cluster = await clusterForToken(db, principal, params.cluster);
+      switch (params.command) {
+        case 'add':
+          return { ips: await addLease(db, cluster, body('add'), actor, principal.tokenId) };
+        case 'check': {
+          const input = body('check');
+          return checkLease(db, cluster, input, input.prevResult.ips, actor);
+        }
+        case 'gc': {
+          const result = await gcLeases(db, cluster, body('gc'), gcGraceSeconds(), actor);
+          return { released: result.released, kept: result.kept, spared: result.spared };
+        }
+        default:
+          // The body is read as for any command (400 for its content type or syntax), then 404.
+          return body(params.command);
+      }
+    },
+  }),
+  tokenRoute({
+    method: 'GET',
+    path: CNI,
+    group: ipamApi,
+    summary: 'CNI STATUS (command = status): ready, or not ready with the reason',
+    minRole: 'viewer',
+    projectFromToken: true,
+    query: z.object({ cniNetwork: z.string().max(253).optional().describe('the CNI network asking (informational)') }),
+    handler: async ({ db, query, params, principal }) => {
+      if (params.command !== 'status') throw unknownCommand(params.command);
+      query();
+      const cluster = await clusterForToken(db, principal, params.cluster);
+      return clusterStatus(db, cluster);
+    },
+  }),
+];

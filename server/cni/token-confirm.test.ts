@@ -5,7 +5,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
 import { systemActor } from '@/server/audit/events';
 import { createNetwork } from '@/server/ipam/networks';
 import { createApiToken, revokeApiToken, verifyApiToken } from '@/server/tenancy/tokens';
@@ -14,6 +13,9 @@ import { makeProject } from '@/test/fixtures';
 import { requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { createCluster, deleteCluster, findCluster } from './clusters';
 import { addLease } from './leases';
+import { routeHandlers } from '@/test/rest';
+
+const cniRoute = routeHandlers('/api/v1/projects/{project}/clusters/{cluster}/cni/{command}');
 
 const actor = systemActor('test');
 

@@ -5,8 +5,9 @@ import { systemActor } from '@/server/audit/events';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
-import { createApiServer } from './api-server';
-import { bySpecificity, matchRoute, routeFiles, type RouteHandler } from './route-table';
+import { routeHandlers } from '@/test/rest';
+import { apiEndpoints, createApiServer } from './api-server';
+import { bySpecificity, matchPath, segmentsOf } from './route-table';
 
 const actor = systemActor('test');
 let server: Server;
@@ -15,7 +16,7 @@ let token = '';
 let projectSlug = '';
 
 beforeAll(async () => {
-  const api = await createApiServer(process.cwd());
+  const api = createApiServer();
   server = createServer((req, res) => void api.handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as { port: number }).port;
@@ -45,7 +46,7 @@ function send(method: string, path: string, options: { headers?: Record<string, 
 }
 
 describe('the REST v1 server', () => {
-  test('answers through the route files, with the security headers and no caching', async () => {
+  test('answers through the declared routes, with the security headers and no caching', async () => {
     const res = await send('GET', '/api/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ project: projectSlug });
@@ -93,7 +94,7 @@ describe('the REST v1 server', () => {
     expect(await db.execute(sql`select count(*)::int as n from networks`)).toEqual(before);
   });
 
-  test('bodies reach the handlers as sent, and the server answers as the same route does under Next', async () => {
+  test('bodies reach the handlers as sent, and the server answers as the same route called in-process', async () => {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ metadata: { name: 'direct-net' }, spec: { cidrs: [{ cidr: '10.200.0.0/16' }] } });
     const created = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers, chunks: [Buffer.from(body.slice(0, 10)), Buffer.from(body.slice(10))] });
@@ -106,16 +107,16 @@ describe('the REST v1 server', () => {
     const untyped = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers: { authorization: `Bearer ${token}` }, chunks: [Buffer.from(body)] });
     expect(JSON.parse(untyped.body)).toMatchObject({ error: { code: 'ValidationFailed', field: 'content-type' } });
 
-    // The same route file called as Next calls it (Web Request in, Web Response out).
-    const { GET } = (await import('@/app/api/v1/projects/[project]/networks/[name]/route')) as { GET: RouteHandler };
-    const viaNext = await GET(new Request(`http://x/api/v1/projects/${projectSlug}/networks/direct-net`, { headers }), {
+    // The same route called in-process with the parameters given (what the route tests do).
+    const { GET } = routeHandlers('/api/v1/projects/{project}/networks/{name}');
+    const inProcess = await GET(new Request(`http://x/api/v1/projects/${projectSlug}/networks/direct-net`, { headers }), {
       params: Promise.resolve({ project: projectSlug, name: 'direct-net' }),
     });
     const viaServer = await send('GET', `/api/v1/projects/${projectSlug}/networks/direct-net`, { headers });
-    expect(viaServer.status).toBe(viaNext.status);
-    expect(viaServer.headers['content-type']).toBe(viaNext.headers.get('content-type'));
-    expect(JSON.parse(viaServer.body)).toEqual(await viaNext.json());
-    // Routes without a direct entry (discovery) get a Web Request and their Response is relayed.
+    expect(viaServer.status).toBe(inProcess.status);
+    expect(viaServer.headers['content-type']).toBe(inProcess.headers.get('content-type'));
+    expect(JSON.parse(viaServer.body)).toEqual(await inProcess.json());
+    // Discovery is served from the same table.
     const discovery = await send('GET', '/api/v1');
     expect(discovery.status).toBe(200);
     expect(JSON.parse(discovery.body)).toMatchObject({ version: 'v1' });
@@ -131,17 +132,17 @@ describe('the REST v1 server', () => {
 });
 
 describe('route matching', () => {
-  test('finds every route file; a static segment wins over a parameter, as in Next', () => {
-    const routes = routeFiles(process.cwd());
-    expect(routes.map((r) => r.openApiPath)).toContain('/api/v1/projects/{project}/clusters/{cluster}/cni/{command}');
+  test('finds every declared route; a static segment wins over a parameter, as in Next', () => {
+    const routes = apiEndpoints();
+    expect(routes.map((r) => r.pattern)).toContain('/api/v1/projects/{project}/clusters/{cluster}/cni/{command}');
     const synthetic = [
-      { file: 'a', segments: ['api', 'v1', 'things', '[name]'], openApiPath: '' },
-      { file: 'b', segments: ['api', 'v1', 'things', 'special'], openApiPath: '' },
+      { pattern: 'a', segments: segmentsOf('/api/v1/things/{name}') },
+      { pattern: 'b', segments: segmentsOf('/api/v1/things/special') },
     ];
     const sorted = [...synthetic].sort(bySpecificity);
-    expect(matchRoute(sorted, '/api/v1/things/special')?.route.file).toBe('b');
-    expect(matchRoute(sorted, '/api/v1/things/other')).toMatchObject({ route: { file: 'a' }, params: { name: 'other' } });
-    expect(matchRoute(routes, '/api/v1/projects/p1/machines/m1/release')).toMatchObject({ params: { project: 'p1', name: 'm1' } });
-    expect(matchRoute(routes, '/api/v1/projects/p1/machines/m1/release')?.route.openApiPath).toBe('/api/v1/projects/{project}/machines/{name}/release');
+    expect(matchPath(sorted, '/api/v1/things/special')?.entry.pattern).toBe('b');
+    expect(matchPath(sorted, '/api/v1/things/other')).toMatchObject({ entry: { pattern: 'a' }, params: { name: 'other' } });
+    expect(matchPath(routes, '/api/v1/projects/p1/machines/m1/release')).toMatchObject({ params: { project: 'p1', name: 'm1' } });
+    expect(matchPath(routes, '/api/v1/projects/p1/machines/m1/release')?.entry.pattern).toBe('/api/v1/projects/{project}/machines/{name}/release');
   });
 });

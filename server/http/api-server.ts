@@ -1,23 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { internalErrorBody } from '@/server/observability/log';
-import { BufferedRequest, jsonReply, JsonReply } from './buffered';
+import { apiTable } from './api-routes';
 import { MAX_BODY_BYTES, readNodeBody } from './body-limit';
-import { errorReply } from './rest';
-import { loadRoutes, matchRoute, ROUTE_METHODS, type LoadedRoute, type RouteMethod } from './route-table';
+import { BufferedRequest, jsonReply, type JsonReply } from './buffered';
+import type { RouteMethod } from './declare';
+import { discoveryDocument, openApiDocument } from './openapi';
+import { errorReply, serveRoute } from './rest';
+import { allowedMethods, matchPath, pathEntries, type PathEntry, type RouteTable } from './route-table';
 import { contentSecurityPolicy, securityHeaders } from './security-headers';
 
 /**
- * REST v1 served straight from the web process's Node HTTP server, beside Next. Its clients are
- * machines (the CNI plugin on every node, automation) that call it at pod-churn rates, and Next's
- * request pipeline costs 8–10 ms of CPU per request on this hardware even for `GET /whoami`
- * (bench/cni-add, bench/ipam-claims); this path costs a fraction of a millisecond.
+ * REST v1, served straight from the web process's Node HTTP server (bin/web.ts hands it every
+ * request under /api/v1 before Next sees it). Its clients are machines (the CNI plugin on every
+ * node, automation) that call it at pod-churn rates, and Next's request pipeline costs many times a
+ * handler's own CPU per request, even for `GET /whoami` (bench/cni-add, bench/ipam-claims).
  *
- * The handlers are the route files under app/api/v1 (the same ones Next builds, so their contract
- * has one definition), found at start-up. Those made by server/http/rest.ts (all but two) are
- * called through their `direct` entry with the request as read here and answer a `JsonReply`,
- * written as it is; the others get the Web `Request` and `{ params }` Next would give them.
- * Answers carry the console's security headers and `cache-control: no-store`; bodies above
- * MAX_BODY_BYTES are refused with 413 before they are buffered.
+ * It serves the route table (api-routes.ts: every domain's declared routes) and, from the same
+ * table, discovery (`GET /api/v1`) and the OpenAPI document (`GET /api/v1/openapi.json`). A request
+ * is read whole (bodies above MAX_BODY_BYTES are refused with 413 before they are buffered) and
+ * answered with a `JsonReply` written as it is, with the console's security headers and
+ * `cache-control: no-store`.
  */
 
 const fixedHeaders: Record<string, string> = Object.fromEntries([
@@ -28,30 +30,22 @@ const fixedHeaders: Record<string, string> = Object.fromEntries([
 
 const EMPTY = Buffer.alloc(0);
 
-function toRequest(req: IncomingMessage, url: string, method: string, body: Buffer | undefined): Request {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
-  return new Request(url, { method, headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+/** What answers one method of one path: the request (read whole) and the path's parameters in, a reply out. */
+export type Endpoint = (req: BufferedRequest, params: Record<string, string>) => Promise<JsonReply>;
+
+/** Every path REST v1 answers: the table's routes, discovery and the OpenAPI document; most specific first. */
+export function apiEndpoints(table: RouteTable = apiTable): PathEntry<Endpoint>[] {
+  return pathEntries<Endpoint>([
+    { method: 'GET', path: '/api/v1', endpoint: async () => jsonReply(discoveryDocument(table)) },
+    { method: 'GET', path: '/api/v1/openapi.json', endpoint: async () => jsonReply(openApiDocument(table)) },
+    ...table.routes.map((route) => ({ method: route.method, path: route.path, endpoint: (req: BufferedRequest, params: Record<string, string>) => serveRoute(route, req, params) })),
+  ]);
 }
 
 function sendReply(res: ServerResponse, reply: JsonReply, head = false) {
   const payload = Buffer.from(reply.json);
   res.writeHead(reply.status, { ...fixedHeaders, 'content-type': 'application/json', ...reply.headers, 'content-length': String(payload.length) });
   res.end(head ? undefined : payload);
-}
-
-async function send(res: ServerResponse, response: Response, head: boolean) {
-  const headers: Record<string, string | string[]> = { ...fixedHeaders };
-  response.headers.forEach((value, key) => {
-    if (key !== 'set-cookie') headers[key] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  headers['content-length'] = String(body?.length ?? 0);
-  res.writeHead(response.status, headers);
-  res.end(head ? undefined : body);
 }
 
 export interface ApiServer {
@@ -62,10 +56,9 @@ export interface ApiServer {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
-/** Loads the route files under `root`/app/api/v1 and returns the dispatcher. */
-export async function createApiServer(root: string): Promise<ApiServer> {
-  const routes: LoadedRoute[] = await loadRoutes(root);
-  const allowed = (route: LoadedRoute) => [...ROUTE_METHODS.filter((m) => route.handlers[m]), ...(route.handlers.GET ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+/** The REST v1 dispatcher over `table` (every declared route unless given). */
+export function createApiServer(table: RouteTable = apiTable): ApiServer {
+  const entries = apiEndpoints(table);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = req.url ?? '/';
@@ -77,34 +70,30 @@ export async function createApiServer(root: string): Promise<ApiServer> {
       res.end();
       return;
     }
-    const match = matchRoute(routes, pathname);
+    const match = matchPath(entries, pathname);
     if (!match) return sendReply(res, errorReply(404, 'NotFound', `no API route ${pathname}`, 'path'));
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') {
-      res.writeHead(204, { ...fixedHeaders, allow: allowed(match.route) });
+      res.writeHead(204, { ...fixedHeaders, allow: allowedMethods(match.entry) });
       res.end();
       return;
     }
-    const handler = match.route.handlers[(method === 'HEAD' ? 'GET' : method) as RouteMethod];
-    if (!handler) return sendReply(res, errorReply(405, 'MethodNotAllowed', `${method} is not served on ${pathname}`, null, undefined, { allow: allowed(match.route) }));
-    let body: Buffer | undefined;
+    const asMethod = method === 'HEAD' ? 'GET' : method;
+    const endpoint = match.entry.methods[asMethod as RouteMethod];
+    if (!endpoint) return sendReply(res, errorReply(405, 'MethodNotAllowed', `${method} is not served on ${pathname}`, null, undefined, { allow: allowedMethods(match.entry) }));
+    let body: Buffer = EMPTY;
     if (method !== 'GET' && method !== 'HEAD') {
       const read = await readNodeBody(req);
       if (read === 'tooLarge') return sendReply(res, errorReply(413, 'PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body', undefined, { connection: 'close' }));
       body = read;
     }
-    const asMethod = method === 'HEAD' ? 'GET' : method;
-    const fullUrl = `http://${req.headers.host ?? 'localhost'}${url}`;
-    const answer = handler.direct
-      ? await handler.direct(new BufferedRequest(asMethod, fullUrl, req.headers, body ?? EMPTY), match.params)
-      : await handler(toRequest(req, fullUrl, asMethod, body), { params: Promise.resolve(match.params) });
-    if (answer instanceof JsonReply) sendReply(res, answer, method === 'HEAD');
-    else await send(res, answer, method === 'HEAD');
+    const reply = await endpoint(new BufferedRequest(asMethod, `http://${req.headers.host ?? 'localhost'}${url}`, req.headers, body), match.params);
+    sendReply(res, reply, method === 'HEAD');
   }
 
   return {
     serves: (pathname) => pathname === '/api/v1' || pathname.startsWith('/api/v1/'),
-    routeOf: (pathname) => matchRoute(routes, pathname)?.route.openApiPath,
+    routeOf: (pathname) => matchPath(entries, pathname)?.entry.pattern,
     async handle(req, res) {
       try {
         await handle(req, res);

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * The one bound on request bodies the web process accepts: REST v1 (server/http/api-server.ts and,
- * under Next, rest.ts), the console's tRPC calls (server/trpc/http.ts) and the sign-in and sign-out
+ * The one bound on request bodies the web process accepts: REST v1 (server/http/api-server.ts),
+ * the console's tRPC calls (server/trpc/http.ts) and the sign-in and sign-out
  * posts (server/auth/handlers.ts). A body declared larger is refused before a byte of it is read;
  * one streamed larger is refused as soon as it passes the limit, so at most the limit and one chunk
  * are ever held in memory.
@@ -43,7 +43,7 @@ export function readNodeBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Prom
 }
 
 /**
- * The body of a Web `Request` (a route handler under Next), or 'tooLarge' as soon as it (declared or
+ * The body of a Web `Request` (a route handler under Next: tRPC, sign-in), or 'tooLarge' as soon as it (declared or
  * streamed) exceeds `limit`; reading stops there. The stream is released, not cancelled: cancelling
  * it would destroy the Node request under it, and with it the socket before the 413 goes out. The
  * web process's front door closes a connection whose request was left half-read once the answer is

@@ -2,22 +2,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * What REST v1 handlers read of a request and give back, without Web `Request` / `Response`
- * objects on the REST server's own path (api-server.ts). That path is the one the CNI plugin takes
- * on every pod start; building a Web Request (Headers, AbortSignal) and a Web Response (a body
- * stream) for each call, only to take them apart again, cost as much CPU as the handler's own work
- * (bench/cni-add). Under Next the handlers get the Web `Request`, which satisfies `ApiRequest`, and
- * their replies become a Web `Response`.
+ * objects: the REST server (api-server.ts) reads a request whole and writes the reply's JSON text
+ * as it is. That path is the one the CNI plugin takes on every pod start; building a Web Request
+ * (Headers, AbortSignal) and a Web Response (a body stream) for each call, only to take them apart
+ * again, would cost as much CPU as the handler's own work (bench/cni-add).
  */
 
-/** A request as REST v1 handlers read it: a Web `Request` (under Next) or a `BufferedRequest`. */
-export interface ApiRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: { get(name: string): string | null };
-}
-
 /** A request the REST server has already read whole: its headers as Node parsed them and its body in memory. */
-export class BufferedRequest implements ApiRequest {
+export class BufferedRequest {
   readonly headers: { get(name: string): string | null };
 
   constructor(
@@ -28,8 +20,7 @@ export class BufferedRequest implements ApiRequest {
     readonly body: Buffer,
   ) {
     // Node lower-cases header names; of a repeated header it keeps the first (authorization,
-    // content-type, content-length, host), joins cookies with '; ' and others with ', ', as the
-    // request Next builds from the same message.
+    // content-type, content-length, host), joins cookies with '; ' and others with ', '.
     this.headers = {
       get: (name) => {
         const value = raw[name.toLowerCase()];
@@ -39,12 +30,7 @@ export class BufferedRequest implements ApiRequest {
   }
 }
 
-/** The body a REST server request carries in memory, if `req` is one (a Web `Request` has a stream instead). */
-export function bufferedBody(req: ApiRequest): Buffer | undefined {
-  return req instanceof BufferedRequest ? req.body : undefined;
-}
-
-/** A JSON answer: what REST v1 handlers return. The REST server writes `json` as it is; Next gets `toResponse()`. */
+/** A JSON answer: what REST v1 handlers return. The REST server writes `json` as it is. */
 export class JsonReply {
   constructor(
     readonly status: number,
@@ -53,6 +39,7 @@ export class JsonReply {
     readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 
+  /** As a Web `Response` (tests that call a route in-process read it so). */
   toResponse(): Response {
     return new Response(this.json, { status: this.status, headers: { 'content-type': 'application/json', ...this.headers } });
   }
@@ -60,6 +47,6 @@ export class JsonReply {
 
 /** `body` as a JSON reply (status 200 unless given). */
 export function jsonReply(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): JsonReply {
-  // `undefined` (a handler that returns nothing) is JSON `null` on both paths.
+  // `undefined` (a handler that returns nothing) is JSON `null`.
   return new JsonReply(init.status ?? 200, JSON.stringify(body) ?? 'null', init.headers);
 }

@@ -16,7 +16,6 @@ import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import * as readyz from '@/app/readyz/route';
 import { configureDbPool, createDb, getDbHandle, type DbHandle } from '@/db/client';
-import { apiRoutes, type ApiRoute } from '@/server/api/catalog';
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
 import { createNetwork } from '@/server/ipam/networks';
@@ -26,7 +25,9 @@ import { appRouter } from '@/server/trpc/root';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { validInputs, type World } from '@/test/trpc-inputs';
+import { apiRoutes } from './api-routes';
 import { createApiServer } from './api-server';
+import type { RestRoute } from './declare';
 
 const actor = systemActor('test');
 
@@ -98,7 +99,7 @@ beforeAll(async () => {
     return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stderr.write;
 
-  const api = await createApiServer(process.cwd());
+  const api = createApiServer();
   server = createServer((req, res) => void api.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -138,7 +139,7 @@ describe('REST v1: an unexpected failure answers 500 with a correlation id and n
     'POST /api/v1/projects/{project}/clusters': { name: 'k2', network: 'vpc' },
     'POST /api/v1/projects/{project}/clusters/{cluster}/cni/{command}': { cniNetwork: 'podnet', containerId: 'c1', ifname: 'eth0', node: 'n1' },
   };
-  const pathOf = (r: ApiRoute) =>
+  const pathOf = (r: RestRoute) =>
     r.path
       .replace('{project}', world.project)
       .replace('{cluster}', 'k1')
@@ -153,7 +154,7 @@ describe('REST v1: an unexpected failure answers 500 with a correlation id and n
       const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : JSON.stringify(bodies[key] ?? {});
       const res = await fetch(`${base}${pathOf(r)}`, {
         method: r.method,
-        headers: { authorization: `Bearer ${r.minRole === 'operator' ? world.operatorToken : world.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${r.auth.kind === 'operator' ? world.operatorToken : world.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body,
       });
       const text = await res.text();

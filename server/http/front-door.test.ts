@@ -35,7 +35,7 @@ async function echoPolicy(req: IncomingMessage, res: ServerResponse) {
 
 /** A front door on a loopback port; `trusted` is its TRUSTED_PROXIES. */
 async function frontDoor(trusted: string, next = echoPolicy): Promise<number> {
-  const api = await createApiServer(process.cwd());
+  const api = createApiServer();
   const server = createServer(createFrontDoor({ api, next, trustedProxies: parseTrustedProxies(trusted), signInLimiter: new RateLimiter(100, 100) }));
   server.keepAliveTimeout = 65_000; // as bin/web.ts
   servers.push(server);

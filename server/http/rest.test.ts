@@ -1,22 +1,49 @@
-import { describe, expect, test } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { systemActor } from '@/server/audit/events';
 import { createApiToken, revokeApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
+import { createApiServer } from './api-server';
 import { checkCsrf } from './csrf';
-import { readJson, tokenRoute } from './rest';
+import { jsonBody, tokenRoute } from './declare';
+import { routeTable } from './route-table';
 
 const actor = systemActor('test');
-const echo = tokenRoute<{ project: string }>({ minRole: 'editor' }, async ({ principal, req }) => ({ project: principal.projectSlug, body: await readJson(req) }));
+const group = { name: 'test', description: 'routes of this test' };
+/** A route of its own, served by the real REST server: it answers the token's project and the body it read. */
+const echo = tokenRoute({
+  method: 'POST',
+  path: '/api/v1/projects/{project}/echo',
+  group,
+  summary: 'echo',
+  minRole: 'editor',
+  body: jsonBody(z.unknown()),
+  handler: async ({ principal, body }) => ({ project: principal.projectSlug, body: body() }),
+});
+let server: Server;
+let base = '';
+
+beforeAll(async () => {
+  const api = createApiServer(routeTable([group], [echo]));
+  server = createServer((req, res) => void api.handle(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
 const call = (project: string, token: string | null, body = '{}', headers: Record<string, string> = {}) =>
-  echo(
-    new Request(`http://x/api/v1/projects/${project}/echo`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-      body,
-    }),
-    { params: Promise.resolve({ project }) },
-  );
+  fetch(`${base}/api/v1/projects/${project}/echo`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body,
+  });
 
 describe('REST token routes', () => {
   test('authenticate, scope to the token project, enforce the role, code errors', async () => {

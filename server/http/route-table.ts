@@ -1,58 +1,51 @@
-import { readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { DirectHandler } from './rest';
+import { ROUTE_METHODS, type ApiGroup, type RestRoute, type RouteMethod } from './declare';
 
 /**
- * The REST v1 route files (app/api/v1/**\/route.ts) as a table: found on disk, matched the way
- * Next's App Router matches them (a static segment before a `[param]`, parameters URL-decoded).
- * The web process serves REST v1 from this table (server/http/api-server.ts); the catalog
- * completeness tests enumerate the same files.
+ * The declared REST v1 routes as a table the REST server matches requests against: paths matched
+ * segment by segment, a static segment before a `{param}` (so `/machines/{name}/release` is never
+ * taken for a name), parameters percent-decoded.
  */
 
-export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export type RouteMethod = (typeof ROUTE_METHODS)[number];
+export interface RouteTable {
+  readonly groups: readonly ApiGroup[];
+  readonly routes: readonly RestRoute[];
+}
 
-/**
- * A route file's handler: the Web-standard signature Next gives App Router route handlers; those
- * made by server/http/rest.ts also have a `direct` entry for the REST server (no Web objects).
- */
-export type RouteHandler = ((req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>) & { direct?: DirectHandler };
-
-export interface RouteFile {
-  file: string;
-  /** Path segments below the app directory; `[name]` segments are parameters. */
+/** A path pattern: `/api/v1/projects/{project}/networks` and its segments. */
+export interface PathPattern {
+  pattern: string;
   segments: string[];
-  /** OpenAPI-style path, e.g. `/api/v1/projects/{project}/networks/{name}`. */
-  openApiPath: string;
 }
 
-export interface LoadedRoute extends RouteFile {
-  handlers: Partial<Record<RouteMethod, RouteHandler>>;
+const param = (segment: string) => /^\{(\w+)\}$/.exec(segment)?.[1];
+
+export function segmentsOf(pattern: string): string[] {
+  return pattern.split('/').filter(Boolean);
 }
 
-const param = (segment: string) => /^\[(\w+)\]$/.exec(segment)?.[1];
-
-/** Every route.ts under `app/api/v1` of `root`, most specific first (static segments sort before parameters). */
-export function routeFiles(root: string): RouteFile[] {
-  const appDir = path.join(root, 'app');
-  const found: RouteFile[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir)) {
-      const full = path.join(dir, entry);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (entry === 'route.ts') {
-        const segments = path.relative(appDir, dir).split(path.sep);
-        found.push({ file: full, segments, openApiPath: '/' + segments.map((s) => (param(s) ? `{${param(s)}}` : s)).join('/') });
-      }
-    }
-  };
-  walk(path.join(appDir, 'api', 'v1'));
-  return found.sort(bySpecificity);
+/**
+ * The table of `routes`, refused (thrown, so the process does not start) when a route's group is
+ * not among `groups`, a method and path are declared twice, or two paths differ only in their
+ * parameters' names (one request would match both).
+ */
+export function routeTable(groups: readonly ApiGroup[], routes: readonly RestRoute[]): RouteTable {
+  const byShape = new Map<string, string>();
+  const declared = new Set<string>();
+  for (const r of routes) {
+    const key = `${r.method} ${r.path}`;
+    if (!groups.includes(r.group)) throw new Error(`${key}: group ${r.group.name} is not one of the API's groups`);
+    if (declared.has(key)) throw new Error(`${key} is declared twice`);
+    declared.add(key);
+    const shape = segmentsOf(r.path).map((s) => (param(s) ? '{}' : s)).join('/');
+    const seen = byShape.get(shape);
+    if (seen !== undefined && seen !== r.path) throw new Error(`${r.path} and ${seen} match the same requests`);
+    byShape.set(shape, r.path);
+  }
+  return { groups: Object.freeze([...groups]), routes: Object.freeze([...routes]) };
 }
 
-/** Next's precedence: at the first segment where two routes differ in kind, the static one comes first. */
-export function bySpecificity(a: Pick<RouteFile, 'segments'>, b: Pick<RouteFile, 'segments'>): number {
+/** Next's precedence, kept: at the first segment where two patterns differ in kind, the static one comes first. */
+export function bySpecificity(a: Pick<PathPattern, 'segments'>, b: Pick<PathPattern, 'segments'>): number {
   for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
     const pa = param(a.segments[i]) !== undefined;
     const pb = param(b.segments[i]) !== undefined;
@@ -61,31 +54,40 @@ export function bySpecificity(a: Pick<RouteFile, 'segments'>, b: Pick<RouteFile,
   return a.segments.length - b.segments.length;
 }
 
-/** Imports each route file and keeps its exported method handlers. */
-export async function loadRoutes(root: string): Promise<LoadedRoute[]> {
-  return Promise.all(
-    routeFiles(root).map(async (route) => {
-      const mod = (await import(pathToFileURL(route.file).href)) as Record<string, unknown>;
-      const handlers: LoadedRoute['handlers'] = {};
-      for (const m of ROUTE_METHODS) if (typeof mod[m] === 'function') handlers[m] = mod[m] as RouteHandler;
-      return { ...route, handlers };
-    }),
-  );
+/** A path pattern and what answers each method on it. */
+export interface PathEntry<E> extends PathPattern {
+  methods: Partial<Record<RouteMethod, E>>;
+}
+
+/** Groups `items` by path pattern, most specific first. */
+export function pathEntries<E>(items: { method: RouteMethod; path: string; endpoint: E }[]): PathEntry<E>[] {
+  const entries = new Map<string, PathEntry<E>>();
+  for (const { method, path, endpoint } of items) {
+    let entry = entries.get(path);
+    if (!entry) entries.set(path, (entry = { pattern: path, segments: segmentsOf(path), methods: {} }));
+    entry.methods[method] = endpoint;
+  }
+  return [...entries.values()].sort(bySpecificity);
+}
+
+/** The methods a path answers, as the `Allow` header lists them. */
+export function allowedMethods(entry: PathEntry<unknown>): string {
+  return [...ROUTE_METHODS.filter((m) => entry.methods[m]), ...(entry.methods.GET ? ['HEAD'] : []), 'OPTIONS'].join(', ');
 }
 
 /**
- * The route a pathname addresses and its parameters, or undefined. A parameter that is not valid
+ * The entry a pathname addresses and its parameters, or undefined. A parameter that is not valid
  * percent-encoding makes the whole path unmatched (404), as a name that cannot exist.
  */
-export function matchRoute<R extends RouteFile>(routes: R[], pathname: string): { route: R; params: Record<string, string> } | undefined {
+export function matchPath<T extends PathPattern>(entries: readonly T[], pathname: string): { entry: T; params: Record<string, string> } | undefined {
   const parts = pathname.split('/').filter(Boolean);
-  for (const route of routes) {
-    if (route.segments.length !== parts.length) continue;
+  for (const entry of entries) {
+    if (entry.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
     let ok = true;
     for (let i = 0; ok && i < parts.length; i++) {
-      const name = param(route.segments[i]);
-      if (name === undefined) ok = route.segments[i] === parts[i];
+      const name = param(entry.segments[i]);
+      if (name === undefined) ok = entry.segments[i] === parts[i];
       else {
         try {
           params[name] = decodeURIComponent(parts[i]);
@@ -94,7 +96,7 @@ export function matchRoute<R extends RouteFile>(routes: R[], pathname: string): 
         }
       }
     }
-    if (ok) return { route, params };
+    if (ok) return { entry, params };
   }
   return undefined;
 }

@@ -1,7 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import * as networkItem from '@/app/api/v1/projects/[project]/networks/[name]/route';
-import * as networksRoute from '@/app/api/v1/projects/[project]/networks/route';
 import { systemActor } from '@/server/audit/events';
 import { listAllPools } from '@/server/ipam/admin';
 import { createApiToken } from '@/server/tenancy/tokens';
@@ -10,6 +8,10 @@ import { testDb } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { createClaim } from './claims';
 import { createChildPool, createNetwork, getNetwork } from './networks';
+import { routeHandlers } from '@/test/rest';
+
+const networkItem = routeHandlers('/api/v1/projects/{project}/networks/{name}');
+const networksRoute = routeHandlers('/api/v1/projects/{project}/networks');
 
 const actor = systemActor('test');
 const TWO_64 = 1n << 64n;

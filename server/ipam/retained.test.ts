@@ -1,8 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import * as networkItem from '@/app/api/v1/projects/[project]/networks/[name]/route';
-import * as retainedItem from '@/app/api/v1/projects/[project]/retainedallocations/[name]/route';
-import * as retainedList from '@/app/api/v1/projects/[project]/retainedallocations/route';
 import { systemActor } from '@/server/audit/events';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { createCaller } from '@/server/trpc/root';
@@ -11,6 +8,11 @@ import { testDb } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { createClaim, deleteClaim, releaseRetainedAllocation, releaseRetainedByName } from './claims';
 import { createNetwork, deleteNetwork, getNetwork } from './networks';
+import { routeHandlers } from '@/test/rest';
+
+const networkItem = routeHandlers('/api/v1/projects/{project}/networks/{name}');
+const retainedItem = routeHandlers('/api/v1/projects/{project}/retainedallocations/{name}');
+const retainedList = routeHandlers('/api/v1/projects/{project}/retainedallocations');
 
 const actor = systemActor('test');
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;

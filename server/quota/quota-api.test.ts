@@ -1,11 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import * as buckets from '@/app/api/v1/projects/[project]/allowancebuckets/route';
-import * as ipclaims from '@/app/api/v1/projects/[project]/ipclaims/route';
-import * as increases from '@/app/api/v1/projects/[project]/quotaincreaserequests/route';
-import * as claims from '@/app/api/v1/projects/[project]/resourceclaims/route';
-import * as grants from '@/app/api/v1/projects/[project]/resourcegrants/route';
-import * as discovery from '@/app/api/v1/route';
-import * as openapi from '@/app/api/v1/openapi.json/route';
 import { systemActor } from '@/server/audit/events';
 import { createNetwork } from '@/server/ipam/networks';
 import type { SessionUser } from '@/server/tenancy/roles';
@@ -14,6 +7,15 @@ import { createCaller } from '@/server/trpc/root';
 import { testDb } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { overrideEnv } from '@/server/env';
+import { routeHandlers } from '@/test/rest';
+
+const buckets = routeHandlers('/api/v1/projects/{project}/allowancebuckets');
+const ipclaims = routeHandlers('/api/v1/projects/{project}/ipclaims');
+const increases = routeHandlers('/api/v1/projects/{project}/quotaincreaserequests');
+const claims = routeHandlers('/api/v1/projects/{project}/resourceclaims');
+const grants = routeHandlers('/api/v1/projects/{project}/resourcegrants');
+const discovery = routeHandlers('/api/v1');
+const openapi = routeHandlers('/api/v1/openapi.json');
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const actor = systemActor('test');
@@ -87,14 +89,14 @@ describe('REST v1 quota', () => {
     const { call } = await client('viewer');
     expect((await call(buckets.GET as Handler, 'GET')).status).toBe(200);
     expect((await call(increases.POST as Handler, 'POST', { spec: { resourceType: IPCLAIMS, amount: 5, reason: 'more' } })).status).toBe(403);
-    const groups = await (discovery.GET() as Response).json();
+    const groups = await (await discovery.GET()).json();
     expect(groups.groups.map((g: { name: string }) => g.name)).toContain('quota.miloapis.com');
-    const doc = await (openapi.GET() as Response).json();
+    const doc = await (await openapi.GET()).json();
     expect(doc.paths['/api/v1/projects/{project}/allowancebuckets']?.get).toBeDefined();
     const restore = overrideEnv({ MERIDIAN_DISABLED_MODULES: 'quota' });
     try {
       expect((await call(buckets.GET as Handler, 'GET')).status).toBe(404);
-      const off = await (openapi.GET() as Response).json();
+      const off = await (await openapi.GET()).json();
       expect(Object.keys(off.paths).some((p) => p.includes('allowancebuckets'))).toBe(false);
     } finally {
       restore();

@@ -7,9 +7,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, inject, test } from 'vitest';
-import * as cniRoute from '@/app/api/v1/projects/[project]/clusters/[cluster]/cni/[command]/route';
-import * as clustersRoute from '@/app/api/v1/projects/[project]/clusters/route';
-import * as networksRoute from '@/app/api/v1/projects/[project]/networks/route';
 import { createDb } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
 import { systemActor } from '@/server/audit/events';
@@ -20,6 +17,11 @@ import { makeProject, makeUser } from '@/test/fixtures';
 import { addMembership, removeMembership } from './projects';
 import { createApiToken, listApiTokens, verifyApiToken } from './tokens';
 import { deleteUser, setUserDisabled } from './users';
+import { routeHandlers } from '@/test/rest';
+
+const cniRoute = routeHandlers('/api/v1/projects/{project}/clusters/{cluster}/cni/{command}');
+const clustersRoute = routeHandlers('/api/v1/projects/{project}/clusters');
+const networksRoute = routeHandlers('/api/v1/projects/{project}/networks');
 
 const actor = systemActor('test');
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;

@@ -14,9 +14,6 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import * as projectRoute from '@/app/api/v1/projects/[project]/route';
-import * as grantsRoute from '@/app/api/v1/projects/[project]/resourcegrants/route';
-import * as whoamiRoute from '@/app/api/v1/whoami/route';
 import { backupDatabase, restoreDatabase } from '@/db/backup';
 import { configureDbPool, createDb, type DbHandle } from '@/db/client';
 import { prepareDatabase } from '@/test/global-setup';
@@ -39,6 +36,11 @@ import { createUser } from '@/server/tenancy/users';
 import { createCaller } from '@/server/trpc/root';
 import { uniq } from '@/test/db';
 import { deletionBackoffMs, deletionBackoffSchedule, getDeletionStatus, maxRetriesWithin, requestProjectDeletion } from './project-deletion';
+import { routeHandlers } from '@/test/rest';
+
+const projectRoute = routeHandlers('/api/v1/projects/{project}');
+const grantsRoute = routeHandlers('/api/v1/projects/{project}/resourcegrants');
+const whoamiRoute = routeHandlers('/api/v1/whoami');
 
 const actor = systemActor('test');
 /** The worker's schedules: the provider's retries (server/fleet/provider-ops backoffMs: 0.5 s doubling; cap far above the window) and the deletion passes'. */

@@ -1,0 +1,18 @@
+import { cniRoutes } from '@/server/cni/rest';
+import { fleetRoutes, metalApi } from '@/server/fleet/rest';
+import { ipamApi, ipamRoutes } from '@/server/ipam/rest';
+import { quotaApi, quotaRoutes } from '@/server/quota/rest';
+import { coreApi, tenancyRoutes } from '@/server/tenancy/rest';
+import type { RestRoute } from './declare';
+import { routeTable } from './route-table';
+
+/**
+ * REST v1: every domain's routes (server/<domain>/rest.ts, each route declared there once) in one
+ * table, checked when this module loads (route-table.ts). The REST server serves it, `GET /api/v1`
+ * and `GET /api/v1/openapi.json` describe it, the request metrics label by its patterns, and the
+ * isolation and fuzz suites enumerate it.
+ */
+export const apiTable = routeTable([coreApi, ipamApi, quotaApi, metalApi], [...tenancyRoutes, ...ipamRoutes, ...cniRoutes, ...quotaRoutes, ...fleetRoutes]);
+
+/** Every declared route. */
+export const apiRoutes: readonly RestRoute[] = apiTable.routes;
