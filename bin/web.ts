@@ -14,6 +14,7 @@ import { resolveAuthSecret } from '../server/auth/secret';
 import { dbPoolSettings, envOrExit } from '../server/env';
 import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
+import { apiTable } from '../server/api/routes';
 import { createApiServer } from '../server/http/api-server';
 import { parseTrustedProxies } from '../lib/trusted-proxies';
 import { createFrontDoor } from '../server/http/front-door';
@@ -30,7 +31,7 @@ async function main() {
   const app = next({ dev: false, dir: root, hostname: e.HOSTNAME, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const api = createApiServer();
+  const api = createApiServer(apiTable);
   const server = http.createServer(
     createFrontDoor({ api, next: handle, trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES), signInLimiter: limiter('signIn') }),
   );

@@ -1,3 +1,4 @@
+import { apiTable } from '@/server/api/routes';
 import { apiEndpoints, type Endpoint } from '@/server/http/api-server';
 import { MAX_BODY_BYTES } from '@/server/http/body-limit';
 import { BufferedRequest } from '@/server/http/buffered';
@@ -7,7 +8,7 @@ import { errorReply } from '@/server/http/rest';
 /** A route called as a Web handler: a `Request` and the path's parameters in, a `Response` out. */
 export type WebHandler = (req?: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-const endpoints = apiEndpoints();
+const endpoints = apiEndpoints(apiTable);
 
 /**
  * The methods REST v1 answers on `path` (a pattern of the route table, e.g.

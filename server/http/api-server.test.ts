@@ -1,3 +1,4 @@
+import { apiTable } from '@/server/api/routes';
 import { createServer, request, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sql } from 'drizzle-orm';
@@ -16,7 +17,7 @@ let token = '';
 let projectSlug = '';
 
 beforeAll(async () => {
-  const api = createApiServer();
+  const api = createApiServer(apiTable);
   server = createServer((req, res) => void api.handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as { port: number }).port;
@@ -133,7 +134,7 @@ describe('the REST v1 server', () => {
 
 describe('route matching', () => {
   test('finds every declared route; a static segment wins over a parameter, as in Next', () => {
-    const routes = apiEndpoints();
+    const routes = apiEndpoints(apiTable);
     expect(routes.map((r) => r.pattern)).toContain('/api/v1/projects/{project}/clusters/{cluster}/cni/{command}');
     const synthetic = [
       { pattern: 'a', segments: segmentsOf('/api/v1/things/{name}') },

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { internalErrorBody } from '@/server/observability/log';
-import { apiTable } from './api-routes';
 import { MAX_BODY_BYTES, readNodeBody } from './body-limit';
 import { BufferedRequest, jsonReply, type JsonReply } from './buffered';
 import type { RouteMethod } from './declare';
@@ -15,7 +14,7 @@ import { contentSecurityPolicy, securityHeaders } from './security-headers';
  * node, automation) that call it at pod-churn rates, and Next's request pipeline costs many times a
  * handler's own CPU per request, even for `GET /whoami` (bench/cni-add, bench/ipam-claims).
  *
- * It serves the route table (api-routes.ts: every domain's declared routes) and, from the same
+ * It serves the route table (server/api/routes.ts: every domain's declared routes, given by the web process) and, from the same
  * table, discovery (`GET /api/v1`) and the OpenAPI document (`GET /api/v1/openapi.json`). A request
  * is read whole (bodies above MAX_BODY_BYTES are refused with 413 before they are buffered) and
  * answered with a `JsonReply` written as it is, with the console's security headers and
@@ -34,7 +33,7 @@ const EMPTY = Buffer.alloc(0);
 export type Endpoint = (req: BufferedRequest, params: Record<string, string>) => Promise<JsonReply>;
 
 /** Every path REST v1 answers: the table's routes, discovery and the OpenAPI document; most specific first. */
-export function apiEndpoints(table: RouteTable = apiTable): PathEntry<Endpoint>[] {
+export function apiEndpoints(table: RouteTable): PathEntry<Endpoint>[] {
   return pathEntries<Endpoint>([
     { method: 'GET', path: '/api/v1', endpoint: async () => jsonReply(discoveryDocument(table)) },
     { method: 'GET', path: '/api/v1/openapi.json', endpoint: async () => jsonReply(openApiDocument(table)) },
@@ -56,8 +55,8 @@ export interface ApiServer {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
-/** The REST v1 dispatcher over `table` (every declared route unless given). */
-export function createApiServer(table: RouteTable = apiTable): ApiServer {
+/** The REST v1 dispatcher over `table` (the web process gives it every declared route: server/api/routes.ts). */
+export function createApiServer(table: RouteTable): ApiServer {
   const entries = apiEndpoints(table);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { env } from '@/server/env';
-import { clientAddress, parseTrustedProxies } from './client-address';
+import { parseTrustedProxies } from '@/lib/trusted-proxies';
+import { clientAddress } from './client-address';
 
 describe('client address', () => {
   const proxies = parseTrustedProxies('192.0.2.10, 10.0.0.0/8 2001:db8::/32');

@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import { type BlockList, isIP } from 'node:net';
 
 /**
  * The header through which the web process hands the client address it resolved to next-auth
@@ -12,26 +12,6 @@ function normalize(address: string): string {
   const a = address.trim();
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
   return mapped ? mapped[1] : a;
-}
-
-/**
- * Parses TRUSTED_PROXIES: addresses or CIDRs separated by commas or spaces. Throws naming the entry
- * that is neither, so the environment check can report it.
- */
-export function parseTrustedProxies(list: string): BlockList {
-  const trusted = new BlockList();
-  for (const entry of list.split(/[\s,]+/).filter(Boolean)) {
-    const [address, prefix, extra] = entry.split('/');
-    const family = isIP(address);
-    const max = family === 4 ? 32 : 128;
-    if (!family || extra !== undefined || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= max))) {
-      throw new Error(`"${entry}" is not an IP address or CIDR`);
-    }
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (prefix === undefined) trusted.addAddress(address, type);
-    else trusted.addSubnet(address, Number(prefix), type);
-  }
-  return trusted;
 }
 
 function isTrusted(trusted: BlockList, address: string): boolean {

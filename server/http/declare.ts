@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
-import type { ModuleName } from '@/server/env';
+import type { ModuleName } from '@/lib/env-schema';
 import { DomainError } from '@/server/errors';
 import type { MemberRole } from '@/server/tenancy/roles';
 import type { ApiPrincipal, GoneClusterToken, OperatorPrincipal, TokenPrincipal } from '@/server/tenancy/tokens';
@@ -12,7 +12,7 @@ import { jsonReply, JsonReply } from './buffered';
  * method, path, group, summary, who may call it, its query and body schemas, and its handler. The
  * REST server (api-server.ts), the OpenAPI document (openapi.ts), discovery (`GET /api/v1`), the
  * request metrics' route labels and the isolation and fuzz suites all read the table these make
- * (api-routes.ts). This module holds only declarations; what a declaration means at request time
+ * (server/api/routes.ts). This module holds only declarations; what a declaration means at request time
  * (authentication, the role, reading the body, coded errors) is rest.ts.
  */
 

@@ -25,7 +25,7 @@ import { appRouter } from '@/server/trpc/root';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { validInputs, type World } from '@/test/trpc-inputs';
-import { apiRoutes } from './api-routes';
+import { apiRoutes, apiTable } from '@/server/api/routes';
 import { createApiServer } from './api-server';
 import type { RestRoute } from './declare';
 
@@ -99,7 +99,7 @@ beforeAll(async () => {
     return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stderr.write;
 
-  const api = createApiServer();
+  const api = createApiServer(apiTable);
   server = createServer((req, res) => void api.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

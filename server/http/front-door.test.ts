@@ -8,6 +8,7 @@
  * - pages get a policy with a fresh script nonce, the same on the request Next renders and on the
  *   response, whatever the client sent; REST answers keep the fixed policy.
  */
+import { apiTable } from '@/server/api/routes';
 import { createServer, request, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -16,7 +17,7 @@ import { metrics } from '@/server/observability/metrics';
 // The REST handlers use the process-wide pool, which the test database module configures.
 import '@/test/db';
 import { createApiServer } from './api-server';
-import { parseTrustedProxies } from './client-address';
+import { parseTrustedProxies } from '@/lib/trusted-proxies';
 import { createFrontDoor } from './front-door';
 import { RateLimiter } from './rate-limit';
 import { HSTS } from './security-headers';
@@ -35,7 +36,7 @@ async function echoPolicy(req: IncomingMessage, res: ServerResponse) {
 
 /** A front door on a loopback port; `trusted` is its TRUSTED_PROXIES. */
 async function frontDoor(trusted: string, next = echoPolicy): Promise<number> {
-  const api = createApiServer();
+  const api = createApiServer(apiTable);
   const server = createServer(createFrontDoor({ api, next, trustedProxies: parseTrustedProxies(trusted), signInLimiter: new RateLimiter(100, 100) }));
   server.keepAliveTimeout = 65_000; // as bin/web.ts
   servers.push(server);

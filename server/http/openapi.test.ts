@@ -4,6 +4,7 @@
  * it to the real REST server — the documented maximum of `limit` is answered and one more is a 400
  * naming it, and every documented enum value is answered.
  */
+import { apiTable } from '@/server/api/routes';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -39,7 +40,7 @@ beforeAll(async () => {
   token = (await createApiToken(db, { projectId: project.id, name: 'openapi', role: 'viewer' }, actor)).secret;
   const operator = await makeUser(db, { platformRoles: ['operator'] });
   operatorToken = (await createOperatorToken(db, { userId: operator.id, name: 'openapi' }, actor)).secret;
-  const api = createApiServer();
+  const api = createApiServer(apiTable);
   server = createServer((req, res) => void api.handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

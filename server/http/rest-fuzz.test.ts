@@ -1,6 +1,6 @@
 /**
  * Property-based fuzzing of the REST v1 surface (issue 8, "Bad input"). Every route of the route table
- * (server/http/api-routes.ts) is called in-process with a valid editor token and generated input:
+ * (server/api/routes.ts) is called in-process with a valid editor token and generated input:
  * arbitrary JSON, near-valid bodies (a valid body with one field changed: wrong type, huge or odd
  * strings, odd numbers, malformed CIDRs, an unknown field, deep nesting), and random query strings.
  *
@@ -22,7 +22,7 @@ import { locations, machineCapacity, machineClasses, machineProfiles, serviceAva
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';
 import { errorCodes, type ErrorCode } from '@/server/errors';
-import { apiRoutes } from '@/server/http/api-routes';
+import { apiRoutes } from '@/server/api/routes';
 import type { RestRoute } from '@/server/http/declare';
 import { encodeContinue } from '@/server/http/pagination';
 import { parseCidr } from '@/lib/cidr';

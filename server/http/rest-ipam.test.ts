@@ -6,7 +6,7 @@ import { systemActor } from '@/server/audit/events';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
-import { apiRoutes } from './api-routes';
+import { apiRoutes } from '@/server/api/routes';
 import { overrideEnv } from '@/server/env';
 import { routeHandlers } from '@/test/rest';
 

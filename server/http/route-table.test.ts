@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { describe, expect, test } from 'vitest';
-import { apiRoutes, apiTable } from './api-routes';
+import { apiRoutes, apiTable } from '@/server/api/routes';
 import { jsonBody, jsonBodyByParam, operatorRoute, projectReadRoute, tokenRoute, type RestRoute } from './declare';
 import { routeTable } from './route-table';
 
@@ -57,7 +57,7 @@ describe('the REST v1 table', () => {
       declared.push(...exported.filter(Array.isArray).flat().filter((r): r is RestRoute => typeof r?.handler === 'function' && typeof r?.path === 'string'));
     }
     expect(files.length).toBeGreaterThanOrEqual(5);
-    expect(declared.filter((r) => !apiRoutes.includes(r)).map((r) => `${r.method} ${r.path}`), 'add them to server/http/api-routes.ts').toEqual([]);
+    expect(declared.filter((r) => !apiRoutes.includes(r)).map((r) => `${r.method} ${r.path}`), 'add them to server/api/routes.ts').toEqual([]);
     expect(declared.length).toBe(apiRoutes.length);
     expect(new Set(apiRoutes.map((r) => `${r.method} ${r.path}`)).size).toBe(apiRoutes.length);
     for (const r of apiRoutes) expect(apiTable.groups, `${r.method} ${r.path}`).toContain(r.group);

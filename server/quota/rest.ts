@@ -14,7 +14,8 @@ import {
   type RestRoute,
 } from '@/server/http/declare';
 import { listBuckets, listClaimLog } from './buckets';
-import { createGrant, deleteGrant, listGrants, projectIdBySlug, updateGrant } from './grants';
+import { projectIdBySlug } from '@/server/tenancy/projects';
+import { createGrant, deleteGrant, listGrants, updateGrant } from './grants';
 import { approveIncreaseRequest, createIncreaseRequest, listIncreaseRequests, rejectIncreaseRequest } from './increases';
 import { createClaimPolicy, createGrantPolicy, deleteClaimPolicy, deleteGrantPolicy, listClaimPolicies, listGrantPolicies, updateClaimPolicy, updateGrantPolicy } from './policies';
 import { createRegistration, deleteRegistration, getRegistration, listRegistrations, updateRegistration } from './registrations';

@@ -13,7 +13,7 @@ import { TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { users } from '@/db/schema';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
-import { apiRoutes } from '@/server/http/api-routes';
+import { apiRoutes } from '@/server/api/routes';
 import type { RestRoute } from '@/server/http/declare';
 import { systemActor } from '@/server/audit/events';
 import { createCluster } from '@/server/cni/clusters';

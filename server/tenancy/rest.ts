@@ -1,7 +1,7 @@
 import { anyTokenRoute, jsonReply, projectOrOperatorRoute, projectReadRoute, type ApiGroup, type RestRoute } from '@/server/http/declare';
-import { getDeletionStatus, requestProjectDeletion } from './project-deletion';
+import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { findProject } from './projects';
-import { projectResource } from './resources';
+import { projectResource } from '@/server/workflows/project-resource';
 
 /** The core group: who a token acts for, and the project itself. */
 export const coreApi: ApiGroup = { name: 'core', description: 'Identity of the calling token; the project (read its phase, delete it)' };

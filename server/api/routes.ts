@@ -3,8 +3,8 @@ import { fleetRoutes, metalApi } from '@/server/fleet/rest';
 import { ipamApi, ipamRoutes } from '@/server/ipam/rest';
 import { quotaApi, quotaRoutes } from '@/server/quota/rest';
 import { coreApi, tenancyRoutes } from '@/server/tenancy/rest';
-import type { RestRoute } from './declare';
-import { routeTable } from './route-table';
+import type { RestRoute } from '@/server/http/declare';
+import { routeTable } from '@/server/http/route-table';
 
 /**
  * REST v1: every domain's routes (server/<domain>/rest.ts, each route declared there once) in one
