@@ -5,7 +5,16 @@ export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('./', import.meta.url)) } },
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'e2e/**', 'test/system/scale-out.test.ts', 'test/system/chaos.test.ts', 'test/system/failover.test.ts', '.next/**', 'dist/**', '.data/**'],
+    exclude: [
+      'node_modules/**',
+      'e2e/**',
+      'test/system/scale-out.test.ts',
+      'test/system/chaos.test.ts',
+      'test/system/failover.test.ts',
+      '.next/**',
+      'dist/**',
+      '.data/**',
+    ],
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

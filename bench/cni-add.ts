@@ -24,7 +24,14 @@ function post(agent: http.Agent, base: URL, path: string, token: string, body: u
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { agent, host: base.hostname, port: base.port, path, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        path,
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -63,7 +70,12 @@ async function main() {
     // Warm up (route compilation, pools, first node blocks).
     await runConcurrent(200, 16, async (i) => {
       const cluster = i % 2 ? 'east' : 'west';
-      await post(agent, base, `/api/v1/projects/bench/clusters/${cluster}/cni/add`, tokens[cluster], { cniNetwork: 'k8s', containerId: `warm${i}`, ifname: 'eth0', node: `node-${i % 16}` });
+      await post(agent, base, `/api/v1/projects/bench/clusters/${cluster}/cni/add`, tokens[cluster], {
+        cniNetwork: 'k8s',
+        containerId: `warm${i}`,
+        ifname: 'eth0',
+        node: `node-${i % 16}`,
+      });
     });
     let errors = 0;
     const addCpu = cpuMeter({ web: web.proc.pid });
@@ -81,13 +93,21 @@ async function main() {
     });
     const rate = ADDS / run.seconds;
     const addPerOp = addCpu.perOp(ADDS);
-    const [{ dup }] = (await db.execute(sql`select count(*)::int as dup from (select address from pod_leases group by address having count(*) > 1) d`)) as unknown as { dup: number }[];
+    const [{ dup }] = (await db.execute(
+      sql`select count(*)::int as dup from (select address from pod_leases group by address having count(*) > 1) d`,
+    )) as unknown as { dup: number }[];
     const [{ leases }] = (await db.execute(sql`select count(*)::int as leases from pod_leases`)) as unknown as { leases: number }[];
     process.stdout.write(`| measure | rate | p50 | p99 |\n|---|---|---|---|\n`);
-    process.stdout.write(`| baseline: single-row INSERT, ${CONCURRENCY} concurrent | ${baselineRate.toFixed(0)}/s | ${fmt(percentile(baseline.latencies, 50))} | ${fmt(percentile(baseline.latencies, 99))} |\n`);
-    process.stdout.write(`| CNI ADD via REST, ${CONCURRENCY} concurrent, 2 clusters × 16 nodes | ${rate.toFixed(0)}/s | ${fmt(percentile(run.latencies, 50))} | ${fmt(percentile(run.latencies, 99))} |\n`);
+    process.stdout.write(
+      `| baseline: single-row INSERT, ${CONCURRENCY} concurrent | ${baselineRate.toFixed(0)}/s | ${fmt(percentile(baseline.latencies, 50))} | ${fmt(percentile(baseline.latencies, 99))} |\n`,
+    );
+    process.stdout.write(
+      `| CNI ADD via REST, ${CONCURRENCY} concurrent, 2 clusters × 16 nodes | ${rate.toFixed(0)}/s | ${fmt(percentile(run.latencies, 50))} | ${fmt(percentile(run.latencies, 99))} |\n`,
+    );
     process.stdout.write(`cpu ms per INSERT: ${fmtCpu(baselinePerOp)}\ncpu ms per ADD: ${fmtCpu(addPerOp)}\n`);
-    process.stdout.write(`ratio ADD/baseline: ${(rate / baselineRate).toFixed(2)} (target ≥ 0.3); target ≥ 1500 ADD/s; errors ${errors}; leases ${leases}; duplicate addresses ${dup}\n`);
+    process.stdout.write(
+      `ratio ADD/baseline: ${(rate / baselineRate).toFixed(2)} (target ≥ 0.3); target ≥ 1500 ADD/s; errors ${errors}; leases ${leases}; duplicate addresses ${dup}\n`,
+    );
   } finally {
     agent.destroy();
     await web.stop();

@@ -31,14 +31,11 @@ function call(agent: http.Agent, base: URL, path: string, token: string, body?: 
   if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { agent, host: base.hostname, port: base.port, path, method: payload === undefined ? 'GET' : 'POST', headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
+    const req = http.request({ agent, host: base.hostname, port: base.port, path, method: payload === undefined ? 'GET' : 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString('utf8') }));
+    });
     req.on('error', reject);
     req.end(payload);
   });
@@ -60,7 +57,14 @@ async function main() {
   let seq = 0;
   const addThenDel = async () => {
     const containerId = `lone${seq++}`;
-    const add = await call(agent, base, path('add'), token, { cniNetwork: 'k8s', containerId, ifname: 'eth0', node: 'node-1', podNamespace: 'default', podName: containerId });
+    const add = await call(agent, base, path('add'), token, {
+      cniNetwork: 'k8s',
+      containerId,
+      ifname: 'eth0',
+      node: 'node-1',
+      podNamespace: 'default',
+      podName: containerId,
+    });
     if (add.status !== 200) throw new Error(`ADD answered ${add.status}: ${add.text}`);
     const del = await call(agent, base, path('del'), token, { cniNetwork: 'k8s', containerId, ifname: 'eth0' });
     if (del.status !== 200) throw new Error(`DEL answered ${del.status}: ${del.text}`);
@@ -95,13 +99,36 @@ async function main() {
     const row = (label: string, ms: number[]) =>
       `| ${label} | ${ms.length} | ${fmt(percentile(ms, 50))} | ${fmt(percentile(ms, 90))} | ${fmt(percentile(ms, 99))} |\n`;
     process.stdout.write(`| lone CNI call, keep-alive client, node block carved | n | p50 | p90 | p99 |\n|---|---|---|---|---|\n`);
-    process.stdout.write(row('ADD, one after another', back.map((r) => r.add)));
-    process.stdout.write(row(`ADD after ${IDLE_MS} ms idle`, idle.map((r) => r.add)));
-    process.stdout.write(row('DEL, one after another', back.map((r) => r.del)));
+    process.stdout.write(
+      row(
+        'ADD, one after another',
+        back.map((r) => r.add),
+      ),
+    );
+    process.stdout.write(
+      row(
+        `ADD after ${IDLE_MS} ms idle`,
+        idle.map((r) => r.add),
+      ),
+    );
+    process.stdout.write(
+      row(
+        'DEL, one after another',
+        back.map((r) => r.del),
+      ),
+    );
     process.stdout.write(row('floor: unknown REST path (404, no database)', floor.none));
     process.stdout.write(row('floor: GET /whoami (one read, no commit)', floor.whoami));
-    process.stdout.write(`cpu ms per ADD + DEL (one after another): ${fmtCpu(cpuPerPair)}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-    const p50 = percentile(idle.map((r) => r.add), 50);
+    process.stdout.write(
+      `cpu ms per ADD + DEL (one after another): ${fmtCpu(cpuPerPair)}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
+    );
+    const p50 = percentile(
+      idle.map((r) => r.add),
+      50,
+    );
     process.stdout.write(`lone ADD p50 (after idle) ${fmt(p50)}: ${p50 <= 3 ? 'meets' : 'MISSES'} the 3 ms target\n`);
   } finally {
     agent.destroy();

@@ -94,7 +94,10 @@ async function main() {
     for (const p of plugins) series[p.name] = { version: [], add: [], del: [] };
 
     process.stdout.write(
-      `cni-plugin bench: ${N} containers, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, meridian-ipam ${((await stat(plugin)).size / 1e6).toFixed(1)} MB\n`,
+      `cni-plugin bench: ${N} containers, ${os.cpus().length} CPUs, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}, meridian-ipam ${((await stat(plugin)).size / 1e6).toFixed(1)} MB\n`,
     );
     // Warm-up (not counted): the node's first block, the server's connections and plans, page cache.
     for (let i = 0; i < 10; i++) {
@@ -104,19 +107,28 @@ async function main() {
       }
     }
     const inTurn = (i: number) => (i % 2 === 0 ? plugins : [...plugins].reverse());
-    for (let i = 0; i < N; i++) for (const p of inTurn(i)) series[p.name].version.push(await timed(p.cmd, { ...env('VERSION', 'v'), CNI_COMMAND: 'VERSION' }, p.conf));
+    for (let i = 0; i < N; i++)
+      for (const p of inTurn(i)) series[p.name].version.push(await timed(p.cmd, { ...env('VERSION', 'v'), CNI_COMMAND: 'VERSION' }, p.conf));
     for (let i = 0; i < N; i++) for (const p of inTurn(i)) series[p.name].add.push(await timed(p.cmd, env('ADD', `bench${i}`), p.conf));
     for (let i = 0; i < N; i++) for (const p of inTurn(i)) series[p.name].del.push(await timed(p.cmd, env('DEL', `bench${i}`), p.conf));
 
     process.stdout.write(`| call (process start to exit) | meridian-ipam p50 | p99 | host-local p50 | p99 | ratio of p50s |\n|---|---|---|---|---|---|\n`);
     const m = series['meridian-ipam'];
     const h = series['host-local'];
-    for (const [label, key] of [['VERSION (start-up only)', 'version'], ['ADD', 'add'], ['DEL', 'del']] as const) {
+    for (const [label, key] of [
+      ['VERSION (start-up only)', 'version'],
+      ['ADD', 'add'],
+      ['DEL', 'del'],
+    ] as const) {
       const ratio = percentile(m[key], 50) / percentile(h[key], 50);
-      process.stdout.write(`| ${label} | ${fmt(percentile(m[key], 50))} | ${fmt(percentile(m[key], 99))} | ${fmt(percentile(h[key], 50))} | ${fmt(percentile(h[key], 99))} | ${ratio.toFixed(1)}× |\n`);
+      process.stdout.write(
+        `| ${label} | ${fmt(percentile(m[key], 50))} | ${fmt(percentile(m[key], 99))} | ${fmt(percentile(h[key], 50))} | ${fmt(percentile(h[key], 99))} | ${ratio.toFixed(1)}× |\n`,
+      );
     }
     const ratio = percentile(m.add, 50) / percentile(h.add, 50);
-    process.stdout.write(`ADD p50 ratio ${ratio.toFixed(1)}×: ${ratio <= 4 ? 'meets' : 'MISSES'} the ≤ 4× target (load average now ${os.loadavg()[0].toFixed(2)})\n`);
+    process.stdout.write(
+      `ADD p50 ratio ${ratio.toFixed(1)}×: ${ratio <= 4 ? 'meets' : 'MISSES'} the ≤ 4× target (load average now ${os.loadavg()[0].toFixed(2)})\n`,
+    );
   } finally {
     await web.stop();
     await bench.close();

@@ -80,7 +80,10 @@ class PhaseWatcher {
       this.dirty.clear();
       try {
         if (ids.length === 0) return;
-        const rows = (await this.db.execute(sql`select id, phase from machines where id = any(${sql.raw(`'{${ids.join(',')}}'`)}::uuid[])`)) as unknown as { id: string; phase: string }[];
+        const rows = (await this.db.execute(sql`select id, phase from machines where id = any(${sql.raw(`'{${ids.join(',')}}'`)}::uuid[])`)) as unknown as {
+          id: string;
+          phase: string;
+        }[];
         for (const row of rows) {
           const waiter = this.waiters.get(row.id);
           if (waiter && (row.phase === waiter.phase || row.phase === 'Failed')) {
@@ -144,18 +147,32 @@ async function main() {
   let watcher: PhaseWatcher | undefined;
   let simulator: Awaited<ReturnType<typeof spawnSimulator>> | undefined;
   try {
-    simulator = await spawnSimulator({ stateFile: path.join(temp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: String(operationMs) } });
+    simulator = await spawnSimulator({
+      stateFile: path.join(temp.dir, 'state.json'),
+      adminToken: randomToken('admin'),
+      env: { SIMULATOR_OPERATION_MS: String(operationMs) },
+    });
     const sim = simulator;
     // The catalogue: one usable location, one class without approval, capacity for every machine.
     const capacity = machineCount + warmup;
     const catalogue = await seedBenchFleet(db, { name: 'bench', capacity });
     const org = await createOrganization(db, { slug: 'bench', name: 'bench' }, actor);
     const project = await createProject(db, { organizationId: org.id, slug: 'bench', name: 'bench' }, actor);
-    await updateGrant(db, project.id, 'default-bench', [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 100 }, { resourceType: 'metal.datumapis.com/machines', amount: capacity * 2 }], actor);
+    await updateGrant(
+      db,
+      project.id,
+      'default-bench',
+      [
+        { resourceType: 'ipam.miloapis.com/ipclaims', amount: 100 },
+        { resourceType: 'metal.datumapis.com/machines', amount: capacity * 2 },
+      ],
+      actor,
+    );
     const spec = { ...catalogue, interfaces: [], desiredPower: 'on' as const };
 
     process.stderr.write(`seeded ${capacity} capacity records; starting ${workerCount} worker(s)\n`);
-    for (let i = 0; i < workerCount; i++) workers.push(
+    for (let i = 0; i < workerCount; i++)
+      workers.push(
         startWorker(database.url, sim, {
           WORKER_CONCURRENCY: String(concurrency),
           DB_POOL_SIZE: String(concurrency + 2),
@@ -187,7 +204,10 @@ async function main() {
       let next = 0;
       let finished = 0;
       const started = performance.now();
-      const progress = setInterval(() => process.stderr.write(`  ${prefix}: ${finished}/${count} released after ${((performance.now() - started) / 1000).toFixed(0)} s\n`), 10_000);
+      const progress = setInterval(
+        () => process.stderr.write(`  ${prefix}: ${finished}/${count} released after ${((performance.now() - started) / 1000).toFixed(0)} s\n`),
+        10_000,
+      );
       await Promise.all(
         Array.from({ length: users }, async () => {
           while (next < count) {
@@ -213,16 +233,30 @@ async function main() {
     const sampler = process.env.BENCH_SAMPLE ? sampleActivity(database.url) : undefined;
     const load = os.loadavg();
     const databaseName = new URL(database.url).pathname.slice(1);
-    const cpuBefore = { workers: workers.map((c) => processCpuSeconds(c.pid)), simulator: processCpuSeconds(sim.child.pid), bench: process.cpuUsage(), postgres: postgresCpuSeconds(databaseName) };
+    const cpuBefore = {
+      workers: workers.map((c) => processCpuSeconds(c.pid)),
+      simulator: processCpuSeconds(sim.child.pid),
+      bench: process.cpuUsage(),
+      postgres: postgresCpuSeconds(databaseName),
+    };
     const { ids, calls, seconds } = await run('m', machineCount, inFlight);
-    const cpuAfter = { workers: workers.map((c) => processCpuSeconds(c.pid)), simulator: processCpuSeconds(sim.child.pid), bench: process.cpuUsage(cpuBefore.bench), postgres: postgresCpuSeconds(databaseName) };
+    const cpuAfter = {
+      workers: workers.map((c) => processCpuSeconds(c.pid)),
+      simulator: processCpuSeconds(sim.child.pid),
+      bench: process.cpuUsage(cpuBefore.bench),
+      postgres: postgresCpuSeconds(databaseName),
+    };
     const loadAfter = os.loadavg();
     const samples = await sampler?.stop();
 
     // Phase durations from the transition events, stamped by the database.
     const rows = (await db.execute(sql`
       select object_id as id, action, extract(epoch from at) * 1000 as ms from events
-      where object_type = 'machine' and object_id = any(${sql.raw(`'{${ids.join(',')}}'`)}::text[]) order by id`)) as unknown as { id: string; action: string; ms: number }[];
+      where object_type = 'machine' and object_id = any(${sql.raw(`'{${ids.join(',')}}'`)}::text[]) order by id`)) as unknown as {
+      id: string;
+      action: string;
+      ms: number;
+    }[];
     const at = new Map<string, Record<string, number>>();
     for (const r of rows) {
       const m = at.get(r.id) ?? {};
@@ -269,14 +303,25 @@ async function main() {
     for (const [label, from, to] of spans) {
       const d = durations(from, to);
       worstP99 = Math.max(worstP99, percentile(d, 99));
-      console.log(`  ${label.padEnd(26)} ${percentile(d, 50).toFixed(0).padStart(9)} ${percentile(d, 99).toFixed(0).padStart(9)} ${Math.max(...d).toFixed(0).padStart(9)}`);
+      console.log(
+        `  ${label.padEnd(26)} ${percentile(d, 50).toFixed(0).padStart(9)} ${percentile(d, 99).toFixed(0).padStart(9)} ${Math.max(...d)
+          .toFixed(0)
+          .padStart(9)}`,
+      );
     }
     for (const [label, from, to] of totals) {
       const d = durations(from, to);
-      console.log(`  ${label.padEnd(26)} ${percentile(d, 50).toFixed(0).padStart(9)} ${percentile(d, 99).toFixed(0).padStart(9)} ${Math.max(...d).toFixed(0).padStart(9)}`);
+      console.log(
+        `  ${label.padEnd(26)} ${percentile(d, 50).toFixed(0).padStart(9)} ${percentile(d, 99).toFixed(0).padStart(9)} ${Math.max(...d)
+          .toFixed(0)
+          .padStart(9)}`,
+      );
     }
     // Where the waits go: the tenant's own calls, and the worker taking the job up after them.
-    const callSpans: [string, (c: { requestStart: number; requestEnd: number; releaseStart: number; releaseEnd: number }, m: Record<string, number>) => number | undefined][] = [
+    const callSpans: [
+      string,
+      (c: { requestStart: number; requestEnd: number; releaseStart: number; releaseEnd: number }, m: Record<string, number>) => number | undefined,
+    ][] = [
       ['request call (commit incl.)', (c) => c.requestEnd - c.requestStart],
       ['request → worker binds', (c, m) => (m['machine.phase.Allocating'] === undefined ? undefined : m['machine.phase.Allocating'] - c.requestEnd)],
       ['release call (commit incl.)', (c) => c.releaseEnd - c.releaseStart],
@@ -284,7 +329,11 @@ async function main() {
     ];
     for (const [label, f] of callSpans) {
       const d = ids.map((id) => f(calls.get(id)!, at.get(id) ?? {})).filter((v): v is number => v !== undefined);
-      console.log(`  ${label.padEnd(26)} ${percentile(d, 50).toFixed(0).padStart(9)} ${percentile(d, 99).toFixed(0).padStart(9)} ${Math.max(...d).toFixed(0).padStart(9)}`);
+      console.log(
+        `  ${label.padEnd(26)} ${percentile(d, 50).toFixed(0).padStart(9)} ${percentile(d, 99).toFixed(0).padStart(9)} ${Math.max(...d)
+          .toFixed(0)
+          .padStart(9)}`,
+      );
     }
     console.log(`  worst phase p99 ${worstP99.toFixed(0)} ms — target ≤ 2000 ${worstP99 <= 2000 ? 'OK' : 'ABOVE TARGET'}`);
     const workerCpu = cpuAfter.workers.reduce((s, v, i) => s + v - cpuBefore.workers[i], 0);
@@ -296,14 +345,20 @@ async function main() {
       console.log(`  database activity (BENCH_SAMPLE: pg_stat_activity every 20 ms, ${samples.rounds} samples; backends per state, averaged):`);
       const byApp = new Map<string, number>();
       for (const [key, n] of samples.counts) byApp.set(key.slice(0, 38).trim(), (byApp.get(key.slice(0, 38).trim()) ?? 0) + n);
-      for (const [key, n] of [...byApp.entries()].sort((a, b) => b[1] - a[1])) console.log(`    ${(n / samples.rounds).toFixed(2).padStart(6)}  ${key} (all statements)`);
-      for (const [key, n] of [...samples.counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${(n / samples.rounds).toFixed(2).padStart(6)}  ${key}`);
+      for (const [key, n] of [...byApp.entries()].sort((a, b) => b[1] - a[1]))
+        console.log(`    ${(n / samples.rounds).toFixed(2).padStart(6)}  ${key} (all statements)`);
+      for (const [key, n] of [...samples.counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25))
+        console.log(`    ${(n / samples.rounds).toFixed(2).padStart(6)}  ${key}`);
     }
-    console.log(`  after        ${phases.released}/${machineCount} Released; capacity ${phases.available} Available, ${phases.other} other; provider retries ${phases.retries}; jobs run ${phases.jobs} (warm-up included)`);
+    console.log(
+      `  after        ${phases.released}/${machineCount} Released; capacity ${phases.available} Available, ${phases.other} other; provider retries ${phases.retries}; jobs run ${phases.jobs} (warm-up included)`,
+    );
   } finally {
     watcher?.stop();
     await listener.end().catch(() => {});
-    await Promise.all(workers.map((c) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))));
+    await Promise.all(
+      workers.map((c) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))),
+    );
     await simulator?.kill('SIGTERM');
     await temp.remove();
     await database.close();

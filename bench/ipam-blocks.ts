@@ -9,14 +9,7 @@
  * job. `chooseBlock` over an in-memory array is linear and is timed here to show why.
  * Figures only; nothing is asserted.
  */
-import {
-  type AllocationStrategy,
-  FreeBlockSet,
-  buddyChain,
-  chooseBlock,
-  mergeFree,
-  splitBlock,
-} from '../server/ipam/blocks';
+import { type AllocationStrategy, FreeBlockSet, buddyChain, chooseBlock, mergeFree, splitBlock } from '../server/ipam/blocks';
 import { type Cidr, formatCidr, parseCidrOrThrow, rangeToCidrs } from '../lib/cidr';
 
 const c = (text: string): Cidr => parseCidrOrThrow(text);
@@ -24,7 +17,7 @@ const c = (text: string): Cidr => parseCidrOrThrow(text);
 /** Runs `fn` repeatedly for about `ms` milliseconds after a warm-up; returns nanoseconds per call. */
 function measure(fn: () => unknown, ms = 300): number {
   const deadline = (ms: number) => process.hrtime.bigint() + BigInt(ms) * 1_000_000n;
-  for (let end = deadline(50); process.hrtime.bigint() < end; ) fn();
+  for (let end = deadline(50); process.hrtime.bigint() < end;) fn();
   let calls = 0;
   const start = process.hrtime.bigint();
   const end = start + BigInt(ms) * 1_000_000n;

@@ -30,7 +30,9 @@ async function main() {
   const org = await createOrganization(db, { slug: 'bench', name: 'bench' }, actor);
   const project = await createProject(db, { organizationId: org.id, slug: 'bench', name: 'bench' }, actor);
   // The bench measures the allocator, so quota must not cap it: lift any default grant limit.
-  await db.execute(sql`do $$ begin if to_regclass('allowance_buckets') is not null then update allowance_buckets set "limit" = 1000000000; end if; end $$`).catch(() => {});
+  await db
+    .execute(sql`do $$ begin if to_regclass('allowance_buckets') is not null then update allowance_buckets set "limit" = 1000000000; end if; end $$`)
+    .catch(() => {});
   const cidrs = [
     { name: 'base', cidr: '10.0.0.0/8' },
     { name: 'frag', cidr: '11.0.0.0/8' },
@@ -43,7 +45,12 @@ async function main() {
   const fill = async (network: string, count: number, prefix: (i: number) => number) => {
     const t = performance.now();
     await runConcurrent(count, 8, async (i) => {
-      await createClaim(db, project.id, { name: `${network}-fill-${i}`, network, family: network === 'v6' ? 6 : 4, prefixLength: prefix(i), reclaimPolicy: 'Delete' }, actor);
+      await createClaim(
+        db,
+        project.id,
+        { name: `${network}-fill-${i}`, network, family: network === 'v6' ? 6 : 4, prefixLength: prefix(i), reclaimPolicy: 'Delete' },
+        actor,
+      );
     });
     return (performance.now() - t) / 1000;
   };
@@ -55,12 +62,19 @@ async function main() {
     await deleteClaim(db, project.id, `frag-fill-${i * 3}`, actor);
   });
   const v6Seconds = await fill('v6', FRAGMENTED, () => 64);
-  const [{ free }] = (await db.execute(sql`select count(*)::int as free from ip_free_blocks f join ip_pools p on p.id = f.pool_id join networks n on n.id = p.network_id where n.name = 'frag'`)) as unknown as { free: number }[];
+  const [{ free }] = (await db.execute(
+    sql`select count(*)::int as free from ip_free_blocks f join ip_pools p on p.id = f.pool_id join networks n on n.id = p.network_id where n.name = 'frag'`,
+  )) as unknown as { free: number }[];
   process.stdout.write(`  filled in ${fragSeconds.toFixed(1)} s (v4) and ${v6Seconds.toFixed(1)} s (v6); fragmented pool has ${free} free blocks\n\n`);
 
   const measure = async (network: string, prefix: (i: number) => number) => {
     const { latencies } = await runConcurrent(SAMPLES, 1, async (i) => {
-      await createClaim(db, project.id, { name: `${network}-m-${i}`, network, family: network === 'v6' ? 6 : 4, prefixLength: prefix(i), reclaimPolicy: 'Delete' }, actor);
+      await createClaim(
+        db,
+        project.id,
+        { name: `${network}-m-${i}`, network, family: network === 'v6' ? 6 : 4, prefixLength: prefix(i), reclaimPolicy: 'Delete' },
+        actor,
+      );
     });
     return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
   };
@@ -75,7 +89,9 @@ async function main() {
   process.stdout.write('createClaim through the domain function, one caller:\n');
   process.stdout.write('| pool | p50 | p99 |\n|---|---|---|\n');
   for (const [label, r] of rows) process.stdout.write(`| ${label} | ${fmt(r.p50)} | ${fmt(r.p99)} |\n`);
-  process.stdout.write(`fragmented/baseline p50 ratio: ${(frag.p50 / base.p50).toFixed(2)}× (target ≤ 2×); IPv6/baseline: ${(v6.p50 / base.p50).toFixed(2)}×\n\n`);
+  process.stdout.write(
+    `fragmented/baseline p50 ratio: ${(frag.p50 / base.p50).toFixed(2)}× (target ≤ 2×); IPv6/baseline: ${(v6.p50 / base.p50).toFixed(2)}×\n\n`,
+  );
 
   // HTTP: the real web process, 16 concurrent clients for a fixed duration.
   const token = await createApiToken(db, { projectId: project.id, name: 'bench' }, actor);
@@ -111,9 +127,13 @@ async function main() {
     const elapsed = (performance.now() - started) / 1000;
     const cpuPerClaim = cpu.perOp(done + errors);
     const [{ overlaps }] = (await db.execute(sql`
-      select count(*)::int as overlaps from ip_allocations a join ip_allocations b on a.pool_id = b.pool_id and a.id < b.id and a.cidr && b.cidr`)) as unknown as { overlaps: number }[];
+      select count(*)::int as overlaps from ip_allocations a join ip_allocations b on a.pool_id = b.pool_id and a.id < b.id and a.cidr && b.cidr`)) as unknown as {
+      overlaps: number;
+    }[];
     process.stdout.write(`REST POST /ipclaims, 16 concurrent clients, ${seconds} s:\n`);
-    process.stdout.write(`  ${(done / elapsed).toFixed(0)} claims/s (target ≥ 400), p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}, overlapping allocations afterwards: ${overlaps}\n`);
+    process.stdout.write(
+      `  ${(done / elapsed).toFixed(0)} claims/s (target ≥ 400), p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}, overlapping allocations afterwards: ${overlaps}\n`,
+    );
     process.stdout.write(`  cpu ms per request (postgres: every PostgreSQL process on the host): ${fmtCpu(cpuPerClaim)}\n\n`);
 
     // The network page: sign in, then time the server-rendered HTML of the fragmented network.
@@ -127,7 +147,9 @@ async function main() {
       status = res.status;
       if (i >= 2) pageTimes.push(performance.now() - t);
     }
-    process.stdout.write(`network page with ${FRAGMENTED} claims (server-rendered HTML, status ${status}): p50 ${fmt(percentile(pageTimes, 50))}, max ${fmt(Math.max(...pageTimes))} (target < 500 ms)\n`);
+    process.stdout.write(
+      `network page with ${FRAGMENTED} claims (server-rendered HTML, status ${status}): p50 ${fmt(percentile(pageTimes, 50))}, max ${fmt(Math.max(...pageTimes))} (target < 500 ms)\n`,
+    );
   } finally {
     await web.stop();
     await bench.close();

@@ -95,7 +95,11 @@ async function main() {
   const bench = await benchDatabase();
   const { db } = bench.handle;
   const temp = await makeTempDir('meridian-bench-load-');
-  const simulator = await spawnSimulator({ stateFile: path.join(temp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: '0' } });
+  const simulator = await spawnSimulator({
+    stateFile: path.join(temp.dir, 'state.json'),
+    adminToken: randomToken('admin'),
+    env: { SIMULATOR_OPERATION_MS: '0' },
+  });
   const worker = startWorker(bench.url, simulator);
 
   // Tenant data: a project with a network and two clusters; a second project with a small bucket.
@@ -106,10 +110,16 @@ async function main() {
   // worker runs finds the books in order.
   const setGrant = async (projectId: string, ipclaims: number, machines: number) => {
     const [seeded] = (await listGrants(db, { projectId, limit: 1, offset: 0 })).items;
-    await updateGrant(db, projectId, seeded.name, [
-      { resourceType: 'ipam.miloapis.com/ipclaims', amount: ipclaims },
-      { resourceType: 'metal.datumapis.com/machines', amount: machines },
-    ], actor);
+    await updateGrant(
+      db,
+      projectId,
+      seeded.name,
+      [
+        { resourceType: 'ipam.miloapis.com/ipclaims', amount: ipclaims },
+        { resourceType: 'metal.datumapis.com/machines', amount: machines },
+      ],
+      actor,
+    );
   };
   await setGrant(project.id, 1_000_000, 1_000_000);
   await setGrant(small.id, 5, 10);
@@ -130,7 +140,12 @@ async function main() {
   // Fleet: one location, a class without approval, capacity for the machine users.
   const fleet = await seedBenchFleet(db, { name: 'load', capacity: 8 });
 
-  const web = await startWeb(bench.url, { RATE_LIMIT_TOKEN_RPS: '100000', RATE_LIMIT_TOKEN_BURST: '100000', SIMULATOR_URL: simulator.baseUrl, SIMULATOR_TOKEN: simulator.token });
+  const web = await startWeb(bench.url, {
+    RATE_LIMIT_TOKEN_RPS: '100000',
+    RATE_LIMIT_TOKEN_BURST: '100000',
+    SIMULATOR_URL: simulator.baseUrl,
+    SIMULATOR_TOKEN: simulator.token,
+  });
   const base = new URL(web.base);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -138,9 +153,21 @@ async function main() {
   // A console session for the page reads.
   const session = await signInCookie(web.base, 'load@example.com', password);
 
-  const newMeters = () => Object.fromEntries(
-    ['cni ADD', 'cni DEL', 'ipclaim create', 'ipclaim delete', 'quota decision', 'machine request', 'machine Ready (wall)', 'machine release', 'machine gone (wall)', 'console page'].map((n) => [n, new Meter(n)]),
-  ) as Record<string, Meter>;
+  const newMeters = () =>
+    Object.fromEntries(
+      [
+        'cni ADD',
+        'cni DEL',
+        'ipclaim create',
+        'ipclaim delete',
+        'quota decision',
+        'machine request',
+        'machine Ready (wall)',
+        'machine release',
+        'machine gone (wall)',
+        'console page',
+      ].map((n) => [n, new Meter(n)]),
+    ) as Record<string, Meter>;
   let meters = newMeters();
   let deadline = 0;
   // Names carry the phase (warm-up or measured), so the measured run never meets a warm-up object.
@@ -154,7 +181,16 @@ async function main() {
     const route = (cmd: string) => `/api/v1/projects/load/clusters/${cluster}/cni/${cmd}`;
     for (let i = 0; running(); i++) {
       const key = { cniNetwork: 'k8s', containerId: `${tag}-w${w}-c${i}`, ifname: 'eth0' };
-      await meters['cni ADD'].time(() => request(agent, base, 'POST', route('add'), bearer(tokens[cluster]), { ...key, node: `node-${w % 8}`, podNamespace: 'load', podName: `pod-${w}-${i}` }), ok2xx);
+      await meters['cni ADD'].time(
+        () =>
+          request(agent, base, 'POST', route('add'), bearer(tokens[cluster]), {
+            ...key,
+            node: `node-${w % 8}`,
+            podNamespace: 'load',
+            podName: `pod-${w}-${i}`,
+          }),
+        ok2xx,
+      );
       await meters['cni DEL'].time(() => request(agent, base, 'POST', route('del'), bearer(tokens[cluster]), key), ok2xx);
     }
   };
@@ -162,7 +198,11 @@ async function main() {
     for (let i = 0; running(); i++) {
       const name = `load-${tag}-${w}-${i}`;
       await meters['ipclaim create'].time(
-        () => request(agent, base, 'POST', '/api/v1/projects/load/ipclaims', bearer(tenant), { metadata: { name }, spec: { network: 'vpc', family: i % 4 ? 4 : 6, prefixLength: i % 4 ? 28 : 64 } }),
+        () =>
+          request(agent, base, 'POST', '/api/v1/projects/load/ipclaims', bearer(tenant), {
+            metadata: { name },
+            spec: { network: 'vpc', family: i % 4 ? 4 : 6, prefixLength: i % 4 ? 28 : 64 },
+          }),
         (a) => a.status === 201,
       );
       await meters['ipclaim delete'].time(() => request(agent, base, 'DELETE', `/api/v1/projects/load/ipclaims/${name}`, bearer(tenant)), ok2xx);
@@ -172,7 +212,11 @@ async function main() {
     for (let i = 0; running(); i++) {
       const name = `q-${tag}-${w}-${i}`;
       const a = await meters['quota decision'].time(
-        () => request(agent, base, 'POST', '/api/v1/projects/load-small/ipclaims', bearer(smallTenant), { metadata: { name }, spec: { network: 'vpc', prefixLength: 30 } }),
+        () =>
+          request(agent, base, 'POST', '/api/v1/projects/load-small/ipclaims', bearer(smallTenant), {
+            metadata: { name },
+            spec: { network: 'vpc', prefixLength: 30 },
+          }),
         (x) => x.status === 201 || (x.status === 403 && x.body.includes('QuotaExceeded')),
       );
       if (a?.status === 201) await request(agent, base, 'DELETE', `/api/v1/projects/load-small/ipclaims/${name}`, bearer(smallTenant));
@@ -209,11 +253,16 @@ async function main() {
   const consoleReads = async (w: number) => {
     const pages = ['/projects/load/networks/vpc', '/projects/load/machines', '/projects/load'];
     for (let i = 0; running(); i++) {
-      await meters['console page'].time(() => request(agent, base, 'GET', pages[(i + w) % pages.length], { cookie: session }), (a) => a.status === 200);
+      await meters['console page'].time(
+        () => request(agent, base, 'GET', pages[(i + w) % pages.length], { cookie: session }),
+        (a) => a.status === 200,
+      );
     }
   };
 
-  process.stdout.write(`load: ${SECONDS} s, 34 clients (cni 16, ipclaims 8, quota 4, machines 4, console 2) on ${os.cpus().length} CPUs, load average before ${os.loadavg()[0].toFixed(2)}\n`);
+  process.stdout.write(
+    `load: ${SECONDS} s, 34 clients (cni 16, ipclaims 8, quota 4, machines 4, console 2) on ${os.cpus().length} CPUs, load average before ${os.loadavg()[0].toFixed(2)}\n`,
+  );
   const workload = () =>
     Promise.all([
       ...Array.from({ length: 16 }, (_, w) => cni(w)),
@@ -236,16 +285,24 @@ async function main() {
     let totalErrors = 0;
     for (const m of Object.values(meters)) {
       totalErrors += m.errors;
-      process.stdout.write(`| ${m.name} | ${m.latencies.length} | ${(m.latencies.length / elapsed).toFixed(1)} | ${fmt(percentile(m.latencies, 50))} | ${fmt(percentile(m.latencies, 99))} | ${m.errors} |\n`);
+      process.stdout.write(
+        `| ${m.name} | ${m.latencies.length} | ${(m.latencies.length / elapsed).toFixed(1)} | ${fmt(percentile(m.latencies, 50))} | ${fmt(percentile(m.latencies, 99))} | ${m.errors} |\n`,
+      );
     }
     for (const m of Object.values(meters)) if (m.errors) process.stdout.write(`  ${m.name}: last error ${m.lastError}\n`);
     const [{ overlaps }] = (await db.execute(sql`
-      select count(*)::int as overlaps from ip_allocations a join ip_allocations b on a.pool_id = b.pool_id and a.id < b.id and a.cidr && b.cidr`)) as unknown as { overlaps: number }[];
+      select count(*)::int as overlaps from ip_allocations a join ip_allocations b on a.pool_id = b.pool_id and a.id < b.id and a.cidr && b.cidr`)) as unknown as {
+      overlaps: number;
+    }[];
     const [{ drift }] = (await db.execute(sql`
       select count(*)::int as drift from allowance_buckets b
       where b.allocated <> coalesce((select sum((e->>'amount')::bigint) from resource_claims c cross join jsonb_array_elements(c.requests) e
-                                     where c.project_id = b.project_id and c.status = 'Granted' and c.released_at is null and e->>'resourceType' = b.resource_type), 0)`)) as unknown as { drift: number }[];
-    process.stdout.write(`\nerrors ${totalErrors}; overlapping allocations ${overlaps}; buckets disagreeing with their live claims ${drift}; load average after ${os.loadavg()[0].toFixed(2)}\n`);
+                                     where c.project_id = b.project_id and c.status = 'Granted' and c.released_at is null and e->>'resourceType' = b.resource_type), 0)`)) as unknown as {
+      drift: number;
+    }[];
+    process.stdout.write(
+      `\nerrors ${totalErrors}; overlapping allocations ${overlaps}; buckets disagreeing with their live claims ${drift}; load average after ${os.loadavg()[0].toFixed(2)}\n`,
+    );
   } finally {
     agent.destroy();
     await web.stop();

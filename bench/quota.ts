@@ -79,7 +79,12 @@ async function main() {
     // Layout "one pool": a single IPv6 pool with room for billions of /128s. Layout "16 pools": 16 networks.
     await createNetwork(db, project.id, { name: 'one', cidrs: [{ cidr: '2001:db8:1::/96', maxPrefixLength: 128, defaultPrefixLength: 128 }] }, actor);
     for (let i = 0; i < 16; i++) {
-      await createNetwork(db, project.id, { name: `n${i}`, cidrs: [{ cidr: `2001:db8:2:${i.toString(16)}::/96`, maxPrefixLength: 128, defaultPrefixLength: 128 }] }, actor);
+      await createNetwork(
+        db,
+        project.id,
+        { name: `n${i}`, cidrs: [{ cidr: `2001:db8:2:${i.toString(16)}::/96`, maxPrefixLength: 128, defaultPrefixLength: 128 }] },
+        actor,
+      );
     }
     const [policy] = await db.select().from(claimCreationPolicies).where(eq(claimCreationPolicies.triggerKind, 'IPClaim'));
 
@@ -125,11 +130,19 @@ async function main() {
       console.log(`${'mode'.padEnd(14)} ${'creates/s'.padStart(10)} ${'mean ms'.padStart(9)} ${'p99 ms'.padStart(9)}   (median of ${rounds})`);
       const summary: Record<Mode, { perSecond: number; mean: number; p99: number }> = {} as never;
       for (const m of modes) {
-        summary[m] = { perSecond: median(results[m].map((x) => x.perSecond)), mean: median(results[m].map((x) => x.mean)), p99: median(results[m].map((x) => x.p99)) };
-        console.log(`${m.padEnd(14)} ${summary[m].perSecond.toFixed(0).padStart(10)} ${summary[m].mean.toFixed(2).padStart(9)} ${summary[m].p99.toFixed(2).padStart(9)}`);
+        summary[m] = {
+          perSecond: median(results[m].map((x) => x.perSecond)),
+          mean: median(results[m].map((x) => x.mean)),
+          p99: median(results[m].map((x) => x.p99)),
+        };
+        console.log(
+          `${m.padEnd(14)} ${summary[m].perSecond.toFixed(0).padStart(10)} ${summary[m].mean.toFixed(2).padStart(9)} ${summary[m].p99.toFixed(2).padStart(9)}`,
+        );
       }
       const cost = summary.unregistered.perSecond / summary.quota.perSecond;
-      console.log(`quota cost vs. the same create without a registration: ${cost.toFixed(2)}× time per create (target ≤ 1.3×); vs. no policy at all: ${(summary.bypassed.perSecond / summary.quota.perSecond).toFixed(2)}×`);
+      console.log(
+        `quota cost vs. the same create without a registration: ${cost.toFixed(2)}× time per create (target ≤ 1.3×); vs. no policy at all: ${(summary.bypassed.perSecond / summary.quota.perSecond).toFixed(2)}×`,
+      );
     }
     const [books] = (await db.execute(sql`
       select b.allocated::int as allocated,

@@ -102,7 +102,12 @@ async function main(): Promise<void> {
   try {
     const newRun = (): SimulatorRun => ({ latencies: [], failures: 0, seconds: 0, steps: new Array<number>(concurrency).fill(0) });
     await runSimulator(simulator.baseUrl, simulator.token, warmup, 'warm', newRun());
-    const record = JSON.stringify({ ...lifecycleRequest(0, 0, 'base'), state: 'Succeeded', submittedAt: new Date().toISOString(), completedAt: new Date().toISOString() });
+    const record = JSON.stringify({
+      ...lifecycleRequest(0, 0, 'base'),
+      state: 'Succeeded',
+      submittedAt: new Date().toISOString(),
+      completedAt: new Date().toISOString(),
+    });
 
     const result = newRun();
     let baselineSeconds = 0;
@@ -127,16 +132,22 @@ async function main(): Promise<void> {
     const baselinePerSecond = operations / baselineSeconds;
     const ratio = opsPerSecond / baselinePerSecond;
 
-    console.log(`simulator: ${operations} operations, ${concurrency} concurrent clients, durable group-committed writes (${rounds} rounds interleaved with the baseline)`);
+    console.log(
+      `simulator: ${operations} operations, ${concurrency} concurrent clients, durable group-committed writes (${rounds} rounds interleaved with the baseline)`,
+    );
     console.log(`  throughput   ${opsPerSecond.toFixed(0)} ops/s (${result.seconds.toFixed(2)} s), failures ${result.failures}`);
     console.log(`  latency      p50 ${percentile(result.latencies, 50).toFixed(2)} ms, p99 ${percentile(result.latencies, 99).toFixed(2)} ms`);
-    console.log(`  state writes ${writes} durable writes for ${changes} changes: ${(changes / writes).toFixed(1)} per write (group commit);` +
-      ` per write ${((after.totalSerializeMs - before.totalSerializeMs) / writes).toFixed(1)} ms serialize + ${((after.totalWriteMs - before.totalWriteMs) / writes).toFixed(1)} ms write/fsync/rename/dir-fsync`);
+    console.log(
+      `  state writes ${writes} durable writes for ${changes} changes: ${(changes / writes).toFixed(1)} per write (group commit);` +
+        ` per write ${((after.totalSerializeMs - before.totalSerializeMs) / writes).toFixed(1)} ms serialize + ${((after.totalWriteMs - before.totalWriteMs) / writes).toFixed(1)} ms write/fsync/rename/dir-fsync`,
+    );
     console.log(`  state file   ${(stateBytes / 1024).toFixed(0)} KiB at the end, ${after.operations} operations retained (bounded retention)`);
     console.log(`baseline: ${operations} fsync'd file writes of one ${record.length}-byte record (write temp + fsync + rename), plain loop`);
     console.log(`  throughput   ${baselinePerSecond.toFixed(0)} writes/s (${baselineSeconds.toFixed(2)} s)`);
     console.log(`  + dir fsync  ${(operations / baselineWithDirectorySeconds).toFixed(0)} writes/s (sampled; what the simulator does per write)`);
-    console.log(`ratio: simulator ops/s ÷ baseline writes/s = ${ratio.toFixed(2)} (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}; per round ${roundRatios.map((value) => value.toFixed(2)).join(' ')}`);
+    console.log(
+      `ratio: simulator ops/s ÷ baseline writes/s = ${ratio.toFixed(2)} (target ≥ 0.50) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}; per round ${roundRatios.map((value) => value.toFixed(2)).join(' ')}`,
+    );
     if (result.failures > 0) process.exitCode = 1;
   } finally {
     await simulator.kill('SIGTERM');

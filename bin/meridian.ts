@@ -176,7 +176,8 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     return 0;
   }
   if (group === 'token' && values.operator) {
-    if (values.project || values.cluster || values['read-only'] || values.owner) throw new Error('--operator tokens have no --project, --cluster, --read-only or --owner');
+    if (values.project || values.cluster || values['read-only'] || values.owner)
+      throw new Error('--operator tokens have no --project, --cluster, --read-only or --owner');
     if (verb === 'create') {
       const id = await userId(db, need('user'));
       const token = await db.transaction((tx) => createOperatorToken(tx, { userId: id, name: values.name ?? 'cli-operator' }, actor));
@@ -186,14 +187,19 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     }
     if (verb === 'list') {
       for (const t of await listOperatorTokens(db)) {
-        process.stdout.write(`${t.id}\t${t.prefix}\t${t.name}\t${t.user}\t${t.revokedAt ? 'revoked' : 'active'}\t${t.lastUsedAt?.toISOString() ?? 'never used'}\n`);
+        process.stdout.write(
+          `${t.id}\t${t.prefix}\t${t.name}\t${t.user}\t${t.revokedAt ? 'revoked' : 'active'}\t${t.lastUsedAt?.toISOString() ?? 'never used'}\n`,
+        );
       }
       return 0;
     }
     if (verb === 'revoke') {
       let id = values.id;
       if (!id && values.prefix) {
-        const rows = await db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.kind, 'operator'), like(apiTokens.prefix, `${values.prefix}%`)));
+        const rows = await db
+          .select({ id: apiTokens.id })
+          .from(apiTokens)
+          .where(and(eq(apiTokens.kind, 'operator'), like(apiTokens.prefix, `${values.prefix}%`)));
         if (rows.length !== 1) throw new Error(`--prefix matches ${rows.length} operator tokens; use --id`);
         id = rows[0].id;
       }
@@ -208,7 +214,12 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     if (values.owner && (values['read-only'] || values.cluster)) throw new Error('--owner tokens are neither --read-only nor bound to a --cluster');
     const token = await createApiToken(
       db,
-      { projectId: await projectId(db, slug), name: values.name ?? (values.cluster ? `cluster-${values.cluster}` : 'cli'), clusterName: values.cluster ?? null, role: values['read-only'] ? 'viewer' : values.owner ? 'owner' : 'editor' },
+      {
+        projectId: await projectId(db, slug),
+        name: values.name ?? (values.cluster ? `cluster-${values.cluster}` : 'cli'),
+        clusterName: values.cluster ?? null,
+        role: values['read-only'] ? 'viewer' : values.owner ? 'owner' : 'editor',
+      },
       actor,
     );
     process.stdout.write(`${token.secret}\n`);
@@ -217,7 +228,9 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
   }
   if (group === 'token' && verb === 'list') {
     for (const t of await listApiTokens(db, await projectId(db, need('project')))) {
-      process.stdout.write(`${t.id}\t${t.prefix}\t${t.name}\t${t.clusterName ?? '-'}\t${t.revokedAt ? 'revoked' : 'active'}\t${t.lastUsedAt?.toISOString() ?? 'never used'}\n`);
+      process.stdout.write(
+        `${t.id}\t${t.prefix}\t${t.name}\t${t.clusterName ?? '-'}\t${t.revokedAt ? 'revoked' : 'active'}\t${t.lastUsedAt?.toISOString() ?? 'never used'}\n`,
+      );
     }
     return 0;
   }
@@ -225,7 +238,10 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     const pid = await projectId(db, need('project'));
     let id = values.id;
     if (!id && values.prefix) {
-      const rows = await db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.projectId, pid), like(apiTokens.prefix, `${values.prefix}%`)));
+      const rows = await db
+        .select({ id: apiTokens.id })
+        .from(apiTokens)
+        .where(and(eq(apiTokens.projectId, pid), like(apiTokens.prefix, `${values.prefix}%`)));
       if (rows.length !== 1) throw new Error(`--prefix matches ${rows.length} tokens; use --id`);
       id = rows[0].id;
     }
@@ -253,7 +269,9 @@ async function backup(argv: string[]): Promise<number> {
     const out = partial ? createWriteStream(partial, { mode: 0o600 }) : process.stdout;
     const summary = await backupDatabase(target.url, out);
     if (partial) await rename(partial, file);
-    err(`backed up ${summary.tables} tables, ${summary.rows} rows (schema at migration ${summary.appMigrations}) from ${describe(target.source)}${partial ? ` to ${file}` : ''}`);
+    err(
+      `backed up ${summary.tables} tables, ${summary.rows} rows (schema at migration ${summary.appMigrations}) from ${describe(target.source)}${partial ? ` to ${file}` : ''}`,
+    );
     return 0;
   } finally {
     if (partial) await rm(partial, { force: true });

@@ -65,6 +65,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: 'error', service: 'simulator', msg: 'fatal', error: describeError(error) })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ ts: new Date().toISOString(), level: 'error', service: 'simulator', msg: 'fatal', error: describeError(error) })}\n`,
+  );
   process.exit(1);
 });

@@ -106,7 +106,14 @@ async function main() {
     log: say,
   });
   const heartbeatTimeoutMs = e.SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS * 1000;
-  const worker = new ManagedProcess({ name: 'worker', script: path.join(root, 'bin', 'worker.ts'), env: childEnv, restart: true, heartbeatTimeoutMs, log: say });
+  const worker = new ManagedProcess({
+    name: 'worker',
+    script: path.join(root, 'bin', 'worker.ts'),
+    env: childEnv,
+    restart: true,
+    heartbeatTimeoutMs,
+    log: say,
+  });
   const web = new ManagedProcess({ name: 'web', script: path.join(root, 'bin', 'web.ts'), env: childEnv, restart: true, heartbeatTimeoutMs, log: say });
   children.push(web, worker, simulator);
   await simulator.start();
@@ -143,6 +150,6 @@ function watchParent(onGone: () => void) {
 }
 
 main().catch((err) => {
-  process.stderr.write(`[meridian] start failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`[meridian] start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

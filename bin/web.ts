@@ -53,7 +53,9 @@ async function main() {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     clearTimeout(grace);
     server.closeAllConnections?.();
-    await getDbHandle().close().catch(() => {});
+    await getDbHandle()
+      .close()
+      .catch(() => {});
     process.exit(0);
   };
   process.on('SIGTERM', stop);

@@ -22,7 +22,9 @@ async function main() {
     stopping = true;
     log('info', 'worker stopping');
     await worker.stop().catch((err) => logError('worker stop', err));
-    await getDbHandle().close().catch(() => {});
+    await getDbHandle()
+      .close()
+      .catch(() => {});
     process.exit(0);
   };
   process.on('SIGTERM', stop);

@@ -16,16 +16,7 @@
  * `ServerError`, before falling back to `toCniError`. Redirects are not followed (a 3xx is 100).
  */
 import { readFileSync } from 'node:fs';
-import {
-  CniError,
-  ERR_AUTH,
-  ERR_FORBIDDEN,
-  ERR_INVALID_CONFIG,
-  ERR_INVALID_ENV,
-  ERR_SERVER_RESPONSE,
-  ERR_TLS,
-  ERR_TRY_AGAIN,
-} from './errors';
+import { CniError, ERR_AUTH, ERR_FORBIDDEN, ERR_INVALID_CONFIG, ERR_INVALID_ENV, ERR_SERVER_RESPONSE, ERR_TLS, ERR_TRY_AGAIN } from './errors';
 import type { IpamConfig } from './config';
 import { registerSecret } from './log';
 
@@ -57,13 +48,15 @@ export function readToken(tokenFile: string): string {
     token = readFileSync(tokenFile, 'utf8').trim();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : `cannot be read (${code ?? (e as Error).message})`;
+    const why =
+      code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : `cannot be read (${code ?? (e as Error).message})`;
     throw new CniError(ERR_AUTH, `token file ${tokenFile} ${why}`, 'ipam.tokenFile must name a file holding the cluster API token');
   }
   if (!token) throw new CniError(ERR_AUTH, `token file ${tokenFile} is empty`, 'ipam.tokenFile must name a file holding the cluster API token');
   registerSecret(token);
   // A header value cannot carry control characters or spaces; say so instead of failing inside fetch.
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new CniError(ERR_AUTH, `token file ${tokenFile} does not hold a single token`, 'expected one line of printable ASCII without spaces');
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new CniError(ERR_AUTH, `token file ${tokenFile} does not hold a single token`, 'expected one line of printable ASCII without spaces');
   return token;
 }
 
@@ -175,7 +168,12 @@ export async function callServer(opts: CallOptions): Promise<unknown> {
     retryAfter = res.headers.get('retry-after') ?? undefined;
     text = await readBody(res, where);
   } catch (e) {
-    if (timedOut) throw new CniError(ERR_TRY_AGAIN, `Meridian server did not answer within ${timeoutMs} ms`, `${opts.method} ${where} timed out (ipam.timeoutMs=${timeoutMs})`);
+    if (timedOut)
+      throw new CniError(
+        ERR_TRY_AGAIN,
+        `Meridian server did not answer within ${timeoutMs} ms`,
+        `${opts.method} ${where} timed out (ipam.timeoutMs=${timeoutMs})`,
+      );
     if (e instanceof CniError) throw e;
     throw transportError(e, where, timeoutMs);
   } finally {
@@ -232,7 +230,11 @@ export function toCniError(e: ServerError): CniError {
   const said = error.message ? `: ${error.message}` : '';
   const what = `${error.code ?? `HTTP ${status}`}${said}`;
   if (status === 429) {
-    return new CniError(ERR_TRY_AGAIN, 'Meridian server is rate limiting; try again later', `${what}${e.retryAfter ? ` (Retry-After: ${e.retryAfter} s)` : ''}`);
+    return new CniError(
+      ERR_TRY_AGAIN,
+      'Meridian server is rate limiting; try again later',
+      `${what}${e.retryAfter ? ` (Retry-After: ${e.retryAfter} s)` : ''}`,
+    );
   }
   if (error.code === 'Exhausted') {
     // An exhausted pool clears when leases are released (DEL, GC) or capacity is added: the
@@ -241,10 +243,18 @@ export function toCniError(e: ServerError): CniError {
   }
   if (status >= 500) return new CniError(ERR_TRY_AGAIN, `Meridian server error (HTTP ${status}); try again later`, what);
   if (status === 401) {
-    return new CniError(ERR_AUTH, 'Meridian server rejected the API token (HTTP 401)', `${what}; check the token in ipam.tokenFile (expired, revoked or for another project?)`);
+    return new CniError(
+      ERR_AUTH,
+      'Meridian server rejected the API token (HTTP 401)',
+      `${what}; check the token in ipam.tokenFile (expired, revoked or for another project?)`,
+    );
   }
   if (status === 403) {
-    return new CniError(ERR_FORBIDDEN, 'the API token is not allowed to act for this project/cluster (HTTP 403)', `${what}; check ipam.project, ipam.cluster and the token's scope`);
+    return new CniError(
+      ERR_FORBIDDEN,
+      'the API token is not allowed to act for this project/cluster (HTTP 403)',
+      `${what}; check ipam.project, ipam.cluster and the token's scope`,
+    );
   }
   if (status === 413) {
     // Only input makes a request this large (a huge prevResult or valid-attachment list): the config.

@@ -26,6 +26,11 @@ if (skip) process.stderr.write(`[cni-bridge.test] skipped: ${skip}\n`);
 
 bridgeSuite(
   'meridian-ipam through the Debian bridge plugin (server from MERIDIAN_CNI_*)',
-  () => ({ serverUrl: vars.MERIDIAN_CNI_SERVER_URL!, token: vars.MERIDIAN_CNI_TOKEN!, project: vars.MERIDIAN_CNI_PROJECT!, cluster: vars.MERIDIAN_CNI_CLUSTER! }),
+  () => ({
+    serverUrl: vars.MERIDIAN_CNI_SERVER_URL!,
+    token: vars.MERIDIAN_CNI_TOKEN!,
+    project: vars.MERIDIAN_CNI_PROJECT!,
+    cluster: vars.MERIDIAN_CNI_CLUSTER!,
+  }),
   { skip },
 );

@@ -35,7 +35,10 @@ function skipReason(): string | undefined {
   const bridge = bridgeSkipReason();
   if (bridge) return bridge;
   if (!existsSync(path.join(pluginDir, 'portmap'))) return `no portmap plugin in ${pluginDir} (apt-get install containernetworking-plugins)`;
-  for (const [tool, pkg] of [['ping', 'iputils-ping'], ['iptables', 'iptables']]) {
+  for (const [tool, pkg] of [
+    ['ping', 'iputils-ping'],
+    ['iptables', 'iptables'],
+  ]) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
@@ -145,7 +148,15 @@ async function removeIdlePortmapChains() {
     const rules = (await exec(tool, ['-t', 'nat', '-S']).catch(() => ({ stdout: '' }))).stdout.split('\n');
     if (rules.some((r) => r.startsWith('-A CNI-HOSTPORT-DNAT '))) continue;
     for (const hook of rules.filter((r) => /^-A (PREROUTING|OUTPUT|POSTROUTING) .*-j CNI-HOSTPORT-(DNAT|MASQ)$/.test(r))) {
-      await exec(tool, ['-t', 'nat', '-D', ...hook.slice(3).match(/"[^"]*"|\S+/g)!.map((w) => w.replace(/^"|"$/g, ''))]).catch(() => undefined);
+      await exec(tool, [
+        '-t',
+        'nat',
+        '-D',
+        ...hook
+          .slice(3)
+          .match(/"[^"]*"|\S+/g)!
+          .map((w) => w.replace(/^"|"$/g, '')),
+      ]).catch(() => undefined);
     }
     for (const chain of ['CNI-HOSTPORT-DNAT', 'CNI-HOSTPORT-MASQ', 'CNI-HOSTPORT-SETMARK']) {
       await exec(tool, ['-t', 'nat', '-F', chain]).catch(() => undefined);
@@ -156,114 +167,137 @@ async function removeIdlePortmapChains() {
 
 const natRules = async () => (await exec('iptables', ['-t', 'nat', '-S'])).stdout;
 
-describe.skipIf(skip !== undefined)(`the installed conflist run in libcni's order (bridge + meridian-ipam, portmap)${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  beforeAll(async () => {
-    const { db } = testDb();
-    const { project } = await makeProject(db);
-    projectId = project.id;
-    // Dual stack: both families through the whole chain.
-    await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '203.0.113.0/24' }, { cidr: '2001:db8:113::/64' }] }, actor);
-    const token = (await createCluster(db, project.id, { name: 'k1', network: 'pods', issueToken: true }, actor)).token!.secret;
-    api = await serveLeaseApi();
-    dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-cni-chain-'));
-    const plugin = await pluginExecutable(path.join(dir, 'build'));
-    const tokenFile = path.join(dir, 'cluster-token');
-    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
-    binDir = path.join(dir, 'opt/cni/bin');
-    const confDir = path.join(dir, 'etc/cni/net.d');
-    const installed = await exec(plugin, [
-      'install', '--server-url', api.url, '--project', project.slug, '--cluster', 'k1', '--network', 'pods', '--token-file', tokenFile,
-      '--node-name', `chain-node-${tag}`, '--cni-bin-dir', binDir, '--cni-conf-dir', confDir, '--main-plugin-config', JSON.stringify({ bridge: bridgeName }),
-    ]);
-    expect(installed.stdout).toContain('10-meridian.conflist');
-    // The node's own plugins, as a distribution installs them.
-    for (const p of ['bridge', 'portmap']) await symlink(path.join(pluginDir, p), path.join(binDir, p));
-    conflist = JSON.parse(await readFile(path.join(confDir, '10-meridian.conflist'), 'utf8')) as Conflist;
-    // The bridge made beforehand with a pinned MAC: the kernel otherwise re-derives it from its ports
-    // as veths come and go, and bridge CHECK compares it with the cached result.
-    await exec('ip', ['link', 'add', bridgeName, 'type', 'bridge']);
-    bridgeCreated = true;
-    await exec('ip', ['link', 'set', bridgeName, 'address', '02:6d:72:64:00:02']);
-    await exec('ip', ['link', 'set', bridgeName, 'up']);
-    for (const ns of namespaces) {
-      await exec('ip', ['netns', 'add', ns]);
-      createdNs.push(ns);
-    }
-  }, 180_000);
-
-  afterAll(async () => {
-    // Best effort, also after failures: the chain's DEL (iptables rules, veths, leases), namespaces, bridge, files.
-    if (conflist) for (let i = 0; i < namespaces.length; i++) await delList(i).catch(() => undefined);
-    for (const ns of createdNs) await exec('ip', ['netns', 'del', ns]).catch(() => undefined);
-    if (bridgeCreated) await exec('ip', ['link', 'del', bridgeName]).catch(() => undefined);
-    if (conflist) await removeIdlePortmapChains();
-    await api?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }, 120_000);
-
-  it('the installed list chains bridge (IPAM: meridian-ipam) and portmap', () => {
-    expect(conflist.plugins.map((p) => p.type)).toEqual(['bridge', 'portmap']);
-    expect((conflist.plugins[0].ipam as { type: string }).type).toBe('meridian-ipam');
-  });
-
-  it('ADD: each pod gets its Meridian addresses on eth0; the pods reach each other and their gateways; portmap maps the host port', async () => {
-    for (let i = 0; i < namespaces.length; i++) results.push(await addList(i));
-    const ips = results.map((r) => r.ips as { address: string; gateway?: string }[]);
-    const v4 = ips.map((list) => list.find((ip) => !ip.address.includes(':'))!);
-    const v6 = ips.map((list) => list.find((ip) => ip.address.includes(':'))!);
-    for (let i = 0; i < namespaces.length; i++) {
-      expect(v4[i].address).toMatch(/^203\.0\.113\.\d+\/26$/);
-      expect(v6[i].address).toMatch(/^2001:db8:113:/);
-      expect(await eth0Addresses(namespaces[i])).toEqual(ips[i].map((ip) => ip.address).sort());
-    }
-    expect(v4[0].address).not.toBe(v4[1].address);
-    const bridgeAddresses = (await exec('ip', ['-j', 'addr', 'show', 'dev', bridgeName])).stdout;
-    for (const gw of [v4[0].gateway!, v6[0].gateway!]) expect(bridgeAddresses).toContain(`"${gw}"`);
-    const bare = (list: { address: string }[]) => list.map((ip) => ip.address.split('/')[0]);
-    for (const [other, self] of [[1, 0], [0, 1]]) {
-      for (const family of [v4, v6]) {
-        const target = bare(family)[other];
-        expect(await ping(namespaces[self], target), `${namespaces[self]} → ${target}`).toBe(true);
+describe.skipIf(skip !== undefined)(
+  `the installed conflist run in libcni's order (bridge + meridian-ipam, portmap)${skip ? ` (skipped: ${skip})` : ''}`,
+  () => {
+    beforeAll(async () => {
+      const { db } = testDb();
+      const { project } = await makeProject(db);
+      projectId = project.id;
+      // Dual stack: both families through the whole chain.
+      await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '203.0.113.0/24' }, { cidr: '2001:db8:113::/64' }] }, actor);
+      const token = (await createCluster(db, project.id, { name: 'k1', network: 'pods', issueToken: true }, actor)).token!.secret;
+      api = await serveLeaseApi();
+      dir = await mkdtemp(path.join(os.tmpdir(), 'meridian-cni-chain-'));
+      const plugin = await pluginExecutable(path.join(dir, 'build'));
+      const tokenFile = path.join(dir, 'cluster-token');
+      await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+      binDir = path.join(dir, 'opt/cni/bin');
+      const confDir = path.join(dir, 'etc/cni/net.d');
+      const installed = await exec(plugin, [
+        'install',
+        '--server-url',
+        api.url,
+        '--project',
+        project.slug,
+        '--cluster',
+        'k1',
+        '--network',
+        'pods',
+        '--token-file',
+        tokenFile,
+        '--node-name',
+        `chain-node-${tag}`,
+        '--cni-bin-dir',
+        binDir,
+        '--cni-conf-dir',
+        confDir,
+        '--main-plugin-config',
+        JSON.stringify({ bridge: bridgeName }),
+      ]);
+      expect(installed.stdout).toContain('10-meridian.conflist');
+      // The node's own plugins, as a distribution installs them.
+      for (const p of ['bridge', 'portmap']) await symlink(path.join(pluginDir, p), path.join(binDir, p));
+      conflist = JSON.parse(await readFile(path.join(confDir, '10-meridian.conflist'), 'utf8')) as Conflist;
+      // The bridge made beforehand with a pinned MAC: the kernel otherwise re-derives it from its ports
+      // as veths come and go, and bridge CHECK compares it with the cached result.
+      await exec('ip', ['link', 'add', bridgeName, 'type', 'bridge']);
+      bridgeCreated = true;
+      await exec('ip', ['link', 'set', bridgeName, 'address', '02:6d:72:64:00:02']);
+      await exec('ip', ['link', 'set', bridgeName, 'up']);
+      for (const ns of namespaces) {
+        await exec('ip', ['netns', 'add', ns]);
+        createdNs.push(ns);
       }
-    }
-    for (const ns of namespaces) {
-      for (const gw of [v4[0].gateway!, v6[0].gateway!]) expect(await ping(ns, gw), `${ns} → gateway ${gw}`).toBe(true);
-    }
-    // portmap: the host port forwarded to pod 0.
-    expect(await natRules()).toMatch(new RegExp(`--dport ${hostPort} .*-j DNAT --to-destination ${bare(v4)[0].replace(/\./g, '\\.')}:8080`));
-    // The leases Meridian recorded: the node and pod the runtime named.
-    const leases = (await testDb().db.execute(
-      sql`select host(address) as address, node, pod_name from pod_leases where project_id = ${projectId} and family = 4 order by pod_name`,
-    )) as unknown as { address: string; node: string; pod_name: string }[];
-    expect(leases.map((l) => [l.address, l.node, l.pod_name])).toEqual([
-      [bare(v4)[0], `chain-node-${tag}`, 'pod-0'],
-      [bare(v4)[1], `chain-node-${tag}`, 'pod-1'],
-    ]);
-  });
+    }, 180_000);
 
-  it('CHECK in list order with the cached result: bridge with meridian-ipam passes; so does portmap where its CHECK works', async () => {
-    for (let i = 0; i < namespaces.length; i++) {
-      const [bridge, portmap] = await checkList(i);
-      expect(bridge.status, `${bridge.stdout}\n${bridge.stderr}`).toBe(0);
-      if (portmap.status !== 0) {
-        // containernetworking-plugins before 1.2 look for every address's rules in both the iptables
-        // and the ip6tables table, so portmap's CHECK fails on any host with ip6tables, whatever the
-        // pod's families. Only that failure, and only from such a version, is accepted.
-        expect(portmapVersion(), `portmap CHECK failed: ${portmap.stdout}`).toMatch(/^1\.[01]\./);
-        expect(portmap.json).toMatchObject({ code: 999, msg: expect.stringContaining('could not check ipv6 dnat') });
-      }
-    }
-  });
+    afterAll(async () => {
+      // Best effort, also after failures: the chain's DEL (iptables rules, veths, leases), namespaces, bridge, files.
+      if (conflist) for (let i = 0; i < namespaces.length; i++) await delList(i).catch(() => undefined);
+      for (const ns of createdNs) await exec('ip', ['netns', 'del', ns]).catch(() => undefined);
+      if (bridgeCreated) await exec('ip', ['link', 'del', bridgeName]).catch(() => undefined);
+      if (conflist) await removeIdlePortmapChains();
+      await api?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    }, 120_000);
 
-  it('DEL in reverse order: addresses, port mapping and leases gone; DEL again succeeds', async () => {
-    for (let round = 0; round < 2; round++) {
+    it('the installed list chains bridge (IPAM: meridian-ipam) and portmap', () => {
+      expect(conflist.plugins.map((p) => p.type)).toEqual(['bridge', 'portmap']);
+      expect((conflist.plugins[0].ipam as { type: string }).type).toBe('meridian-ipam');
+    });
+
+    it('ADD: each pod gets its Meridian addresses on eth0; the pods reach each other and their gateways; portmap maps the host port', async () => {
+      for (let i = 0; i < namespaces.length; i++) results.push(await addList(i));
+      const ips = results.map((r) => r.ips as { address: string; gateway?: string }[]);
+      const v4 = ips.map((list) => list.find((ip) => !ip.address.includes(':'))!);
+      const v6 = ips.map((list) => list.find((ip) => ip.address.includes(':'))!);
       for (let i = 0; i < namespaces.length; i++) {
-        for (const r of await delList(i)) expect(r.status, `round ${round}: ${r.stdout}\n${r.stderr}`).toBe(0);
+        expect(v4[i].address).toMatch(/^203\.0\.113\.\d+\/26$/);
+        expect(v6[i].address).toMatch(/^2001:db8:113:/);
+        expect(await eth0Addresses(namespaces[i])).toEqual(ips[i].map((ip) => ip.address).sort());
       }
-    }
-    for (const ns of namespaces) expect(await eth0Addresses(ns)).toEqual([]);
-    expect(await natRules()).not.toContain(`--dport ${hostPort} `);
-    const [{ n }] = (await testDb().db.execute(sql`select count(*)::int as n from pod_leases where project_id = ${projectId}`)) as unknown as { n: number }[];
-    expect(n).toBe(0);
-  });
-});
+      expect(v4[0].address).not.toBe(v4[1].address);
+      const bridgeAddresses = (await exec('ip', ['-j', 'addr', 'show', 'dev', bridgeName])).stdout;
+      for (const gw of [v4[0].gateway!, v6[0].gateway!]) expect(bridgeAddresses).toContain(`"${gw}"`);
+      const bare = (list: { address: string }[]) => list.map((ip) => ip.address.split('/')[0]);
+      for (const [other, self] of [
+        [1, 0],
+        [0, 1],
+      ]) {
+        for (const family of [v4, v6]) {
+          const target = bare(family)[other];
+          expect(await ping(namespaces[self], target), `${namespaces[self]} → ${target}`).toBe(true);
+        }
+      }
+      for (const ns of namespaces) {
+        for (const gw of [v4[0].gateway!, v6[0].gateway!]) expect(await ping(ns, gw), `${ns} → gateway ${gw}`).toBe(true);
+      }
+      // portmap: the host port forwarded to pod 0.
+      expect(await natRules()).toMatch(new RegExp(`--dport ${hostPort} .*-j DNAT --to-destination ${bare(v4)[0].replace(/\./g, '\\.')}:8080`));
+      // The leases Meridian recorded: the node and pod the runtime named.
+      const leases = (await testDb().db.execute(
+        sql`select host(address) as address, node, pod_name from pod_leases where project_id = ${projectId} and family = 4 order by pod_name`,
+      )) as unknown as { address: string; node: string; pod_name: string }[];
+      expect(leases.map((l) => [l.address, l.node, l.pod_name])).toEqual([
+        [bare(v4)[0], `chain-node-${tag}`, 'pod-0'],
+        [bare(v4)[1], `chain-node-${tag}`, 'pod-1'],
+      ]);
+    });
+
+    it('CHECK in list order with the cached result: bridge with meridian-ipam passes; so does portmap where its CHECK works', async () => {
+      for (let i = 0; i < namespaces.length; i++) {
+        const [bridge, portmap] = await checkList(i);
+        expect(bridge.status, `${bridge.stdout}\n${bridge.stderr}`).toBe(0);
+        if (portmap.status !== 0) {
+          // containernetworking-plugins before 1.2 look for every address's rules in both the iptables
+          // and the ip6tables table, so portmap's CHECK fails on any host with ip6tables, whatever the
+          // pod's families. Only that failure, and only from such a version, is accepted.
+          expect(portmapVersion(), `portmap CHECK failed: ${portmap.stdout}`).toMatch(/^1\.[01]\./);
+          expect(portmap.json).toMatchObject({ code: 999, msg: expect.stringContaining('could not check ipv6 dnat') });
+        }
+      }
+    });
+
+    it('DEL in reverse order: addresses, port mapping and leases gone; DEL again succeeds', async () => {
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < namespaces.length; i++) {
+          for (const r of await delList(i)) expect(r.status, `round ${round}: ${r.stdout}\n${r.stderr}`).toBe(0);
+        }
+      }
+      for (const ns of namespaces) expect(await eth0Addresses(ns)).toEqual([]);
+      expect(await natRules()).not.toContain(`--dport ${hostPort} `);
+      const [{ n }] = (await testDb().db.execute(sql`select count(*)::int as n from pod_leases where project_id = ${projectId}`)) as unknown as { n: number }[];
+      expect(n).toBe(0);
+    });
+  },
+);

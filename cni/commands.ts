@@ -127,7 +127,8 @@ const leaseMissing = (e: ServerError) => e.status === 404 && e.error.code === 'N
 
 /** CHECK: the server compares `prevResult` with its lease; a mismatch is an error (and a tenant event there). */
 export async function cmdCheck(conf: NetConf, env: CniEnv): Promise<void> {
-  if (!atLeast(conf.cniVersion, '0.4.0')) throw new CniError(ERR_INCOMPATIBLE_VERSION, 'config version does not allow CHECK', `cniVersion ${conf.cniVersion} < 0.4.0`);
+  if (!atLeast(conf.cniVersion, '0.4.0'))
+    throw new CniError(ERR_INCOMPATIBLE_VERSION, 'config version does not allow CHECK', `cniVersion ${conf.cniVersion} < 0.4.0`);
   if (!conf.prevResult) throw configError('prevResult', 'is required for CHECK');
   if (!Array.isArray(conf.prevResult.ips)) throw configError('prevResult.ips', 'must be a list');
   let answer: unknown;
@@ -150,7 +151,8 @@ export async function cmdCheck(conf: NetConf, env: CniEnv): Promise<void> {
 
 /** GC (1.1.0): the server releases this cluster's leases of this network not in the valid list. */
 export async function cmdGc(conf: NetConf): Promise<void> {
-  if (!atLeast(conf.cniVersion, '1.1.0')) throw new CniError(ERR_INCOMPATIBLE_VERSION, 'config version does not allow GC', `cniVersion ${conf.cniVersion} < 1.1.0`);
+  if (!atLeast(conf.cniVersion, '1.1.0'))
+    throw new CniError(ERR_INCOMPATIBLE_VERSION, 'config version does not allow GC', `cniVersion ${conf.cniVersion} < 1.1.0`);
   // Without the list every lease would look stale: refuse rather than release everything.
   if (!conf.validAttachments) throw configError('cni.dev/valid-attachments', 'is required for GC');
   let answer: unknown;
@@ -174,7 +176,8 @@ export async function cmdGc(conf: NetConf): Promise<void> {
  * Errors in the request itself (config, versions) keep their own codes.
  */
 export async function cmdStatus(conf: NetConf): Promise<void> {
-  if (!atLeast(conf.cniVersion, '1.1.0')) throw new CniError(ERR_INCOMPATIBLE_VERSION, 'config version does not allow STATUS', `cniVersion ${conf.cniVersion} < 1.1.0`);
+  if (!atLeast(conf.cniVersion, '1.1.0'))
+    throw new CniError(ERR_INCOMPATIBLE_VERSION, 'config version does not allow STATUS', `cniVersion ${conf.cniVersion} < 1.1.0`);
   let answer: unknown;
   try {
     answer = await call(conf, 'GET', `/status?cniNetwork=${encodeURIComponent(conf.name)}`);

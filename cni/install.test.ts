@@ -32,7 +32,10 @@ interface Run {
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(plugin, ['install', ...args], { env: { PATH: '/usr/bin:/bin', ...env } as Record<string, string> as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(plugin, ['install', ...args], {
+      env: { PATH: '/usr/bin:/bin', ...env } as Record<string, string> as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -51,7 +54,13 @@ const base = (root: string) => ['--server-url', 'http://192.0.2.10:8080', '--clu
 const TOKEN = { MERIDIAN_CNI_TOKEN: 'mrd_tok_INSTALL_0123456789' };
 const conflistPath = (root: string) => path.join(root, 'etc/cni/net.d/10-meridian.conflist');
 const mode = async (p: string) => (await stat(p)).mode & 0o7777;
-const outcomes = (r: Run) => Object.fromEntries(r.stdout.trim().split('\n').map((l) => [l.split(/\s+/)[1], l.split(/\s+/)[0]]));
+const outcomes = (r: Run) =>
+  Object.fromEntries(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => [l.split(/\s+/)[1], l.split(/\s+/)[0]]),
+  );
 
 describe('meridian-ipam install', () => {
   it('writes the executable (0755), the token (0600 in a 0700 directory) and a conflist chaining bridge, meridian-ipam and portmap', async () => {
@@ -146,15 +155,36 @@ describe('meridian-ipam install', () => {
     await writeFile(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
     const r = await run([
       ...base(root).map((a) => (a === 'http://192.0.2.10:8080' ? 'https://meridian.example:8443' : a)),
-      '--token-file', tokenFile, '--main-plugin', 'ptp', '--main-plugin-config', '{"mtu":1400}', '--no-portmap', '--ca-file', ca,
-      '--cni-bin-dir', '/usr/libexec/cni', '--cni-conf-dir', '/etc/kubernetes/cni/net.d', '--conf-name', '20-pods.conflist', '--network-name', 'pods', '--timeout-ms', '3000',
+      '--token-file',
+      tokenFile,
+      '--main-plugin',
+      'ptp',
+      '--main-plugin-config',
+      '{"mtu":1400}',
+      '--no-portmap',
+      '--ca-file',
+      ca,
+      '--cni-bin-dir',
+      '/usr/libexec/cni',
+      '--cni-conf-dir',
+      '/etc/kubernetes/cni/net.d',
+      '--conf-name',
+      '20-pods.conflist',
+      '--network-name',
+      'pods',
+      '--timeout-ms',
+      '3000',
     ]);
     expect(r.status, r.stderr).toBe(0);
     expect(existsSync(path.join(root, 'usr/libexec/cni/meridian-ipam'))).toBe(true);
     const conf = JSON.parse(await readFile(path.join(root, 'etc/kubernetes/cni/net.d/20-pods.conflist'), 'utf8'));
     expect(conf.name).toBe('pods');
     expect(conf.plugins).toHaveLength(1);
-    expect(conf.plugins[0]).toMatchObject({ type: 'ptp', mtu: 1400, ipam: { tokenFile: '/etc/kubernetes/cni/net.d/meridian-ipam/token', caFile: '/etc/kubernetes/cni/net.d/meridian-ipam/ca.pem', timeoutMs: 3000 } });
+    expect(conf.plugins[0]).toMatchObject({
+      type: 'ptp',
+      mtu: 1400,
+      ipam: { tokenFile: '/etc/kubernetes/cni/net.d/meridian-ipam/token', caFile: '/etc/kubernetes/cni/net.d/meridian-ipam/ca.pem', timeoutMs: 3000 },
+    });
     expect(conf.plugins[0].bridge).toBeUndefined();
     expect(await readFile(path.join(root, 'etc/kubernetes/cni/net.d/meridian-ipam/token'), 'utf8')).toBe('mrd_tok_FROM_FILE_1111\n');
     expect(await readFile(path.join(root, 'etc/kubernetes/cni/net.d/meridian-ipam/ca.pem'), 'utf8')).toContain('BEGIN CERTIFICATE');
@@ -178,7 +208,10 @@ describe('meridian-ipam install', () => {
 
   it('--watch installs again what was removed, and stops on SIGTERM with exit 0', async () => {
     const root = await newRoot();
-    const child = spawn(plugin, ['install', ...base(root), '--watch', '1'], { env: { PATH: '/usr/bin:/bin', ...TOKEN } as Record<string, string> as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(plugin, ['install', ...base(root), '--watch', '1'], {
+      env: { PATH: '/usr/bin:/bin', ...TOKEN } as Record<string, string> as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
     const token = path.join(root, 'etc/cni/net.d/meridian-ipam/token');
     const waitFor = async (what: () => boolean) => {

@@ -211,7 +211,8 @@ export async function install(o: InstallOptions): Promise<{ files: { file: strin
   await put(confFile, Buffer.from(`${JSON.stringify(conflist, null, 2)}\n`), 0o644);
 
   for (const type of plugins.map((p) => String(p.type)).filter((t) => t !== PLUGIN_NAME)) {
-    if (!existsSync(path.join(binDir, type))) warnings.push(`${path.join(binDir, type)} is missing: the runtime needs the ${type} plugin there (e.g. Debian's containernetworking-plugins)`);
+    if (!existsSync(path.join(binDir, type)))
+      warnings.push(`${path.join(binDir, type)} is missing: the runtime needs the ${type} plugin there (e.g. Debian's containernetworking-plugins)`);
   }
   // Runtimes use the first configuration file in lexical order.
   const first = (await readdir(confDir)).filter((f) => /\.(conflist|conf|json)$/.test(f)).sort()[0];
@@ -243,8 +244,24 @@ const USAGE = `usage: meridian-ipam install --server-url URL --cluster NAME [opt
   --watch SECONDS           install again every SECONDS until SIGTERM (a DaemonSet's container)`;
 
 const VALUE_FLAGS = new Set([
-  'server-url', 'cluster', 'project', 'network', 'token-file', 'node-name', 'ca-file', 'timeout-ms', 'cni-bin-dir', 'cni-conf-dir',
-  'root', 'conf-name', 'network-name', 'cni-version', 'main-plugin', 'main-plugin-config', 'plugin', 'watch',
+  'server-url',
+  'cluster',
+  'project',
+  'network',
+  'token-file',
+  'node-name',
+  'ca-file',
+  'timeout-ms',
+  'cni-bin-dir',
+  'cni-conf-dir',
+  'root',
+  'conf-name',
+  'network-name',
+  'cni-version',
+  'main-plugin',
+  'main-plugin-config',
+  'plugin',
+  'watch',
 ]);
 const BOOL_FLAGS = new Set(['no-portmap', 'force', 'help']);
 
@@ -280,7 +297,8 @@ export function parseInstallArgs(argv: string[], env: Record<string, string | un
   }
   if (!token) throw new UsageError('no token: give --token-file or set MERIDIAN_CNI_TOKEN');
   if (!/^[\x21-\x7e]+$/.test(token)) throw new UsageError('the token must be one line of printable ASCII without spaces');
-  for (const dir of ['cni-bin-dir', 'cni-conf-dir', 'root']) if (v[dir] !== undefined && !path.isAbsolute(v[dir])) throw new UsageError(`--${dir} must be an absolute path`);
+  for (const dir of ['cni-bin-dir', 'cni-conf-dir', 'root'])
+    if (v[dir] !== undefined && !path.isAbsolute(v[dir])) throw new UsageError(`--${dir} must be an absolute path`);
   const int = (name: string, min: number, max: number) => {
     if (v[name] === undefined) return undefined;
     const n = Number(v[name]);
@@ -294,7 +312,8 @@ export function parseInstallArgs(argv: string[], env: Record<string, string | un
     } catch {
       throw new UsageError('--main-plugin-config must be a JSON object');
     }
-    if (typeof mainPluginConfig !== 'object' || mainPluginConfig === null || Array.isArray(mainPluginConfig)) throw new UsageError('--main-plugin-config must be a JSON object');
+    if (typeof mainPluginConfig !== 'object' || mainPluginConfig === null || Array.isArray(mainPluginConfig))
+      throw new UsageError('--main-plugin-config must be a JSON object');
     if ('ipam' in mainPluginConfig) throw new UsageError('--main-plugin-config must not set ipam: it is meridian-ipam');
   }
   const confName = v['conf-name'] ?? '10-meridian.conflist';

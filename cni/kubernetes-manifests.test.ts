@@ -66,7 +66,10 @@ describe.skipIf(skip !== undefined)(`deploy/kubernetes/cni rendered by kubectl k
     const args: string[] = container.args;
     const arg = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
     const root = arg('root')!;
-    for (const [flag, hostPath] of [['cni-bin-dir', '/opt/cni/bin'], ['cni-conf-dir', '/etc/cni/net.d']] as const) {
+    for (const [flag, hostPath] of [
+      ['cni-bin-dir', '/opt/cni/bin'],
+      ['cni-conf-dir', '/etc/cni/net.d'],
+    ] as const) {
       expect(arg(flag)).toBe(hostPath);
       const v = pod.volumes.find((x: { hostPath?: { path: string } }) => x.hostPath?.path === hostPath);
       expect(v, `a hostPath volume for ${hostPath}`).toBeDefined();
@@ -98,7 +101,15 @@ describe.skipIf(skip !== undefined)(`deploy/kubernetes/cni rendered by kubectl k
         expanded.map((a) => (a.startsWith('--token-file=') ? `--token-file=${tokenFile}` : a)),
         {},
       );
-      expect(options).toMatchObject({ root: '/host', cniBinDir: '/opt/cni/bin', cniConfDir: '/etc/cni/net.d', serverUrl: config.data!.MERIDIAN_SERVER_URL, cluster: config.data!.MERIDIAN_CLUSTER, nodeName: 'node-1', watchSeconds: 60 });
+      expect(options).toMatchObject({
+        root: '/host',
+        cniBinDir: '/opt/cni/bin',
+        cniConfDir: '/etc/cni/net.d',
+        serverUrl: config.data!.MERIDIAN_SERVER_URL,
+        cluster: config.data!.MERIDIAN_CLUSTER,
+        nodeName: 'node-1',
+        watchSeconds: 60,
+      });
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }

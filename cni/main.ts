@@ -54,13 +54,23 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
     if (command === 'VERSION') {
       // Spec "Version success": cniVersion is the one given on input (the runtime compares it with
       // supportedVersions itself); without one, this plugin's newest.
-      return { stdout: JSON.stringify({ cniVersion: givenVersion(await input().catch(() => '')) ?? CURRENT_VERSION, supportedVersions: SUPPORTED_VERSIONS }), status: 0 };
+      return {
+        stdout: JSON.stringify({ cniVersion: givenVersion(await input().catch(() => '')) ?? CURRENT_VERSION, supportedVersions: SUPPORTED_VERSIONS }),
+        status: 0,
+      };
     }
     setQuiet(false); // until MERIDIAN_CNI_QUIET is read: an invalid value is reported on stderr too
     setQuiet(readQuiet(procEnv));
     if (!COMMANDS.includes(command)) {
-      if (!command) log(`CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND, or run "meridian-ipam install --help" to install it on a node`);
-      throw new CniError(ERR_INVALID_ENV, command ? `unknown CNI_COMMAND: ${command}` : 'required env variables [CNI_COMMAND] missing', 'variable: CNI_COMMAND');
+      if (!command)
+        log(
+          `CNI IPAM plugin for Meridian; CNI spec versions ${SUPPORTED_VERSIONS.join(', ')}; set CNI_COMMAND, or run "meridian-ipam install --help" to install it on a node`,
+        );
+      throw new CniError(
+        ERR_INVALID_ENV,
+        command ? `unknown CNI_COMMAND: ${command}` : 'required env variables [CNI_COMMAND] missing',
+        'variable: CNI_COMMAND',
+      );
     }
     // The config first: every error from here on is labelled with the request's cniVersion.
     const stdin = await input();
@@ -85,7 +95,8 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
     }
     return { stdout: '', status: 0 };
   } catch (e) {
-    const err = e instanceof CniError ? e : new CniError(ERR_INTERNAL, 'internal error in meridian-ipam', e instanceof Error ? (e.stack ?? e.message) : String(e));
+    const err =
+      e instanceof CniError ? e : new CniError(ERR_INTERNAL, 'internal error in meridian-ipam', e instanceof Error ? (e.stack ?? e.message) : String(e));
     const msg = redact(err.msg);
     const details = err.details === undefined ? undefined : redact(err.details);
     log(`${command || '(no command)'} failed after ${Date.now() - started} ms: code ${err.code}: ${msg}${details ? ` — ${details}` : ''}`);

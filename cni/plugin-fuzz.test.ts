@@ -90,7 +90,10 @@ function conf(version = '1.1.0', extra: Record<string, unknown> = {}): Record<st
 
 /** A config every verb accepts: CHECK's prevResult and GC's attachment list included. */
 const fullConf = (version = '1.1.0') =>
-  conf(version, { prevResult: { cniVersion: version, ips: [{ address: '198.51.100.2/28', gateway: '198.51.100.1' }] }, 'cni.dev/valid-attachments': [{ containerID: 'c1', ifname: 'eth0' }] });
+  conf(version, {
+    prevResult: { cniVersion: version, ips: [{ address: '198.51.100.2/28', gateway: '198.51.100.1' }] },
+    'cni.dev/valid-attachments': [{ containerID: 'c1', ifname: 'eth0' }],
+  });
 
 let seq = 0;
 const containerId = () => `fz${(seq++).toString(36)}c0ffee`;
@@ -170,7 +173,13 @@ const undecodable: fc.Arbitrary<Case> = fc
   .map(([verb, stdin]) => ({ category: 'stdin not a JSON object', env: env(verb), stdin, expectCode: 6 }));
 
 const badVersion: fc.Arbitrary<Case> = fc
-  .tuple(stdinVerbs, fc.oneof(fc.constantFrom('0.1.0', '0.2.0', '1.2.0', '2.0.0', '1.0', 'v1.0.0', '1.0.0 ', '1.0.0-rc1', '01.0.0', '1.1.0\u0000'), fc.string({ minLength: 1, maxLength: 10 })))
+  .tuple(
+    stdinVerbs,
+    fc.oneof(
+      fc.constantFrom('0.1.0', '0.2.0', '1.2.0', '2.0.0', '1.0', 'v1.0.0', '1.0.0 ', '1.0.0-rc1', '01.0.0', '1.1.0\u0000'),
+      fc.string({ minLength: 1, maxLength: 10 }),
+    ),
+  )
   .filter(([, v]) => v.trim() !== '' && !(SUPPORTED_VERSIONS as readonly string[]).includes(v))
   .map(([verb, v]) => ({ category: 'unsupported cniVersion', env: env(verb), stdin: text({ ...fullConf(), cniVersion: v }), expectCode: 1 }));
 
@@ -188,37 +197,113 @@ const invalidFields: [string[], unknown[]][] = [
   [['name'], [undefined, null, 5, '', ' ', '-net', 'a b', 'ñ', 'net/1', '.x', ['podnet']]],
   [['type'], [undefined, null, 5, '', '  ', {}]],
   [['ipam'], [undefined, null, 'meridian-ipam', 5, [], true]],
-  [['ipam', 'type'], [undefined, null, 1, '', ' ']],
-  [['ipam', 'serverUrl'], [undefined, null, 1, '', 'nope', '127.0.0.1:80', 'ftp://127.0.0.1', 'file:///etc/passwd', 'javascript:alert(1)', 'http://user:pw@127.0.0.1', 'http://127.0.0.1/?q=1', 'http://127.0.0.1/#f', 'http://[::1', 'http://127.0.0.1:99999', 'http://']],
-  [['ipam', 'tokenFile'], [undefined, null, 1, '', ' ', ['x']]],
-  [['ipam', 'project'], [undefined, null, 1, '', '-p', 'a b', 'ü', 'p/q']],
-  [['ipam', 'cluster'], [undefined, null, 1, '', '-k', 'k 1', 'k/1', '..']],
-  [['ipam', 'network'], [1, true, [], {}]],
-  [['ipam', 'timeoutMs'], [0, -1, 1.5, 300_001, 1e21, '100', true, [], {}]],
-  [['ipam', 'node'], [1, '-n', 'n 1', 'n/1']],
-  [['ipam', 'caFile'], [1, [], {}]],
-  [['ipam', 'routes'], ['0.0.0.0/0', 1, {}, [1], [null], [{}], [{ dst: 1 }], [{ dst: 'x' }], [{ dst: '10.0.0.0/33' }], [{ dst: '10.0.0.0' }], [{ dst: '::/129' }], [{ dst: '0.0.0.0/0', gw: 'x' }], [{ dst: '0.0.0.0/0', gw: 5 }], [{ dst: '0.0.0.0/0', mtu: -1 }], [{ dst: '0.0.0.0/0', priority: 1.5 }], [{ dst: '0.0.0.0/0', table: '1' }]]],
-  [['ipam', 'dns'], ['x', 1, [], { nameservers: 'x' }, { nameservers: ['x'] }, { nameservers: [1] }, { search: 'a' }, { search: [1] }, { domain: 5 }, { options: [null] }]],
+  [
+    ['ipam', 'type'],
+    [undefined, null, 1, '', ' '],
+  ],
+  [
+    ['ipam', 'serverUrl'],
+    [
+      undefined,
+      null,
+      1,
+      '',
+      'nope',
+      '127.0.0.1:80',
+      'ftp://127.0.0.1',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'http://user:pw@127.0.0.1',
+      'http://127.0.0.1/?q=1',
+      'http://127.0.0.1/#f',
+      'http://[::1',
+      'http://127.0.0.1:99999',
+      'http://',
+    ],
+  ],
+  [
+    ['ipam', 'tokenFile'],
+    [undefined, null, 1, '', ' ', ['x']],
+  ],
+  [
+    ['ipam', 'project'],
+    [undefined, null, 1, '', '-p', 'a b', 'ü', 'p/q'],
+  ],
+  [
+    ['ipam', 'cluster'],
+    [undefined, null, 1, '', '-k', 'k 1', 'k/1', '..'],
+  ],
+  [
+    ['ipam', 'network'],
+    [1, true, [], {}],
+  ],
+  [
+    ['ipam', 'timeoutMs'],
+    [0, -1, 1.5, 300_001, 1e21, '100', true, [], {}],
+  ],
+  [
+    ['ipam', 'node'],
+    [1, '-n', 'n 1', 'n/1'],
+  ],
+  [
+    ['ipam', 'caFile'],
+    [1, [], {}],
+  ],
+  [
+    ['ipam', 'routes'],
+    [
+      '0.0.0.0/0',
+      1,
+      {},
+      [1],
+      [null],
+      [{}],
+      [{ dst: 1 }],
+      [{ dst: 'x' }],
+      [{ dst: '10.0.0.0/33' }],
+      [{ dst: '10.0.0.0' }],
+      [{ dst: '::/129' }],
+      [{ dst: '0.0.0.0/0', gw: 'x' }],
+      [{ dst: '0.0.0.0/0', gw: 5 }],
+      [{ dst: '0.0.0.0/0', mtu: -1 }],
+      [{ dst: '0.0.0.0/0', priority: 1.5 }],
+      [{ dst: '0.0.0.0/0', table: '1' }],
+    ],
+  ],
+  [
+    ['ipam', 'dns'],
+    ['x', 1, [], { nameservers: 'x' }, { nameservers: ['x'] }, { nameservers: [1] }, { search: 'a' }, { search: [1] }, { domain: 5 }, { options: [null] }],
+  ],
   [['prevResult'], ['x', 5, [], true]],
   [['cni.dev/valid-attachments'], ['x', 5, {}, [1], [null], [{}], [{ containerID: 5, ifname: 'eth0' }], [{ containerID: 'c', ifname: [] }]]],
 ];
 
-const invalidConfig: fc.Arbitrary<Case> = fc
-  .tuple(stdinVerbs, fc.constantFrom(...invalidFields))
-  .chain(([verb, [field, values]]) =>
-    fc.constantFrom(...values).map((value): Case => {
-      const c = fullConf();
-      let parent = c as Record<string, unknown>;
-      for (const k of field.slice(0, -1)) parent = parent[k] as Record<string, unknown>;
-      if (value === undefined) delete parent[field[field.length - 1]];
-      else parent[field[field.length - 1]] = value;
-      return { category: `invalid ${field.join('.')}`, env: env(verb), stdin: text(c), expectCode: 7 };
-    }),
-  );
+const invalidConfig: fc.Arbitrary<Case> = fc.tuple(stdinVerbs, fc.constantFrom(...invalidFields)).chain(([verb, [field, values]]) =>
+  fc.constantFrom(...values).map((value): Case => {
+    const c = fullConf();
+    let parent = c as Record<string, unknown>;
+    for (const k of field.slice(0, -1)) parent = parent[k] as Record<string, unknown>;
+    if (value === undefined) delete parent[field[field.length - 1]];
+    else parent[field[field.length - 1]] = value;
+    return { category: `invalid ${field.join('.')}`, env: env(verb), stdin: text(c), expectCode: 7 };
+  }),
+);
 
 /** CHECK's prevResult must be an object with `ips` (a list of at most 8 `{address}`): 7 otherwise. */
 const badPrevResult: fc.Arbitrary<Case> = fc
-  .constantFrom<unknown>(undefined, null, {}, { ips: 'x' }, { ips: {} }, { ips: [1] }, { ips: [null] }, { ips: [{}] }, { ips: [{ address: 5 }] }, { ips: [{ address: 'x'.repeat(65) }] }, { ips: Array.from({ length: 9 }, () => ({ address: '198.51.100.2/28' })) })
+  .constantFrom<unknown>(
+    undefined,
+    null,
+    {},
+    { ips: 'x' },
+    { ips: {} },
+    { ips: [1] },
+    { ips: [null] },
+    { ips: [{}] },
+    { ips: [{ address: 5 }] },
+    { ips: [{ address: 'x'.repeat(65) }] },
+    { ips: Array.from({ length: 9 }, () => ({ address: '198.51.100.2/28' })) },
+  )
   .map((prevResult) => {
     const c = fullConf();
     if (prevResult === undefined) delete c.prevResult;
@@ -234,25 +319,41 @@ const unreachable: fc.Arbitrary<Case> = stdinVerbs.map((verb) => {
 });
 
 /** Anything goes: generic mutations of the config and arbitrary environment values; protocol properties only. */
-const anyEnvValue = fc.oneof(fc.constant(undefined), fc.constantFrom(...nastyStrings), fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 }));
+const anyEnvValue = fc.oneof(
+  fc.constant(undefined),
+  fc.constantFrom(...nastyStrings),
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+);
 const anything: fc.Arbitrary<Case> = fc
   .tuple(
-    fc.oneof({ weight: 4, arbitrary: fc.constantFrom('ADD', 'CHECK') }, { weight: 4, arbitrary: fc.constantFrom(...COMMANDS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom('ADD', 'CHECK') },
+      { weight: 4, arbitrary: fc.constantFrom(...COMMANDS) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+    ),
     fc.constantFrom(...SUPPORTED_VERSIONS),
     fc.oneof(
       { weight: 3, arbitrary: fc.constant({}) },
-      { weight: 2, arbitrary: fc.dictionary(fc.constantFrom('CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_ARGS', 'CNI_PATH', 'MERIDIAN_NODE_NAME'), anyEnvValue, { maxKeys: 2 }) },
+      {
+        weight: 2,
+        arbitrary: fc.dictionary(fc.constantFrom('CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_ARGS', 'CNI_PATH', 'MERIDIAN_NODE_NAME'), anyEnvValue, {
+          maxKeys: 2,
+        }),
+      },
     ),
   )
   .chain(([command, version, overrides]) => {
     const base = fullConf(version);
     // The server URL stays this test's own: generated configs never point anywhere else.
     const mutable = { ...base, ipam: { ...(base.ipam as object), serverUrl: undefined } };
-    return fc.oneof(
-      { weight: 4, arbitrary: mutationOf(mutable).map((m) => restoreServer(applyMutation(mutable, m))) },
-      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
-      { weight: 1, arbitrary: fc.constant(base) },
-    ).map((c): Case => ({ category: 'anything', env: env(command, overrides as Record<string, string | undefined>), stdin: text(c) ?? '' }));
+    return fc
+      .oneof(
+        { weight: 4, arbitrary: mutationOf(mutable).map((m) => restoreServer(applyMutation(mutable, m))) },
+        { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+        { weight: 1, arbitrary: fc.constant(base) },
+      )
+      .map((c): Case => ({ category: 'anything', env: env(command, overrides as Record<string, string | undefined>), stdin: text(c) ?? '' }));
   });
 
 function restoreServer(c: unknown): unknown {
@@ -262,24 +363,22 @@ function restoreServer(c: unknown): unknown {
 }
 
 /** Huge input: megabytes of config. */
-const huge: fc.Arbitrary<Case> = fc
-  .tuple(stdinVerbs, fc.constantFrom('padding', 'name', 'deep', 'whitespace', 'routes'))
-  .map(([verb, kind]): Case => {
-    const c = fullConf();
-    let stdin: string;
-    let expectCode: number | undefined;
-    if (kind === 'padding') stdin = text({ ...c, padding: 'x'.repeat(2 << 20) });
-    else if (kind === 'name') {
-      stdin = text({ ...c, name: 'n'.repeat(1 << 20) });
-      expectCode = 7;
-    } else if (kind === 'deep') stdin = `${text(c).slice(0, -1)},"deep":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
-    else if (kind === 'whitespace') stdin = ' '.repeat(2 << 20) + text(c);
-    else {
-      stdin = text({ ...c, ipam: { ...(c.ipam as object), routes: Array.from({ length: 50_000 }, () => ({ dst: '0.0.0.0/0', gw: 'x' })) } });
-      expectCode = 7;
-    }
-    return { category: `huge ${kind}`, env: env(verb), stdin, expectCode };
-  });
+const huge: fc.Arbitrary<Case> = fc.tuple(stdinVerbs, fc.constantFrom('padding', 'name', 'deep', 'whitespace', 'routes')).map(([verb, kind]): Case => {
+  const c = fullConf();
+  let stdin: string;
+  let expectCode: number | undefined;
+  if (kind === 'padding') stdin = text({ ...c, padding: 'x'.repeat(2 << 20) });
+  else if (kind === 'name') {
+    stdin = text({ ...c, name: 'n'.repeat(1 << 20) });
+    expectCode = 7;
+  } else if (kind === 'deep') stdin = `${text(c).slice(0, -1)},"deep":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+  else if (kind === 'whitespace') stdin = ' '.repeat(2 << 20) + text(c);
+  else {
+    stdin = text({ ...c, ipam: { ...(c.ipam as object), routes: Array.from({ length: 50_000 }, () => ({ dst: '0.0.0.0/0', gw: 'x' })) } });
+    expectCode = 7;
+  }
+  return { category: `huge ${kind}`, env: env(verb), stdin, expectCode };
+});
 
 const cases = fc.oneof(
   { weight: 2, arbitrary: badCommand },
@@ -330,7 +429,10 @@ function checkOutcome(c: Case, status: number | null, stdout: string): Record<st
     expect(c.expectCode, `certainly-bad input succeeded: ${where}`).toBeUndefined();
   } else {
     expect(json, `an error JSON on stdout: ${where}`).toBeDefined();
-    expect(Object.keys(json!).every((k) => ['cniVersion', 'code', 'msg', 'details'].includes(k)), where).toBe(true);
+    expect(
+      Object.keys(json!).every((k) => ['cniVersion', 'code', 'msg', 'details'].includes(k)),
+      where,
+    ).toBe(true);
     // Labelled with the config's version once the config is read (a verb was named), else the plugin's.
     expect(json!.cniVersion, where).toBe(COMMANDS.includes(command) ? peekVersion(c.stdin) : '1.1.0');
     expect(KNOWN_CODES.has(json!.code as number), `a known code, never 999: ${where}`).toBe(true);
@@ -375,10 +477,18 @@ describe('meridian-ipam fuzz', () => {
   });
 
   it('as a process: arbitrary bytes and environment never crash it', async () => {
-    const envValue = fc.oneof(fc.constant(undefined), fc.string({ maxLength: 40 }).filter((s) => !s.includes('\u0000')));
+    const envValue = fc.oneof(
+      fc.constant(undefined),
+      fc.string({ maxLength: 40 }).filter((s) => !s.includes('\u0000')),
+    );
     const processCase = fc.record({
-      command: fc.oneof(fc.constantFrom(...COMMANDS), fc.string({ maxLength: 8 }).filter((s) => !s.includes('\u0000'))),
-      overrides: fc.dictionary(fc.constantFrom('CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_ARGS', 'CNI_PATH', 'MERIDIAN_NODE_NAME'), envValue, { maxKeys: 3 }),
+      command: fc.oneof(
+        fc.constantFrom(...COMMANDS),
+        fc.string({ maxLength: 8 }).filter((s) => !s.includes('\u0000')),
+      ),
+      overrides: fc.dictionary(fc.constantFrom('CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_ARGS', 'CNI_PATH', 'MERIDIAN_NODE_NAME'), envValue, {
+        maxKeys: 3,
+      }),
       stdin: fc.oneof(
         fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
         fc.constant(Buffer.from([0xff, 0xfe, 0x7b, 0x7d])),
@@ -410,7 +520,7 @@ describe('meridian-ipam: pinned examples', () => {
     return { status, json: JSON.parse(stdout || 'null') as { cniVersion: string; code: number; msg: string; details?: string } | null };
   };
 
-  it('an environment error is labelled with the config\'s cniVersion', async () => {
+  it("an environment error is labelled with the config's cniVersion", async () => {
     const r = await invoke(env('ADD', { CNI_CONTAINERID: undefined }), text(conf('0.3.1')));
     expect(r).toMatchObject({ status: 1, json: { cniVersion: '0.3.1', code: 4 } });
     const unknown = await invoke(env('FROB'), text(conf('0.3.1')));
@@ -424,15 +534,18 @@ describe('meridian-ipam: pinned examples', () => {
     ['MERIDIAN_NODE_NAME', () => ({ env: { MERIDIAN_NODE_NAME: 'n'.repeat(100_000) } }), 4, 'MERIDIAN_NODE_NAME'],
     ['K8S_POD_NAMESPACE in CNI_ARGS', () => ({ env: { CNI_ARGS: `K8S_POD_NAMESPACE=${'p'.repeat(100_000)}` } }), 4, 'CNI_ARGS'],
     ['K8S_POD_NAME in CNI_ARGS (254)', () => ({ env: { CNI_ARGS: `K8S_POD_NAME=${'p'.repeat(254)}` } }), 4, 'CNI_ARGS'],
-  ] as [string, () => { env?: Record<string, string>; stdin?: string }, number, string][])('%s longer than the lease API takes is refused naming it, before any request', async (_what, make, code, field) => {
-    const before = await leaseCount();
-    const input = make();
-    const r = await invoke(env('ADD', input.env), input.stdin ?? text(conf()));
-    expect(r.status).toBe(1);
-    expect(r.json).toMatchObject({ code });
-    expect(`${r.json!.msg} ${r.json!.details ?? ''}`).toContain(field);
-    expect(await leaseCount()).toBe(before);
-  });
+  ] as [string, () => { env?: Record<string, string>; stdin?: string }, number, string][])(
+    '%s longer than the lease API takes is refused naming it, before any request',
+    async (_what, make, code, field) => {
+      const before = await leaseCount();
+      const input = make();
+      const r = await invoke(env('ADD', input.env), input.stdin ?? text(conf()));
+      expect(r.status).toBe(1);
+      expect(r.json).toMatchObject({ code });
+      expect(`${r.json!.msg} ${r.json!.details ?? ''}`).toContain(field);
+      expect(await leaseCount()).toBe(before);
+    },
+  );
 
   it('a request the server refuses as too large (413) is an invalid config, 7', async () => {
     const attachments = Array.from({ length: 3000 }, (_, i) => ({ containerID: `container-${i.toString().padStart(20, '0')}`, ifname: 'eth0' }));

@@ -65,7 +65,15 @@ function conf(o: { cniVersion?: string; name?: string; cluster?: string; token?:
     cniVersion: o.cniVersion ?? '1.1.0',
     name: o.name ?? 'podnet',
     type: 'bridge',
-    ipam: { type: 'meridian-ipam', serverUrl, tokenFile: tokenFiles[o.token ?? 'cluster'], network: 'vpc', cluster: o.cluster ?? 'k1', ...(project === null ? {} : { project }), timeoutMs: 5000 },
+    ipam: {
+      type: 'meridian-ipam',
+      serverUrl,
+      tokenFile: tokenFiles[o.token ?? 'cluster'],
+      network: 'vpc',
+      cluster: o.cluster ?? 'k1',
+      ...(project === null ? {} : { project }),
+      timeoutMs: 5000,
+    },
     ...o.extra,
   };
 }

@@ -154,7 +154,12 @@ describe('ADD', () => {
     const id = cid();
     const r = await cni(
       'ADD',
-      netconf({ ipam: { routes: [{ dst: '0.0.0.0/0' }, { dst: '192.168.0.0/16', gw: '10.77.0.254' }], dns: { nameservers: ['10.96.0.10'], search: ['svc.cluster.local'] } } }),
+      netconf({
+        ipam: {
+          routes: [{ dst: '0.0.0.0/0' }, { dst: '192.168.0.0/16', gw: '10.77.0.254' }],
+          dns: { nameservers: ['10.96.0.10'], search: ['svc.cluster.local'] },
+        },
+      }),
       { CNI_CONTAINERID: id },
     );
     expect(r.status, r.stderr).toBe(0);
@@ -176,7 +181,9 @@ describe('ADD', () => {
   });
 
   it('1.1.0: echoes 1.1.0 and passes 1.1 route attributes through; empty routes/dns when none configured', async () => {
-    const r = await cni('ADD', netconf({ cniVersion: '1.1.0', ipam: { routes: [{ dst: '10.0.0.0/8', gw: '10.77.0.1', mtu: 1400, priority: 10 }] } }), { CNI_CONTAINERID: cid() });
+    const r = await cni('ADD', netconf({ cniVersion: '1.1.0', ipam: { routes: [{ dst: '10.0.0.0/8', gw: '10.77.0.1', mtu: 1400, priority: 10 }] } }), {
+      CNI_CONTAINERID: cid(),
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json!.cniVersion).toBe('1.1.0');
     expect(r.json!.routes).toEqual([{ dst: '10.0.0.0/8', gw: '10.77.0.1', mtu: 1400, priority: 10 }]);
@@ -187,7 +194,9 @@ describe('ADD', () => {
   });
 
   it('1.0.0 drops 1.1-only route attributes', async () => {
-    const r = await cni('ADD', netconf({ cniVersion: '1.0.0', ipam: { routes: [{ dst: '10.0.0.0/8', gw: '10.77.0.1', mtu: 1400 }] } }), { CNI_CONTAINERID: cid() });
+    const r = await cni('ADD', netconf({ cniVersion: '1.0.0', ipam: { routes: [{ dst: '10.0.0.0/8', gw: '10.77.0.1', mtu: 1400 }] } }), {
+      CNI_CONTAINERID: cid(),
+    });
     expect(r.json!.routes).toEqual([{ dst: '10.0.0.0/8', gw: '10.77.0.1' }]);
   });
 
@@ -285,7 +294,11 @@ describe('CHECK', () => {
     const id = cid();
     const add = await cni('ADD', netconf(), { CNI_CONTAINERID: id });
     // The runtime passes the whole chain's result, with interfaces and interface indexes.
-    const prevResult = { ...add.json, interfaces: [{ name: 'eth0', sandbox: '/var/run/netns/test' }], ips: (add.json!.ips as object[]).map((i) => ({ ...i, interface: 0 })) };
+    const prevResult = {
+      ...add.json,
+      interfaces: [{ name: 'eth0', sandbox: '/var/run/netns/test' }],
+      ips: (add.json!.ips as object[]).map((i) => ({ ...i, interface: 0 })),
+    };
     const r = await cni('CHECK', netconf({ extra: { prevResult } }), { CNI_CONTAINERID: id });
     expectSuccessNoOutput(r);
     expect((server.requestsFor('check').at(-1)!.body as { prevResult: unknown }).prevResult).toEqual(prevResult);
@@ -354,7 +367,10 @@ describe('GC', () => {
 
   it('fails with 11 when the server is down', async () => {
     const port = await freePort();
-    expectError(await cni('GC', netconf({ cniVersion: '1.1.0', ipam: { serverUrl: `http://127.0.0.1:${port}` }, extra: { 'cni.dev/valid-attachments': [] } })), 11);
+    expectError(
+      await cni('GC', netconf({ cniVersion: '1.1.0', ipam: { serverUrl: `http://127.0.0.1:${port}` }, extra: { 'cni.dev/valid-attachments': [] } })),
+      11,
+    );
   });
 });
 
@@ -503,10 +519,30 @@ describe('https', () => {
     const key = path.join(dir, 'tls.key');
     caFile = path.join(dir, 'tls.crt');
     await promisify(execFile)('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=meridian-test', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', caFile,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=meridian-test',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      caFile,
     ]);
-    tlsServer = new FakeLeaseServer({ token: TOKEN, project: PROJECT, cluster: CLUSTER, tls: { key: await readFile(key, 'utf8'), cert: await readFile(caFile, 'utf8') } });
+    tlsServer = new FakeLeaseServer({
+      token: TOKEN,
+      project: PROJECT,
+      cluster: CLUSTER,
+      tls: { key: await readFile(key, 'utf8'), cert: await readFile(caFile, 'utf8') },
+    });
     await tlsServer.start();
   });
 

@@ -73,9 +73,13 @@ async function contents(url: string) {
       // Sorted here, not by the servers: their collations differ (the embedded one is C).
       out[`${t.schema}.${t.name}`] = (await sql.unsafe<{ r: string }[]>(select)).map((r) => r.r).sort();
     }
-    out.sequences = (await sql<{ s: string }[]>`
+    out.sequences = (
+      await sql<{ s: string }[]>`
       select schemaname || '.' || sequencename || '=' || coalesce(last_value::text, '-') as s from pg_sequences
-      where schemaname in ('public', 'graphile_worker')`).map((r) => r.s).sort();
+      where schemaname in ('public', 'graphile_worker')`
+    )
+      .map((r) => r.s)
+      .sort();
     out.migrations = (await sql<{ m: string }[]>`select hash || ' ' || created_at as m from drizzle.__drizzle_migrations order by created_at`).map((r) => r.m);
     return out;
   } finally {
@@ -134,7 +138,12 @@ describe('backup and restore', () => {
     const operator = await makeUser(source.db, { platformRoles: ['operator'] });
     const tenant = createCaller({ db: source.db, session: { user: owner } });
     const awkward = 'tab\there, newline\nthere, backslash \\ and \\N and a line of\n\\.\n, snowman ☃, quote "\'';
-    await tenant.ipam.networks.create({ project: project.slug, name: 'vpc', description: awkward, cidrs: [{ cidr: '192.0.2.0/24' }, { cidr: '2001:db8::/48' }] });
+    await tenant.ipam.networks.create({
+      project: project.slug,
+      name: 'vpc',
+      description: awkward,
+      cidrs: [{ cidr: '192.0.2.0/24' }, { cidr: '2001:db8::/48' }],
+    });
     await tenant.ipam.claims.create({ project: project.slug, name: 'web', network: 'vpc', prefixLength: 28, reclaimPolicy: 'Delete' });
     await tenant.ipam.claims.create({ project: project.slug, name: 'db', network: 'vpc', prefixLength: 27, reclaimPolicy: 'Retain' });
     await tenant.ipam.claims.create({ project: project.slug, name: 'v6', network: 'vpc', family: 6, prefixLength: 64, reclaimPolicy: 'Delete' });
@@ -181,7 +190,9 @@ describe('backup and restore', () => {
       expect(jobs.some((j) => j.key === 'backup-test-locked')).toBe(true);
       // New rows continue the restored sequences.
       const [{ max }] = await target.sql<{ max: string }[]>`select max(id)::text as max from events`;
-      const [{ id }] = await target.sql<{ id: string }[]>`insert into events (actor_type, actor_label, action, object_type) values ('system', 'test', 'test.after-restore', 'test') returning id::text`;
+      const [{ id }] = await target.sql<
+        { id: string }[]
+      >`insert into events (actor_type, actor_label, action, object_type) values ('system', 'test', 'test.after-restore', 'test') returning id::text`;
       expect(BigInt(id)).toBeGreaterThan(BigInt(max));
     } finally {
       await target.close();
@@ -230,7 +241,9 @@ describe('backup and restore', () => {
       expect(await target`select name from projects where slug = ${slug}`).toEqual([{ name: 'Old project' }]);
       expect(await target`select action from events where object_name = ${slug}`).toEqual([{ action: 'project.create' }]);
       // 0007 ran after the rows were loaded: the restored project got its default grant.
-      expect(await target`select g.name from resource_grants g join projects p on p.id = g.project_id where p.slug = ${slug}`).toEqual([{ name: `default-${slug}` }]);
+      expect(await target`select g.name from resource_grants g join projects p on p.id = g.project_id where p.slug = ${slug}`).toEqual([
+        { name: `default-${slug}` },
+      ]);
       const [{ n }] = await target<{ n: number }[]>`select count(*)::int as n from drizzle.__drizzle_migrations`;
       expect(n).toBe(journal.length);
     } finally {

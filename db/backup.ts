@@ -373,7 +373,8 @@ export async function restoreDatabase(
   }
   if (magic !== BACKUP_MAGIC) throw new BackupError('Corrupt', 'not a Meridian backup (no MERIDIAN-BACKUP line)');
   const header = parseJsonLine<Header>(await reader.line(), 'HEADER ');
-  if (header.format !== FORMAT) throw new BackupError('Incompatible', `backup format ${header.format} is not supported by this build (it reads format ${FORMAT})`);
+  if (header.format !== FORMAT)
+    throw new BackupError('Incompatible', `backup format ${header.format} is not supported by this build (it reads format ${FORMAT})`);
   const journal = await migrationJournal();
   const level = schemaLevel(journal, header.appMigrations);
 
@@ -444,7 +445,10 @@ export async function restoreDatabase(
         const end = parseJsonLine<{ rows: Record<string, number> }>(line, 'END ');
         for (const name of header.tables) {
           if (loaded[name] !== end.rows[name]) {
-            throw new BackupError('Corrupt', `the backup file is damaged: table ${name} should have ${end.rows[name]} rows, it has ${loaded[name] ?? 'no section'}`);
+            throw new BackupError(
+              'Corrupt',
+              `the backup file is damaged: table ${name} should have ${end.rows[name]} rows, it has ${loaded[name] ?? 'no section'}`,
+            );
           }
         }
         break;

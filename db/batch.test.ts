@@ -36,7 +36,7 @@ describe('Batcher', () => {
     expect(await Promise.all(rest)).toEqual([20, 30, 40, 50]);
   });
 
-  test("each item gets its own outcome; a failed batch fails every item of it and the lane goes on", async () => {
+  test('each item gets its own outcome; a failed batch fails every item of it and the lane goes on', async () => {
     let fail = true;
     const b = new Batcher<number, number>(
       async (items) => {
@@ -63,7 +63,10 @@ describe('Batcher', () => {
     g.release();
     g.release();
     await tick();
-    expect(g.batches.slice(2)).toEqual([[3, 5], [4, 6]]);
+    expect(g.batches.slice(2)).toEqual([
+      [3, 5],
+      [4, 6],
+    ]);
     g.release();
     g.release();
     expect(await Promise.all(all)).toEqual([10, 20, 30, 40, 50, 60]);
@@ -72,7 +75,11 @@ describe('Batcher', () => {
 
 describe('lock order and lanes', () => {
   test('items sort by their keys, and one key set always lands in one lane', () => {
-    const items = [{ c: 'b', n: 'x' }, { c: 'a', n: 'z' }, { c: 'a', n: 'y' }];
+    const items = [
+      { c: 'b', n: 'x' },
+      { c: 'a', n: 'z' },
+      { c: 'a', n: 'y' },
+    ];
     expect(lockOrder(items, (i) => [i.c, i.n])).toEqual([2, 1, 0]);
     expect(laneOf(4, 'cluster', 'node-1')).toBe(laneOf(4, 'cluster', 'node-1'));
     const lanes = new Set(Array.from({ length: 64 }, (_, i) => laneOf(4, 'cluster', `node-${i}`)));

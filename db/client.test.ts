@@ -27,7 +27,10 @@ describe('queries with parameters are prepared statements of their connection', 
   });
 
   test('the query builder', async () => {
-    await db.select({ id: projects.id }).from(projects).where(sql`${projects.slug} = ${'no-such-project'} /* client-test-builder */`);
+    await db
+      .select({ id: projects.id })
+      .from(projects)
+      .where(sql`${projects.slug} = ${'no-such-project'} /* client-test-builder */`);
     expect(await prepared('client-test-builder')).toBe(1);
   });
 
@@ -49,12 +52,17 @@ describe('side pools', () => {
     onTestFinished(() => own.close());
     const side = sidePool(own.db, 'hot_fn', 2);
     expect(sidePool(own.db, 'hot_fn', 2)).toBe(side);
-    const pid = async (d: typeof db) => ((await d.execute(sql`select pg_backend_pid() as pid, current_setting('application_name') as app`)) as unknown as { pid: number; app: string }[])[0];
+    const pid = async (d: typeof db) =>
+      ((await d.execute(sql`select pg_backend_pid() as pid, current_setting('application_name') as app`)) as unknown as { pid: number; app: string }[])[0];
     const [main, hot] = await Promise.all([pid(own.db), pid(side)]);
     expect(hot.pid).not.toBe(main.pid);
     expect(hot.app).toBe('meridian-test-side/hot_fn');
     const open = async () =>
-      ((await db.execute(sql`select count(*)::int as n from pg_stat_activity where application_name like 'meridian-test-side%' and datname = current_database()`)) as unknown as { n: number }[])[0].n;
+      (
+        (await db.execute(
+          sql`select count(*)::int as n from pg_stat_activity where application_name like 'meridian-test-side%' and datname = current_database()`,
+        )) as unknown as { n: number }[]
+      )[0].n;
     expect(await open()).toBe(2);
     await own.close();
     // A backend leaves pg_stat_activity a moment after its client hangs up.

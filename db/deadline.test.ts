@@ -20,7 +20,9 @@ beforeAll(async () => {
   handle = createDb(inject('databaseUrl'), { max: 4, applicationName: 'deadline-test' });
   await handle.db.execute(sql.raw(`create table ${table} (name text primary key)`));
   await handle.db.execute(
-    sql.raw(`create or replace function ${table}_put(p jsonb) returns jsonb language sql as $$ insert into ${table} values (p->>'name') returning to_jsonb(name) $$`),
+    sql.raw(
+      `create or replace function ${table}_put(p jsonb) returns jsonb language sql as $$ insert into ${table} values (p->>'name') returning to_jsonb(name) $$`,
+    ),
   );
   await handle.db.execute(
     sql.raw(

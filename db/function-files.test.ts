@@ -252,12 +252,18 @@ describe('migrate and the function files', () => {
     const { url, sql } = await database();
     const before = await procVersions(sql);
     const file = 'server/quota/sql/quota_unadmit.sql';
-    await expect(migrateDatabase(url, { functionFiles: withFile(file, (t) => t.replace('FROM jsonb_array_elements', 'FROM no_such_table, jsonb_array_elements')) })).rejects.toThrow(
-      /server\/quota\/sql\/quota_unadmit\.sql.*no_such_table/s,
-    );
+    await expect(
+      migrateDatabase(url, { functionFiles: withFile(file, (t) => t.replace('FROM jsonb_array_elements', 'FROM no_such_table, jsonb_array_elements')) }),
+    ).rejects.toThrow(/server\/quota\/sql\/quota_unadmit\.sql.*no_such_table/s);
     const broken = withFile('server/cni/sql/cni_lease_add.sql', (t) => t.replace('END IF;', 'END IFF;'));
-    const line = broken.find((f) => f.file === 'server/cni/sql/cni_lease_add.sql')!.text.split('\n').findIndex((l) => l.includes('END IFF;')) + 1;
-    await expect(migrateDatabase(url, { functionFiles: broken })).rejects.toThrow(`function file server/cni/sql/cni_lease_add.sql (line ${line}): cni_lease_add(jsonb): syntax error`);
+    const line =
+      broken
+        .find((f) => f.file === 'server/cni/sql/cni_lease_add.sql')!
+        .text.split('\n')
+        .findIndex((l) => l.includes('END IFF;')) + 1;
+    await expect(migrateDatabase(url, { functionFiles: broken })).rejects.toThrow(
+      `function file server/cni/sql/cni_lease_add.sql (line ${line}): cni_lease_add(jsonb): syntax error`,
+    );
     expect(await procVersions(sql)).toEqual(before);
   });
 
@@ -273,7 +279,9 @@ describe('migrate and the function files', () => {
     const { url, sql } = await database();
     const [{ newest }] = await sql<{ newest: string }[]>`select max(created_at)::text as newest from drizzle.__drizzle_migrations`;
     await sql`insert into drizzle.__drizzle_migrations (hash, created_at) values ('from a newer build', ${Number(newest) + 1})`;
-    const result = await migrateDatabase(url, { functionFiles: withFile('server/ipam/sql/ipam_release.sql', (t) => t.replace('BEGIN\n', 'BEGIN\n  -- older\n')) });
+    const result = await migrateDatabase(url, {
+      functionFiles: withFile('server/ipam/sql/ipam_release.sql', (t) => t.replace('BEGIN\n', 'BEGIN\n  -- older\n')),
+    });
     expect(result).toEqual({ migrations: [], functionFiles: [], functionsDropped: [], functionFilesSkipped: true });
     expect(await source(sql, 'ipam_release')).not.toContain('older');
   });

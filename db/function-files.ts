@@ -168,8 +168,10 @@ export async function applyFunctionFiles(
   const [{ search_path: searchPath, check: checkBodies }] = await tx<{ search_path: string; check: string }[]>`
     select current_setting('search_path') as search_path, current_setting('check_function_bodies') as check`;
   const recorded = new Map(
-    (await tx<{ file: string; checksum: string; functions: string[]; definition: string }[]>`
-      select file, checksum, functions, definition from drizzle.function_files`).map((r) => [r.file, r]),
+    (
+      await tx<{ file: string; checksum: string; functions: string[]; definition: string }[]>`
+      select file, checksum, functions, definition from drizzle.function_files`
+    ).map((r) => [r.file, r]),
   );
   const applied: string[] = [];
   const dropped: string[] = [];
@@ -186,7 +188,9 @@ export async function applyFunctionFiles(
     await setting(tx, 'search_path', `${SCRATCH}, public`);
     await runFile(tx, f);
     await setting(tx, 'search_path', 'public');
-    const defined = await tx.unsafe<{ sig: string; shape: string }[]>(`select ${SIGNATURE} as sig, ${SHAPE} as shape from pg_proc p where ${OWNED(SCRATCH)} order by 1`);
+    const defined = await tx.unsafe<{ sig: string; shape: string }[]>(
+      `select ${SIGNATURE} as sig, ${SHAPE} as shape from pg_proc p where ${OWNED(SCRATCH)} order by 1`,
+    );
     await tx.unsafe(`drop schema ${SCRATCH} cascade`);
     if (defined.length === 0) {
       throw new Error(`function file ${f.file} defines no function (a function file holds CREATE OR REPLACE FUNCTION statements, names unqualified)`);

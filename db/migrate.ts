@@ -1,14 +1,7 @@
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { runMigrations } from 'graphile-worker';
 import { createDb } from './client';
-import {
-  applyFunctionFiles,
-  definesTriggerFunction,
-  FUNCTION_FILES_TABLE,
-  readFunctionFiles,
-  validateFunctions,
-  type FunctionFile,
-} from './function-files';
+import { applyFunctionFiles, definesTriggerFunction, FUNCTION_FILES_TABLE, readFunctionFiles, validateFunctions, type FunctionFile } from './function-files';
 import { migrationJournal, migrationsFolder } from './journal';
 import { createPgPool } from './pg';
 import { grantApplicationRole } from './roles';
@@ -100,7 +93,10 @@ export async function migrateDatabase(
       }
       const rest = skipFiles || options.through ? { applied: [], dropped: [] } : await applyFunctionFiles(tx, files, { reconcile: true });
       const functionFiles = [...new Set([...first.applied, ...rest.applied])];
-      await validateFunctions(tx, files.filter((f) => functionFiles.includes(f.file)));
+      await validateFunctions(
+        tx,
+        files.filter((f) => functionFiles.includes(f.file)),
+      );
       return { migrations: applied, functionFiles, functionsDropped: rest.dropped, functionFilesSkipped: skipFiles };
     });
   } finally {
@@ -130,7 +126,9 @@ export function describeMigration(r: MigrateResult): string {
   if (r.functionFilesSkipped) {
     parts.push('SQL functions left as they are: the database has migrations this build lacks (a newer build migrated it)');
   } else {
-    parts.push(`${r.functionFiles.length} SQL function file(s) applied${r.functionFiles.length > 0 && r.functionFiles.length <= 5 ? ` (${r.functionFiles.join(', ')})` : ''}`);
+    parts.push(
+      `${r.functionFiles.length} SQL function file(s) applied${r.functionFiles.length > 0 && r.functionFiles.length <= 5 ? ` (${r.functionFiles.join(', ')})` : ''}`,
+    );
     if (r.functionsDropped.length > 0) parts.push(`dropped ${r.functionsDropped.join(', ')} (in no function file)`);
   }
   return parts.join('; ');

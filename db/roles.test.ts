@@ -50,7 +50,9 @@ describe('the application role', () => {
       rolcreaterole: boolean;
     }[];
     expect(me).toEqual({ rolsuper: false, rolcreatedb: false, rolcreaterole: false });
-    const [{ owned }] = (await app.db.execute(sql`select count(*)::int as owned from pg_tables where tableowner = current_user`)) as unknown as { owned: number }[];
+    const [{ owned }] = (await app.db.execute(sql`select count(*)::int as owned from pg_tables where tableowner = current_user`)) as unknown as {
+      owned: number;
+    }[];
     expect(owned).toBe(0);
   });
 

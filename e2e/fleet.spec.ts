@@ -137,7 +137,10 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await requestArmMachine(tenant, approved);
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
   await tenant.getByRole('button', { name: 'Withdraw request' }).click();
-  await tenant.getByRole('dialog', { name: `Release machine ${approved}?` }).getByRole('button', { name: 'Withdraw request' }).click();
+  await tenant
+    .getByRole('dialog', { name: `Release machine ${approved}?` })
+    .getByRole('button', { name: 'Withdraw request' })
+    .click();
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'Released', { timeout: 30_000 });
   await tenant.goto(`/projects/${PROJECT}/machines`);
   await tenant.getByLabel('Phase').selectOption('Released');

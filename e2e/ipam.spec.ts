@@ -124,7 +124,10 @@ test.describe.serial('IPAM console', () => {
     const claimRow = claimsTable(page).getByRole('row', { name: new RegExp(retained) });
     await expect(claimRow).toContainText('2001:db8:e2:1::/64');
     await claimRow.getByRole('button', { name: `Release ${retained}` }).click();
-    await page.getByRole('dialog', { name: `Release claim ${retained}?` }).getByRole('button', { name: 'Release' }).click();
+    await page
+      .getByRole('dialog', { name: `Release claim ${retained}?` })
+      .getByRole('button', { name: 'Release' })
+      .click();
     await expect(claimRow).toHaveCount(0);
 
     const section = page.getByRole('region', { name: 'Retained allocations' });
@@ -154,7 +157,10 @@ test.describe.serial('IPAM console', () => {
     await expect(page.getByTestId('IPv6-figures')).toContainText('0 allocated · 2^64 reserved');
 
     await page.getByRole('button', { name: 'Delete network' }).click();
-    await page.getByRole('dialog', { name: `Delete network ${v6network}?` }).getByRole('button', { name: 'Delete network' }).click();
+    await page
+      .getByRole('dialog', { name: `Delete network ${v6network}?` })
+      .getByRole('button', { name: 'Delete network' })
+      .click();
     await expect(page).toHaveURL(/\/projects\/acme-dev\/networks$/);
     await expect(page.getByRole('link', { name: v6network })).toHaveCount(0);
   });

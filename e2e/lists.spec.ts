@@ -25,7 +25,11 @@ const searches: { list: string; path: string; box: string; text: string; rows: (
     path: '/operator/projects',
     box: 'Search projects',
     text: PROJECT,
-    rows: (page) => page.getByRole('table').getByRole('row').filter({ has: page.getByRole('cell') }),
+    rows: (page) =>
+      page
+        .getByRole('table')
+        .getByRole('row')
+        .filter({ has: page.getByRole('cell') }),
   },
   {
     list: 'fleet capacity',
@@ -70,7 +74,11 @@ const pagers: { list: string; path: string; nav: string; pageSize: number; prepa
       // 26 grants of nothing (amount 0: the project's limits do not move), besides the project's default grant.
       const stamp = Date.now().toString(36);
       for (let i = 0; i < 26; i++) {
-        await mutate(page, 'quota.admin.grants.create', { project: PROJECT, name: `e2e-pager-${stamp}-${i}`, allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 0 }] });
+        await mutate(page, 'quota.admin.grants.create', {
+          project: PROJECT,
+          name: `e2e-pager-${stamp}-${i}`,
+          allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 0 }],
+        });
       }
       await page.getByLabel('Filter grants by project').fill(PROJECT);
       await page.getByRole('button', { name: 'Filter', exact: true }).click();

@@ -65,7 +65,10 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   // The console shows the bucket full and the denial with its reason.
   await tenant.goto(`/projects/${PROJECT}/quota`);
   await expect(tenant.getByTestId(`bucket-${IPCLAIMS}`)).toHaveAttribute('data-tone', 'red');
-  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute('aria-valuetext', new RegExp(`^${held} of ${held} claims used · 0 available`));
+  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute(
+    'aria-valuetext',
+    new RegExp(`^${held} of ${held} claims used · 0 available`),
+  );
   const deniedRow = tenant.getByTestId('claim-row').filter({ hasText: `ipclaim-${claimName}` });
   await expect(deniedRow).toContainText('Denied');
   await expect(deniedRow).toContainText(`QuotaExceeded: requested 1 ${IPCLAIMS}, available 0, limit ${held}`);
@@ -94,8 +97,16 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   const ok = await api.post('/ipclaims', { metadata: { name: claimName }, spec: { network, prefixLength: 28 } });
   expect(ok.status()).toBe(201);
   await tenant.reload();
-  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute('aria-valuetext', new RegExp(`^${held + 1} of ${held + 1} claims used`));
-  await expect(tenant.getByTestId('claim-row').filter({ hasText: `ipclaim-${claimName}` }).first()).toContainText('Granted');
+  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute(
+    'aria-valuetext',
+    new RegExp(`^${held + 1} of ${held + 1} claims used`),
+  );
+  await expect(
+    tenant
+      .getByTestId('claim-row')
+      .filter({ hasText: `ipclaim-${claimName}` })
+      .first(),
+  ).toContainText('Granted');
 
   // Leave the project as we found it for other specs.
   expect((await api.delete(`/ipclaims/${claimName}`)).status()).toBe(200);

@@ -119,11 +119,20 @@ test('a 20 MB sign-in body streamed without a length is refused at the limit, no
   const chunk = Buffer.alloc(64 * 1024, 'a');
   let written = 0;
   const status = await new Promise<number>((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/api/auth/callback/credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
-      resolve(res.statusCode ?? 0);
-      res.resume();
-      req.destroy();
-    });
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/api/auth/callback/credentials',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.resume();
+        req.destroy();
+      },
+    );
     req.on('error', (e) => (written >= total ? reject(e) : undefined));
     const pump = () => {
       while (written < total) {

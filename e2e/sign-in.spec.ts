@@ -7,7 +7,11 @@ const roles = [
   { email: 'globex@example.com', sees: ['Projects'], notSees: ['Allocation queue', 'Simulator'] },
   { email: 'operator@example.com', sees: ['All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log'], notSees: ['Simulator', 'Users'] },
   { email: 'qa@example.com', sees: ['Simulator'], notSees: ['Allocation queue', 'Audit log'] },
-  { email: 'admin@example.com', sees: ['Projects', 'All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log', 'Simulator', 'Users'], notSees: [] },
+  {
+    email: 'admin@example.com',
+    sees: ['Projects', 'All projects', 'Allocation queue', 'Fleet', 'Quota admin', 'Audit log', 'Simulator', 'Users'],
+    notSees: [],
+  },
 ];
 
 for (const role of roles) {
@@ -71,7 +75,9 @@ test('the session and CSRF cookies are HttpOnly and SameSite=Lax, out of reach o
   expect(await page.evaluate(() => document.cookie)).not.toContain('authjs');
 });
 
-test('behind a TLS-terminating proxy (X-Forwarded-Proto: https) the cookies are Secure, __Secure-/__Host- named, and the session works', async ({ baseURL }) => {
+test('behind a TLS-terminating proxy (X-Forwarded-Proto: https) the cookies are Secure, __Secure-/__Host- named, and the session works', async ({
+  baseURL,
+}) => {
   // Plain fetch, no cookie jar: the test sends exactly the cookies a browser would over https.
   const proxied = { 'x-forwarded-proto': 'https' };
   const setCookies = (res: Response) =>

@@ -31,13 +31,20 @@ function call(method: 'GET' | 'POST', pathname: string, body?: unknown): Promise
       `${simulatorUrl}${pathname}`,
       {
         method,
-        headers: { authorization: `Bearer ${runtimeToken()}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        headers: {
+          authorization: `Bearer ${runtimeToken()}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
         timeout: 10_000,
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => (res.complete ? resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }) : reject(new Error('incomplete response'))));
+        res.on('end', () =>
+          res.complete
+            ? resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') })
+            : reject(new Error('incomplete response')),
+        );
         res.on('error', reject);
       },
     );

@@ -62,7 +62,11 @@ test('SIGTERM stops web, worker and PostgreSQL; a restart keeps the data', async
     const first = startInstance(env);
     await first.running;
     expect(first.log()).toContain('seeded demo data');
-    const token = execFileSync(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', 'token', 'create', '--project', 'acme-dev', '--name', 'survives-restart'], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
+    const token = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'bin/meridian.ts', 'token', 'create', '--project', 'acme-dev', '--name', 'survives-restart'],
+      { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' },
+    ).trim();
     expect(token).toMatch(/^mrd_[A-Za-z0-9_-]+$/);
     const ready = await (await fetch(`http://localhost:${env.PORT}/readyz`)).json();
     expect(ready.dependencies.map((d: { name: string }) => d.name)).toEqual(expect.arrayContaining(['database', 'migrations', 'worker', 'simulator']));
@@ -140,7 +144,10 @@ test('kill -9 of the embedded PostgreSQL: it is restarted on its data, web and w
     const [web] = childrenOf(supervisor, 'bin/web.ts');
     const [worker] = childrenOf(supervisor, 'bin/worker.ts');
     const [postmaster] = childrenOf(supervisor, path.join(dataDir, 'postgres'));
-    expect(web && worker && postmaster, `children of ${supervisor}:\n${execFileSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' })}\n${instance.log()}`).toBeTruthy();
+    expect(
+      web && worker && postmaster,
+      `children of ${supervisor}:\n${execFileSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' })}\n${instance.log()}`,
+    ).toBeTruthy();
     await until('ready', async () => (await readyStatus(env.PORT)) === 200, 60_000);
 
     process.kill(postmaster, 'SIGKILL');

@@ -192,9 +192,7 @@ describe('parseCidr: rejected input with its reason', () => {
 
   it('the thrown variant carries the same coded error', () => {
     expect(() => parseCidrOrThrow('192.0.2.1/24')).toThrow(InvalidCidrError);
-    expect(() => parseCidrOrThrow('192.0.2.1/24')).toThrow(
-      'invalid CIDR "192.0.2.1/24": host bits set: did you mean 192.0.2.0/24?',
-    );
+    expect(() => parseCidrOrThrow('192.0.2.1/24')).toThrow('invalid CIDR "192.0.2.1/24": host bits set: did you mean 192.0.2.0/24?');
   });
 });
 
@@ -362,16 +360,13 @@ describe('sizes, bounds and relations', () => {
   });
 
   it('compareCidrs orders by family, address, then prefix', () => {
-    const sorted = ['2001:db8::/32', '192.0.2.128/25', '192.0.2.0/24', '192.0.2.0/25', '::/0']
-      .map(c)
-      .sort(compareCidrs);
+    const sorted = ['2001:db8::/32', '192.0.2.128/25', '192.0.2.0/24', '192.0.2.0/25', '::/0'].map(c).sort(compareCidrs);
     expect(texts(sorted)).toEqual(['192.0.2.0/24', '192.0.2.0/25', '192.0.2.128/25', '::/0', '2001:db8::/32']);
   });
 
   it('subtractRange leaves zero, one or two parts', () => {
     const r = (a: string, b: string) => ({ family: 4 as Family, start: ip(a), end: ip(b) });
-    const show = (ranges: ReturnType<typeof subtractRange>) =>
-      ranges.map((x) => `${formatIp(4, x.start)}-${formatIp(4, x.end)}`);
+    const show = (ranges: ReturnType<typeof subtractRange>) => ranges.map((x) => `${formatIp(4, x.start)}-${formatIp(4, x.end)}`);
     const base = r('192.0.2.0', '192.0.2.255');
     expect(show(subtractRange(base, r('192.0.2.10', '192.0.2.20')))).toEqual(['192.0.2.0-192.0.2.9', '192.0.2.21-192.0.2.255']);
     expect(show(subtractRange(base, r('192.0.2.0', '192.0.2.20')))).toEqual(['192.0.2.21-192.0.2.255']);
@@ -390,9 +385,20 @@ describe('rangeToCidrs', () => {
       '192.0.2.1',
       '192.0.2.254',
       [
-        '192.0.2.1/32', '192.0.2.2/31', '192.0.2.4/30', '192.0.2.8/29', '192.0.2.16/28', '192.0.2.32/27',
-        '192.0.2.64/26', '192.0.2.128/26', '192.0.2.192/27', '192.0.2.224/28', '192.0.2.240/29',
-        '192.0.2.248/30', '192.0.2.252/31', '192.0.2.254/32',
+        '192.0.2.1/32',
+        '192.0.2.2/31',
+        '192.0.2.4/30',
+        '192.0.2.8/29',
+        '192.0.2.16/28',
+        '192.0.2.32/27',
+        '192.0.2.64/26',
+        '192.0.2.128/26',
+        '192.0.2.192/27',
+        '192.0.2.224/28',
+        '192.0.2.240/29',
+        '192.0.2.248/30',
+        '192.0.2.252/31',
+        '192.0.2.254/32',
       ],
     ],
     ['203.0.113.0', '203.0.113.127', ['203.0.113.0/25']],
@@ -424,12 +430,10 @@ describe('rangeToCidrs', () => {
   const rangeArb = (family: Family) => {
     const bits = familyBits(family);
     const max = maxAddress(family);
-    const address = fc
-      .tuple(fc.bigInt({ min: 0n, max }), fc.integer({ min: 0, max: bits }), fc.constantFrom(0n, -1n, 1n))
-      .map(([value, lowBits, nudge]) => {
-        const v = (value & ~((1n << BigInt(lowBits)) - 1n)) + nudge;
-        return v < 0n ? 0n : v > max ? max : v;
-      });
+    const address = fc.tuple(fc.bigInt({ min: 0n, max }), fc.integer({ min: 0, max: bits }), fc.constantFrom(0n, -1n, 1n)).map(([value, lowBits, nudge]) => {
+      const v = (value & ~((1n << BigInt(lowBits)) - 1n)) + nudge;
+      return v < 0n ? 0n : v > max ? max : v;
+    });
     return fc.tuple(address, address).map(([a, b]) => (a <= b ? [a, b] : [b, a]) as [bigint, bigint]);
   };
 

@@ -38,14 +38,7 @@ export interface AddressRange {
 }
 
 /** Which rule a rejected input broke; `reason` carries the human wording. */
-export type InvalidCidrDetail =
-  | 'Empty'
-  | 'MalformedAddress'
-  | 'MissingPrefix'
-  | 'MalformedPrefix'
-  | 'PrefixOutOfRange'
-  | 'HostBitsSet'
-  | 'FamilyMismatch';
+export type InvalidCidrDetail = 'Empty' | 'MalformedAddress' | 'MissingPrefix' | 'MalformedPrefix' | 'PrefixOutOfRange' | 'HostBitsSet' | 'FamilyMismatch';
 
 /**
  * Invalid address or CIDR text supplied by a user. `reason` is a short human sentence suitable for
@@ -408,11 +401,7 @@ export function parseCidr(text: string, options: ParseCidrOptions = {}): ParseCi
   const { family, value } = parsed.address;
   const bits = familyBits(family);
   if (options.family !== undefined && options.family !== family) {
-    return fail(
-      text,
-      'FamilyMismatch',
-      `address family mismatch: expected ${familyName(options.family)}, got ${familyName(family)}`,
-    );
+    return fail(text, 'FamilyMismatch', `address family mismatch: expected ${familyName(options.family)}, got ${familyName(family)}`);
   }
   let prefix: number;
   if (slash === -1) {
@@ -473,7 +462,7 @@ function formatIpv6(value: bigint): string {
 
   let bestStart = -1;
   let bestLength = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (words[i] !== 0) {
       i++;
       continue;

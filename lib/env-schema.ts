@@ -35,7 +35,10 @@ export const integer = (min: number, max: number) =>
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 /** Where a process reaches a service of ours over HTTP. */
-const httpUrl = z.string().url().regex(/^https?:\/\//i, 'must be an http:// or https:// URL');
+const httpUrl = z
+  .string()
+  .url()
+  .regex(/^https?:\/\//i, 'must be an http:// or https:// URL');
 
 /** A bearer token of the provider simulator's APIs. */
 const bearerToken = z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain whitespace');
@@ -46,7 +49,12 @@ export type ModuleName = (typeof MODULES)[number];
 
 const moduleList = z
   .string()
-  .transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.enum(MODULES, { error: (issue) => `unknown module ${JSON.stringify(issue.input)} (modules: ${MODULES.join(', ')})` })));
 
 const logLevel = z.enum(['debug', 'info', 'warn', 'error']);
@@ -158,7 +166,10 @@ export const envSchema = z.object({
   SIMULATOR_ASSETS: z
     .string()
     .transform((value, ctx) => {
-      const ids = value.split(',').map((id) => id.trim()).filter(Boolean);
+      const ids = value
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
       for (const id of ids) {
         const checked = AssetIdSchema.safeParse(id);
         if (!checked.success) ctx.addIssue({ code: 'custom', message: `asset id ${JSON.stringify(id)} ${checked.error.issues[0].message}` });
@@ -209,4 +220,3 @@ export function parseEnv(source: RawEnv, schema: z.ZodObject = envSchema) {
   }
   return parsed.data;
 }
-

@@ -9,9 +9,7 @@
 import { z } from 'zod';
 
 /** Identifier of an asset (a bare-metal device), e.g. `dev-fra1-0042`. */
-export const AssetIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : - (starting alphanumeric)');
+export const AssetIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : - (starting alphanumeric)');
 
 /** Operation ids are idempotency keys chosen by the caller (deterministic on the control-plane side). */
 export const OperationIdSchema = z
@@ -145,9 +143,7 @@ export const FaultStateSchema = z.object({
   /** The next N operation submissions that produce a record have their response dropped (the effect is durable). */
   loseResponses: z.int().min(0),
   /** The next `remaining` new operations matching the filters fail with `InjectedFailure`. */
-  failOperations: z
-    .object({ remaining: z.int().min(1), kind: OperationKindSchema.nullable(), assetId: AssetIdSchema.nullable() })
-    .nullable(),
+  failOperations: z.object({ remaining: z.int().min(1), kind: OperationKindSchema.nullable(), assetId: AssetIdSchema.nullable() }).nullable(),
   /** Added to every runtime request before it is processed. */
   latencyMs: z.int().min(0),
   /** Runtime requests are held without an answer until hang is cleared (then their connections are reset, unprocessed). */

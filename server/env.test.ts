@@ -127,9 +127,18 @@ describe('the README', () => {
   test("the Configuration table lists every variable of the schema and the CNI plugin's, and no other", async () => {
     const documented = await readmeVariables();
     const declared = [...Object.keys(envSchema.shape), ...PLUGIN_VARIABLES];
-    expect(documented.filter((name, i) => documented.indexOf(name) !== i), 'listed twice').toEqual([]);
-    expect(declared.filter((name) => !documented.includes(name)), 'declared but not in the README table').toEqual([]);
-    expect(documented.filter((name) => !declared.includes(name)), 'in the README table but not declared').toEqual([]);
+    expect(
+      documented.filter((name, i) => documented.indexOf(name) !== i),
+      'listed twice',
+    ).toEqual([]);
+    expect(
+      declared.filter((name) => !documented.includes(name)),
+      'declared but not in the README table',
+    ).toEqual([]);
+    expect(
+      documented.filter((name) => !declared.includes(name)),
+      'in the README table but not declared',
+    ).toEqual([]);
   });
 });
 

@@ -95,11 +95,7 @@ export function applyFaultPatch(state: SimulatorState, patch: ParsedFaultPatch, 
   if (patch.failOperations !== undefined) {
     const rule = patch.failOperations;
     faults.failOperations = rule ? { remaining: rule.count, kind: rule.kind ?? null, assetId: rule.assetId ?? null } : null;
-    log(
-      'failOperations',
-      rule !== null,
-      rule ? `next ${rule.count} ${rule.kind ?? 'any-kind'} operations on ${rule.assetId ?? 'any asset'} fail` : 'off',
-    );
+    log('failOperations', rule !== null, rule ? `next ${rule.count} ${rule.kind ?? 'any-kind'} operations on ${rule.assetId ?? 'any asset'} fail` : 'off');
   }
   if (patch.latencyMs !== undefined) {
     faults.latencyMs = patch.latencyMs;
@@ -111,9 +107,7 @@ export function applyFaultPatch(state: SimulatorState, patch: ParsedFaultPatch, 
   }
   if (patch.unavailable !== undefined) {
     const rule = patch.unavailable;
-    faults.unavailable = rule
-      ? { mode: rule.mode, until: rule.durationMs === undefined ? null : new Date(context.now + rule.durationMs).toISOString() }
-      : null;
+    faults.unavailable = rule ? { mode: rule.mode, until: rule.durationMs === undefined ? null : new Date(context.now + rule.durationMs).toISOString() } : null;
     log('unavailable', rule !== null, rule ? `mode ${rule.mode}${rule.durationMs === undefined ? ' until cleared' : ` for ${rule.durationMs} ms`}` : 'off');
   }
   if (patch.cleanupFailAssets !== undefined) {

@@ -158,7 +158,11 @@ describe('operation logic', () => {
     expect(state.operations.has('b-200-cleanup')).toBe(true);
     expect(state.log.length).toBe(50);
     // A forgotten id from a closed epoch cannot take effect again: its replay is fenced.
-    const replay = submitOperation(state, { id: 'b-1-install', kind: 'install', imageDigest: DIGEST, assetId: 'dev-b', bindingId: 'b-1', epoch: 1, fencingToken: 1 }, context);
+    const replay = submitOperation(
+      state,
+      { id: 'b-1-install', kind: 'install', imageDigest: DIGEST, assetId: 'dev-b', bindingId: 'b-1', epoch: 1, fencingToken: 1 },
+      context,
+    );
     expect(replay).toMatchObject({ type: 'rejected', code: 'StaleEpoch' });
   });
 });

@@ -104,12 +104,15 @@ export class SimulatorService {
     this.timer = null;
     this.timerAt = next;
     if (next === null) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = null;
-      if (this.tick(Date.now())) this.store.markChanged();
-      this.scheduleTimer();
-    }, Math.max(0, next - Date.now()) + 1);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = null;
+        if (this.tick(Date.now())) this.store.markChanged();
+        this.scheduleTimer();
+      },
+      Math.max(0, next - Date.now()) + 1,
+    );
   }
 
   /** Emits log entries up to `mark` (durable by now) to stdout and to live subscribers. */
@@ -265,9 +268,7 @@ export class SimulatorService {
     await this.barrier(changed);
     const durable = this.durableLog();
     const items =
-      options.afterSeq === undefined
-        ? durable.slice(-options.limit)
-        : durable.filter((entry) => entry.seq > (options.afterSeq ?? 0)).slice(0, options.limit);
+      options.afterSeq === undefined ? durable.slice(-options.limit) : durable.filter((entry) => entry.seq > (options.afterSeq ?? 0)).slice(0, options.limit);
     return { items, lastSeq: this.lastPublishedSeq };
   }
 

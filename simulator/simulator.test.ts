@@ -326,7 +326,10 @@ describe.concurrent('simulator durability and lifecycle', () => {
       for (let step = 0; !killed && step < 10_000; step++) {
         sent++;
         const id = `burst-${index}-${step}`;
-        const outcome = await client.power({ id, assetId, bindingId: `b-${index}`, epoch: 1, fencingToken: 1, power: step % 2 ? 'off' : 'on' }, { timeoutMs: 3_000 });
+        const outcome = await client.power(
+          { id, assetId, bindingId: `b-${index}`, epoch: 1, fencingToken: 1, power: step % 2 ? 'off' : 'on' },
+          { timeoutMs: 3_000 },
+        );
         if (outcome.type === 'result') acknowledged.set(id, outcome.value.operation);
         else if (outcome.type === 'rejected') throw new Error(`unexpected rejection ${JSON.stringify(outcome)}`);
         else break;
@@ -473,6 +476,5 @@ describe.concurrent('simulator durability and lifecycle', () => {
     }
     // A graceful stop exits 0.
     expect(await withoutAdmin.kill('SIGTERM')).toEqual({ code: 0, signal: null });
-
   });
 });

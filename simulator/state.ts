@@ -170,10 +170,16 @@ export function stateFromDocument(filePath: string, document: unknown): Simulato
       throw new StateFileError(filePath, `state file ${filePath} is corrupt: duplicate operation ${operation.id}; refusing to start`);
     }
     if (!state.assets.has(operation.assetId)) {
-      throw new StateFileError(filePath, `state file ${filePath} is corrupt: operation ${operation.id} names unknown asset ${operation.assetId}; refusing to start`);
+      throw new StateFileError(
+        filePath,
+        `state file ${filePath} is corrupt: operation ${operation.id} names unknown asset ${operation.assetId}; refusing to start`,
+      );
     }
     if ((operation.state === 'Running') !== (operation.planned !== undefined && operation.completesAt !== undefined)) {
-      throw new StateFileError(filePath, `state file ${filePath} is corrupt: operation ${operation.id} is inconsistent (state vs planned result); refusing to start`);
+      throw new StateFileError(
+        filePath,
+        `state file ${filePath} is corrupt: operation ${operation.id} is inconsistent (state vs planned result); refusing to start`,
+      );
     }
     state.operations.set(operation.id, operation);
     if (operation.state === 'Running') state.running.add(operation.id);

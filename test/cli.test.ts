@@ -50,7 +50,20 @@ test('the admin CLI creates users and tokens (token alone on stdout), lists and 
   expect(await verifyApiToken(db, secret)).toBeUndefined();
 
   const email = `${uniq('ops')}@example.com`;
-  const user = await cli(['user', 'create', '--email', email, '--password', 'long-enough-pass', '--platform-role', 'operator', '--project', project.slug, '--project-role', 'editor']);
+  const user = await cli([
+    'user',
+    'create',
+    '--email',
+    email,
+    '--password',
+    'long-enough-pass',
+    '--platform-role',
+    'operator',
+    '--project',
+    project.slug,
+    '--project-role',
+    'editor',
+  ]);
   expect(user.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/);
 
   const bad = await cli(['token', 'create', '--project', 'no-such-project']).catch((e: { code: number; stderr: string }) => e);
@@ -58,10 +71,13 @@ test('the admin CLI creates users and tokens (token alone on stdout), lists and 
   expect((bad as { stderr: string }).stderr).toContain('project "no-such-project" not found');
 });
 
-test('the admin CLI lists and ends a user\'s sessions, and disabling a user ends them', async () => {
+test("the admin CLI lists and ends a user's sessions, and disabling a user ends them", async () => {
   const { db } = testDb();
   const user = await makeUser(db);
-  const [one, two] = [await createSession(db, { userId: user.id, userAgent: 'agent-one', address: '192.0.2.7' }), await createSession(db, { userId: user.id, userAgent: 'agent-two', address: '192.0.2.8' })];
+  const [one, two] = [
+    await createSession(db, { userId: user.id, userAgent: 'agent-one', address: '192.0.2.7' }),
+    await createSession(db, { userId: user.id, userAgent: 'agent-two', address: '192.0.2.8' }),
+  ];
   const listed = await cli(['user', 'sessions', '--email', user.email]);
   expect(listed.stdout).toContain(`${one}\t192.0.2.7`);
   expect(listed.stdout).toContain('agent-two');

@@ -45,7 +45,11 @@ function runProgram(script: string, args: string[], vars: Record<string, string>
   // Unreachable on purpose: a program that got past its environment would fail here instead.
   const env = { ...base, DATABASE_URL: 'postgres://meridian@127.0.0.1:1/none', DB_CONNECT_TIMEOUT_SECONDS: '1', DATA_DIR: dataDir, ...vars };
   return new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, script), ...args], { cwd: root, env: env as unknown as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, script), ...args], {
+      cwd: root,
+      env: env as unknown as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -72,7 +76,11 @@ describe('an invalid environment stops start-up with the variable named', () => 
   });
 
   test('npm start creates nothing in its data directory before refusing', async () => {
-    const { code, output } = await runProgram('bin/start.ts', [], { DATABASE_URL: '', EMBEDDED_PG_PORT: String(await freePort()), MERIDIAN_DISABLED_MODULES: 'ipam,dns' });
+    const { code, output } = await runProgram('bin/start.ts', [], {
+      DATABASE_URL: '',
+      EMBEDDED_PG_PORT: String(await freePort()),
+      MERIDIAN_DISABLED_MODULES: 'ipam,dns',
+    });
     expect(code, output).toBe(EXIT_CONFIG);
     expect(output).toContain('MERIDIAN_DISABLED_MODULES: unknown module "dns"');
     expect(existsSync(path.join(dataDir, 'postgres'))).toBe(false);

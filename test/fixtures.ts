@@ -20,7 +20,11 @@ export async function makeUser(
   db: Db,
   options: { projectId?: string; role?: MemberRole; platformRoles?: PlatformRole[]; password?: string } = {},
 ): Promise<SessionUser> {
-  const user = await createUser(db, { email: `${uniq('u')}@example.com`, name: 'Test user', password: options.password, platformRoles: options.platformRoles }, actor);
+  const user = await createUser(
+    db,
+    { email: `${uniq('u')}@example.com`, name: 'Test user', password: options.password, platformRoles: options.platformRoles },
+    actor,
+  );
   if (options.projectId && options.role) await addMembership(db, { userId: user.id, role: options.role, projectId: options.projectId }, actor);
   return user;
 }

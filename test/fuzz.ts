@@ -221,9 +221,17 @@ export function hostileValue(key: string): fc.Arbitrary<unknown> {
     { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
     { weight: 1, arbitrary: fc.double() },
     { weight: 1, arbitrary: fc.integer() },
-    { weight: 1, arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { '': '' }, ['x'], JSON.parse('{"__proto__":{"polluted":1}}'), { constructor: { prototype: {} } }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { '': '' }, ['x'], JSON.parse('{"__proto__":{"polluted":1}}'), {
+        constructor: { prototype: {} },
+      }),
+    },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-    { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 30, max: 3000 }), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([d, k]) => deepValue(d, k)) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.integer({ min: 30, max: 3000 }), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([d, k]) => deepValue(d, k)),
+    },
   );
   if (/cidr|address|dst|gw/i.test(key)) return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...oddCidrs) }, { weight: 1, arbitrary: generic });
   if (/prefix|length|amount|limit|seconds|reserve|classes|timeout|mtu|priority|table|scope/i.test(key)) {
@@ -247,14 +255,12 @@ export function pathsOf(value: unknown, prefix: Path = []): Path[] {
  */
 export function objectPaths(value: unknown, open: ReadonlySet<string> = new Set(), prefix: Path = []): Path[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => objectPaths(v, open, [...prefix, i]));
-  if (value && typeof value === 'object') return [prefix, ...Object.entries(value).flatMap(([k, v]) => (open.has(k) ? [] : objectPaths(v, open, [...prefix, k])))];
+  if (value && typeof value === 'object')
+    return [prefix, ...Object.entries(value).flatMap(([k, v]) => (open.has(k) ? [] : objectPaths(v, open, [...prefix, k])))];
   return [];
 }
 
-export type Mutation =
-  | { op: 'set'; path: Path; value: unknown }
-  | { op: 'delete'; path: Path }
-  | { op: 'extra'; path: Path; key: string; value: unknown };
+export type Mutation = { op: 'set'; path: Path; value: unknown } | { op: 'delete'; path: Path } | { op: 'extra'; path: Path; key: string; value: unknown };
 
 function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
@@ -291,7 +297,11 @@ export function mutationOf(base: unknown): fc.Arbitrary<Mutation> {
     arbs.push({
       weight: 1,
       arbitrary: fc
-        .tuple(fc.constantFrom(...objects), fc.oneof(fc.constantFrom('__proto__', 'constructor', 'projectId', 'project', 'id', 'status', 'x'), fc.string({ maxLength: 10 })), hostileValue('extra'))
+        .tuple(
+          fc.constantFrom(...objects),
+          fc.oneof(fc.constantFrom('__proto__', 'constructor', 'projectId', 'project', 'id', 'status', 'x'), fc.string({ maxLength: 10 })),
+          hostileValue('extra'),
+        )
         .map(([path, key, value]): Mutation => ({ op: 'extra', path, key, value })),
     });
   }

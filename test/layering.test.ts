@@ -232,7 +232,14 @@ describe('the import graph', () => {
   });
 
   test('has no cycle between folders', () => {
-    expect(cycles(graphOf(ours.filter((e) => !isTest(e.from)), folderOf))).toEqual([]);
+    expect(
+      cycles(
+        graphOf(
+          ours.filter((e) => !isTest(e.from)),
+          folderOf,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   test('places every folder under server/', () => {
@@ -261,14 +268,15 @@ describe('the layers', () => {
   });
 
   test('components import server code for its types only, and no database, simulator or entry point', () => {
-    expect(
-      violations((e) => e.from.startsWith('components/') && ((e.to.startsWith('server/') && !e.typeOnly) || /^(db|simulator|bin)\//.test(e.to))),
-    ).toEqual([]);
+    expect(violations((e) => e.from.startsWith('components/') && ((e.to.startsWith('server/') && !e.typeOnly) || /^(db|simulator|bin)\//.test(e.to)))).toEqual(
+      [],
+    );
   });
 
   test('domain, workflow and platform code imports no framework, UI or app', () => {
     const framework = /^(next|next-auth|react|react-dom|@trpc\/[^/]+|@tanstack\/react-query)(\/|$)/;
-    const pure = (file: string) => (file.startsWith('server/') && file.split('/').length === 2) || ['domain', 'workflow', 'platform'].includes(serverKind(file) ?? '');
+    const pure = (file: string) =>
+      (file.startsWith('server/') && file.split('/').length === 2) || ['domain', 'workflow', 'platform'].includes(serverKind(file) ?? '');
     expect(violations((e) => pure(e.from) && (framework.test(e.to) || /^(app|components)\//.test(e.to)))).toEqual([]);
   });
 

@@ -19,9 +19,10 @@ const endpoints = apiEndpoints(apiTable);
 export function routeHandlers(path: string): Record<RouteMethod, WebHandler> {
   const entry = endpoints.find((e) => e.pattern === path);
   if (!entry) throw new Error(`no REST v1 route is declared at ${path}`);
-  const handlers = Object.fromEntries(
-    ROUTE_METHODS.map((method) => [method, () => Promise.reject(new Error(`${method} ${path} is not declared`))]),
-  ) as Record<RouteMethod, WebHandler>;
+  const handlers = Object.fromEntries(ROUTE_METHODS.map((method) => [method, () => Promise.reject(new Error(`${method} ${path} is not declared`))])) as Record<
+    RouteMethod,
+    WebHandler
+  >;
   for (const [method, endpoint] of Object.entries(entry.methods) as [RouteMethod, Endpoint][]) {
     handlers[method] = async (req = new Request(`http://localhost${path}`, { method }), context) => {
       const body = method === 'GET' ? Buffer.alloc(0) : Buffer.from(await req.arrayBuffer());

@@ -198,12 +198,20 @@ export function startWorker(url: string, simulator: { baseUrl: string; token: st
 export async function seedBenchFleet(db: DbHandle['db'], options: { name: string; capacity: number }) {
   const { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } = await import('../../db/schema/fleet');
   const { name, capacity } = options;
-  const [loc] = await db.insert(locations).values({ name: `${name}1`, displayName: `${name} 1` }).returning({ id: locations.id });
+  const [loc] = await db
+    .insert(locations)
+    .values({ name: `${name}1`, displayName: `${name} 1` })
+    .returning({ id: locations.id });
   await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
-  const [cls] = await db.insert(machineClasses).values({ name: `c1.${name}`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: false }).returning({ id: machineClasses.id });
+  const [cls] = await db
+    .insert(machineClasses)
+    .values({ name: `c1.${name}`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: false })
+    .returning({ id: machineClasses.id });
   const digest = 'sha256:' + 'be'.repeat(32);
   await db.insert(machineProfiles).values({ name: `${name}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
-  await db.insert(machineCapacity).values(Array.from({ length: capacity }, (_, i) => ({ deviceRef: `dev-${name}-${String(i).padStart(4, '0')}`, classId: cls.id, locationId: loc.id })));
+  await db
+    .insert(machineCapacity)
+    .values(Array.from({ length: capacity }, (_, i) => ({ deviceRef: `dev-${name}-${String(i).padStart(4, '0')}`, classId: cls.id, locationId: loc.id })));
   return { class: `c1.${name}`, profile: `${name}-os`, location: `${name}1` };
 }
 

@@ -18,7 +18,10 @@ const edits = [
     '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)',
     `  function nextWrite(fn) {\n    ${MARK}\n    if (!socket) {\n      nextWriteTimer !== null && clearImmediate(nextWriteTimer)\n      chunk = nextWriteTimer = null\n      error(Errors.connection('CONNECTION_CLOSED', options, socket))\n      return false\n    }\n    const x = socket.write(chunk, fn)`,
   ],
-  ['    clearImmediate(nextWriteTimer)\n    socket.removeListener(\'data\', data)', "    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null\n    socket.removeListener('data', data)"],
+  [
+    "    clearImmediate(nextWriteTimer)\n    socket.removeListener('data', data)",
+    "    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null\n    socket.removeListener('data', data)",
+  ],
 ];
 
 for (const variant of ['src', 'cjs/src', 'cf/src']) {

@@ -102,14 +102,17 @@ export class ManagedProcess {
       started = true;
       this.lastHeartbeat = Date.now();
     });
-    this.watchdog = setInterval(() => {
-      if (this.child !== child || this.stopping) return;
-      const silent = Date.now() - this.lastHeartbeat;
-      if (silent < (started ? timeout : Math.max(timeout, STARTUP_GRACE_MS))) return;
-      clearInterval(this.watchdog);
-      this.options.log(`${this.options.name} sent no heartbeat for ${Math.round(silent / 1000)} s (hung or stopped); killing it`);
-      child.kill('SIGKILL');
-    }, Math.min(1_000, timeout));
+    this.watchdog = setInterval(
+      () => {
+        if (this.child !== child || this.stopping) return;
+        const silent = Date.now() - this.lastHeartbeat;
+        if (silent < (started ? timeout : Math.max(timeout, STARTUP_GRACE_MS))) return;
+        clearInterval(this.watchdog);
+        this.options.log(`${this.options.name} sent no heartbeat for ${Math.round(silent / 1000)} s (hung or stopped); killing it`);
+        child.kill('SIGKILL');
+      },
+      Math.min(1_000, timeout),
+    );
     this.watchdog.unref();
   }
 

@@ -144,7 +144,14 @@ export function bridgeSuite(title: string, target: () => BridgeTarget, options: 
   /** The plugin itself (not through bridge), for the lease-level checks. */
   const ipam = (command: string, containerId: string, conf: object): Promise<PluginRun> =>
     runPlugin(path.join(cniBin, 'meridian-ipam'), {
-      env: { CNI_COMMAND: command, CNI_CONTAINERID: containerId, CNI_NETNS: '/var/run/netns/none', CNI_IFNAME: 'eth0', CNI_PATH: cniBin, MERIDIAN_NODE_NAME: nodeName },
+      env: {
+        CNI_COMMAND: command,
+        CNI_CONTAINERID: containerId,
+        CNI_NETNS: '/var/run/netns/none',
+        CNI_IFNAME: 'eth0',
+        CNI_PATH: cniBin,
+        MERIDIAN_NODE_NAME: nodeName,
+      },
       stdin: JSON.stringify(conf),
     });
 
@@ -216,13 +223,17 @@ export function bridgeSuite(title: string, target: () => BridgeTarget, options: 
     });
 
     it('CHECK passes for every namespace', async () => {
-      const runs = await Promise.all(nsNames.slice(0, N).map((ns, i) => bridge('CHECK', ns, containerIdOf(i), bridgeConf(pluginUrl, { prevResult: results[i] }))));
+      const runs = await Promise.all(
+        nsNames.slice(0, N).map((ns, i) => bridge('CHECK', ns, containerIdOf(i), bridgeConf(pluginUrl, { prevResult: results[i] }))),
+      );
       for (const r of runs) expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
     });
 
     it('DEL twice succeeds; addresses and leases are gone afterwards', async () => {
       for (let round = 0; round < 2; round++) {
-        const runs = await Promise.all(nsNames.slice(0, N).map((ns, i) => bridge('DEL', ns, containerIdOf(i), bridgeConf(pluginUrl, { prevResult: results[i] }))));
+        const runs = await Promise.all(
+          nsNames.slice(0, N).map((ns, i) => bridge('DEL', ns, containerIdOf(i), bridgeConf(pluginUrl, { prevResult: results[i] }))),
+        );
         for (const r of runs) expect(r.status, `round ${round}: ${r.stdout}\n${r.stderr}`).toBe(0);
       }
       for (let i = 0; i < N; i++) expect(await nsAddresses(nsNames[i])).toEqual([]);

@@ -146,7 +146,8 @@ export class FakeLeaseServer {
     if (!m) return this.fail(res, 404, 'NotFound', `no route ${path}`);
     const [, project, cluster, verb, query] = m;
     // "-" is the token's own project (the plugin without ipam.project).
-    if (project !== '-' && decodeURIComponent(project) !== this.options.project) return this.fail(res, 404, 'NotFound', `project "${project}" not found`, 'project');
+    if (project !== '-' && decodeURIComponent(project) !== this.options.project)
+      return this.fail(res, 404, 'NotFound', `project "${project}" not found`, 'project');
     if (decodeURIComponent(cluster) !== this.options.cluster) return this.fail(res, 404, 'NotFound', `cluster "${cluster}" not found`, 'cluster');
     if (req.headers['content-type'] !== 'application/json' && req.method === 'POST') return this.fail(res, 415, 'ValidationFailed', 'expected JSON');
 
@@ -155,7 +156,11 @@ export class FakeLeaseServer {
     if (verb === 'status' && req.method === 'GET') {
       const cniNetwork = new URLSearchParams(query?.slice(1) ?? '').get('cniNetwork');
       if (!cniNetwork) return this.fail(res, 400, 'ValidationFailed', 'cniNetwork is required', 'cniNetwork');
-      return this.send(res, 200, this.exhausted || this.available() === 0 ? { ready: false, reason: 'Exhausted', message: 'network pod-net has no free address' } : { ready: true });
+      return this.send(
+        res,
+        200,
+        this.exhausted || this.available() === 0 ? { ready: false, reason: 'Exhausted', message: 'network pod-net has no free address' } : { ready: true },
+      );
     }
     if (req.method !== 'POST') return this.fail(res, 405, 'ValidationFailed', 'method not allowed');
     for (const f of verb === 'gc' ? ['cniNetwork'] : ['cniNetwork', 'containerId', 'ifname']) {
@@ -163,7 +168,8 @@ export class FakeLeaseServer {
     }
     switch (verb) {
       case 'add': {
-        if (typeof b.node !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(b.node)) return this.fail(res, 400, 'ValidationFailed', 'node must be a node name', 'node');
+        if (typeof b.node !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(b.node))
+          return this.fail(res, 400, 'ValidationFailed', 'node must be a node name', 'node');
         let lease = this.leases.get(key);
         if (!lease) {
           if (this.exhausted || this.available() === 0) return this.fail(res, 507, 'Exhausted', 'no free address in network pod-net');
@@ -195,13 +201,16 @@ export class FakeLeaseServer {
         if (!prev || !Array.isArray(prev.ips)) return this.fail(res, 400, 'ValidationFailed', 'prevResult.ips is required', 'prevResult.ips');
         const got = new Set(prev.ips.map((i) => String(i.address)));
         const missing = lease.ips.filter((i) => !got.has(i.address));
-        if (missing.length) return this.fail(res, 409, 'CheckMismatch', `lease holds ${lease.ips.map((i) => i.address).join(', ')}, prevResult has ${[...got].join(', ')}`);
+        if (missing.length)
+          return this.fail(res, 409, 'CheckMismatch', `lease holds ${lease.ips.map((i) => i.address).join(', ')}, prevResult has ${[...got].join(', ')}`);
         return this.send(res, 200, { ok: true });
       }
       case 'gc': {
         const valid = b.validAttachments;
         if (!Array.isArray(valid)) return this.fail(res, 400, 'ValidationFailed', 'validAttachments is required', 'validAttachments');
-        const keep = new Set(valid.map((a: { containerID?: unknown; ifname?: unknown }) => `${String(b.cniNetwork)}|${String(a.containerID)}|${String(a.ifname)}`));
+        const keep = new Set(
+          valid.map((a: { containerID?: unknown; ifname?: unknown }) => `${String(b.cniNetwork)}|${String(a.containerID)}|${String(a.ifname)}`),
+        );
         const released: { containerId: string; ifname: string; address: string }[] = [];
         let kept = 0;
         for (const [k, lease] of [...this.leases]) {

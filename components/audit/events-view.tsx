@@ -46,7 +46,9 @@ export function EventsView({ project }: { project?: string }) {
               <tr key={e.id}>
                 <Td className="whitespace-nowrap font-mono text-xs">{formatTime(e.at)}</Td>
                 <Td>{e.actorLabel}</Td>
-                <Td><code className="text-xs">{e.action}</code></Td>
+                <Td>
+                  <code className="text-xs">{e.action}</code>
+                </Td>
                 <Td>
                   {e.objectType}
                   {e.objectName && <span className="text-slate-500"> {e.objectName}</span>}

@@ -18,7 +18,8 @@ export function CniEventsList({ events }: { events: CniEvent[] }) {
   if (events.length === 0) {
     return (
       <EmptyState title="No CHECK mismatches or GC runs yet">
-        When the container runtime&apos;s CHECK finds a pod address that differs from its lease, or a cluster&apos;s GC releases leases of pods that are gone, the event appears here.
+        When the container runtime&apos;s CHECK finds a pod address that differs from its lease, or a cluster&apos;s GC releases leases of pods that are gone,
+        the event appears here.
       </EmptyState>
     );
   }

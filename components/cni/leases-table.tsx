@@ -29,7 +29,14 @@ export function LeasesTable({ project, clusters, allowAll }: { project: string; 
   return (
     <div>
       <div className="mb-3 flex flex-wrap items-center gap-2">
-        <SearchBox label="Search leases" placeholder="IP address, pod, namespace or node" search={search} spellCheck={false} onChange={() => setOffset(0)} className="w-72" />
+        <SearchBox
+          label="Search leases"
+          placeholder="IP address, pod, namespace or node"
+          search={search}
+          spellCheck={false}
+          onChange={() => setOffset(0)}
+          className="w-72"
+        />
         {(clusters.length > 1 || !allowAll) && (
           <div className="w-48">
             <Select

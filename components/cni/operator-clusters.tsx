@@ -22,7 +22,9 @@ export function OperatorClustersSection() {
       {!q.data ? (
         !q.error && <p className="text-sm text-slate-500">Loading clusters…</p>
       ) : rows.length === 0 && offset === 0 ? (
-        <EmptyState title="No clusters yet">Every project&apos;s registered Kubernetes clusters appear here with their network and their pod address leases, nodes and node blocks.</EmptyState>
+        <EmptyState title="No clusters yet">
+          Every project&apos;s registered Kubernetes clusters appear here with their network and their pod address leases, nodes and node blocks.
+        </EmptyState>
       ) : (
         <>
           <Table head={['Project', 'Cluster', 'Network', 'Leases', 'Nodes', 'Blocks', 'Registered']}>

@@ -14,7 +14,9 @@ export function PodAddressesCardBody({ project }: { project: string }) {
   if (error) return <Alert testId="pod-usage-error">{errorMessage(error)}</Alert>;
   if (!data) return <p className="text-sm text-slate-500">Loading pod addresses…</p>;
   if (data.byCluster.length === 0) {
-    return <EmptyState title="No clusters yet">Kubernetes clusters attached to this project&apos;s networks appear here with their pod address counts.</EmptyState>;
+    return (
+      <EmptyState title="No clusters yet">Kubernetes clusters attached to this project&apos;s networks appear here with their pod address counts.</EmptyState>
+    );
   }
   return (
     <ul className="divide-y divide-slate-100" aria-label="Pod addresses per cluster">
@@ -30,7 +32,13 @@ export function PodAddressesCardBody({ project }: { project: string }) {
               · {c.nodes} {c.nodes === 1 ? 'node' : 'nodes'} · {c.blocks} {c.blocks === 1 ? 'block' : 'blocks'}
             </p>
           </div>
-          <CountBar label={`${c.cluster} pod addresses of block capacity`} value={c.leases} max={Number(c.blockCapacity) || 0} fill suffix={c.leases === 1 ? 'pod address' : 'pod addresses'} />
+          <CountBar
+            label={`${c.cluster} pod addresses of block capacity`}
+            value={c.leases}
+            max={Number(c.blockCapacity) || 0}
+            fill
+            suffix={c.leases === 1 ? 'pod address' : 'pod addresses'}
+          />
         </li>
       ))}
     </ul>

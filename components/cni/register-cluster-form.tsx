@@ -70,7 +70,15 @@ export function RegisterClusterForm({ project, network }: { project: string; net
   return (
     <form onSubmit={onSubmit} className="space-y-4" aria-label="Register cluster">
       <Field label="Cluster name" htmlFor="cluster-name" error={nameError} hint="Lower-case letters, digits and dashes">
-        <Input id="cluster-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="prod-k8s" required autoComplete="off" {...invalidProps(nameError, 'cluster-name')} />
+        <Input
+          id="cluster-name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="prod-k8s"
+          required
+          autoComplete="off"
+          {...invalidProps(nameError, 'cluster-name')}
+        />
       </Field>
       <Field label="Network" htmlFor="cluster-network" hint="Pods of this cluster get their addresses from this network's pools.">
         <Input id="cluster-network" value={network} readOnly disabled />

@@ -13,7 +13,17 @@ import { PhaseBadge } from './parts';
 import { ALLOCATIONS_PAGE_SIZE } from './queries';
 
 /** Machines bound to a device, with their binding epoch: release one as the tenant would, or force a release. */
-export function AllocationsSection({ rows, error, offset, onOffset }: { rows: AllocationRow[]; error: unknown; offset: number; onOffset: (offset: number) => void }) {
+export function AllocationsSection({
+  rows,
+  error,
+  offset,
+  onOffset,
+}: {
+  rows: AllocationRow[];
+  error: unknown;
+  offset: number;
+  onOffset: (offset: number) => void;
+}) {
   const trpc = useTRPC();
   const invalidate = useInvalidateFleet();
   const now = useNow(5_000);
@@ -30,7 +40,9 @@ export function AllocationsSection({ rows, error, offset, onOffset }: { rows: Al
     <Card title="Live allocations">
       {error != null && <Alert testId="allocations-error">{errorMessage(error)}</Alert>}
       {items.length === 0 && offset === 0 ? (
-        <EmptyState title="No live allocations">Machines bound to a device appear here with their binding epoch; release them, or force a release when the provider cannot clean up.</EmptyState>
+        <EmptyState title="No live allocations">
+          Machines bound to a device appear here with their binding epoch; release them, or force a release when the provider cannot clean up.
+        </EmptyState>
       ) : (
         <div className="overflow-x-auto rounded-md border border-slate-200">
           <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Live allocations">
@@ -70,10 +82,21 @@ export function AllocationsSection({ rows, error, offset, onOffset }: { rows: Al
                     </td>
                     <td className="whitespace-nowrap px-3 py-1.5 text-right">
                       <div className="flex justify-end gap-1.5">
-                        <Button variant="secondary" className="px-2 py-1 text-xs" disabled={releasing} aria-label={`Release ${a.machine}`} onClick={() => setActing({ row: a, force: false })}>
+                        <Button
+                          variant="secondary"
+                          className="px-2 py-1 text-xs"
+                          disabled={releasing}
+                          aria-label={`Release ${a.machine}`}
+                          onClick={() => setActing({ row: a, force: false })}
+                        >
                           Release
                         </Button>
-                        <Button variant="secondary" className="px-2 py-1 text-xs text-red-700!" aria-label={`Force release ${a.machine}`} onClick={() => setActing({ row: a, force: true })}>
+                        <Button
+                          variant="secondary"
+                          className="px-2 py-1 text-xs text-red-700!"
+                          aria-label={`Force release ${a.machine}`}
+                          onClick={() => setActing({ row: a, force: true })}
+                        >
                           Force release
                         </Button>
                       </div>
@@ -85,7 +108,14 @@ export function AllocationsSection({ rows, error, offset, onOffset }: { rows: Al
           </table>
         </div>
       )}
-      <Pager label="Allocation pages" offset={offset} count={items.length} pageSize={ALLOCATIONS_PAGE_SIZE} hasNext={rows.length > ALLOCATIONS_PAGE_SIZE} onChange={onOffset} />
+      <Pager
+        label="Allocation pages"
+        offset={offset}
+        count={items.length}
+        pageSize={ALLOCATIONS_PAGE_SIZE}
+        hasNext={rows.length > ALLOCATIONS_PAGE_SIZE}
+        onChange={onOffset}
+      />
       {acting && (
         <ReasonDialog
           title={`${acting.force ? 'Force release' : 'Release'} ${acting.row.project}/${acting.row.machine}?`}
@@ -103,12 +133,13 @@ export function AllocationsSection({ rows, error, offset, onOffset }: { rows: Al
         >
           {acting.force ? (
             <p>
-              The binding to <code className="font-mono">{acting.row.deviceRef}</code> ends now, without waiting for the provider. The device cannot be verified clean, so it is <strong>quarantined</strong>; the
-              machine ends Failed (or Released if it never bound).
+              The binding to <code className="font-mono">{acting.row.deviceRef}</code> ends now, without waiting for the provider. The device cannot be verified
+              clean, so it is <strong>quarantined</strong>; the machine ends Failed (or Released if it never bound).
             </p>
           ) : (
             <p>
-              The machine is released as if the tenant had asked: <code className="font-mono">{acting.row.deviceRef}</code> is cleaned by the provider and verified before it returns to the pool.
+              The machine is released as if the tenant had asked: <code className="font-mono">{acting.row.deviceRef}</code> is cleaned by the provider and
+              verified before it returns to the pool.
             </p>
           )}
         </ReasonDialog>

@@ -86,7 +86,8 @@ export function ApprovalQueueView() {
         <Alert tone={outcome.failed.length ? 'amber' : 'green'} testId="queue-outcome">
           {outcome.approved.length > 0 && (
             <p>
-              Approved {outcome.approved.length === 1 ? outcome.approved[0] : `${outcome.approved.length} requests: ${outcome.approved.join(', ')}`} — allocation starts now.
+              Approved {outcome.approved.length === 1 ? outcome.approved[0] : `${outcome.approved.length} requests: ${outcome.approved.join(', ')}`} —
+              allocation starts now.
             </p>
           )}
           {outcome.failed.map((f) => (
@@ -99,7 +100,8 @@ export function ApprovalQueueView() {
       {queue.error && <Alert testId="queue-load-error">{errorMessage(queue.error)}</Alert>}
       {queue.isSuccess && items.length === 0 && offset === 0 ? (
         <EmptyState title="No requests are waiting">
-          Machine requests for classes or projects that need approval appear here, oldest first, with the free capacity that matches each. Approve them (one by one or in bulk) or reject them with a reason.
+          Machine requests for classes or projects that need approval appear here, oldest first, with the free capacity that matches each. Approve them (one by
+          one or in bulk) or reject them with a reason.
         </EmptyState>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
@@ -107,7 +109,12 @@ export function ApprovalQueueView() {
             <thead className="bg-slate-50">
               <tr>
                 <th scope="col" className="w-10 px-3 py-2">
-                  <input type="checkbox" aria-label="Select all requests on this page" checked={allChosen} onChange={(e) => setSelected(e.target.checked ? new Set(items.map((i) => i.id)) : new Set())} />
+                  <input
+                    type="checkbox"
+                    aria-label="Select all requests on this page"
+                    checked={allChosen}
+                    onChange={(e) => setSelected(e.target.checked ? new Set(items.map((i) => i.id)) : new Set())}
+                  />
                 </th>
                 {['Request', 'Project', 'Class', 'Location', 'Profile', 'Free capacity', 'Waiting', ''].map((h, i) => (
                   <th key={i} scope="col" className="px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
@@ -173,7 +180,8 @@ export function ApprovalQueueView() {
           onConfirm={(reason) => reject.mutate({ id: rejecting.id, reason })}
         >
           <p>
-            The request of <strong>{rejecting.project}</strong> for a {rejecting.class} in {rejecting.location} ends; its quota and addresses are returned. The tenant sees your reason in the machine&apos;s timeline.
+            The request of <strong>{rejecting.project}</strong> for a {rejecting.class} in {rejecting.location} ends; its quota and addresses are returned. The
+            tenant sees your reason in the machine&apos;s timeline.
           </p>
         </ReasonDialog>
       )}

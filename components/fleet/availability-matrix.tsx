@@ -62,11 +62,21 @@ export function AvailabilityMatrix({
                           isSelected ? 'bg-brand-50 ring-2 ring-brand-500' : 'bg-white ring-slate-200 hover:bg-slate-50 disabled:hover:bg-white',
                         )}
                       >
-                        <span className={cx('text-base font-semibold tabular-nums', total === 0 ? 'text-slate-300' : free === 0 ? 'text-red-700' : 'text-slate-900')}>{total === 0 ? '—' : free}</span>
+                        <span
+                          className={cx(
+                            'text-base font-semibold tabular-nums',
+                            total === 0 ? 'text-slate-300' : free === 0 ? 'text-red-700' : 'text-slate-900',
+                          )}
+                        >
+                          {total === 0 ? '—' : free}
+                        </span>
                         <span className="text-[11px] text-slate-500">{total === 0 ? 'none here' : `of ${total} free`}</span>
                         {total > 0 && (
                           <span className="mt-1 h-1 w-full overflow-hidden rounded-full bg-slate-100" aria-hidden>
-                            <span className={cx('block h-full rounded-full', free === 0 ? 'bg-red-400' : ratio < 0.34 ? 'bg-amber-400' : 'bg-emerald-500')} style={{ width: `${Math.max(free ? 8 : 0, ratio * 100)}%` }} />
+                            <span
+                              className={cx('block h-full rounded-full', free === 0 ? 'bg-red-400' : ratio < 0.34 ? 'bg-amber-400' : 'bg-emerald-500')}
+                              style={{ width: `${Math.max(free ? 8 : 0, ratio * 100)}%` }}
+                            />
                           </span>
                         )}
                       </button>
@@ -74,7 +84,11 @@ export function AvailabilityMatrix({
                   );
                 })
               ) : (
-                <td colSpan={classes.length} className="rounded-md bg-slate-50 px-2 py-1.5 text-xs text-slate-600 ring-1 ring-inset ring-slate-200" data-testid="location-unusable">
+                <td
+                  colSpan={classes.length}
+                  className="rounded-md bg-slate-50 px-2 py-1.5 text-xs text-slate-600 ring-1 ring-inset ring-slate-200"
+                  data-testid="location-unusable"
+                >
                   <span className="font-semibold text-red-700">Unavailable</span> — {loc.reason}
                 </td>
               )}

@@ -22,7 +22,8 @@ const actionHelp: Record<CapacityAction, string> = {
   retire: 'It leaves the fleet for good; it is no longer offered or counted as capacity.',
 };
 
-const forceHelp = 'It becomes Available at once, without a wipe by the provider: only when the device is known to be clean. Recorded in the audit log as forced, with your reason.';
+const forceHelp =
+  'It becomes Available at once, without a wipe by the provider: only when the device is known to be clean. Recorded in the audit log as forced, with your reason.';
 
 /**
  * The capacity list, filtered by state, location and device search on the server, with the
@@ -112,7 +113,8 @@ export function CapacitySection({
             </thead>
             <tbody className={cx('divide-y divide-slate-100 bg-white', placeholder && 'opacity-60')}>
               {items.map((c) => {
-                const actions: CapacityAction[] = c.state === 'Available' ? ['quarantine', 'retire'] : c.state === 'Quarantined' ? ['returnToPool', 'retire'] : [];
+                const actions: CapacityAction[] =
+                  c.state === 'Available' ? ['quarantine', 'retire'] : c.state === 'Quarantined' ? ['returnToPool', 'retire'] : [];
                 return (
                   <tr key={c.id} data-testid="capacity-row" className={c.state === 'Quarantined' ? 'bg-red-50/50' : undefined}>
                     <td className="whitespace-nowrap px-3 py-2">
@@ -128,8 +130,14 @@ export function CapacitySection({
                         </span>
                       )}
                     </td>
-                    <td className="px-3 py-2">{c.health === 'Healthy' ? <span className="text-slate-700">Healthy</span> : <Badge tone="red">{c.health}</Badge>}</td>
-                    <td className="whitespace-nowrap px-3 py-2 text-xs text-slate-600" title={`observed ${toDate(c.observedAt)?.toISOString() ?? '—'}`} suppressHydrationWarning>
+                    <td className="px-3 py-2">
+                      {c.health === 'Healthy' ? <span className="text-slate-700">Healthy</span> : <Badge tone="red">{c.health}</Badge>}
+                    </td>
+                    <td
+                      className="whitespace-nowrap px-3 py-2 text-xs text-slate-600"
+                      title={`observed ${toDate(c.observedAt)?.toISOString() ?? '—'}`}
+                      suppressHydrationWarning
+                    >
                       {c.available ? 'available' : <span className="text-red-700">not available</span>} · {ago(c.observedAt, now)}
                     </td>
                     <td className="px-3 py-2 font-mono text-xs tabular-nums text-slate-700">{String(c.assetEpoch)}</td>
@@ -156,7 +164,15 @@ export function CapacitySection({
           </table>
         </div>
       )}
-      <Pager label="Capacity pages" offset={filters.offset} count={items.length} pageSize={CAPACITY_PAGE_SIZE} total={total} hasNext={filters.offset + items.length < total} onChange={(offset) => onFilters({ offset })} />
+      <Pager
+        label="Capacity pages"
+        offset={filters.offset}
+        count={items.length}
+        pageSize={CAPACITY_PAGE_SIZE}
+        total={total}
+        hasNext={filters.offset + items.length < total}
+        onChange={(offset) => onFilters({ offset })}
+      />
       {acting && (
         <ReasonDialog
           title={`${actionLabels[acting.action]} ${acting.row.deviceRef}?`}
@@ -171,7 +187,12 @@ export function CapacitySection({
             setForce(false);
             act.reset();
           }}
-          onConfirm={(reason) => act.mutate({ id: acting.row.id, action: acting.action, reason, force: acting.action === 'returnToPool' && force }, { onSuccess: () => setForce(false) })}
+          onConfirm={(reason) =>
+            act.mutate(
+              { id: acting.row.id, action: acting.action, reason, force: acting.action === 'returnToPool' && force },
+              { onSuccess: () => setForce(false) },
+            )
+          }
         >
           <p>
             <code className="font-mono">{acting.row.deviceRef}</code> ({acting.row.class}, {acting.row.location}) is {acting.row.state}

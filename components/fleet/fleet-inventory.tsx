@@ -6,10 +6,21 @@ import { capacityFill, capacityStates, type CapacityState, type CatalogueLocatio
  * Capacity by location and class: totals per state (each opens the capacity list filtered to it),
  * and per cell how much is available, in which states and how much is unhealthy.
  */
-export function Inventory({ rows, locations, onShow }: { rows: InventoryRow[]; locations: CatalogueLocation[]; onShow: (state: CapacityState | '', location?: string) => void }) {
+export function Inventory({
+  rows,
+  locations,
+  onShow,
+}: {
+  rows: InventoryRow[];
+  locations: CatalogueLocation[];
+  onShow: (state: CapacityState | '', location?: string) => void;
+}) {
   const locs = [...new Set(rows.map((r) => r.location))];
   const classes = [...new Set(rows.map((r) => r.class))];
-  const totals = Object.fromEntries(capacityStates.map((s) => [s, rows.filter((r) => r.state === s).reduce((n, r) => n + r.count, 0)])) as Record<CapacityState, number>;
+  const totals = Object.fromEntries(capacityStates.map((s) => [s, rows.filter((r) => r.state === s).reduce((n, r) => n + r.count, 0)])) as Record<
+    CapacityState,
+    number
+  >;
   const unhealthy = rows.filter((r) => r.health !== 'Healthy').reduce((n, r) => n + r.count, 0);
   const all = rows.reduce((n, r) => n + r.count, 0);
   return (
@@ -24,7 +35,10 @@ export function Inventory({ rows, locations, onShow }: { rows: InventoryRow[]; l
             type="button"
             onClick={() => onShow(s)}
             data-testid={`state-total-${s}`}
-            className={cx('inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 ring-1 ring-inset ring-slate-200 hover:bg-slate-50', s === 'Quarantined' && totals[s] > 0 && 'bg-red-50 ring-red-200')}
+            className={cx(
+              'inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 ring-1 ring-inset ring-slate-200 hover:bg-slate-50',
+              s === 'Quarantined' && totals[s] > 0 && 'bg-red-50 ring-red-200',
+            )}
             title={`Show ${s.toLowerCase()} capacity`}
           >
             <span aria-hidden className={cx('inline-block h-2.5 w-2.5 rounded-sm', capacityFill[s])} />
@@ -63,7 +77,9 @@ export function Inventory({ rows, locations, onShow }: { rows: InventoryRow[]; l
                   {classes.map((c) => {
                     const cell = rows.filter((r) => r.location === l && r.class === c);
                     const total = cell.reduce((n, r) => n + r.count, 0);
-                    const byState = capacityStates.map((s) => ({ s, n: cell.filter((r) => r.state === s).reduce((n, r) => n + r.count, 0) })).filter((x) => x.n > 0);
+                    const byState = capacityStates
+                      .map((s) => ({ s, n: cell.filter((r) => r.state === s).reduce((n, r) => n + r.count, 0) }))
+                      .filter((x) => x.n > 0);
                     const sick = cell.filter((r) => r.health !== 'Healthy').reduce((n, r) => n + r.count, 0);
                     return (
                       <td key={c} className="min-w-40 rounded-md bg-white p-2 align-top ring-1 ring-inset ring-slate-200">
@@ -73,11 +89,16 @@ export function Inventory({ rows, locations, onShow }: { rows: InventoryRow[]; l
                           <button type="button" className="block w-full text-left" onClick={() => onShow('', l)} title={`Show capacity in ${l}`}>
                             <span className="flex items-baseline justify-between text-xs text-slate-600">
                               <span>
-                                <strong className="text-sm tabular-nums text-slate-900">{byState.find((x) => x.s === 'Available')?.n ?? 0}</strong> of {total} available
+                                <strong className="text-sm tabular-nums text-slate-900">{byState.find((x) => x.s === 'Available')?.n ?? 0}</strong> of {total}{' '}
+                                available
                               </span>
                               {sick > 0 && <Badge tone="red">{sick} unhealthy</Badge>}
                             </span>
-                            <span className="mt-1 flex h-2 w-full overflow-hidden rounded-full bg-slate-100" role="img" aria-label={byState.map((x) => `${x.n} ${x.s}`).join(', ')}>
+                            <span
+                              className="mt-1 flex h-2 w-full overflow-hidden rounded-full bg-slate-100"
+                              role="img"
+                              aria-label={byState.map((x) => `${x.n} ${x.s}`).join(', ')}
+                            >
                               {byState.map((x) => (
                                 <span key={x.s} className={cx('h-full', capacityFill[x.s])} style={{ width: `${(x.n / total) * 100}%` }} />
                               ))}

@@ -33,7 +33,11 @@ export function FleetView() {
   const inventory = useQuery({ ...trpc.fleet.inventory.queryOptions(), refetchInterval });
   const catalogue = useQuery({ ...trpc.fleet.catalogue.queryOptions(), refetchInterval });
   const capacity = useQuery({ ...trpc.fleet.capacity.list.queryOptions(capacityInput(filters)), placeholderData: keepPreviousData, refetchInterval });
-  const allocations = useQuery({ ...trpc.fleet.allocations.list.queryOptions(allocationsInput(allocOffset)), placeholderData: keepPreviousData, refetchInterval });
+  const allocations = useQuery({
+    ...trpc.fleet.allocations.list.queryOptions(allocationsInput(allocOffset)),
+    placeholderData: keepPreviousData,
+    refetchInterval,
+  });
   const operations = useQuery({ ...trpc.fleet.operations.list.queryOptions(operationsInput), refetchInterval });
 
   const allocationRows = (allocations.data ?? []) as AllocationRow[];
@@ -54,7 +58,9 @@ export function FleetView() {
         ) : !inventory.data ? (
           <p className="text-sm text-slate-500">Loading inventory…</p>
         ) : inventoryRows.length === 0 ? (
-          <EmptyState title="No capacity registered">Provider capacity records appear here grouped by location and class, with their state and health.</EmptyState>
+          <EmptyState title="No capacity registered">
+            Provider capacity records appear here grouped by location and class, with their state and health.
+          </EmptyState>
         ) : (
           <Inventory rows={inventoryRows} locations={catalogue.data?.locations ?? []} onShow={showState} />
         )}

@@ -88,7 +88,15 @@ export const capacityFill: Record<CapacityState, string> = {
 };
 
 export const operationTone = (state: string): Tone =>
-  state === 'Succeeded' ? 'green' : state === 'Failed' ? 'red' : state === 'Unknown' ? 'amber' : state === 'Admitted' || state === 'Submitted' ? 'blue' : 'slate';
+  state === 'Succeeded'
+    ? 'green'
+    : state === 'Failed'
+      ? 'red'
+      : state === 'Unknown'
+        ? 'amber'
+        : state === 'Admitted' || state === 'Submitted'
+          ? 'blue'
+          : 'slate';
 
 /** `AwaitingApproval` → `Awaiting approval`. */
 export const phaseLabel = (phase: string) => phase.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/ ([A-Z])/g, (_, c: string) => ` ${c.toLowerCase()}`);

@@ -46,14 +46,20 @@ export function InterfacesFieldset({
       <legend className="px-1 text-sm font-medium text-slate-700">Network interfaces (optional)</legend>
       {interfaces.length === 0 && (
         <p className="text-xs text-slate-500">
-          Without interfaces the machine gets no addresses from this project&apos;s networks. Each interface takes one IP claim per family and address class, released with the machine.
+          Without interfaces the machine gets no addresses from this project&apos;s networks. Each interface takes one IP claim per family and address class,
+          released with the machine.
         </p>
       )}
       {interfaces.map((nic, i) => {
         const net = networkItems.find((n) => n.name === nic.network);
         const n = i + 1;
         return (
-          <div key={nic.key} role="group" aria-label={`Interface ${n}`} className="grid items-end gap-2 rounded-md bg-slate-50 p-2 sm:grid-cols-[minmax(0,1fr)_auto_6rem_auto]">
+          <div
+            key={nic.key}
+            role="group"
+            aria-label={`Interface ${n}`}
+            className="grid items-end gap-2 rounded-md bg-slate-50 p-2 sm:grid-cols-[minmax(0,1fr)_auto_6rem_auto]"
+          >
             <label className="flex flex-col gap-0.5 text-xs text-slate-600">
               Network
               <Select
@@ -79,12 +85,18 @@ export function InterfacesFieldset({
                 {(['IPv4', 'IPv6'] as const).map((f) => {
                   const offered = !net || Boolean(net.utilization[f]);
                   return (
-                    <label key={f} className={cx('inline-flex items-center gap-1 text-sm', offered ? 'text-slate-800' : 'text-slate-400')} title={offered ? undefined : `${nic.network} has no ${f} range`}>
+                    <label
+                      key={f}
+                      className={cx('inline-flex items-center gap-1 text-sm', offered ? 'text-slate-800' : 'text-slate-400')}
+                      title={offered ? undefined : `${nic.network} has no ${f} range`}
+                    >
                       <input
                         type="checkbox"
                         checked={nic.families.includes(f)}
                         disabled={!offered}
-                        onChange={(e) => setNic(nic.key, { families: e.target.checked ? [...nic.families, f].sort() as Family[] : nic.families.filter((x) => x !== f) })}
+                        onChange={(e) =>
+                          setNic(nic.key, { families: e.target.checked ? ([...nic.families, f].sort() as Family[]) : nic.families.filter((x) => x !== f) })
+                        }
                       />
                       {f}
                     </label>
@@ -94,9 +106,23 @@ export function InterfacesFieldset({
             </fieldset>
             <label className="flex flex-col gap-0.5 text-xs text-slate-600">
               Address classes
-              <Input type="number" min={1} max={4} inputMode="numeric" value={nic.addressClasses} onChange={(e) => setNic(nic.key, { addressClasses: e.target.value })} required />
+              <Input
+                type="number"
+                min={1}
+                max={4}
+                inputMode="numeric"
+                value={nic.addressClasses}
+                onChange={(e) => setNic(nic.key, { addressClasses: e.target.value })}
+                required
+              />
             </label>
-            <Button type="button" variant="ghost" className="text-xs" aria-label={`Remove interface ${n}`} onClick={() => onChange(interfaces.filter((x) => x.key !== nic.key))}>
+            <Button
+              type="button"
+              variant="ghost"
+              className="text-xs"
+              aria-label={`Remove interface ${n}`}
+              onClick={() => onChange(interfaces.filter((x) => x.key !== nic.key))}
+            >
               Remove
             </Button>
           </div>

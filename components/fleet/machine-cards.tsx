@@ -28,7 +28,8 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-const mono = (value: unknown) => (value == null || value === '' ? <span className="text-slate-400">—</span> : <code className="font-mono text-xs">{String(value)}</code>);
+const mono = (value: unknown) =>
+  value == null || value === '' ? <span className="text-slate-400">—</span> : <code className="font-mono text-xs">{String(value)}</code>;
 
 /** The device and epoch of the last binding, from the Bound transition's reason (after a release the live allocation is gone). */
 function lastBinding(timeline: TimelineEntry[]): { device: string; epoch: string } | null {
@@ -58,7 +59,13 @@ export function AllocationCard({ machine: m, timeline }: { machine: Machine; tim
         </dl>
       ) : (
         <div className="space-y-2 text-sm text-slate-600">
-          <p>{m.phase === 'Released' ? 'No live allocation: the machine is released.' : m.phase === 'Failed' ? 'No live allocation.' : 'Not bound yet: a device is allocated after approval, when capacity is free.'}</p>
+          <p>
+            {m.phase === 'Released'
+              ? 'No live allocation: the machine is released.'
+              : m.phase === 'Failed'
+                ? 'No live allocation.'
+                : 'Not bound yet: a device is allocated after approval, when capacity is free.'}
+          </p>
           {previous && (
             <p className="text-xs">
               Last bound to <code className="font-mono">{previous.device}</code> (epoch {previous.epoch}).
@@ -85,7 +92,11 @@ export function SpecificationCard({ machine: m }: { machine: Machine }) {
         </Row>
         <Row label="Profile">
           {m.profile}
-          {m.imageDigest && <span className="block truncate font-mono text-xs text-slate-500" title={m.imageDigest}>{m.imageDigest}</span>}
+          {m.imageDigest && (
+            <span className="block truncate font-mono text-xs text-slate-500" title={m.imageDigest}>
+              {m.imageDigest}
+            </span>
+          )}
         </Row>
         <Row label="Location">{m.location}</Row>
         <Row label="Desired power">{m.desiredPower}</Row>

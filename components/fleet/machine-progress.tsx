@@ -8,10 +8,20 @@ function steps(m: Machine, timeline: TimelineEntry[]): { phase: MachinePhase; st
   const reached = new Set<string>(['Pending']);
   for (const e of timeline) if (e.action.startsWith('machine.phase.')) reached.add(e.action.slice('machine.phase.'.length));
   const releasing = m.deletionRequestedAt != null || m.phase === 'Releasing' || m.phase === 'Released';
-  const path: MachinePhase[] = ['Pending', ...(m.requiresApproval || reached.has('AwaitingApproval') ? (['AwaitingApproval'] as const) : []), 'Allocating', 'Bound', 'Installing', 'Ready'];
+  const path: MachinePhase[] = [
+    'Pending',
+    ...(m.requiresApproval || reached.has('AwaitingApproval') ? (['AwaitingApproval'] as const) : []),
+    'Allocating',
+    'Bound',
+    'Installing',
+    'Ready',
+  ];
   if (releasing) path.push('Releasing', 'Released');
   // A failure is shown on the step that was running when it happened.
-  const failedAt = m.phase === 'Failed' ? ([...timeline].reverse().find((e) => e.action === 'machine.phase.Failed')?.before as { phase?: MachinePhase } | null)?.phase : undefined;
+  const failedAt =
+    m.phase === 'Failed'
+      ? ([...timeline].reverse().find((e) => e.action === 'machine.phase.Failed')?.before as { phase?: MachinePhase } | null)?.phase
+      : undefined;
   return path.map((phase) => {
     if (failedAt === phase) return { phase, state: 'failed' };
     if (phase === m.phase) return { phase, state: 'current' };

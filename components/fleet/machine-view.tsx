@@ -76,7 +76,9 @@ export function MachineView({ project, name, id }: { project: string; name: stri
           </Button>
         )}
         {releaseRequested && m.phase !== 'Released' && (
-          <p className="rounded-md bg-violet-50 px-3 py-1.5 text-sm text-violet-900 ring-1 ring-violet-200">Release requested {formatTime(toDate(m.deletionRequestedAt))}</p>
+          <p className="rounded-md bg-violet-50 px-3 py-1.5 text-sm text-violet-900 ring-1 ring-violet-200">
+            Release requested {formatTime(toDate(m.deletionRequestedAt))}
+          </p>
         )}
       </div>
 
@@ -85,7 +87,8 @@ export function MachineView({ project, name, id }: { project: string; name: stri
         {m.phase === 'Failed' && (
           <div className="mt-3">
             <Alert testId="machine-failed">
-              <strong>Failed:</strong> {m.phaseReason ?? 'no reason recorded'}. {canEdit && !releaseRequested && 'Release it to return its capacity, addresses and quota.'}
+              <strong>Failed:</strong> {m.phaseReason ?? 'no reason recorded'}.{' '}
+              {canEdit && !releaseRequested && 'Release it to return its capacity, addresses and quota.'}
             </Alert>
           </div>
         )}
@@ -117,8 +120,8 @@ export function MachineView({ project, name, id }: { project: string; name: stri
         >
           {m.deviceRef ? (
             <p>
-              <code className="font-mono">{m.deviceRef}</code> is wiped by the provider; the wipe is verified before the device returns to the pool. Its addresses and the machine&apos;s quota are returned.
-              Anything still running on it is lost.
+              <code className="font-mono">{m.deviceRef}</code> is wiped by the provider; the wipe is verified before the device returns to the pool. Its
+              addresses and the machine&apos;s quota are returned. Anything still running on it is lost.
             </p>
           ) : (
             <p>The request is withdrawn; its addresses and quota are returned.</p>

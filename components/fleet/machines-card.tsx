@@ -48,9 +48,18 @@ export function MachinesCardBody({ project }: { project: string }) {
         {live === 'live' && <span className="text-xs text-slate-500">live</span>}
       </div>
       {active > 0 && (
-        <div className="flex h-2.5 w-full overflow-hidden rounded-full bg-slate-100 ring-1 ring-inset ring-slate-200" role="img" aria-label={current.map((c) => `${c.count} ${phaseLabel(c.phase)}`).join(', ')}>
+        <div
+          className="flex h-2.5 w-full overflow-hidden rounded-full bg-slate-100 ring-1 ring-inset ring-slate-200"
+          role="img"
+          aria-label={current.map((c) => `${c.count} ${phaseLabel(c.phase)}`).join(', ')}
+        >
           {current.map((c) => (
-            <span key={c.phase} className={cx('h-full', phaseFill[c.phase])} style={{ width: `${(c.count / active) * 100}%` }} title={`${phaseLabel(c.phase)}: ${c.count}`} />
+            <span
+              key={c.phase}
+              className={cx('h-full', phaseFill[c.phase])}
+              style={{ width: `${(c.count / active) * 100}%` }}
+              title={`${phaseLabel(c.phase)}: ${c.count}`}
+            />
           ))}
         </div>
       )}

@@ -50,7 +50,8 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
         <div>
           <h1 className="text-xl font-semibold text-slate-900">Machines</h1>
           <p className="mt-1 max-w-3xl text-sm text-slate-600">
-            Bare-metal machines of this project: request one, follow it through approval, allocation and installation, and release it when done. Released machines leave this list (choose Released to see them, with their timelines); their names can be used again.
+            Bare-metal machines of this project: request one, follow it through approval, allocation and installation, and release it when done. Released
+            machines leave this list (choose Released to see them, with their timelines); their names can be used again.
           </p>
         </div>
         <div className="flex items-center gap-3">
@@ -112,7 +113,9 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
           </div>
           {list.isSuccess && items.length === 0 ? (
             <EmptyState title="No machines match">
-              {!phase && !search ? 'No live machine: every machine of this project is released (choose Released to see them).' : 'No machine of this project matches the phase or search.'}
+              {!phase && !search
+                ? 'No live machine: every machine of this project is released (choose Released to see them).'
+                : 'No machine of this project matches the phase or search.'}
             </EmptyState>
           ) : (
             <div className="overflow-x-auto rounded-md border border-slate-200">
@@ -130,7 +133,10 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
                   {items.map((m) => (
                     <tr key={m.id} data-testid="machine-row">
                       <td className="px-3 py-2">
-                        <Link href={`/projects/${project}/machines/${m.name}${m.phase === 'Released' ? `?uid=${m.id}` : ''}`} className="font-medium text-brand-600 hover:underline">
+                        <Link
+                          href={`/projects/${project}/machines/${m.name}${m.phase === 'Released' ? `?uid=${m.id}` : ''}`}
+                          className="font-medium text-brand-600 hover:underline"
+                        >
                           {m.name}
                         </Link>
                         <span className="block text-xs text-slate-500">{m.profile}</span>
@@ -160,7 +166,15 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
               </table>
             </div>
           )}
-          <Pager label="Machine pages" offset={offset} count={items.length} pageSize={MACHINES_PAGE_SIZE} total={total} hasNext={offset + items.length < total} onChange={setOffset} />
+          <Pager
+            label="Machine pages"
+            offset={offset}
+            count={items.length}
+            pageSize={MACHINES_PAGE_SIZE}
+            total={total}
+            hasNext={offset + items.length < total}
+            onChange={setOffset}
+          />
         </section>
       )}
     </div>

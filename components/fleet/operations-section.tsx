@@ -40,8 +40,8 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
       {error != null && <Alert testId="operations-error">{errorMessage(error)}</Alert>}
       {rows.length === 0 ? (
         <EmptyState title="Nothing needs attention">
-          Provider operations whose outcome is Unknown (a lost response or timeout, being resolved by lookup), that failed, or that are still running appear here. They leave once resolved (a retry succeeded, or
-          the device was verified clean since) or acknowledged by an operator with a note.
+          Provider operations whose outcome is Unknown (a lost response or timeout, being resolved by lookup), that failed, or that are still running appear
+          here. They leave once resolved (a retry succeeded, or the device was verified clean since) or acknowledged by an operator with a note.
         </EmptyState>
       ) : (
         <div className="overflow-x-auto rounded-md border border-slate-200">

@@ -26,12 +26,18 @@ export function CapacityStateBadge({ state }: { state: string }) {
 export function OperationSummary({ op }: { op: LastOperation | null | undefined }) {
   if (!op) return <span className="text-slate-400">—</span>;
   // `attempts` counts outcomes that came back Unknown (lost response, timeout) and were looked up again.
-  const title = [`operation ${op.id}`, op.attempts > 0 && `${op.attempts} unresolved ${op.attempts === 1 ? 'attempt' : 'attempts'}`, op.lastError].filter(Boolean).join(' · ');
+  const title = [`operation ${op.id}`, op.attempts > 0 && `${op.attempts} unresolved ${op.attempts === 1 ? 'attempt' : 'attempts'}`, op.lastError]
+    .filter(Boolean)
+    .join(' · ');
   return (
     <span className="inline-flex items-center gap-1.5 whitespace-nowrap text-xs" title={title}>
       <span className="text-slate-600">{op.kind}</span>
       <Badge tone={operationTone(op.state)}>{op.state}</Badge>
-      {op.attempts > 0 && <span className="text-slate-400" aria-label={`${op.attempts} retries`}>↻{op.attempts}</span>}
+      {op.attempts > 0 && (
+        <span className="text-slate-400" aria-label={`${op.attempts} retries`}>
+          ↻{op.attempts}
+        </span>
+      )}
     </span>
   );
 }
@@ -48,7 +54,11 @@ export function LiveIndicator({ state, fetching }: { state: LiveState; fetching?
   return (
     <span data-testid="live-indicator" data-state={state} className="inline-flex items-center gap-1.5 text-xs text-slate-500" title={title}>
       <span
-        className={cx('inline-block h-2 w-2 rounded-full', state === 'live' ? 'bg-emerald-500' : state === 'connecting' ? 'bg-slate-300' : 'bg-amber-500', fetching ? 'opacity-100' : 'opacity-70')}
+        className={cx(
+          'inline-block h-2 w-2 rounded-full',
+          state === 'live' ? 'bg-emerald-500' : state === 'connecting' ? 'bg-slate-300' : 'bg-amber-500',
+          fetching ? 'opacity-100' : 'opacity-70',
+        )}
         aria-hidden
       />
       {label}

@@ -46,14 +46,16 @@ export function RequestAvailability({
             {(cell?.free ?? 0) > 0 ? (
               <>
                 <span className="font-semibold text-emerald-700">{cell!.free} free</span> of {cell!.total}.
-    </>
-          ) : (
-            <span className="text-amber-800">none free now — the request waits in Pending and binds when one is released.</span>
-          )}
-          {cls?.requiresApproval && <span className="mt-1 block text-xs text-amber-800">This class needs an operator&apos;s approval before a machine is allocated.</span>}
-        </p>
-      )}
-    </div>
+              </>
+            ) : (
+              <span className="text-amber-800">none free now — the request waits in Pending and binds when one is released.</span>
+            )}
+            {cls?.requiresApproval && (
+              <span className="mt-1 block text-xs text-amber-800">This class needs an operator&apos;s approval before a machine is allocated.</span>
+            )}
+          </p>
+        )}
+      </div>
     </>
   );
 }

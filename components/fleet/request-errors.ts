@@ -19,7 +19,13 @@ export function interfaceError(error: unknown): string | null {
   const zod = e.data.fieldErrors?.interfaces?.[0];
   if (zod) return zod;
   const code = e.data.domainCode;
-  if ((e.data.field && interfaceFields.has(e.data.field)) || code === 'ClaimExists' || code === 'Exhausted' || code === 'NoOfferingPool' || /\bnetwork "/.test(e.message)) {
+  if (
+    (e.data.field && interfaceFields.has(e.data.field)) ||
+    code === 'ClaimExists' ||
+    code === 'Exhausted' ||
+    code === 'NoOfferingPool' ||
+    /\bnetwork "/.test(e.message)
+  ) {
     return code ? `${code}: ${e.message}` : e.message;
   }
   return null;

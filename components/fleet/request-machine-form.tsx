@@ -66,7 +66,14 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
 
   // Default to a class that needs no approval: the common case gets a machine without waiting for anyone.
   const initialClass = (cat.classes.find((c) => !c.requiresApproval) ?? cat.classes[0]).name;
-  const d: Draft = draft ?? { name: '', class: initialClass, profile: cat.profiles[0].name, location: pickLocation(cat, initialClass), desiredPower: 'on', interfaces: [] };
+  const d: Draft = draft ?? {
+    name: '',
+    class: initialClass,
+    profile: cat.profiles[0].name,
+    location: pickLocation(cat, initialClass),
+    desiredPower: 'on',
+    interfaces: [],
+  };
   const set = (patch: Partial<Draft>) => {
     setDraft({ ...d, ...patch });
     if (create.error) create.reset();
@@ -99,7 +106,17 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
     <form onSubmit={onSubmit} aria-label="Request a machine" className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,26rem)]">
       <div className="space-y-3">
         <Field label="Name" htmlFor="machine-name" error={machineFieldError(err, 'name')} hint="Lower-case letters, digits and dashes; unique in this project">
-          <Input id="machine-name" value={d.name} onChange={(e) => set({ name: e.target.value })} placeholder="db-primary-1" required maxLength={63} autoComplete="off" spellCheck={false} {...invalidProps(machineFieldError(err, 'name'), 'machine-name')} />
+          <Input
+            id="machine-name"
+            value={d.name}
+            onChange={(e) => set({ name: e.target.value })}
+            placeholder="db-primary-1"
+            required
+            maxLength={63}
+            autoComplete="off"
+            spellCheck={false}
+            {...invalidProps(machineFieldError(err, 'name'), 'machine-name')}
+          />
         </Field>
         <div className="grid gap-3 sm:grid-cols-2">
           <Field
@@ -131,7 +148,12 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
             error={machineFieldError(err, 'profile')}
             hint={<span className="font-mono">{cat.profiles.find((p) => p.name === d.profile)?.imageDigest.slice(0, 19)}…</span>}
           >
-            <Select id="machine-profile" value={d.profile} onChange={(e) => set({ profile: e.target.value })} {...invalidProps(machineFieldError(err, 'profile'), 'machine-profile')}>
+            <Select
+              id="machine-profile"
+              value={d.profile}
+              onChange={(e) => set({ profile: e.target.value })}
+              {...invalidProps(machineFieldError(err, 'profile'), 'machine-profile')}
+            >
               {cat.profiles.map((p) => (
                 <option key={p.name} value={p.name}>
                   {p.name}
@@ -142,7 +164,12 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
         </div>
         <div className="grid gap-3 sm:grid-cols-2">
           <Field label="Location" htmlFor="machine-location" error={machineFieldError(err, 'location')}>
-            <Select id="machine-location" value={d.location} onChange={(e) => set({ location: e.target.value })} {...invalidProps(machineFieldError(err, 'location'), 'machine-location')}>
+            <Select
+              id="machine-location"
+              value={d.location}
+              onChange={(e) => set({ location: e.target.value })}
+              {...invalidProps(machineFieldError(err, 'location'), 'machine-location')}
+            >
               {cat.locations.map((l) => {
                 const free = l.classes.find((c) => c.class === d.class)?.free ?? 0;
                 return (

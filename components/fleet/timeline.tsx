@@ -36,7 +36,13 @@ function describe(entry: TimelineEntry, i: number): Item {
   }
   if (entry.action.startsWith('operation.')) {
     const kind = entry.action.slice('operation.'.length);
-    const op = { id: after.id ?? '', state: after.state ?? entry.reason ?? '', attempts: after.attempts ?? 0, epoch: after.epoch, fencingToken: after.fencingToken };
+    const op = {
+      id: after.id ?? '',
+      state: after.state ?? entry.reason ?? '',
+      attempts: after.attempts ?? 0,
+      epoch: after.epoch,
+      fencingToken: after.fencingToken,
+    };
     // The reason column carries the last error, or just the state when there was none.
     return { ...base, kind: 'operation', title: `Provider ${kind}`, reason: entry.reason === op.state ? null : entry.reason, op };
   }
@@ -71,7 +77,10 @@ export function MachineTimeline({ entries }: { entries: TimelineEntry[] }) {
             type="button"
             aria-pressed={show === f.kind}
             onClick={() => setShow(f.kind)}
-            className={cx('rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset', show === f.kind ? 'bg-slate-800 text-white ring-slate-800' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50')}
+            className={cx(
+              'rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset',
+              show === f.kind ? 'bg-slate-800 text-white ring-slate-800' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50',
+            )}
           >
             {f.label} <span className="tabular-nums opacity-70">{count(f.kind)}</span>
           </button>

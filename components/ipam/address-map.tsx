@@ -76,7 +76,13 @@ export function AddressMap({
           )}
         </div>
         <p className="pb-1.5 text-xs text-slate-500" aria-live="polite">
-          {map.isFetching && !map.isPending ? 'Loading…' : data ? (data.mode === 'exact' ? `${data.segments.length} ${data.segments.length === 1 ? 'block' : 'blocks'} in ${data.view}` : `${data.allocationCount.toLocaleString('en-US')} allocations in ${data.view}: 256 cells of /${cellPrefix(data.cells)}`) : ''}
+          {map.isFetching && !map.isPending
+            ? 'Loading…'
+            : data
+              ? data.mode === 'exact'
+                ? `${data.segments.length} ${data.segments.length === 1 ? 'block' : 'blocks'} in ${data.view}`
+                : `${data.allocationCount.toLocaleString('en-US')} allocations in ${data.view}: 256 cells of /${cellPrefix(data.cells)}`
+              : ''}
         </p>
       </div>
 
@@ -88,13 +94,21 @@ export function AddressMap({
           <ol className="ml-1 flex flex-wrap items-center gap-1">
             {crumbs.map((c, i) => (
               <li key={c} className="flex items-center gap-1">
-                {i > 0 && <span aria-hidden className="text-slate-400">/</span>}
+                {i > 0 && (
+                  <span aria-hidden className="text-slate-400">
+                    /
+                  </span>
+                )}
                 {i === crumbs.length - 1 ? (
                   <span aria-current="location" className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs font-medium text-slate-900">
                     {c}
                   </span>
                 ) : (
-                  <button type="button" onClick={() => zoom(c)} className="rounded px-1.5 py-0.5 font-mono text-xs text-brand-600 hover:bg-brand-50 hover:underline">
+                  <button
+                    type="button"
+                    onClick={() => zoom(c)}
+                    className="rounded px-1.5 py-0.5 font-mono text-xs text-brand-600 hover:bg-brand-50 hover:underline"
+                  >
                     {c}
                   </button>
                 )}

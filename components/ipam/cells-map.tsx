@@ -44,7 +44,10 @@ export function CellsMap({ cells, busy, onZoom }: { cells: MapCell[]; busy: bool
             }}
             onBlur={() => setTip((x) => (x === i ? null : x))}
             onMouseEnter={() => setTip(i)}
-            className={cx('h-7 text-[10px] tabular-nums hover:outline-2 hover:outline-brand-700 focus:z-10', c.utilization > 0.55 ? 'text-white' : 'text-slate-700')}
+            className={cx(
+              'h-7 text-[10px] tabular-nums hover:outline-2 hover:outline-brand-700 focus:z-10',
+              c.utilization > 0.55 ? 'text-white' : 'text-slate-700',
+            )}
             style={{ background: heat(c.utilization) }}
           >
             {c.utilization > 0 ? Math.max(1, Math.round(c.utilization * 100)) : ''}
@@ -60,12 +63,15 @@ export function CellsMap({ cells, busy, onZoom }: { cells: MapCell[]; busy: bool
           style={{
             left: `${(Math.min(Math.max((tip! % 16) + 0.5, 2), 14) / 16) * 100}%`,
             transform: 'translateX(-50%)',
-            ...(Math.floor(tip! / 16) < 11 ? { top: `${((Math.floor(tip! / 16) + 1) / 16) * 100}%`, marginTop: 6 } : { bottom: `${(1 - Math.floor(tip! / 16) / 16) * 100}%`, marginBottom: 6 }),
+            ...(Math.floor(tip! / 16) < 11
+              ? { top: `${((Math.floor(tip! / 16) + 1) / 16) * 100}%`, marginTop: 6 }
+              : { bottom: `${(1 - Math.floor(tip! / 16) / 16) * 100}%`, marginBottom: 6 }),
           }}
         >
           <p className="font-mono font-medium">{t.cidr}</p>
           <p>
-            {formatPercent(t.utilization)} allocated · <span title={exactCount(t.allocated)}>{formatCount(t.allocated)}</span> of <span title={exactCount(t.size)}>{formatCount(t.size)}</span>
+            {formatPercent(t.utilization)} allocated · <span title={exactCount(t.allocated)}>{formatCount(t.allocated)}</span> of{' '}
+            <span title={exactCount(t.size)}>{formatCount(t.size)}</span>
           </p>
           <p className="text-slate-300">click to zoom in</p>
         </div>

@@ -90,7 +90,11 @@ export function ClaimsTable({
           className="w-72"
         />
         <div className="w-36">
-          <Select aria-label="Family" value={state.family} onChange={(e) => setState((s) => ({ ...s, family: e.target.value as ClaimsQueryState['family'], offset: 0 }))}>
+          <Select
+            aria-label="Family"
+            value={state.family}
+            onChange={(e) => setState((s) => ({ ...s, family: e.target.value as ClaimsQueryState['family'], offset: 0 }))}
+          >
             <option value="">All families</option>
             <option value="4">IPv4</option>
             <option value="6">IPv6</option>
@@ -128,7 +132,12 @@ export function ClaimsTable({
                 {head.map((h) => {
                   const sorted = h.sort && state.sort === h.sort;
                   return (
-                    <th key={h.label} scope="col" aria-sort={sorted ? (state.order === 'asc' ? 'ascending' : 'descending') : undefined} className="px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
+                    <th
+                      key={h.label}
+                      scope="col"
+                      aria-sort={sorted ? (state.order === 'asc' ? 'ascending' : 'descending') : undefined}
+                      className="px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500"
+                    >
                       {h.sort ? (
                         <button type="button" onClick={() => sortBy(h.sort!)} className="inline-flex items-center gap-1 uppercase hover:text-slate-900">
                           {h.label}
@@ -160,7 +169,11 @@ export function ClaimsTable({
                     </td>
                     <td className="px-3 py-2">
                       <code className="font-mono text-xs text-slate-800">{c.allocatedCidr}</code>
-                      {c.requestedCidr && <span className="ml-1 text-xs text-slate-400" title="Pinned address">pinned</span>}
+                      {c.requestedCidr && (
+                        <span className="ml-1 text-xs text-slate-400" title="Pinned address">
+                          pinned
+                        </span>
+                      )}
                     </td>
                     <td className="px-3 py-2 text-slate-700">{c.pool}</td>
                     <td className="px-3 py-2 text-slate-700">{familyLabel(c.family)}</td>
@@ -206,11 +219,13 @@ export function ClaimsTable({
         >
           {releasing.reclaimPolicy === 'Retain' ? (
             <p>
-              <code className="font-mono">{releasing.allocatedCidr}</code> stays allocated as a <strong>retained</strong> allocation (still counted) until an operator releases it or its retention lease ends; the name stays reserved until then.
+              <code className="font-mono">{releasing.allocatedCidr}</code> stays allocated as a <strong>retained</strong> allocation (still counted) until an
+              operator releases it or its retention lease ends; the name stays reserved until then.
             </p>
           ) : (
             <p>
-              <code className="font-mono">{releasing.allocatedCidr}</code> returns to pool <strong>{releasing.pool}</strong> at once. Anything still using these addresses loses them.
+              <code className="font-mono">{releasing.allocatedCidr}</code> returns to pool <strong>{releasing.pool}</strong> at once. Anything still using these
+              addresses loses them.
             </p>
           )}
         </ConfirmDialog>

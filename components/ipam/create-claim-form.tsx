@@ -76,8 +76,21 @@ export function CreateClaimForm({ project, network, pools }: { project: string; 
 
   return (
     <form onSubmit={onSubmit} className="space-y-3" aria-label="Create claim">
-      <Field label="Claim name" htmlFor="claim-name" error={fieldMessage(err, 'name')} hint="The idempotency key: the same name and spec returns the same claim">
-        <Input id="claim-name" value={draft.name} onChange={(e) => set({ name: e.target.value })} placeholder="web-frontend" required autoComplete="off" {...invalidProps(fieldMessage(err, 'name'), 'claim-name')} />
+      <Field
+        label="Claim name"
+        htmlFor="claim-name"
+        error={fieldMessage(err, 'name')}
+        hint="The idempotency key: the same name and spec returns the same claim"
+      >
+        <Input
+          id="claim-name"
+          value={draft.name}
+          onChange={(e) => set({ name: e.target.value })}
+          placeholder="web-frontend"
+          required
+          autoComplete="off"
+          {...invalidProps(fieldMessage(err, 'name'), 'claim-name')}
+        />
       </Field>
       <div className="grid grid-cols-2 gap-3">
         <Field label="Family" htmlFor="claim-family" error={fieldMessage(err, 'family')}>
@@ -125,7 +138,12 @@ export function CreateClaimForm({ project, network, pools }: { project: string; 
               ))}
           </Select>
         </Field>
-        <Field label="Reclaim policy" htmlFor="claim-reclaim" error={fieldMessage(err, 'reclaimPolicy')} hint={draft.reclaimPolicy === 'Retain' ? 'Kept allocated after deletion' : 'Returned on deletion'}>
+        <Field
+          label="Reclaim policy"
+          htmlFor="claim-reclaim"
+          error={fieldMessage(err, 'reclaimPolicy')}
+          hint={draft.reclaimPolicy === 'Retain' ? 'Kept allocated after deletion' : 'Returned on deletion'}
+        >
           <Select id="claim-reclaim" value={draft.reclaimPolicy} onChange={(e) => set({ reclaimPolicy: e.target.value as Draft['reclaimPolicy'] })}>
             <option value="Delete">Delete</option>
             <option value="Retain">Retain</option>
@@ -150,8 +168,9 @@ export function CreateClaimForm({ project, network, pools }: { project: string; 
           </p>
         ) : preview.data ? (
           <p className="text-slate-800">
-            Would get <code className="rounded bg-white px-1 font-mono font-semibold text-brand-700 ring-1 ring-slate-200">{preview.data.claim.allocatedCidr}</code> from pool{' '}
-            <strong>{preview.data.claim.pool}</strong>
+            Would get{' '}
+            <code className="rounded bg-white px-1 font-mono font-semibold text-brand-700 ring-1 ring-slate-200">{preview.data.claim.allocatedCidr}</code> from
+            pool <strong>{preview.data.claim.pool}</strong>
           </p>
         ) : null}
       </div>
@@ -159,7 +178,8 @@ export function CreateClaimForm({ project, network, pools }: { project: string; 
       {unplaced && <Alert testId="create-claim-error">{errorMessage(err)}</Alert>}
       {created && (
         <Alert tone="green" testId="claim-created">
-          Claim <strong>{created.name}</strong> {created.isNew ? 'bound to' : 'already existed with this spec:'} <code className="font-mono">{created.cidr}</code> from pool {created.pool}.
+          Claim <strong>{created.name}</strong> {created.isNew ? 'bound to' : 'already existed with this spec:'}{' '}
+          <code className="font-mono">{created.cidr}</code> from pool {created.pool}.
         </Alert>
       )}
       <Button type="submit" disabled={create.isPending} className="w-full">

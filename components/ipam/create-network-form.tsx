@@ -18,7 +18,16 @@ interface RootRow {
   reserveTrailing: string;
 }
 
-const emptyRow = (key: number): RootRow => ({ key, cidr: '', minPrefixLength: '', maxPrefixLength: '', defaultPrefixLength: '', strategy: '', reserveLeading: '', reserveTrailing: '' });
+const emptyRow = (key: number): RootRow => ({
+  key,
+  cidr: '',
+  minPrefixLength: '',
+  maxPrefixLength: '',
+  defaultPrefixLength: '',
+  strategy: '',
+  reserveLeading: '',
+  reserveTrailing: '',
+});
 const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
 /** A count of addresses goes as the digits typed: exact at IPv6 sizes, beyond what a JSON number holds. */
 const count = (s: string) => (s.trim() === '' ? undefined : s.trim());
@@ -96,32 +105,81 @@ export function CreateNetworkForm({ project }: { project: string }) {
                   </Field>
                 </div>
                 {rows.length > 1 && (
-                  <Button type="button" variant="ghost" aria-label={`Remove root CIDR ${i + 1}`} onClick={() => setRows((rs) => rs.filter((r) => r.key !== row.key))}>
+                  <Button
+                    type="button"
+                    variant="ghost"
+                    aria-label={`Remove root CIDR ${i + 1}`}
+                    onClick={() => setRows((rs) => rs.filter((r) => r.key !== row.key))}
+                  >
                     Remove
                   </Button>
                 )}
               </div>
               <details className="mt-2 text-sm" open={rulesInvalid || undefined}>
                 <summary className="cursor-pointer select-none text-xs font-medium text-slate-600 hover:text-slate-900">Allocation rules (optional)</summary>
-                <p className="mt-1 text-xs text-slate-500">Empty fields take the defaults: prefixes from the range's own size to /32 (/128), default /28 (/64), FirstFit, nothing reserved.</p>
+                <p className="mt-1 text-xs text-slate-500">
+                  Empty fields take the defaults: prefixes from the range's own size to /32 (/128), default /28 (/64), FirstFit, nothing reserved.
+                </p>
                 <div className="mt-2 grid grid-cols-2 gap-2">
-                  <RuleInput label="Min prefix" id={`${id}-min`} value={row.minPrefixLength} error={fe('minPrefixLength')} onChange={(v) => update(row.key, { minPrefixLength: v })} placeholder="auto" />
-                  <RuleInput label="Max prefix" id={`${id}-max`} value={row.maxPrefixLength} error={fe('maxPrefixLength')} onChange={(v) => update(row.key, { maxPrefixLength: v })} placeholder="auto" />
-                  <RuleInput label="Default prefix" id={`${id}-default`} value={row.defaultPrefixLength} error={fe('defaultPrefixLength')} onChange={(v) => update(row.key, { defaultPrefixLength: v })} placeholder="auto" />
+                  <RuleInput
+                    label="Min prefix"
+                    id={`${id}-min`}
+                    value={row.minPrefixLength}
+                    error={fe('minPrefixLength')}
+                    onChange={(v) => update(row.key, { minPrefixLength: v })}
+                    placeholder="auto"
+                  />
+                  <RuleInput
+                    label="Max prefix"
+                    id={`${id}-max`}
+                    value={row.maxPrefixLength}
+                    error={fe('maxPrefixLength')}
+                    onChange={(v) => update(row.key, { maxPrefixLength: v })}
+                    placeholder="auto"
+                  />
+                  <RuleInput
+                    label="Default prefix"
+                    id={`${id}-default`}
+                    value={row.defaultPrefixLength}
+                    error={fe('defaultPrefixLength')}
+                    onChange={(v) => update(row.key, { defaultPrefixLength: v })}
+                    placeholder="auto"
+                  />
                   <Field label="Strategy" htmlFor={`${id}-strategy`} error={fe('strategy')}>
                     <Select id={`${id}-strategy`} value={row.strategy} onChange={(e) => update(row.key, { strategy: e.target.value as RootRow['strategy'] })}>
                       <option value="">FirstFit</option>
                       <option value="BestFit">BestFit</option>
                     </Select>
                   </Field>
-                  <RuleInput label="Reserve leading" id={`${id}-lead`} value={row.reserveLeading} error={fe('reserveLeading')} onChange={(v) => update(row.key, { reserveLeading: v })} placeholder="0" count />
-                  <RuleInput label="Reserve trailing" id={`${id}-trail`} value={row.reserveTrailing} error={fe('reserveTrailing')} onChange={(v) => update(row.key, { reserveTrailing: v })} placeholder="0" count />
+                  <RuleInput
+                    label="Reserve leading"
+                    id={`${id}-lead`}
+                    value={row.reserveLeading}
+                    error={fe('reserveLeading')}
+                    onChange={(v) => update(row.key, { reserveLeading: v })}
+                    placeholder="0"
+                    count
+                  />
+                  <RuleInput
+                    label="Reserve trailing"
+                    id={`${id}-trail`}
+                    value={row.reserveTrailing}
+                    error={fe('reserveTrailing')}
+                    onChange={(v) => update(row.key, { reserveTrailing: v })}
+                    placeholder="0"
+                    count
+                  />
                 </div>
               </details>
             </div>
           );
         })}
-        <Button type="button" variant="secondary" onClick={() => setRows((rs) => [...rs, emptyRow(Math.max(...rs.map((r) => r.key)) + 1)])} disabled={rows.length >= 16}>
+        <Button
+          type="button"
+          variant="secondary"
+          onClick={() => setRows((rs) => [...rs, emptyRow(Math.max(...rs.map((r) => r.key)) + 1)])}
+          disabled={rows.length >= 16}
+        >
           Add another CIDR
         </Button>
       </fieldset>
@@ -134,11 +192,35 @@ export function CreateNetworkForm({ project }: { project: string }) {
 }
 
 /** A prefix length (0–128), or with `count` a number of addresses of any size (digits, sent exact). */
-function RuleInput({ label, id, value, error, onChange, placeholder, count = false }: { label: string; id: string; value: string; error: string | null; onChange: (v: string) => void; placeholder: string; count?: boolean }) {
+function RuleInput({
+  label,
+  id,
+  value,
+  error,
+  onChange,
+  placeholder,
+  count = false,
+}: {
+  label: string;
+  id: string;
+  value: string;
+  error: string | null;
+  onChange: (v: string) => void;
+  placeholder: string;
+  count?: boolean;
+}) {
   const kind = count ? { type: 'text', pattern: '[0-9]*' } : { type: 'number', min: 0, max: 128 };
   return (
     <Field label={label} htmlFor={id} error={error}>
-      <Input id={id} {...kind} inputMode="numeric" value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} {...invalidProps(error, id)} />
+      <Input
+        id={id}
+        {...kind}
+        inputMode="numeric"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={placeholder}
+        {...invalidProps(error, id)}
+      />
     </Field>
   );
 }

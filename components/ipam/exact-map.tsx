@@ -20,7 +20,19 @@ function lines(s: MapSegment, pxW: number, pxH: number) {
 }
 
 /** Every block of a small view exactly: a rectangle per block, area proportional to size, labelled where the label fits. */
-export function ExactMap({ segments, view, focusClaim, busy, onActivate }: { segments: MapSegment[]; view: string; focusClaim: string | null; busy: boolean; onActivate: (s: MapSegment) => void }) {
+export function ExactMap({
+  segments,
+  view,
+  focusClaim,
+  busy,
+  onActivate,
+}: {
+  segments: MapSegment[];
+  view: string;
+  focusClaim: string | null;
+  busy: boolean;
+  onActivate: (s: MapSegment) => void;
+}) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const height = Math.round(Math.min(340, Math.max(200, width / 3.2)));
   const placed = useMemo(() => layoutBlocks(segments, view, width / height), [segments, view, width, height]);
@@ -31,7 +43,8 @@ export function ExactMap({ segments, view, focusClaim, busy, onActivate }: { seg
   return (
     <div>
       <p id={helpId} className="sr-only">
-        Blocks in address order. Use the arrow keys to move between blocks; Enter on a claim selects it in the claims table, on a free block or child pool zooms in.
+        Blocks in address order. Use the arrow keys to move between blocks; Enter on a claim selects it in the claims table, on a free block or child pool zooms
+        in.
       </p>
       <div
         ref={ref}
@@ -71,7 +84,10 @@ export function ExactMap({ segments, view, focusClaim, busy, onActivate }: { seg
               style={{ left: `${p.x * 100}%`, top: `${p.y * 100}%`, width: `${p.w * 100}%`, height: `${p.h * 100}%` }}
             >
               <span
-                className={cx('flex h-full w-full flex-col items-start justify-start overflow-hidden rounded-[3px] px-1 py-0.5 text-left text-[11px] leading-tight transition-colors', focused ? focusedClaimClass : kindClass[s.kind])}
+                className={cx(
+                  'flex h-full w-full flex-col items-start justify-start overflow-hidden rounded-[3px] px-1 py-0.5 text-left text-[11px] leading-tight transition-colors',
+                  focused ? focusedClaimClass : kindClass[s.kind],
+                )}
                 style={s.kind === 'reserved' || s.kind === 'retained' ? striped : undefined}
               >
                 {lines(s, pxW, pxH).map((line) => (
@@ -99,7 +115,13 @@ function Tooltip({ id, block }: { id: string; block: PlacedBlock<MapSegment> }) 
     ...(below ? { top: `calc(${(block.y + block.h) * 100}% + 6px)` } : { bottom: `calc(${(1 - block.y) * 100}% + 6px)` }),
   };
   return (
-    <div id={id} role="tooltip" data-testid="map-tooltip" className="pointer-events-none absolute z-20 w-max max-w-xs rounded-md bg-slate-900 px-2.5 py-1.5 text-xs text-white shadow-lg" style={style}>
+    <div
+      id={id}
+      role="tooltip"
+      data-testid="map-tooltip"
+      className="pointer-events-none absolute z-20 w-max max-w-xs rounded-md bg-slate-900 px-2.5 py-1.5 text-xs text-white shadow-lg"
+      style={style}
+    >
       <p className="font-mono font-medium">{s.cidr}</p>
       <p>
         {kindLabel[s.kind]}

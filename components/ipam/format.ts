@@ -36,7 +36,14 @@ function trim(s: string) {
 export const familyLabel = (family: number) => (family === 6 ? 'IPv6' : 'IPv4');
 
 /** Pool rules in two short lines: `/24–/32, default /28` and `FirstFit · reserve 1 + 1`. */
-export function describeRules(p: { minPrefixLength: number; maxPrefixLength: number; defaultPrefixLength: number; strategy: string; reserveLeading: string; reserveTrailing: string }): [string, string] {
+export function describeRules(p: {
+  minPrefixLength: number;
+  maxPrefixLength: number;
+  defaultPrefixLength: number;
+  strategy: string;
+  reserveLeading: string;
+  reserveTrailing: string;
+}): [string, string] {
   const second = [p.strategy];
   if (p.reserveLeading !== '0' || p.reserveTrailing !== '0') second.push(`reserve ${formatCount(p.reserveLeading)} + ${formatCount(p.reserveTrailing)}`);
   return [`/${p.minPrefixLength}–/${p.maxPrefixLength}, default /${p.defaultPrefixLength}`, second.join(' · ')];

@@ -86,7 +86,12 @@ export function layoutBlocks<T extends { cidr: string }>(items: T[], viewText: s
     let offset = 0;
     for (const leaf of group) {
       const share = leaf.weight / total;
-      emit(leaf, rect.w * aspect >= rect.h ? { x: rect.x + rect.w * offset, y: rect.y, w: rect.w * share, h: rect.h } : { x: rect.x, y: rect.y + rect.h * offset, w: rect.w, h: rect.h * share });
+      emit(
+        leaf,
+        rect.w * aspect >= rect.h
+          ? { x: rect.x + rect.w * offset, y: rect.y, w: rect.w * share, h: rect.h }
+          : { x: rect.x, y: rect.y + rect.h * offset, w: rect.w, h: rect.h * share },
+      );
       offset += share;
     }
   }

@@ -4,7 +4,14 @@ import { exactCount } from './format';
 
 export type Kind = MapSegment['kind'];
 
-export const kindLabel: Record<Kind, string> = { claim: 'Claim', reserved: 'Reserved', pool: 'Child pool', pod: 'Pod address', retained: 'Retained', free: 'Free' };
+export const kindLabel: Record<Kind, string> = {
+  claim: 'Claim',
+  reserved: 'Reserved',
+  pool: 'Child pool',
+  pod: 'Pod address',
+  retained: 'Retained',
+  free: 'Free',
+};
 export const kindClass: Record<Kind, string> = {
   claim: 'bg-brand-500 text-white hover:bg-brand-600',
   reserved: 'bg-slate-400 text-white',

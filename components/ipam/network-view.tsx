@@ -105,20 +105,20 @@ export function NetworkView({ project, network }: { project: string; network: st
 
       <div className={canEdit ? 'grid items-start gap-6 xl:grid-cols-[minmax(0,1fr)_22rem]' : ''}>
         <div id="address-map" className="min-w-0 scroll-mt-4">
-        <Card title="Address map">
-          <AddressMap
-            project={project}
-            network={n.name}
-            pools={n.pools}
-            pool={pool}
-            onPoolChange={setPool}
-            focusClaim={focusClaim}
-            onClaimClick={(name) => {
-              setFocusClaim(name);
-              document.getElementById('claims')?.scrollIntoView({ behavior: 'smooth', block: 'nearest' });
-            }}
-          />
-        </Card>
+          <Card title="Address map">
+            <AddressMap
+              project={project}
+              network={n.name}
+              pools={n.pools}
+              pool={pool}
+              onPoolChange={setPool}
+              focusClaim={focusClaim}
+              onClaimClick={(name) => {
+                setFocusClaim(name);
+                document.getElementById('claims')?.scrollIntoView({ behavior: 'smooth', block: 'nearest' });
+              }}
+            />
+          </Card>
         </div>
         {canEdit && (
           <Card title="Create claim">
@@ -151,8 +151,8 @@ export function NetworkView({ project, network }: { project: string; network: st
           onConfirm={() => remove.mutate({ project, name: n.name })}
         >
           <p>
-            The network, its {visiblePools.length} pools and their reservations are removed. A network that still holds claims, retained allocations or pod addresses cannot be deleted:
-            release them first.
+            The network, its {visiblePools.length} pools and their reservations are removed. A network that still holds claims, retained allocations or pod
+            addresses cannot be deleted: release them first.
           </p>
         </ConfirmDialog>
       )}

@@ -33,9 +33,7 @@ export function NetworksView({ project }: { project: string }) {
             </h1>
             <p className="mt-1 text-sm text-slate-600">Address spaces (VPCs) of this project: their root ranges, pools and how full each family is.</p>
           </div>
-          {!noneAtAll && (
-            <SearchBox label="Search networks" placeholder="Search by name" search={search} onChange={() => setOffset(0)} className="w-56" />
-          )}
+          {!noneAtAll && <SearchBox label="Search networks" placeholder="Search by name" search={search} onChange={() => setOffset(0)} className="w-56" />}
         </div>
         {list.error && <Alert testId="networks-error">{errorMessage(list.error)}</Alert>}
         {noneAtAll ? (

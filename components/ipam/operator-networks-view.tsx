@@ -44,7 +44,9 @@ function AllPools() {
       {pools.error && <Alert testId="pools-error">{errorMessage(pools.error)}</Alert>}
       {pools.isSuccess && total === 0 ? (
         <EmptyState title={debounced ? 'No pools match' : 'No networks yet'}>
-          {debounced ? `No project, network or pool name contains “${debounced}”.` : 'Every project’s networks and pools appear here with their capacity, allocation and utilization.'}
+          {debounced
+            ? `No project, network or pool name contains “${debounced}”.`
+            : 'Every project’s networks and pools appear here with their capacity, allocation and utilization.'}
         </EmptyState>
       ) : (
         <Table head={['Project', 'Network', 'Pool', 'CIDR', 'Capacity', 'Allocated', 'Reserved', 'Utilization', 'Allocations']}>
@@ -75,7 +77,15 @@ function AllPools() {
           ))}
         </Table>
       )}
-      <Pager label="Pools pages" offset={offset} count={items.length} pageSize={ADMIN_PAGE_SIZE} total={total} hasNext={offset + items.length < total} onChange={setOffset} />
+      <Pager
+        label="Pools pages"
+        offset={offset}
+        count={items.length}
+        pageSize={ADMIN_PAGE_SIZE}
+        total={total}
+        hasNext={offset + items.length < total}
+        onChange={setOffset}
+      />
     </div>
   );
 }
@@ -101,7 +111,8 @@ function Retained() {
   return (
     <div>
       <p className="mb-3 text-sm text-slate-600">
-        Blocks of deleted claims with reclaim policy Retain. They stay counted, and their names stay taken, until released here or until the retention lease ends.
+        Blocks of deleted claims with reclaim policy Retain. They stay counted, and their names stay taken, until released here or until the retention lease
+        ends.
       </p>
       {notice && (
         <div className="mb-3">
@@ -112,7 +123,9 @@ function Retained() {
       )}
       {retained.error && <Alert testId="retained-error">{errorMessage(retained.error)}</Alert>}
       {retained.isSuccess && rows.length === 0 && offset === 0 ? (
-        <EmptyState title="No retained allocations">When a claim with reclaim policy Retain is deleted, its block appears here until it is released or its retention lease expires.</EmptyState>
+        <EmptyState title="No retained allocations">
+          When a claim with reclaim policy Retain is deleted, its block appears here until it is released or its retention lease expires.
+        </EmptyState>
       ) : (
         <Table head={['Name', 'CIDR', 'Project', 'Network / pool', 'Addresses', 'Retained until', '']}>
           {rows.map((r) => (

@@ -51,7 +51,12 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
                     ↳
                   </span>
                 )}
-                <button type="button" onClick={() => onShow(p.name)} className="font-medium text-brand-600 hover:underline" aria-label={`Show pool ${p.name} on the map`}>
+                <button
+                  type="button"
+                  onClick={() => onShow(p.name)}
+                  className="font-medium text-brand-600 hover:underline"
+                  aria-label={`Show pool ${p.name} on the map`}
+                >
                   {p.name}
                 </button>
               </td>
@@ -93,7 +98,21 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
 const num = (v: FormDataEntryValue | null) => (v === null || String(v).trim() === '' ? undefined : Number(v));
 /** A count of addresses goes as the digits typed: exact at IPv6 sizes, beyond what a JSON number holds. */
 const count = (v: FormDataEntryValue | null) => (v === null || String(v).trim() === '' ? undefined : String(v).trim());
-const carveFields = ['name', 'parent', 'cidr', 'prefixLength', 'pool.minPrefixLength', 'pool.maxPrefixLength', 'pool.defaultPrefixLength', 'minPrefixLength', 'maxPrefixLength', 'defaultPrefixLength', 'strategy', 'reserveLeading', 'reserveTrailing'];
+const carveFields = [
+  'name',
+  'parent',
+  'cidr',
+  'prefixLength',
+  'pool.minPrefixLength',
+  'pool.maxPrefixLength',
+  'pool.defaultPrefixLength',
+  'minPrefixLength',
+  'maxPrefixLength',
+  'defaultPrefixLength',
+  'strategy',
+  'reserveLeading',
+  'reserveTrailing',
+];
 
 /** Carves a child pool out of a pool: an exact CIDR inside it, or a prefix length the parent chooses. */
 export function CarvePoolForm({ project, network, pools }: { project: string; network: string; pools: PoolView[] }) {
@@ -154,7 +173,15 @@ export function CarvePoolForm({ project, network, pools }: { project: string; ne
           <Input id="carve-name" name="name" placeholder="web-tier" required autoComplete="off" {...invalidProps(fe('name'), 'carve-name')} />
         </Field>
         <Field label="CIDR (optional)" htmlFor="carve-cidr" error={fe('cidr')} hint="Exact range inside the parent">
-          <Input id="carve-cidr" name="cidr" placeholder="10.20.4.0/22" className="font-mono" autoComplete="off" spellCheck={false} {...invalidProps(fe('cidr'), 'carve-cidr')} />
+          <Input
+            id="carve-cidr"
+            name="cidr"
+            placeholder="10.20.4.0/22"
+            className="font-mono"
+            autoComplete="off"
+            spellCheck={false}
+            {...invalidProps(fe('cidr'), 'carve-cidr')}
+          />
         </Field>
         <Field label="or prefix length" htmlFor="carve-prefix" error={fe('prefixLength')} hint="The parent picks the block">
           <Input id="carve-prefix" name="prefixLength" type="number" min={0} max={128} placeholder="22" {...invalidProps(fe('prefixLength'), 'carve-prefix')} />

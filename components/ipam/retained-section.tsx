@@ -13,12 +13,24 @@ import { Count } from './utilization';
 type RetainedRow = Pick<RetainedAllocationView, 'cidr' | 'name' | 'project' | 'network' | 'pool'>;
 
 /** The confirmation before a retained block is released, the same for the project's editors and for operators. */
-export function ReleaseRetainedDialog({ row, pending, error, onCancel, onConfirm }: { row: RetainedRow; pending: boolean; error: string | null; onCancel: () => void; onConfirm: () => void }) {
+export function ReleaseRetainedDialog({
+  row,
+  pending,
+  error,
+  onCancel,
+  onConfirm,
+}: {
+  row: RetainedRow;
+  pending: boolean;
+  error: string | null;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
   return (
     <ConfirmDialog title={`Release ${row.cidr}?`} confirmLabel="Release" pending={pending} error={error} onCancel={onCancel} onConfirm={onConfirm}>
       <p>
-        The block retained for <strong>{row.name}</strong> in {row.project}/{row.network} returns to pool {row.pool}, and the name can be claimed again. Whatever still uses these
-        addresses will conflict with the next claim that gets them.
+        The block retained for <strong>{row.name}</strong> in {row.project}/{row.network} returns to pool {row.pool}, and the name can be claimed again.
+        Whatever still uses these addresses will conflict with the next claim that gets them.
       </p>
     </ConfirmDialog>
   );
@@ -60,8 +72,8 @@ export function RetainedSection({ project, network, canEdit }: { project: string
         Retained allocations
       </h2>
       <p className="mb-3 text-sm text-slate-600">
-        Blocks of deleted claims with reclaim policy Retain. They stay counted, their names stay taken and the network cannot be deleted until they are released or their retention
-        lease ends.
+        Blocks of deleted claims with reclaim policy Retain. They stay counted, their names stay taken and the network cannot be deleted until they are released
+        or their retention lease ends.
       </p>
       {notice && (
         <div className="mb-3">

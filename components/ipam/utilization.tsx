@@ -84,7 +84,9 @@ export function UtilizationBar({
         className={cx('flex w-full overflow-hidden rounded-full bg-slate-100 ring-1 ring-inset ring-slate-200', compact ? 'h-1.5' : 'h-2.5')}
       >
         <div className={cx('h-full', barTone(utilization))} style={{ width: share(allocated, capacity, '3px') }} />
-        {hasReserved && <div className="h-full bg-slate-400" title={`${exactCount(reserved)} reserved addresses`} style={{ width: share(reserved, capacity, '2px') }} />}
+        {hasReserved && (
+          <div className="h-full bg-slate-400" title={`${exactCount(reserved)} reserved addresses`} style={{ width: share(reserved, capacity, '2px') }} />
+        )}
       </div>
     </div>
   );

@@ -48,7 +48,8 @@ export function DeletionStatus({ project, part = 'all' }: { project: string; par
     if (!banner) return gone ? <p className="text-sm text-slate-600">Deleted: nothing is left.</p> : <Alert>{errorMessage(status.error)}</Alert>;
     return gone ? (
       <Alert tone="green" testId="project-deleted">
-        Project <strong>{project}</strong> has been deleted: everything it held was released. Its history stays in the audit log. <TextLink href="/projects">Back to projects</TextLink>
+        Project <strong>{project}</strong> has been deleted: everything it held was released. Its history stays in the audit log.{' '}
+        <TextLink href="/projects">Back to projects</TextLink>
       </Alert>
     ) : (
       <Alert>{errorMessage(status.error)}</Alert>
@@ -63,14 +64,19 @@ export function DeletionStatus({ project, part = 'all' }: { project: string; par
     <div className="space-y-3" data-testid="deletion-status">
       {banner && (
         <Alert tone="amber" testId="deleting-banner">
-          <strong>This project is being deleted</strong> (asked by {s.requestedBy ?? 'someone'} at {formatTime(s.requestedAt)}). Nothing new can be created in it; what it holds is
-          being released.{' '}
+          <strong>This project is being deleted</strong> (asked by {s.requestedBy ?? 'someone'} at {formatTime(s.requestedAt)}). Nothing new can be created in
+          it; what it holds is being released.{' '}
           {left.length > 0 ? (
             <>Left: {left.map(([k, one, many]) => `${counts[k]} ${counts[k] === 1 ? one : many}`).join(', ')}.</>
           ) : (
             <>Nothing is left; finishing.</>
           )}
-          {s.nextPassAt && s.blockers.length > 0 && <> Next check {formatTime(s.nextPassAt)} (check {s.passes + 1}).</>}
+          {s.nextPassAt && s.blockers.length > 0 && (
+            <>
+              {' '}
+              Next check {formatTime(s.nextPassAt)} (check {s.passes + 1}).
+            </>
+          )}
         </Alert>
       )}
       {details && s.blockers.length === 0 && <p className="text-sm text-slate-600">Nothing waits on a dependency; the worker is releasing what is left.</p>}
@@ -96,8 +102,8 @@ export function DeletionStatus({ project, part = 'all' }: { project: string; par
       )}
       {part === 'banner' && s.blockers.length > 0 && (
         <p className="text-sm text-slate-600">
-          Waiting: {s.blockers.map((b) => `${b.objectKind} ${b.objectName} on ${b.waitingOn} (${b.attempts} attempt${b.attempts === 1 ? '' : 's'})`).join('; ')} —{' '}
-          <TextLink href={`/projects/${project}/settings`}>details</TextLink>
+          Waiting: {s.blockers.map((b) => `${b.objectKind} ${b.objectName} on ${b.waitingOn} (${b.attempts} attempt${b.attempts === 1 ? '' : 's'})`).join('; ')}{' '}
+          — <TextLink href={`/projects/${project}/settings`}>details</TextLink>
         </p>
       )}
     </div>
@@ -128,9 +134,10 @@ export function DeleteProjectForm({ project, onDeleted }: { project: string; onD
   return (
     <div className="space-y-3">
       <p className="text-sm text-slate-700">
-        Deleting the project revokes its API tokens at once and refuses anything new in it; then its IP claims (retained ones too), pod leases and clusters, machines (cleaned through the
-        provider and verified), quota claims and grants, and networks are released. If the provider is unavailable, the rest goes anyway and the machines wait for it, retried with
-        backoff; the deletion finishes by itself. It cannot be undone; the audit log keeps the project&apos;s history.
+        Deleting the project revokes its API tokens at once and refuses anything new in it; then its IP claims (retained ones too), pod leases and clusters,
+        machines (cleaned through the provider and verified), quota claims and grants, and networks are released. If the provider is unavailable, the rest goes
+        anyway and the machines wait for it, retried with backoff; the deletion finishes by itself. It cannot be undone; the audit log keeps the project&apos;s
+        history.
       </p>
       <form
         className="grid gap-3 md:grid-cols-3 md:items-end"
@@ -167,7 +174,19 @@ export function DeleteProjectForm({ project, onDeleted }: { project: string; onD
 }
 
 /** The project's settings: its identity and, for owners, deleting it (or its status while it is being deleted). */
-export function ProjectSettingsView({ project, name, organization, role, phase }: { project: string; name: string; organization: string; role: string; phase: string }) {
+export function ProjectSettingsView({
+  project,
+  name,
+  organization,
+  role,
+  phase,
+}: {
+  project: string;
+  name: string;
+  organization: string;
+  role: string;
+  phase: string;
+}) {
   return (
     <div className="space-y-6">
       <Card title="Project">

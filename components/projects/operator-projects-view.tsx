@@ -31,7 +31,15 @@ export function OperatorProjectsView() {
       <Card title="Projects">
         <div className="mb-3 flex flex-wrap gap-2">
           <SearchBox label="Search projects" placeholder="project or organization" search={search} onChange={() => setOffset(0)} className="w-full max-w-xs" />
-          <Select aria-label="Phase" value={phase} onChange={(e) => { setPhase(e.target.value as typeof phase); setOffset(0); }} className="max-w-[10rem]">
+          <Select
+            aria-label="Phase"
+            value={phase}
+            onChange={(e) => {
+              setPhase(e.target.value as typeof phase);
+              setOffset(0);
+            }}
+            className="max-w-[10rem]"
+          >
             <option value="">Any phase</option>
             <option value="Active">Active</option>
             <option value="Deleting">Deleting</option>
@@ -52,10 +60,18 @@ export function OperatorProjectsView() {
                   <Badge tone={p.phase === 'Deleting' ? 'amber' : 'green'}>{p.phase}</Badge>
                   {p.deletionRequestedAt && <div className="text-xs text-slate-500">since {formatTime(p.deletionRequestedAt)}</div>}
                 </Td>
-                <Td>{Object.entries(p.waitingOn).map(([dep, n]) => `${n} on ${dep}`).join(', ') || '—'}</Td>
+                <Td>
+                  {Object.entries(p.waitingOn)
+                    .map(([dep, n]) => `${n} on ${dep}`)
+                    .join(', ') || '—'}
+                </Td>
                 <Td>{formatTime(p.createdAt)}</Td>
                 <Td>
-                  <Button variant="secondary" onClick={() => setOpen(open === p.slug ? null : p.slug)} aria-label={`${p.phase === 'Deleting' ? 'Follow' : 'Delete'} ${p.slug}`}>
+                  <Button
+                    variant="secondary"
+                    onClick={() => setOpen(open === p.slug ? null : p.slug)}
+                    aria-label={`${p.phase === 'Deleting' ? 'Follow' : 'Delete'} ${p.slug}`}
+                  >
                     {p.phase === 'Deleting' ? 'Follow' : 'Delete…'}
                   </Button>
                 </Td>
@@ -64,7 +80,15 @@ export function OperatorProjectsView() {
           </Table>
         )}
         {list.data && (
-          <Pager label="Projects pages" offset={offset} count={list.data.items.length} pageSize={PAGE} total={list.data.total} hasNext={offset + list.data.items.length < list.data.total} onChange={setOffset} />
+          <Pager
+            label="Projects pages"
+            offset={offset}
+            count={list.data.items.length}
+            pageSize={PAGE}
+            total={list.data.total}
+            hasNext={offset + list.data.items.length < list.data.total}
+            onChange={setOffset}
+          />
         )}
       </Card>
       {open && (

@@ -27,7 +27,10 @@ export function ProjectTabs({ slug }: { slug: string }) {
             key={tab.path}
             href={href}
             aria-current={active ? 'page' : undefined}
-            className={cx('-mb-px border-b-2 px-3 py-2 text-sm', active ? 'border-brand-600 font-medium text-brand-700' : 'border-transparent text-slate-600 hover:text-slate-900')}
+            className={cx(
+              '-mb-px border-b-2 px-3 py-2 text-sm',
+              active ? 'border-brand-600 font-medium text-brand-700' : 'border-transparent text-slate-600 hover:text-slate-900',
+            )}
           >
             {tab.label}
           </Link>

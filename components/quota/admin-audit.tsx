@@ -9,7 +9,9 @@ export function Audit() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const last = useQuery(trpc.quota.admin.audit.last.queryOptions());
-  const run = useMutation(trpc.quota.admin.audit.run.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.quota.admin.audit.last.queryKey() }) }));
+  const run = useMutation(
+    trpc.quota.admin.audit.run.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.quota.admin.audit.last.queryKey() }) }),
+  );
   return (
     <Card
       title="Audit of the books"
@@ -26,7 +28,8 @@ export function Audit() {
       {last.data ? (
         <p className="mt-2 text-sm" data-testid="audit-last">
           Last run {formatTime(last.data.at)}: {last.data.bucketsChecked} buckets checked,{' '}
-          {last.data.drifted ? <Badge tone="red">{last.data.drifted} drifted</Badge> : <Badge tone="green">no drift</Badge>}, {last.data.overLimit} over their limit.
+          {last.data.drifted ? <Badge tone="red">{last.data.drifted} drifted</Badge> : <Badge tone="green">no drift</Badge>}, {last.data.overLimit} over their
+          limit.
         </p>
       ) : (
         <p className="mt-2 text-sm text-slate-500">No audit has run yet.</p>

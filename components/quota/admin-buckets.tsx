@@ -14,7 +14,10 @@ export function Buckets() {
   const [flagged, setFlagged] = useState(true);
   const search = useSearchText();
   const [offset, setOffset] = useState(0);
-  const list = useQuery({ ...trpc.quota.admin.buckets.list.queryOptions(adminBucketsInput(flagged, search.settled, offset)), placeholderData: keepPreviousData });
+  const list = useQuery({
+    ...trpc.quota.admin.buckets.list.queryOptions(adminBucketsInput(flagged, search.settled, offset)),
+    placeholderData: keepPreviousData,
+  });
   const items = list.data?.items ?? [];
   return (
     <Card
@@ -49,7 +52,15 @@ export function Buckets() {
         </ul>
       )}
       {list.data && (
-        <Pager label="Buckets pages" offset={offset} count={items.length} pageSize={ADMIN_PAGE_SIZE} total={list.data.total} hasNext={offset + items.length < list.data.total} onChange={setOffset} />
+        <Pager
+          label="Buckets pages"
+          offset={offset}
+          count={items.length}
+          pageSize={ADMIN_PAGE_SIZE}
+          total={list.data.total}
+          hasNext={offset + items.length < list.data.total}
+          onChange={setOffset}
+        />
       )}
     </Card>
   );

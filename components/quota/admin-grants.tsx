@@ -7,7 +7,20 @@ import { Badge, Button, Card, EmptyState, Field, Input, Table, Td } from '@/comp
 import { ErrorLine, parseAmounts, textArea, useInvalidateQuota } from './admin-parts';
 import { ADMIN_PAGE_SIZE, adminGrantsInput } from './queries';
 
-function GrantRow({ grant }: { grant: { project: string; name: string; allowances: { resourceType: string; amount: number }[]; active: boolean; activeReason: string; activeMessage: string; source: string; sourceRef: string | null } }) {
+function GrantRow({
+  grant,
+}: {
+  grant: {
+    project: string;
+    name: string;
+    allowances: { resourceType: string; amount: number }[];
+    active: boolean;
+    activeReason: string;
+    activeMessage: string;
+    source: string;
+    sourceRef: string | null;
+  };
+}) {
   const trpc = useTRPC();
   const invalidate = useInvalidateQuota();
   const [editing, setEditing] = useState(false);
@@ -31,7 +44,11 @@ function GrantRow({ grant }: { grant: { project: string; name: string; allowance
             onSubmit={(e) => {
               e.preventDefault();
               const f = new FormData(e.currentTarget);
-              update.mutate({ project: grant.project, name: grant.name, allowances: grant.allowances.map((a) => ({ resourceType: a.resourceType, amount: Number(f.get(a.resourceType)) })) });
+              update.mutate({
+                project: grant.project,
+                name: grant.name,
+                allowances: grant.allowances.map((a) => ({ resourceType: a.resourceType, amount: Number(f.get(a.resourceType)) })),
+              });
             }}
           >
             {grant.allowances.map((a) => (
@@ -63,7 +80,11 @@ function GrantRow({ grant }: { grant: { project: string; name: string; allowance
       </Td>
       <Td>
         <Badge tone={grant.active ? 'green' : 'amber'}>{grant.active ? 'Active' : 'Inactive'}</Badge>
-        {!grant.active && <span className="block text-xs text-slate-600">{grant.activeReason}: {grant.activeMessage}</span>}
+        {!grant.active && (
+          <span className="block text-xs text-slate-600">
+            {grant.activeReason}: {grant.activeMessage}
+          </span>
+        )}
       </Td>
       <Td>
         {!editing && (
@@ -75,7 +96,8 @@ function GrantRow({ grant }: { grant: { project: string; name: string; allowance
               variant="ghost"
               aria-label={`Delete ${grant.name}`}
               onClick={() => {
-                if (window.confirm(`Delete grant "${grant.name}" of ${grant.project}? Its limits drop now; nothing held is revoked.`)) remove.mutate({ project: grant.project, name: grant.name });
+                if (window.confirm(`Delete grant "${grant.name}" of ${grant.project}? Its limits drop now; nothing held is revoked.`))
+                  remove.mutate({ project: grant.project, name: grant.name });
               }}
             >
               Delete
@@ -136,9 +158,21 @@ export function Grants() {
         </Table>
       )}
       {list.data && (
-        <Pager label="Grants pages" offset={offset} count={items.length} pageSize={ADMIN_PAGE_SIZE} total={list.data.total} hasNext={offset + items.length < list.data.total} onChange={setOffset} />
+        <Pager
+          label="Grants pages"
+          offset={offset}
+          count={items.length}
+          pageSize={ADMIN_PAGE_SIZE}
+          total={list.data.total}
+          hasNext={offset + items.length < list.data.total}
+          onChange={setOffset}
+        />
       )}
-      <form onSubmit={onCreate} className="mt-4 grid gap-3 border-t border-slate-100 pt-4 md:grid-cols-[10rem_12rem_minmax(0,1fr)_auto] md:items-end" aria-label="Create a grant">
+      <form
+        onSubmit={onCreate}
+        className="mt-4 grid gap-3 border-t border-slate-100 pt-4 md:grid-cols-[10rem_12rem_minmax(0,1fr)_auto] md:items-end"
+        aria-label="Create a grant"
+      >
         <Field label="Project" htmlFor="grant-project">
           <Input id="grant-project" name="project" required placeholder="acme-dev" />
         </Field>

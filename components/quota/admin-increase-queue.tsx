@@ -78,7 +78,8 @@ export function IncreaseQueue() {
                   </form>
                 ) : (
                   <span className="text-sm text-slate-600">
-                    <Badge tone={r.status === 'Approved' ? 'green' : 'red'}>{r.status}</Badge> {r.status === 'Approved' ? `${r.approvedAmount} as ${r.grantName}` : ''} by {r.decidedBy}
+                    <Badge tone={r.status === 'Approved' ? 'green' : 'red'}>{r.status}</Badge>{' '}
+                    {r.status === 'Approved' ? `${r.approvedAmount} as ${r.grantName}` : ''} by {r.decidedBy}
                     {r.decisionReason ? `: ${r.decisionReason}` : ''}
                   </span>
                 )}
@@ -88,7 +89,15 @@ export function IncreaseQueue() {
         </Table>
       )}
       {queue.data && (
-        <Pager label="Increase requests pages" offset={offset} count={items.length} pageSize={ADMIN_PAGE_SIZE} total={queue.data.total} hasNext={offset + items.length < queue.data.total} onChange={setOffset} />
+        <Pager
+          label="Increase requests pages"
+          offset={offset}
+          count={items.length}
+          pageSize={ADMIN_PAGE_SIZE}
+          total={queue.data.total}
+          hasNext={offset + items.length < queue.data.total}
+          onChange={setOffset}
+        />
       )}
     </Card>
   );

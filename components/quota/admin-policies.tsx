@@ -73,13 +73,26 @@ export function Policies() {
                       onClick={() =>
                         setDraft({
                           kind: 'grant',
-                          draft: { mode: 'edit', name: p.name, description: p.description, triggerKind: 'Project', constraints: p.constraints.map((c) => c.expression).join('\n'), template: p.grantNameTemplate, amounts: formatAmounts(p.allowances), enabled: p.enabled },
+                          draft: {
+                            mode: 'edit',
+                            name: p.name,
+                            description: p.description,
+                            triggerKind: 'Project',
+                            constraints: p.constraints.map((c) => c.expression).join('\n'),
+                            template: p.grantNameTemplate,
+                            amounts: formatAmounts(p.allowances),
+                            enabled: p.enabled,
+                          },
                         })
                       }
                     >
                       Edit
                     </Button>
-                    <Button variant="ghost" aria-label={`Delete ${p.name}`} onClick={() => confirmDelete(`grant policy "${p.name}"`) && removeGrant.mutate({ name: p.name })}>
+                    <Button
+                      variant="ghost"
+                      aria-label={`Delete ${p.name}`}
+                      onClick={() => confirmDelete(`grant policy "${p.name}"`) && removeGrant.mutate({ name: p.name })}
+                    >
                       Delete
                     </Button>
                   </div>
@@ -121,13 +134,26 @@ export function Policies() {
                       onClick={() =>
                         setDraft({
                           kind: 'claim',
-                          draft: { mode: 'edit', name: p.name, description: p.description, triggerKind: p.triggerKind, constraints: p.constraints.map((c) => c.expression).join('\n'), template: p.claimNameTemplate, amounts: formatAmounts(p.requests), enabled: p.enabled },
+                          draft: {
+                            mode: 'edit',
+                            name: p.name,
+                            description: p.description,
+                            triggerKind: p.triggerKind,
+                            constraints: p.constraints.map((c) => c.expression).join('\n'),
+                            template: p.claimNameTemplate,
+                            amounts: formatAmounts(p.requests),
+                            enabled: p.enabled,
+                          },
                         })
                       }
                     >
                       Edit
                     </Button>
-                    <Button variant="ghost" aria-label={`Delete ${p.name}`} onClick={() => confirmDelete(`claim policy "${p.name}" (its kind stops being quota-managed)`) && removeClaim.mutate({ name: p.name })}>
+                    <Button
+                      variant="ghost"
+                      aria-label={`Delete ${p.name}`}
+                      onClick={() => confirmDelete(`claim policy "${p.name}" (its kind stops being quota-managed)`) && removeClaim.mutate({ name: p.name })}
+                    >
                       Delete
                     </Button>
                   </div>

@@ -38,7 +38,11 @@ export function PolicyForm({ kind, draft, onDone }: { kind: 'grant' | 'claim'; d
     const common = { name: String(f.get('name') ?? ''), description: String(f.get('description') ?? ''), constraints, enabled: f.get('enabled') === 'on' };
     const amounts = parseAmounts(String(f.get('amounts') ?? ''));
     if (kind === 'grant') {
-      const input = { ...common, grantNameTemplate: String(f.get('template') ?? ''), allowances: amounts.map((a) => ({ resourceType: a.resourceType, amount: Number(a.amount) })) };
+      const input = {
+        ...common,
+        grantNameTemplate: String(f.get('template') ?? ''),
+        allowances: amounts.map((a) => ({ resourceType: a.resourceType, amount: Number(a.amount) })),
+      };
       if (draft.mode === 'create') grantCreate.mutate(input);
       else grantUpdate.mutate(input);
     } else {
@@ -49,7 +53,11 @@ export function PolicyForm({ kind, draft, onDone }: { kind: 'grant' | 'claim'; d
   }
   const id = (s: string) => `${kind}-policy-${s}`;
   return (
-    <form onSubmit={onSubmit} className="mt-4 grid gap-3 rounded-md border border-slate-200 bg-slate-50 p-3 md:grid-cols-2" aria-label={`${draft.mode === 'create' ? 'New' : 'Edit'} ${kind} creation policy`}>
+    <form
+      onSubmit={onSubmit}
+      className="mt-4 grid gap-3 rounded-md border border-slate-200 bg-slate-50 p-3 md:grid-cols-2"
+      aria-label={`${draft.mode === 'create' ? 'New' : 'Edit'} ${kind} creation policy`}
+    >
       <Field label="Name" htmlFor={id('name')}>
         <Input id={id('name')} name="name" required defaultValue={draft.name} readOnly={draft.mode === 'edit'} />
       </Field>
@@ -63,7 +71,14 @@ export function PolicyForm({ kind, draft, onDone }: { kind: 'grant' | 'claim'; d
         </Field>
       )}
       <Field label="Constraints (CEL, one per line, all must be true)" htmlFor={id('constraints')} hint="Variables: trigger, requestInfo, user">
-        <textarea id={id('constraints')} name="constraints" rows={3} className={textArea} defaultValue={draft.constraints} placeholder={'trigger.metadata.name.startsWith("acme-")'} />
+        <textarea
+          id={id('constraints')}
+          name="constraints"
+          rows={3}
+          className={textArea}
+          defaultValue={draft.constraints}
+          placeholder={'trigger.metadata.name.startsWith("acme-")'}
+        />
       </Field>
       <Field label={kind === 'grant' ? 'Grant name template' : 'Claim name template'} htmlFor={id('template')} hint="Text with {{ CEL }} segments">
         <Input id={id('template')} name="template" required defaultValue={draft.template} className="font-mono text-xs" />

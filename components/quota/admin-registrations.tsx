@@ -50,7 +50,8 @@ export function Registrations() {
                 variant="ghost"
                 aria-label={`Unregister ${r.resourceType}`}
                 onClick={() => {
-                  if (window.confirm(`Unregister ${r.resourceType}? Refused while grants or live claims use it.`)) remove.mutate({ resourceType: r.resourceType });
+                  if (window.confirm(`Unregister ${r.resourceType}? Refused while grants or live claims use it.`))
+                    remove.mutate({ resourceType: r.resourceType });
                 }}
               >
                 Unregister

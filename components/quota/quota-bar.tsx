@@ -39,7 +39,12 @@ export function QuotaBar({
         <span className="truncate font-medium text-slate-700" title={resourceType}>
           {resourceType}
         </span>
-        <span className={cx('shrink-0 tabular-nums', tone === 'red' ? 'font-medium text-red-700' : tone === 'amber' ? 'font-medium text-amber-800' : 'text-slate-600')}>
+        <span
+          className={cx(
+            'shrink-0 tabular-nums',
+            tone === 'red' ? 'font-medium text-red-700' : tone === 'amber' ? 'font-medium text-amber-800' : 'text-slate-600',
+          )}
+        >
           {summary}
           {over && <span className="ml-1">(over limit by {(allocated - limit).toLocaleString('en-US')})</span>}
         </span>

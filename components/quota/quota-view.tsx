@@ -9,7 +9,12 @@ import { Alert, Badge, Button, Card, EmptyState, Field, Input, Select, Table, Td
 import { QuotaBar } from './quota-bar';
 import { CLAIM_LOG_PAGE_SIZE, claimLogInput, increasesInput, type ClaimLogStatus } from './queries';
 
-const flagBadge = { Ok: null, Near: { tone: 'amber', text: 'near limit (≥ 80 %)' }, Full: { tone: 'red', text: 'at limit' }, Over: { tone: 'red', text: 'over limit' } } as const;
+const flagBadge = {
+  Ok: null,
+  Near: { tone: 'amber', text: 'near limit (≥ 80 %)' },
+  Full: { tone: 'red', text: 'at limit' },
+  Over: { tone: 'red', text: 'over limit' },
+} as const;
 
 /** The project's allowance buckets as bars (also the dashboard's Quota card). */
 export function BucketBars({ project, compact = false }: { project: string; compact?: boolean }) {
@@ -17,7 +22,9 @@ export function BucketBars({ project, compact = false }: { project: string; comp
   const buckets = useQuery(trpc.quota.buckets.list.queryOptions({ project }));
   if (buckets.error) return <Alert testId="buckets-error">{errorMessage(buckets.error)}</Alert>;
   if (buckets.isSuccess && buckets.data.length === 0) {
-    return <EmptyState title="No quota buckets">This project has no grants yet: nothing quota-managed can be created until an operator grants some.</EmptyState>;
+    return (
+      <EmptyState title="No quota buckets">This project has no grants yet: nothing quota-managed can be created until an operator grants some.</EmptyState>
+    );
   }
   return (
     <ul className={compact ? 'space-y-2' : 'space-y-4'} aria-label="Quota buckets">
@@ -29,7 +36,8 @@ export function BucketBars({ project, compact = false }: { project: string; comp
             {!compact && (
               <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-500">
                 <span>
-                  limit {b.limit.toLocaleString('en-US')} from {b.grantCount} grant{b.grantCount === 1 ? '' : 's'} · {b.claimCount} live claim{b.claimCount === 1 ? '' : 's'}
+                  limit {b.limit.toLocaleString('en-US')} from {b.grantCount} grant{b.grantCount === 1 ? '' : 's'} · {b.claimCount} live claim
+                  {b.claimCount === 1 ? '' : 's'}
                 </span>
                 {badge && <Badge tone={badge.tone}>{badge.text}</Badge>}
                 {!b.registered && <Badge tone="slate">not registered</Badge>}
@@ -43,7 +51,8 @@ export function BucketBars({ project, compact = false }: { project: string; comp
 }
 
 function outcomeBadge(status: 'Granted' | 'Released' | 'Denied' | 'Pending' | 'Approved' | 'Rejected') {
-  const tone = status === 'Granted' || status === 'Approved' ? 'green' : status === 'Denied' || status === 'Rejected' ? 'red' : status === 'Pending' ? 'amber' : 'slate';
+  const tone =
+    status === 'Granted' || status === 'Approved' ? 'green' : status === 'Denied' || status === 'Rejected' ? 'red' : status === 'Pending' ? 'amber' : 'slate';
   return <Badge tone={tone}>{status}</Badge>;
 }
 
@@ -66,7 +75,12 @@ function IncreaseRequests({ project, canRequest }: { project: string; canRequest
     event.preventDefault();
     setSent(null);
     const form = new FormData(event.currentTarget);
-    create.mutate({ project, resourceType: String(form.get('resourceType') ?? ''), amount: Number(form.get('amount') ?? 0), reason: String(form.get('reason') ?? '') });
+    create.mutate({
+      project,
+      resourceType: String(form.get('resourceType') ?? ''),
+      amount: Number(form.get('amount') ?? 0),
+      reason: String(form.get('reason') ?? ''),
+    });
   }
 
   const generic = create.error && !fieldError(create.error, 'amount') && !fieldError(create.error, 'reason') ? errorMessage(create.error) : null;

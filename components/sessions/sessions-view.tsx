@@ -33,7 +33,11 @@ export function SessionsView({ userId }: { userId?: string }) {
         </Button>
       }
     >
-      {error && <div className="mb-3"><Alert>{errorMessage(error)}</Alert></div>}
+      {error && (
+        <div className="mb-3">
+          <Alert>{errorMessage(error)}</Alert>
+        </div>
+      )}
       {list.data && list.data.sessions.length === 0 ? (
         <EmptyState title="No sessions">Browsers signed in as this user appear here.</EmptyState>
       ) : (
@@ -91,7 +95,11 @@ export function ChangePasswordForm() {
           Change password
         </Button>
       </form>
-      {done && <div className="mt-3"><Alert tone="green">Password changed. Your other sessions were signed out.</Alert></div>}
+      {done && (
+        <div className="mt-3">
+          <Alert tone="green">Password changed. Your other sessions were signed out.</Alert>
+        </div>
+      )}
     </Card>
   );
 }

@@ -30,7 +30,10 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
                       <Link
                         href={item.href}
                         aria-current={active ? 'page' : undefined}
-                        className={cx('block rounded-md px-2 py-1.5 text-sm', active ? 'bg-brand-50 font-medium text-brand-700' : 'text-slate-700 hover:bg-slate-100')}
+                        className={cx(
+                          'block rounded-md px-2 py-1.5 text-sm',
+                          active ? 'bg-brand-50 font-medium text-brand-700' : 'text-slate-700 hover:bg-slate-100',
+                        )}
                       >
                         {item.label}
                       </Link>
@@ -53,7 +56,11 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
             <Link href="/account/sessions" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-50">
               Sessions
             </Link>
-            <button type="button" onClick={() => signOut({ callbackUrl: '/sign-in' })} className="rounded-md px-2 py-1 text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50">
+            <button
+              type="button"
+              onClick={() => signOut({ callbackUrl: '/sign-in' })}
+              className="rounded-md px-2 py-1 text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50"
+            >
               Sign out
             </button>
           </div>

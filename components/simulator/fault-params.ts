@@ -61,7 +61,11 @@ export type FaultParams = ReturnType<typeof useFaultParams>;
 
 /** The failOperations rule the parameters describe. */
 export function failRule(p: FaultParams) {
-  return { count: toInt(p.failCount, 1, 1), ...(p.failKind ? { kind: p.failKind as OperationKind } : {}), ...(p.failAsset.trim() ? { assetId: p.failAsset.trim() } : {}) };
+  return {
+    count: toInt(p.failCount, 1, 1),
+    ...(p.failKind ? { kind: p.failKind as OperationKind } : {}),
+    ...(p.failAsset.trim() ? { assetId: p.failAsset.trim() } : {}),
+  };
 }
 
 /** The unavailable rule the parameters describe (no duration: until cleared). */

@@ -20,7 +20,11 @@ export function FaultRow({
 }) {
   const titleId = useId();
   return (
-    <li role="group" aria-labelledby={titleId} className={cx('flex flex-col gap-2 border-b border-slate-100 px-4 py-3 lg:odd:border-r', on && 'bg-amber-50/60')}>
+    <li
+      role="group"
+      aria-labelledby={titleId}
+      className={cx('flex flex-col gap-2 border-b border-slate-100 px-4 py-3 lg:odd:border-r', on && 'bg-amber-50/60')}
+    >
       <div className="flex items-start justify-between gap-3">
         <div className="min-w-0">
           <h3 id={titleId} className="text-sm font-semibold text-slate-900">
@@ -39,7 +43,23 @@ export function FaultRow({
 }
 
 /** A labelled number input with its unit, for a fault's parameter. */
-export function NumberInput({ label, value, onChange, min, max, width = 'w-24', unit }: { label: string; value: string; onChange: (v: string) => void; min: number; max: number; width?: string; unit?: string }) {
+export function NumberInput({
+  label,
+  value,
+  onChange,
+  min,
+  max,
+  width = 'w-24',
+  unit,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  min: number;
+  max: number;
+  width?: string;
+  unit?: string;
+}) {
   const id = useId();
   return (
     <label htmlFor={id} className="flex flex-col gap-0.5 text-xs text-slate-600">

@@ -35,7 +35,14 @@ export function LoseResponsesFault({ faults, params, busy, patch }: FaultRowProp
           )}
         </>
       }
-      toggle={<Switch label="Lose next responses" on={faults.loseResponses > 0} disabled={busy} onChange={(on) => patch({ loseResponses: on ? toInt(params.loseCount, 1, 1) : 0 })} />}
+      toggle={
+        <Switch
+          label="Lose next responses"
+          on={faults.loseResponses > 0}
+          disabled={busy}
+          onChange={(on) => patch({ loseResponses: on ? toInt(params.loseCount, 1, 1) : 0 })}
+        />
+      }
     />
   );
 }
@@ -74,7 +81,14 @@ export function FailOperationsFault({ faults, params, busy, patch, assetList }: 
           )}
         </>
       }
-      toggle={<Switch label="Fail next operations" on={faults.failOperations !== null} disabled={busy} onChange={(on) => patch({ failOperations: on ? failRule(params) : null })} />}
+      toggle={
+        <Switch
+          label="Fail next operations"
+          on={faults.failOperations !== null}
+          disabled={busy}
+          onChange={(on) => patch({ failOperations: on ? failRule(params) : null })}
+        />
+      }
     />
   );
 }
@@ -96,7 +110,9 @@ export function LatencyFault({ faults, stats, params, busy, patch }: FaultRowPro
           )}
         </>
       }
-      toggle={<Switch label="Latency" on={faults.latencyMs > 0} disabled={busy} onChange={(on) => patch({ latencyMs: on ? toInt(params.latency, 1, 500) : 0 })} />}
+      toggle={
+        <Switch label="Latency" on={faults.latencyMs > 0} disabled={busy} onChange={(on) => patch({ latencyMs: on ? toInt(params.latency, 1, 500) : 0 })} />
+      }
     />
   );
 }
@@ -125,7 +141,11 @@ export function UnavailableFault({ faults, stats, params, busy, patch }: FaultRo
       state={
         faults.unavailable
           ? `${faults.unavailable.mode === 'reject' ? '503 answers' : 'connections reset'} · ${
-              until === null ? 'until cleared' : until > now ? `until ${formatTime(faults.unavailable.until)} (${formatDuration(until - now)} left)` : 'expiring…'
+              until === null
+                ? 'until cleared'
+                : until > now
+                  ? `until ${formatTime(faults.unavailable.until)} (${formatDuration(until - now)} left)`
+                  : 'expiring…'
             } · ${plural(stats?.refusedRequests ?? 0, 'request')} refused`
           : 'Off'
       }
@@ -138,7 +158,14 @@ export function UnavailableFault({ faults, stats, params, busy, patch }: FaultRo
               <option value="reset">reset connection</option>
             </Select>
           </label>
-          <NumberInput label="For (empty: until cleared)" value={params.unavailableSeconds} onChange={params.setUnavailableSeconds} min={1} max={86_400} unit="s" />
+          <NumberInput
+            label="For (empty: until cleared)"
+            value={params.unavailableSeconds}
+            onChange={params.setUnavailableSeconds}
+            min={1}
+            max={86_400}
+            unit="s"
+          />
           {faults.unavailable && (
             <Button variant="secondary" disabled={busy} onClick={() => patch({ unavailable: unavailableRule(params) })}>
               Apply
@@ -146,7 +173,14 @@ export function UnavailableFault({ faults, stats, params, busy, patch }: FaultRo
           )}
         </>
       }
-      toggle={<Switch label="Unavailable" on={faults.unavailable !== null} disabled={busy} onChange={(on) => patch({ unavailable: on ? unavailableRule(params) : null })} />}
+      toggle={
+        <Switch
+          label="Unavailable"
+          on={faults.unavailable !== null}
+          disabled={busy}
+          onChange={(on) => patch({ unavailable: on ? unavailableRule(params) : null })}
+        />
+      }
     />
   );
 }

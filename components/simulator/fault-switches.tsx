@@ -78,11 +78,7 @@ export function FaultSwitches({
 
   return (
     <Card
-      title={
-        <span className="flex items-center gap-2">
-          Fault switches {count > 0 ? <Badge tone="amber">{count} on</Badge> : <Badge>all off</Badge>}
-        </span>
-      }
+      title={<span className="flex items-center gap-2">Fault switches {count > 0 ? <Badge tone="amber">{count} on</Badge> : <Badge>all off</Badge>}</span>}
       actions={
         <Button variant="secondary" disabled={busy || count === 0} onClick={() => clear.mutate()}>
           Clear all faults
@@ -119,8 +115,8 @@ export function FaultSwitches({
           onCancel={() => setConfirmCrash(false)}
           onConfirm={() => set.mutate({ crash: 'now' }, { onSuccess: () => setConfirmCrash(false) })}
         >
-          The process exits right after answering. Acknowledged operations are durable; in-flight requests are cut off. The supervisor
-          restarts it after a short backoff.
+          The process exits right after answering. Acknowledged operations are durable; in-flight requests are cut off. The supervisor restarts it after a short
+          backoff.
         </ConfirmDialog>
       )}
     </Card>

@@ -94,7 +94,11 @@ export function OperationLog({ entries, mode, problem }: { entries: LogEntry[]; 
                 <Td>{entry.assetId ? <code className="whitespace-nowrap font-mono text-xs">{entry.assetId}</code> : '—'}</Td>
                 <Td className="tabular-nums">
                   {entry.epoch ?? '—'}
-                  {entry.bindingId && <span className="block text-xs text-slate-400" title={`binding ${entry.bindingId}`}>{shortId(entry.bindingId)}</span>}
+                  {entry.bindingId && (
+                    <span className="block text-xs text-slate-400" title={`binding ${entry.bindingId}`}>
+                      {shortId(entry.bindingId)}
+                    </span>
+                  )}
                 </Td>
                 <Td>{entry.kind ?? '—'}</Td>
                 <Td>{entry.result ? <Badge tone={resultTone(entry.result)}>{entry.result}</Badge> : '—'}</Td>

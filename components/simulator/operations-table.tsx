@@ -91,7 +91,9 @@ export function OperationsTable({ enabled }: { enabled: boolean }) {
                 )}
               </Td>
               <Td className="whitespace-nowrap text-xs">{formatTime(op.submittedAt)}</Td>
-              <Td className="whitespace-nowrap text-xs">{op.completedAt ? formatTime(op.completedAt) : op.completesAt ? `due ${formatTime(op.completesAt)}` : '—'}</Td>
+              <Td className="whitespace-nowrap text-xs">
+                {op.completedAt ? formatTime(op.completedAt) : op.completesAt ? `due ${formatTime(op.completesAt)}` : '—'}
+              </Td>
             </tr>
           ))}
         </Table>

@@ -52,7 +52,11 @@ export function SimulatorView() {
 
   if (status.data && !status.data.configured) {
     // The page says so before rendering this view; this covers a server whose configuration differs from the page's.
-    return <Alert tone="amber" testId="simulator-not-configured">This web server has no admin access to the simulator (SIMULATOR_URL and SIMULATOR_ADMIN_TOKEN are not set).</Alert>;
+    return (
+      <Alert tone="amber" testId="simulator-not-configured">
+        This web server has no admin access to the simulator (SIMULATOR_URL and SIMULATOR_ADMIN_TOKEN are not set).
+      </Alert>
+    );
   }
 
   const faults = status.data?.configured && status.data.reachable ? status.data : null;
@@ -67,9 +71,18 @@ export function SimulatorView() {
           setConfirmRestart(true);
         }}
       />
-      <FaultSwitches faults={faults?.faults ?? null} stats={faults?.faultStats ?? null} assetIds={assets.data?.items.map((a) => a.id) ?? []} onChanged={() => void invalidate()} />
+      <FaultSwitches
+        faults={faults?.faults ?? null}
+        stats={faults?.faultStats ?? null}
+        assetIds={assets.data?.items.map((a) => a.id) ?? []}
+        onChanged={() => void invalidate()}
+      />
       <OperationLog entries={log.entries} mode={log.mode} problem={log.problem} />
-      <AssetsTable assets={reachable ? assets.data : undefined} loading={assets.isLoading} error={assets.error && reachable ? errorMessage(assets.error) : null} />
+      <AssetsTable
+        assets={reachable ? assets.data : undefined}
+        loading={assets.isLoading}
+        error={assets.error && reachable ? errorMessage(assets.error) : null}
+      />
       <OperationsTable enabled={reachable} />
       {confirmRestart && (
         <ConfirmDialog
@@ -81,8 +94,8 @@ export function SimulatorView() {
           onCancel={() => setConfirmRestart(false)}
           onConfirm={() => requestRestart.mutate()}
         >
-          The supervisor starts the simulator process now (skipping its restart backoff). Its durable state — assets, operations and fault
-          switches — is kept. The request is recorded in the audit log.
+          The supervisor starts the simulator process now (skipping its restart backoff). Its durable state — assets, operations and fault switches — is kept.
+          The request is recorded in the audit log.
         </ConfirmDialog>
       )}
     </div>

@@ -9,7 +9,8 @@ import { formatDuration } from './format';
 export type SimulatorStatus = inferRouterOutputs<AppRouter>['simulator']['status'];
 
 /** Where a restart request stands: waiting for the simulator to answer, back, or still down after the deadline. */
-export type RestartProgress = { requestedAt: number; phase: 'waiting' } | { requestedAt: number; phase: 'back'; backAt: number } | { requestedAt: number; phase: 'timeout' };
+export type RestartProgress =
+  { requestedAt: number; phase: 'waiting' } | { requestedAt: number; phase: 'back'; backAt: number } | { requestedAt: number; phase: 'timeout' };
 
 /**
  * Reachable or not (with the reason), the store and fault counters, and the restart button, shown when the
@@ -102,8 +103,8 @@ export function StatusHeader({
           )}
           {restart.phase === 'timeout' && (
             <Alert testId="restart-progress-alert">
-              The simulator still does not answer a minute after the restart request. If it refused to start (for example a corrupt state
-              file), the server log names the cause; fix it and restart again.
+              The simulator still does not answer a minute after the restart request. If it refused to start (for example a corrupt state file), the server log
+              names the cause; fix it and restart again.
             </Alert>
           )}
         </div>

@@ -18,7 +18,14 @@ export function OperatorTokensView() {
   const tokens = useQuery(trpc.tokens.operator.list.queryOptions());
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.operator.list.queryKey() });
-  const create = useMutation(trpc.tokens.operator.create.mutationOptions({ onSuccess: (t) => { setSecret({ name: t.name, secret: t.secret }); void invalidate(); } }));
+  const create = useMutation(
+    trpc.tokens.operator.create.mutationOptions({
+      onSuccess: (t) => {
+        setSecret({ name: t.name, secret: t.secret });
+        void invalidate();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.tokens.operator.revoke.mutationOptions({ onSuccess: () => void invalidate() }));
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -30,7 +37,8 @@ export function OperatorTokensView() {
     <div className="space-y-6">
       <Card title="Create an operator token">
         <p className="mb-4 text-sm text-slate-600">
-          The token acts for you on the operator routes of the REST API (<code className="font-mono text-xs">GET /api/v1</code> lists them). It works only while you hold the operator role.
+          The token acts for you on the operator routes of the REST API (<code className="font-mono text-xs">GET /api/v1</code> lists them). It works only while
+          you hold the operator role.
         </p>
         <form onSubmit={onSubmit} className="grid gap-4 md:grid-cols-3 md:items-end">
           <Field label="Name" htmlFor="operator-token-name" error={fieldError(create.error, 'name')}>
@@ -40,8 +48,16 @@ export function OperatorTokensView() {
             Create operator token
           </Button>
         </form>
-        {create.error && !fieldError(create.error, 'name') && <div className="mt-3"><Alert>{errorMessage(create.error)}</Alert></div>}
-        {revoke.error && <div className="mt-3"><Alert>{errorMessage(revoke.error)}</Alert></div>}
+        {create.error && !fieldError(create.error, 'name') && (
+          <div className="mt-3">
+            <Alert>{errorMessage(create.error)}</Alert>
+          </div>
+        )}
+        {revoke.error && (
+          <div className="mt-3">
+            <Alert>{errorMessage(revoke.error)}</Alert>
+          </div>
+        )}
         {secret && <NewTokenSecret name={secret.name} secret={secret.secret} />}
       </Card>
       <Card title="Operator tokens">
@@ -52,11 +68,17 @@ export function OperatorTokensView() {
             {tokens.data?.map((t) => (
               <tr key={t.id}>
                 <Td>{t.name}</Td>
-                <Td><code className="font-mono text-xs">{t.prefix}…</code></Td>
+                <Td>
+                  <code className="font-mono text-xs">{t.prefix}…</code>
+                </Td>
                 <Td>{t.user}</Td>
                 <Td>{formatTime(t.createdAt)}</Td>
                 <Td>{formatTime(t.lastUsedAt)}</Td>
-                <RevokeCell token={t} question={`Revoke operator token "${t.name}"? Automation using it stops working at once.`} onRevoke={() => revoke.mutate({ id: t.id })} />
+                <RevokeCell
+                  token={t}
+                  question={`Revoke operator token "${t.name}"? Automation using it stops working at once.`}
+                  onRevoke={() => revoke.mutate({ id: t.id })}
+                />
               </tr>
             ))}
           </Table>

@@ -11,7 +11,14 @@ export function TokensView({ project }: { project: string }) {
   const tokens = useQuery(trpc.tokens.list.queryOptions({ project }));
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey({ project }) });
-  const create = useMutation(trpc.tokens.create.mutationOptions({ onSuccess: (t) => { setSecret({ name: t.name, secret: t.secret }); void invalidate(); } }));
+  const create = useMutation(
+    trpc.tokens.create.mutationOptions({
+      onSuccess: (t) => {
+        setSecret({ name: t.name, secret: t.secret });
+        void invalidate();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSuccess: () => void invalidate() }));
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -32,7 +39,12 @@ export function TokensView({ project }: { project: string }) {
           <Field label="Name" htmlFor="token-name" error={fieldError(create.error, 'name')}>
             <Input id="token-name" name="name" placeholder="ci-pipeline" required />
           </Field>
-          <Field label="Cluster (optional)" htmlFor="token-cluster" hint="Restricts the token to one cluster's pod addresses" error={fieldError(create.error, 'cluster')}>
+          <Field
+            label="Cluster (optional)"
+            htmlFor="token-cluster"
+            hint="Restricts the token to one cluster's pod addresses"
+            error={fieldError(create.error, 'cluster')}
+          >
             <Input id="token-cluster" name="cluster" placeholder="prod-east" />
           </Field>
           <Field label="Access" htmlFor="token-role">
@@ -46,7 +58,11 @@ export function TokensView({ project }: { project: string }) {
             Create token
           </Button>
         </form>
-        {create.error && !fieldError(create.error, 'name') && !fieldError(create.error, 'cluster') && <div className="mt-3"><Alert>{errorMessage(create.error)}</Alert></div>}
+        {create.error && !fieldError(create.error, 'name') && !fieldError(create.error, 'cluster') && (
+          <div className="mt-3">
+            <Alert>{errorMessage(create.error)}</Alert>
+          </div>
+        )}
         {secret && <NewTokenSecret name={secret.name} secret={secret.secret} />}
       </Card>
       <Card title="Tokens">
@@ -57,17 +73,25 @@ export function TokensView({ project }: { project: string }) {
             {tokens.data?.map((t) => (
               <tr key={t.id}>
                 <Td>{t.name}</Td>
-                <Td><code className="font-mono text-xs">{t.prefix}…</code></Td>
+                <Td>
+                  <code className="font-mono text-xs">{t.prefix}…</code>
+                </Td>
                 <Td>{t.clusterName ?? '—'}</Td>
                 <Td>
                   {access(t.role)}
                   {!t.revokedAt && t.actsAs !== t.role && (
-                    <div className="text-xs text-amber-800">{t.actsAs ? `acts as ${access(t.actsAs)}: its creator's role` : 'no access: its creator has none'}</div>
+                    <div className="text-xs text-amber-800">
+                      {t.actsAs ? `acts as ${access(t.actsAs)}: its creator's role` : 'no access: its creator has none'}
+                    </div>
                   )}
                 </Td>
                 <Td>{formatTime(t.createdAt)}</Td>
                 <Td>{formatTime(t.lastUsedAt)}</Td>
-                <RevokeCell token={t} question={`Revoke token "${t.name}"? Clients using it stop working at once.`} onRevoke={() => revoke.mutate({ project, id: t.id })} />
+                <RevokeCell
+                  token={t}
+                  question={`Revoke token "${t.name}"? Clients using it stop working at once.`}
+                  onRevoke={() => revoke.mutate({ project, id: t.id })}
+                />
               </tr>
             ))}
           </Table>
@@ -80,7 +104,15 @@ export function TokensView({ project }: { project: string }) {
 const access = (role: 'viewer' | 'editor' | 'owner') => (role === 'viewer' ? 'read only' : role === 'owner' ? 'owner' : 'read/write');
 
 /** A token's last cell: "revoked", or a Revoke button that asks `question` first. */
-export function RevokeCell({ token, question, onRevoke }: { token: { name: string; revokedAt: Date | string | null }; question: string; onRevoke: () => void }) {
+export function RevokeCell({
+  token,
+  question,
+  onRevoke,
+}: {
+  token: { name: string; revokedAt: Date | string | null };
+  question: string;
+  onRevoke: () => void;
+}) {
   return (
     <Td>
       {token.revokedAt ? (

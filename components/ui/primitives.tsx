@@ -16,7 +16,11 @@ export function Button({ variant = 'primary', className, ...props }: ButtonHTMLA
   return (
     <button
       {...props}
-      className={cx('inline-flex items-center justify-center gap-1.5 rounded-md px-3 py-1.5 text-sm font-medium transition disabled:cursor-not-allowed', variants[variant], className)}
+      className={cx(
+        'inline-flex items-center justify-center gap-1.5 rounded-md px-3 py-1.5 text-sm font-medium transition disabled:cursor-not-allowed',
+        variants[variant],
+        className,
+      )}
     />
   );
 }
@@ -69,7 +73,19 @@ export function Badge({ tone = 'slate', children }: { tone?: 'slate' | 'green' |
   return <span className={cx('inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium', tones[tone])}>{children}</span>;
 }
 
-export function Field({ label, htmlFor, error, hint, children }: { label: string; htmlFor: string; error?: string | null; hint?: ReactNode; children: ReactNode }) {
+export function Field({
+  label,
+  htmlFor,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  htmlFor: string;
+  error?: string | null;
+  hint?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <div className="space-y-1">
       <label htmlFor={htmlFor} className="block text-sm font-medium text-slate-700">
@@ -86,7 +102,8 @@ export function Field({ label, htmlFor, error, hint, children }: { label: string
   );
 }
 
-const inputClass = 'block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm shadow-sm focus:border-brand-500 aria-[invalid=true]:border-red-500';
+const inputClass =
+  'block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm shadow-sm focus:border-brand-500 aria-[invalid=true]:border-red-500';
 export function Input(props: InputHTMLAttributes<HTMLInputElement>) {
   return <input {...props} className={cx(inputClass, props.className)} />;
 }
@@ -127,7 +144,11 @@ export function TextLink({ href, children }: { href: string; children: ReactNode
 }
 
 export function Alert({ tone = 'red', children, testId }: { tone?: 'red' | 'amber' | 'green'; children: ReactNode; testId?: string }) {
-  const tones = { red: 'border-red-200 bg-red-50 text-red-800', amber: 'border-amber-200 bg-amber-50 text-amber-900', green: 'border-emerald-200 bg-emerald-50 text-emerald-900' };
+  const tones = {
+    red: 'border-red-200 bg-red-50 text-red-800',
+    amber: 'border-amber-200 bg-amber-50 text-amber-900',
+    green: 'border-emerald-200 bg-emerald-50 text-emerald-900',
+  };
   return (
     <div className={cx('rounded-md border px-3 py-2 text-sm', tones[tone])} data-testid={testId ?? 'app-alert'}>
       {children}

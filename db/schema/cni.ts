@@ -7,9 +7,13 @@ export const clusters = pgTable(
   'clusters',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    networkId: uuid('network_id').notNull().references(() => networks.id, { onDelete: 'restrict' }),
+    networkId: uuid('network_id')
+      .notNull()
+      .references(() => networks.id, { onDelete: 'restrict' }),
     description: text('description').notNull().default(''),
     /** Prefix length of the per-node address blocks carved from the network's pools. */
     nodeBlockPrefixV4: smallint('node_block_prefix_v4').notNull().default(26),
@@ -32,8 +36,12 @@ export const clusters = pgTable(
 export const nodeBlocks = pgTable(
   'node_blocks',
   {
-    poolId: uuid('pool_id').primaryKey().references(() => ipPools.id, { onDelete: 'cascade' }),
-    clusterId: uuid('cluster_id').notNull().references(() => clusters.id, { onDelete: 'cascade' }),
+    poolId: uuid('pool_id')
+      .primaryKey()
+      .references(() => ipPools.id, { onDelete: 'cascade' }),
+    clusterId: uuid('cluster_id')
+      .notNull()
+      .references(() => clusters.id, { onDelete: 'cascade' }),
     node: text('node').notNull(),
     family: smallint('family').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -58,7 +66,9 @@ export const podLeases = pgTable(
     family: smallint('family').notNull(),
     /** The node block: the allocation's pool (its foreign key stands for this one: see below). */
     poolId: uuid('pool_id').notNull(),
-    allocationId: uuid('allocation_id').notNull().references(() => ipAllocations.id, { onDelete: 'cascade' }),
+    allocationId: uuid('allocation_id')
+      .notNull()
+      .references(() => ipAllocations.id, { onDelete: 'cascade' }),
     address: cidr('address').notNull(),
     podNamespace: text('pod_namespace'),
     podName: text('pod_name'),
@@ -70,7 +80,9 @@ export const podLeases = pgTable(
     // Two foreign-key checks per lease (a CNI ADD inserts one per pod address) instead of four: the
     // cluster with its project (which always agree), and the allocation, whose pool is the lease's
     // pool and whose deletion (with its pool's, its project's) deletes the lease.
-    foreignKey({ name: 'pod_leases_cluster_scope_fk', columns: [t.clusterId, t.projectId], foreignColumns: [clusters.id, clusters.projectId] }).onDelete('cascade'),
+    foreignKey({ name: 'pod_leases_cluster_scope_fk', columns: [t.clusterId, t.projectId], foreignColumns: [clusters.id, clusters.projectId] }).onDelete(
+      'cascade',
+    ),
     uniqueIndex('pod_leases_attachment').on(t.clusterId, t.cniNetwork, t.containerId, t.ifname, t.family),
     index('pod_leases_project').on(t.projectId, t.createdAt),
     // Node first: a lease looked up by its attachment key can only use the unique index above,

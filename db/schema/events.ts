@@ -25,9 +25,5 @@ export const events = pgTable(
     before: jsonb('before'),
     after: jsonb('after'),
   },
-  (t) => [
-    index('events_project_at').on(t.projectId, t.at),
-    index('events_object').on(t.objectType, t.objectId),
-    index('events_at').on(t.at),
-  ],
+  (t) => [index('events_project_at').on(t.projectId, t.at), index('events_object').on(t.objectType, t.objectId), index('events_at').on(t.at)],
 );

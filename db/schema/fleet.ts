@@ -19,7 +19,9 @@ export const serviceAvailability = pgTable(
   'service_availability',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    locationId: uuid('location_id').notNull().references(() => locations.id, { onDelete: 'cascade' }),
+    locationId: uuid('location_id')
+      .notNull()
+      .references(() => locations.id, { onDelete: 'cascade' }),
     service: text('service').notNull(),
     /** `Available`, `Unavailable` or `Deleting`. */
     status: text('status').notNull(),
@@ -58,8 +60,12 @@ export const machineCapacity = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     deviceRef: text('device_ref').notNull().unique(),
-    classId: uuid('class_id').notNull().references(() => machineClasses.id),
-    locationId: uuid('location_id').notNull().references(() => locations.id),
+    classId: uuid('class_id')
+      .notNull()
+      .references(() => machineClasses.id),
+    locationId: uuid('location_id')
+      .notNull()
+      .references(() => locations.id),
     /** `Healthy`, `Degraded` or `Unhealthy`. */
     health: text('health').notNull().default('Healthy'),
     /** The provider's availability evidence and when it was observed. */
@@ -87,14 +93,24 @@ export const machines = pgTable(
   'machines',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    classId: uuid('class_id').notNull().references(() => machineClasses.id),
-    profileId: uuid('profile_id').notNull().references(() => machineProfiles.id),
-    locationId: uuid('location_id').notNull().references(() => locations.id),
+    classId: uuid('class_id')
+      .notNull()
+      .references(() => machineClasses.id),
+    profileId: uuid('profile_id')
+      .notNull()
+      .references(() => machineProfiles.id),
+    locationId: uuid('location_id')
+      .notNull()
+      .references(() => locations.id),
     desiredPower: text('desired_power').notNull().default('on'),
     /** Requested interfaces: `[{ network, families, addressClasses }]`, and the IP claims made for them. */
-    interfaces: jsonb('interfaces').notNull().default(sql`'[]'::jsonb`),
+    interfaces: jsonb('interfaces')
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     phase: text('phase').notNull(),
     phaseReason: text('phase_reason'),
     requiresApproval: boolean('requires_approval').notNull().default(false),
@@ -109,7 +125,9 @@ export const machines = pgTable(
   (t) => [
     // A name belongs to one live machine at a time; a Released machine keeps its row (its history)
     // but gives the name up, so the same name can be requested again.
-    uniqueIndex('machines_live_name').on(t.projectId, t.name).where(sql`${t.phase} <> 'Released'`),
+    uniqueIndex('machines_live_name')
+      .on(t.projectId, t.name)
+      .where(sql`${t.phase} <> 'Released'`),
     index('machines_project_name').on(t.projectId, t.name, t.createdAt),
     index('machines_phase').on(t.phase, t.classId, t.locationId, t.createdAt),
   ],
@@ -125,8 +143,12 @@ export const machineAllocations = pgTable(
   {
     /** The binding id the provider sees. */
     id: uuid('id').primaryKey().defaultRandom(),
-    machineId: uuid('machine_id').notNull().references(() => machines.id, { onDelete: 'cascade' }),
-    capacityId: uuid('capacity_id').notNull().references(() => machineCapacity.id),
+    machineId: uuid('machine_id')
+      .notNull()
+      .references(() => machines.id, { onDelete: 'cascade' }),
+    capacityId: uuid('capacity_id')
+      .notNull()
+      .references(() => machineCapacity.id),
     epoch: bigint('epoch', { mode: 'number' }).notNull(),
     /** `Preparing`, `Committed`, `Releasing`, `Released`. */
     status: text('status').notNull(),
@@ -135,16 +157,24 @@ export const machineAllocations = pgTable(
     releasedAt: timestamp('released_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('machine_allocations_live_capacity').on(t.capacityId).where(sql`${t.status} <> 'Released'`),
-    uniqueIndex('machine_allocations_live_machine').on(t.machineId).where(sql`${t.status} <> 'Released'`),
+    uniqueIndex('machine_allocations_live_capacity')
+      .on(t.capacityId)
+      .where(sql`${t.status} <> 'Released'`),
+    uniqueIndex('machine_allocations_live_machine')
+      .on(t.machineId)
+      .where(sql`${t.status} <> 'Released'`),
   ],
 );
 
 /** One installation of an image on a binding; a reinstall points at its predecessor. */
 export const installations = pgTable('installations', {
   id: uuid('id').primaryKey().defaultRandom(),
-  machineId: uuid('machine_id').notNull().references(() => machines.id, { onDelete: 'cascade' }),
-  allocationId: uuid('allocation_id').notNull().references(() => machineAllocations.id, { onDelete: 'cascade' }),
+  machineId: uuid('machine_id')
+    .notNull()
+    .references(() => machines.id, { onDelete: 'cascade' }),
+  allocationId: uuid('allocation_id')
+    .notNull()
+    .references(() => machineAllocations.id, { onDelete: 'cascade' }),
   imageDigest: text('image_digest').notNull(),
   predecessorId: uuid('predecessor_id'),
   operationId: text('operation_id').notNull(),
@@ -165,7 +195,9 @@ export const providerOperations = pgTable(
     id: text('id').primaryKey(),
     kind: text('kind').notNull(),
     machineId: uuid('machine_id').references(() => machines.id, { onDelete: 'set null' }),
-    capacityId: uuid('capacity_id').notNull().references(() => machineCapacity.id),
+    capacityId: uuid('capacity_id')
+      .notNull()
+      .references(() => machineCapacity.id),
     deviceRef: text('device_ref').notNull(),
     bindingId: uuid('binding_id').notNull(),
     epoch: bigint('epoch', { mode: 'number' }).notNull(),
@@ -193,6 +225,8 @@ export const providerOperations = pgTable(
 
 /** Per-project fleet settings: when `approvalRequired`, every machine request waits for an operator. */
 export const projectFleetSettings = pgTable('project_fleet_settings', {
-  projectId: uuid('project_id').primaryKey().references(() => projects.id, { onDelete: 'cascade' }),
+  projectId: uuid('project_id')
+    .primaryKey()
+    .references(() => projects.id, { onDelete: 'cascade' }),
   approvalRequired: boolean('approval_required').notNull().default(false),
 });

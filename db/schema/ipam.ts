@@ -1,18 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  customType,
-  foreignKey,
-  index,
-  integer,
-  jsonb,
-  numeric,
-  pgTable,
-  smallint,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { customType, foreignKey, index, integer, jsonb, numeric, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects, users } from './tenancy';
 
 /** PostgreSQL `cidr`: network address + prefix length, host bits zero (PostgreSQL enforces it). */
@@ -23,7 +10,9 @@ export const networks = pgTable(
   'networks',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
@@ -48,8 +37,12 @@ export const ipPools = pgTable(
   'ip_pools',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-    networkId: uuid('network_id').notNull().references(() => networks.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    networkId: uuid('network_id')
+      .notNull()
+      .references(() => networks.id, { onDelete: 'cascade' }),
     parentPoolId: uuid('parent_pool_id'),
     name: text('name').notNull(),
     /** `Root`, `Child`, or `NodeBlock` (a node's block of pod addresses, CNI path). */
@@ -75,7 +68,9 @@ export const ipPools = pgTable(
     index('ip_pools_parent').on(t.parentPoolId),
     index('ip_pools_project').on(t.projectId),
     // A network's root pools (their families), read by every CNI ADD and claim.
-    index('ip_pools_network_roots').on(t.networkId, t.family).where(sql`parent_pool_id is null`),
+    index('ip_pools_network_roots')
+      .on(t.networkId, t.family)
+      .where(sql`parent_pool_id is null`),
     // The target of the allocations' one foreign key (pool, project, network): see ipAllocations.
     uniqueIndex('ip_pools_id_scope').on(t.id, t.projectId, t.networkId),
   ],
@@ -89,14 +84,13 @@ export const ipPools = pgTable(
 export const ipFreeBlocks = pgTable(
   'ip_free_blocks',
   {
-    poolId: uuid('pool_id').notNull().references(() => ipPools.id, { onDelete: 'cascade' }),
+    poolId: uuid('pool_id')
+      .notNull()
+      .references(() => ipPools.id, { onDelete: 'cascade' }),
     cidr: cidr('cidr').notNull(),
     prefixLength: smallint('prefix_length').notNull(),
   },
-  (t) => [
-    uniqueIndex('ip_free_blocks_pk').on(t.poolId, t.cidr),
-    index('ip_free_blocks_by_size').on(t.poolId, t.prefixLength, t.cidr),
-  ],
+  (t) => [uniqueIndex('ip_free_blocks_pk').on(t.poolId, t.cidr), index('ip_free_blocks_by_size').on(t.poolId, t.prefixLength, t.cidr)],
 );
 
 /**
@@ -107,9 +101,15 @@ export const ipClaims = pgTable(
   'ip_claims',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-    networkId: uuid('network_id').notNull().references(() => networks.id, { onDelete: 'cascade' }),
-    poolId: uuid('pool_id').notNull().references(() => ipPools.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    networkId: uuid('network_id')
+      .notNull()
+      .references(() => networks.id, { onDelete: 'cascade' }),
+    poolId: uuid('pool_id')
+      .notNull()
+      .references(() => ipPools.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     family: smallint('family').notNull(),
     prefixLength: smallint('prefix_length').notNull(),
@@ -120,7 +120,10 @@ export const ipClaims = pgTable(
     /** How long a retained allocation is kept after the claim is deleted. */
     retentionSeconds: integer('retention_seconds').notNull().default(604800),
     ownerRef: jsonb('owner_ref'),
-    labels: jsonb('labels').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+    labels: jsonb('labels')
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     specHash: text('spec_hash').notNull(),
     allocationId: uuid('allocation_id').notNull(),
     allocatedCidr: cidr('allocated_cidr').notNull(),
@@ -162,10 +165,18 @@ export const ipAllocations = pgTable(
     // One foreign key for the pool and the project and network it belongs to: one check per row
     // inserted instead of three (a CNI ADD inserts one per pod address), and the three always agree.
     // Deleting a project or network deletes its pools, and with them their allocations.
-    foreignKey({ name: 'ip_allocations_pool_scope_fk', columns: [t.poolId, t.projectId, t.networkId], foreignColumns: [ipPools.id, ipPools.projectId, ipPools.networkId] }).onDelete('cascade'),
+    foreignKey({
+      name: 'ip_allocations_pool_scope_fk',
+      columns: [t.poolId, t.projectId, t.networkId],
+      foreignColumns: [ipPools.id, ipPools.projectId, ipPools.networkId],
+    }).onDelete('cascade'),
     index('ip_allocations_pool_cidr').on(t.poolId, t.cidr),
     // Pod addresses and carves have no claim: only claimed rows are indexed.
-    index('ip_allocations_claim').on(t.claimId).where(sql`${t.claimId} is not null`),
-    uniqueIndex('ip_allocations_retained_name').on(t.projectId, t.retainedName).where(sql`${t.retainedName} is not null`),
+    index('ip_allocations_claim')
+      .on(t.claimId)
+      .where(sql`${t.claimId} is not null`),
+    uniqueIndex('ip_allocations_retained_name')
+      .on(t.projectId, t.retainedName)
+      .where(sql`${t.retainedName} is not null`),
   ],
 );

@@ -69,7 +69,9 @@ export const resourceGrants = pgTable(
   'resource_grants',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     allowances: jsonb('allowances').$type<QuotaAmount[]>().notNull(),
     active: boolean('active').notNull().default(true),
@@ -97,7 +99,9 @@ export const resourceGrants = pgTable(
 export const allowanceBuckets = pgTable(
   'allowance_buckets',
   {
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     resourceType: text('resource_type').notNull(),
     limit: bigint('limit', { mode: 'number' }).notNull().default(0),
     allocated: bigint('allocated', { mode: 'number' }).notNull().default(0),
@@ -123,7 +127,9 @@ export const resourceClaims = pgTable(
   'resource_claims',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     /** Rendered from the ClaimCreationPolicy's name template, e.g. `ipclaim-web`. */
     name: text('name').notNull(),
     requests: jsonb('requests').$type<QuotaAmount[]>().notNull(),
@@ -144,8 +150,12 @@ export const resourceClaims = pgTable(
   },
   (t) => [
     // A live granted claim's name and its object are unique per project.
-    uniqueIndex('resource_claims_live_name').on(t.projectId, t.name).where(sql`${t.status} = 'Granted' and ${t.releasedAt} is null`),
-    uniqueIndex('resource_claims_live_ref').on(t.projectId, t.refKind, t.refName).where(sql`${t.status} = 'Granted' and ${t.releasedAt} is null`),
+    uniqueIndex('resource_claims_live_name')
+      .on(t.projectId, t.name)
+      .where(sql`${t.status} = 'Granted' and ${t.releasedAt} is null`),
+    uniqueIndex('resource_claims_live_ref')
+      .on(t.projectId, t.refKind, t.refName)
+      .where(sql`${t.status} = 'Granted' and ${t.releasedAt} is null`),
     index('resource_claims_project_created').on(t.projectId, t.createdAt),
   ],
 );
@@ -161,7 +171,10 @@ export const grantCreationPolicies = pgTable('grant_creation_policies', {
   description: text('description').notNull().default(''),
   /** The trigger kind: always `Project` today. */
   triggerKind: text('trigger_kind').notNull().default('Project'),
-  constraints: jsonb('constraints').$type<QuotaConstraint[]>().notNull().default(sql`'[]'::jsonb`),
+  constraints: jsonb('constraints')
+    .$type<QuotaConstraint[]>()
+    .notNull()
+    .default(sql`'[]'::jsonb`),
   grantNameTemplate: text('grant_name_template').notNull(),
   allowances: jsonb('allowances').$type<QuotaAmount[]>().notNull(),
   enabled: boolean('enabled').notNull().default(true),
@@ -187,7 +200,10 @@ export const claimCreationPolicies = pgTable('claim_creation_policies', {
   name: text('name').notNull().unique(),
   description: text('description').notNull().default(''),
   triggerKind: text('trigger_kind').notNull().unique(),
-  constraints: jsonb('constraints').$type<QuotaConstraint[]>().notNull().default(sql`'[]'::jsonb`),
+  constraints: jsonb('constraints')
+    .$type<QuotaConstraint[]>()
+    .notNull()
+    .default(sql`'[]'::jsonb`),
   claimNameTemplate: text('claim_name_template').notNull(),
   requests: jsonb('requests').$type<QuotaRequestTemplate[]>().notNull(),
   enabled: boolean('enabled').notNull().default(true),
@@ -209,7 +225,9 @@ export const quotaIncreaseRequests = pgTable(
   'quota_increase_requests',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     resourceType: text('resource_type').notNull(),
     amount: bigint('amount', { mode: 'number' }).notNull(),
     reason: text('reason').notNull(),
@@ -227,7 +245,9 @@ export const quotaIncreaseRequests = pgTable(
     index('quota_increase_requests_status').on(t.status, t.createdAt),
     index('quota_increase_requests_project').on(t.projectId, t.createdAt),
     // One pending request per project and type: a tenant amends by waiting for the decision, not by piling up requests.
-    uniqueIndex('quota_increase_requests_one_pending').on(t.projectId, t.resourceType).where(sql`${t.status} = 'Pending'`),
+    uniqueIndex('quota_increase_requests_one_pending')
+      .on(t.projectId, t.resourceType)
+      .where(sql`${t.status} = 'Pending'`),
     check('quota_increase_requests_amount', sql`${t.amount} > 0`),
   ],
 );

@@ -14,7 +14,10 @@ export const workerHeartbeats = pgTable('worker_heartbeats', {
   startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
   /** graphile-worker's ids for this process's workers, so jobs locked by a dead process can be unlocked. */
-  graphileWorkerIds: text('graphile_worker_ids').array().notNull().default(sql`'{}'::text[]`),
+  graphileWorkerIds: text('graphile_worker_ids')
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
 });
 
 /**

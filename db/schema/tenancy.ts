@@ -25,7 +25,9 @@ export const projects = pgTable(
   'projects',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    organizationId: uuid('organization_id').notNull().references(() => organizations.id),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id),
     slug: text('slug').notNull().unique(),
     name: text('name').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -41,7 +43,9 @@ export const projects = pgTable(
   (t) => [
     check('projects_phase', sql`${t.phase} in ('Active', 'Deleting')`),
     check('projects_deletion_requested', sql`(${t.phase} = 'Deleting') = (${t.deletionRequestedAt} is not null)`),
-    index('projects_deleting').on(t.phase).where(sql`${t.phase} <> 'Active'`),
+    index('projects_deleting')
+      .on(t.phase)
+      .where(sql`${t.phase} <> 'Active'`),
   ],
 );
 
@@ -54,7 +58,9 @@ export const projects = pgTable(
 export const projectDeletionBlockers = pgTable(
   'project_deletion_blockers',
   {
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     /** `Machine` today; any kind whose release needs an outside party. */
     objectKind: text('object_kind').notNull(),
     objectId: text('object_id').notNull(),
@@ -81,7 +87,10 @@ export const users = pgTable('users', {
   name: text('name').notNull(),
   /** `scrypt$N$r$p$salt$hash` (base64); null for users who only sign in through OIDC. */
   passwordHash: text('password_hash'),
-  platformRoles: platformRole('platform_roles').array().notNull().default(sql`'{}'::platform_role[]`),
+  platformRoles: platformRole('platform_roles')
+    .array()
+    .notNull()
+    .default(sql`'{}'::platform_role[]`),
   disabledAt: timestamp('disabled_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
@@ -94,7 +103,9 @@ export const memberships = pgTable(
   'memberships',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     organizationId: uuid('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
     projectId: uuid('project_id').references(() => projects.id, { onDelete: 'cascade' }),
     role: memberRole('role').notNull(),
@@ -102,8 +113,12 @@ export const memberships = pgTable(
   },
   (t) => [
     check('membership_scope', sql`(${t.organizationId} is null) <> (${t.projectId} is null)`),
-    uniqueIndex('memberships_user_org').on(t.userId, t.organizationId).where(sql`${t.organizationId} is not null`),
-    uniqueIndex('memberships_user_project').on(t.userId, t.projectId).where(sql`${t.projectId} is not null`),
+    uniqueIndex('memberships_user_org')
+      .on(t.userId, t.organizationId)
+      .where(sql`${t.organizationId} is not null`),
+    uniqueIndex('memberships_user_project')
+      .on(t.userId, t.projectId)
+      .where(sql`${t.projectId} is not null`),
     index('memberships_project').on(t.projectId),
   ],
 );
@@ -150,8 +165,12 @@ export const apiTokens = pgTable(
   },
   (t) => [
     index('api_tokens_project').on(t.projectId),
-    index('api_tokens_user').on(t.userId).where(sql`${t.userId} is not null`),
-    index('api_tokens_created_by').on(t.createdBy).where(sql`${t.createdBy} is not null`),
+    index('api_tokens_user')
+      .on(t.userId)
+      .where(sql`${t.userId} is not null`),
+    index('api_tokens_created_by')
+      .on(t.createdBy)
+      .where(sql`${t.createdBy} is not null`),
     check(
       'api_tokens_kind_scope',
       sql`(${t.kind} = 'project' and ${t.projectId} is not null and ${t.userId} is null)
@@ -208,7 +227,9 @@ export const sessions = pgTable(
   'sessions',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Advanced at most once a minute, so a busy session does not write on every request. */
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),

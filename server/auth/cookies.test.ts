@@ -46,7 +46,12 @@ async function signIn(origin: string, authUrl: string | undefined) {
 describe('auth cookies', () => {
   const cases = [
     { served: 'plain http, no AUTH_URL', origin: 'http://localhost:3000', authUrl: undefined, secure: false },
-    { served: 'https (TLS, or a proxy sending X-Forwarded-Proto: https), no AUTH_URL', origin: 'https://meridian.example.com', authUrl: undefined, secure: true },
+    {
+      served: 'https (TLS, or a proxy sending X-Forwarded-Proto: https), no AUTH_URL',
+      origin: 'https://meridian.example.com',
+      authUrl: undefined,
+      secure: true,
+    },
     { served: 'an https AUTH_URL, the request reaching Node over http', origin: 'http://10.0.0.5:3000', authUrl: 'https://meridian.example.com', secure: true },
     { served: 'an http AUTH_URL', origin: 'http://localhost:3000', authUrl: 'http://localhost:3000', secure: false },
   ];

@@ -33,12 +33,7 @@ export async function findCluster(db: DbOrTx, projectId: string, name: string): 
  * nodes' CNI plugin uses (returned once). That token rests on the rights of whoever registered the
  * cluster (for a project token: that token's creator, `tokenCreatorFor`).
  */
-export async function createCluster(
-  db: Db,
-  projectId: string,
-  input: z.infer<typeof clusterCreateInput> & { issueToken?: boolean },
-  actor: Actor,
-) {
+export async function createCluster(db: Db, projectId: string, input: z.infer<typeof clusterCreateInput> & { issueToken?: boolean }, actor: Actor) {
   try {
     return await db.transaction(async (tx) => {
       const network = await findNetwork(tx, projectId, input.network);
@@ -53,9 +48,21 @@ export async function createCluster(
           nodeBlockPrefixV6: input.nodeBlockPrefixV6 ?? 120,
         })
         .returning({ id: clusters.id, name: clusters.name });
-      await recordEvent(tx, { actor, projectId, action: 'cluster.create', objectType: 'cluster', objectId: c.id, objectName: c.name, after: { network: input.network } });
+      await recordEvent(tx, {
+        actor,
+        projectId,
+        action: 'cluster.create',
+        objectType: 'cluster',
+        objectId: c.id,
+        objectName: c.name,
+        after: { network: input.network },
+      });
       const token = input.issueToken
-        ? await createApiToken(tx, { projectId, name: `cluster-${c.name}`, clusterName: c.name, role: 'editor', createdBy: await tokenCreatorFor(tx, actor) }, actor)
+        ? await createApiToken(
+            tx,
+            { projectId, name: `cluster-${c.name}`, clusterName: c.name, role: 'editor', createdBy: await tokenCreatorFor(tx, actor) },
+            actor,
+          )
         : null;
       return { id: c.id, name: c.name, network: network.name, token: token ? { id: token.id, secret: token.secret, prefix: token.prefix } : null };
     });
@@ -125,12 +132,24 @@ export async function deleteCluster(db: Db, projectId: string, name: string, act
         await tx.execute(sql`update api_tokens set revoked_at = coalesce(revoked_at, now()) where project_id = ${projectId} and cluster_name = ${name}`);
         const released = await releaseLeasesIn(tx, cluster, { all: true }, actor, 'cni.del');
         // Blocks that held no lease (within their grace period, or carved ahead of need) go back too.
-        await tx.execute(sql`select cni_node_block_return(b) from unnest(array(select pool_id from node_blocks where cluster_id = ${cluster.id} order by pool_id)) as b`);
+        await tx.execute(
+          sql`select cni_node_block_return(b) from unnest(array(select pool_id from node_blocks where cluster_id = ${cluster.id} order by pool_id)) as b`,
+        );
         // No block can hold an address now, and no carve can add one (the row lock); one left would outlive the cluster in its pool.
-        const [{ left }] = (await tx.execute(sql`select count(*)::int as left from node_blocks where cluster_id = ${cluster.id}`)) as unknown as { left: number }[];
+        const [{ left }] = (await tx.execute(sql`select count(*)::int as left from node_blocks where cluster_id = ${cluster.id}`)) as unknown as {
+          left: number;
+        }[];
         if (left > 0) throw new Error(`cluster ${cluster.id}: ${left} node block(s) still hold addresses after all its leases were released`);
         await tx.delete(clusters).where(eq(clusters.id, cluster.id));
-        await recordEvent(tx, { actor, projectId, action: 'cluster.delete', objectType: 'cluster', objectId: cluster.id, objectName: name, reason: `${released.length} lease(s) released` });
+        await recordEvent(tx, {
+          actor,
+          projectId,
+          action: 'cluster.delete',
+          objectType: 'cluster',
+          objectId: cluster.id,
+          objectName: name,
+          reason: `${released.length} lease(s) released`,
+        });
         return { name, releasedLeases: released.length };
       });
     } catch (e) {

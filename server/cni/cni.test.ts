@@ -36,11 +36,20 @@ async function assertNoOverlap(projectId: string) {
       on a.pool_id = b.pool_id and a.id < b.id and a.cidr && b.cidr where a.project_id = ${projectId}`)) as unknown as { n: number }[];
   expect(n).toBe(0);
   const [{ dup }] = (await db.execute(sql`
-    select count(*)::int as dup from (select address from pod_leases where project_id = ${projectId} group by address having count(*) > 1) d`)) as unknown as { dup: number }[];
+    select count(*)::int as dup from (select address from pod_leases where project_id = ${projectId} group by address having count(*) > 1) d`)) as unknown as {
+    dup: number;
+  }[];
   expect(dup).toBe(0);
 }
 
-const key = (i: number, node = 'n1') => ({ cniNetwork: 'k8s-pod-network', containerId: `ctr${i}`, ifname: 'eth0', node, podNamespace: 'default', podName: `pod-${i}` });
+const key = (i: number, node = 'n1') => ({
+  cniNetwork: 'k8s-pod-network',
+  containerId: `ctr${i}`,
+  ifname: 'eth0',
+  node,
+  podNamespace: 'default',
+  podName: `pod-${i}`,
+});
 
 describe('CNI leases', () => {
   test('ADD is idempotent, gives a gateway and the block prefix; DEL releases and is repeatable; empty blocks return after the grace period', async () => {
@@ -96,7 +105,9 @@ describe('CNI leases', () => {
     expect(await checkLease(db, c, key(2), [{ address: ips[0].address }], actor)).toEqual({ ok: true });
     await expect(checkLease(db, c, key(2), [{ address: '198.51.100.250/26' }], actor)).rejects.toMatchObject({ code: 'CheckMismatch' });
     await expect(checkLease(db, c, key(99), [{ address: '198.51.100.250/26' }], actor)).rejects.toMatchObject({ code: 'NotFound' });
-    const [{ n }] = (await db.execute(sql`select count(*)::int as n from events where project_id = ${project.id} and action = 'cni.check.mismatch'`)) as unknown as { n: number }[];
+    const [{ n }] = (await db.execute(
+      sql`select count(*)::int as n from events where project_id = ${project.id} and action = 'cni.check.mismatch'`,
+    )) as unknown as { n: number }[];
     expect(n).toBe(1);
   });
 
@@ -104,7 +115,10 @@ describe('CNI leases', () => {
     const { db, clusters } = await setup();
     const [c] = clusters;
     for (let i = 0; i < 5; i++) await addLease(db, c, key(i), actor);
-    const valid = [{ containerID: 'ctr0', ifname: 'eth0' }, { containerID: 'ctr1', ifname: 'eth0' }];
+    const valid = [
+      { containerID: 'ctr0', ifname: 'eth0' },
+      { containerID: 'ctr1', ifname: 'eth0' },
+    ];
     const spared = await gcLeases(db, c, { cniNetwork: 'k8s-pod-network', validAttachments: valid }, 3600, actor);
     expect(spared).toMatchObject({ released: [], spared: 3 });
     const result = await gcLeases(db, c, { cniNetwork: 'k8s-pod-network', validAttachments: valid }, 0, actor);
@@ -151,7 +165,11 @@ describe('CNI leases', () => {
       for (let i = 0; i < 11; i++) await addLease(db, c, key(i, 'n1'), actor);
       await addLease(db, c, key(100, 'n2'), actor);
       // n1's first blocks are in their last quarter: its next blocks are carved in the background.
-      await expect.poll(async () => (await db.execute(sql`select count(*)::int as n from node_blocks where cluster_id = ${c.id} and node = 'n1'`))[0].n, { timeout: 10_000 }).toBe(4);
+      await expect
+        .poll(async () => (await db.execute(sql`select count(*)::int as n from node_blocks where cluster_id = ${c.id} and node = 'n1'`))[0].n, {
+          timeout: 10_000,
+        })
+        .toBe(4);
       sides.push({ project, c });
     }
     const items = (c: (typeof sides)[number]['c']) =>
@@ -162,13 +180,23 @@ describe('CNI leases', () => {
         ...Array.from({ length: 5 }, (_, i) => key(101 + i, 'n2')),
         key(200, 'n3'), // a node without blocks
       ].map((k) => ({
-        cluster: c.id, project: c.projectId, network: c.networkId, ...k, pod: `${k.podNamespace}/${k.podName}`,
-        objectName: `${c.name}/${k.containerId}/${k.ifname}`, actor: { type: 'system', id: null, label: 'test' },
+        cluster: c.id,
+        project: c.projectId,
+        network: c.networkId,
+        ...k,
+        pod: `${k.podNamespace}/${k.podName}`,
+        objectName: `${c.name}/${k.containerId}/${k.ifname}`,
+        actor: { type: 'system', id: null, label: 'test' },
       }));
     const [a, b] = sides;
-    const [{ answers }] = (await db.execute(sql`select cni_lease_add_many(${JSON.stringify(items(a.c))}::jsonb) as answers`)) as unknown as { answers: Record<string, unknown>[] }[];
+    const [{ answers }] = (await db.execute(sql`select cni_lease_add_many(${JSON.stringify(items(a.c))}::jsonb) as answers`)) as unknown as {
+      answers: Record<string, unknown>[];
+    }[];
     const oneByOne: Record<string, unknown>[] = [];
-    for (const item of items(b.c)) oneByOne.push(((await db.execute(sql`select cni_lease_add(${JSON.stringify(item)}::jsonb) as answer`)) as unknown as { answer: Record<string, unknown> }[])[0].answer);
+    for (const item of items(b.c))
+      oneByOne.push(
+        ((await db.execute(sql`select cni_lease_add(${JSON.stringify(item)}::jsonb) as answer`)) as unknown as { answer: Record<string, unknown> }[])[0].answer,
+      );
     const withoutHints = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'lowOnRoom'));
     expect(answers.map(withoutHints)).toEqual(oneByOne.map(withoutHints));
     expect(answers.filter((r) => 'needsBlock' in r).length).toBe(1 + 20 - 15); // n3, and n1 beyond its 2 + 13 IPv4 addresses
@@ -189,8 +217,25 @@ describe('CNI leases', () => {
     const c = clusters[0];
     for (const family of [4, 6] as const) {
       const ensure = async (mode: string) => {
-        const args = { cluster: c.id, clusterName: c.name, project: c.projectId, network: c.networkId, node: 'n7', family, mode, preferredPrefix: family === 4 ? 26 : 120, minPrefix: family === 4 ? 28 : 124, reserveLeading: 2, reserveTrailing: family === 4 ? 1 : 0, blockGraceSeconds: 0 };
-        return ((await db.execute(sql`select cni_node_block_ensure(${JSON.stringify(args)}::jsonb) as r`)) as unknown as { r: Record<string, { pool: string; cidr: string }> }[])[0].r;
+        const args = {
+          cluster: c.id,
+          clusterName: c.name,
+          project: c.projectId,
+          network: c.networkId,
+          node: 'n7',
+          family,
+          mode,
+          preferredPrefix: family === 4 ? 26 : 120,
+          minPrefix: family === 4 ? 28 : 124,
+          reserveLeading: 2,
+          reserveTrailing: family === 4 ? 1 : 0,
+          blockGraceSeconds: 0,
+        };
+        return (
+          (await db.execute(sql`select cni_node_block_ensure(${JSON.stringify(args)}::jsonb) as r`)) as unknown as {
+            r: Record<string, { pool: string; cidr: string }>;
+          }[]
+        )[0].r;
       };
       const { carved } = await ensure('needed');
       const block = parseCidrOrThrow(carved.cidr);
@@ -198,10 +243,16 @@ describe('CNI leases', () => {
       const trailing = family === 4 ? 1n : 0n;
       const free = (await db.execute(sql`select cidr::text from ip_free_blocks where pool_id = ${carved.pool} order by cidr`)) as unknown as { cidr: string }[];
       expect(free.map((f) => f.cidr).sort()).toEqual(initialFreeBlocks(block, 2n, trailing).map(formatCidr).sort());
-      const reserved = (await db.execute(sql`select cidr::text from ip_allocations where pool_id = ${carved.pool} and kind = 'Reservation' order by cidr`)) as unknown as { cidr: string }[];
+      const reserved = (await db.execute(
+        sql`select cidr::text from ip_allocations where pool_id = ${carved.pool} and kind = 'Reservation' order by cidr`,
+      )) as unknown as { cidr: string }[];
       const expected = reservationBlocks(block, 2n, trailing);
       expect(reserved.map((r) => r.cidr).sort()).toEqual([...expected.leading, ...expected.trailing].map(formatCidr).sort());
-      const [pool] = (await db.execute(sql`select capacity::text, allocated::text, kind from ip_pools where id = ${carved.pool}`)) as unknown as { capacity: string; allocated: string; kind: string }[];
+      const [pool] = (await db.execute(sql`select capacity::text, allocated::text, kind from ip_pools where id = ${carved.pool}`)) as unknown as {
+        capacity: string;
+        allocated: string;
+        kind: string;
+      }[];
       expect(pool).toEqual({ capacity: String(cidrSize(block) - 2n - trailing), allocated: '0', kind: 'NodeBlock' });
       expect(await ensure('needed')).toEqual({ room: true });
       expect(await ensure('spare')).toEqual({ room: true });
@@ -228,7 +279,9 @@ describe('CNI leases', () => {
     // Deleting the cluster deletes its leases (and their allocations), as before.
     expect(lease.address).toMatch(/^198\.51\./);
     await db.execute(sql`delete from clusters where id = ${clusters[0].id}`);
-    const [{ leases }] = (await db.execute(sql`select count(*)::int as leases from pod_leases where project_id = ${project.id}`)) as unknown as { leases: number }[];
+    const [{ leases }] = (await db.execute(sql`select count(*)::int as leases from pod_leases where project_id = ${project.id}`)) as unknown as {
+      leases: number;
+    }[];
     expect(leases).toBe(0);
     // Deleting the project's network deletes its pools and so every allocation in them.
     await db.execute(sql`delete from networks where id = ${row.network}`);
@@ -243,7 +296,11 @@ describe('CNI leases', () => {
     const tokenA = await createApiToken(db, { projectId: project.id, name: 'a-nodes', clusterName: 'a' }, actor);
     const call = (cluster: string) =>
       cniRoute.POST(
-        new Request('http://localhost/x', { method: 'POST', headers: { authorization: `Bearer ${tokenA.secret}`, 'content-type': 'application/json' }, body: JSON.stringify(key(1)) }),
+        new Request('http://localhost/x', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tokenA.secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify(key(1)),
+        }),
         { params: Promise.resolve({ project: project.slug, cluster, command: 'add' }) },
       );
     const ok = await call('a');

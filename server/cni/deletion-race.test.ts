@@ -27,7 +27,7 @@ const ADDS = 32;
 const WORKERS = 8;
 
 type Db = ReturnType<typeof testDb>['db'];
-const rows = async <T,>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
+const rows = async <T>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
 
 async function setup() {
   const { db } = testDb();
@@ -64,13 +64,16 @@ async function setup() {
 
 /** What the project's books hold: nothing, once every cluster is deleted. */
 async function books(db: Db, projectId: string) {
-  const [b] = await rows<Record<string, number | string>>(db, sql`
+  const [b] = await rows<Record<string, number | string>>(
+    db,
+    sql`
     select (select count(*)::int from pod_leases where project_id = ${projectId}) as leases,
            (select count(*)::int from node_blocks b join ip_pools p on p.id = b.pool_id where p.project_id = ${projectId}) as node_blocks,
            (select count(*)::int from ip_pools where project_id = ${projectId} and kind = 'NodeBlock') as block_pools,
            (select count(*)::int from ip_allocations where project_id = ${projectId} and kind in ('PodAddress', 'PoolCarve')) as allocations,
            (select coalesce(sum(allocated), 0)::text from ip_pools where project_id = ${projectId}) as allocated,
-           (select coalesce(sum(allocation_count), 0)::int from ip_pools where project_id = ${projectId}) as allocation_count`);
+           (select coalesce(sum(allocation_count), 0)::int from ip_pools where project_id = ${projectId}) as allocation_count`,
+  );
   return b;
 }
 const EMPTY = { leases: 0, node_blocks: 0, block_pools: 0, allocations: 0, allocated: '0', allocation_count: 0 };
@@ -111,7 +114,10 @@ describe('deletions racing CNI ADDs', () => {
       const statuses = answers.map((a) => a.status);
       landed += statuses.filter((s) => s === 200).length;
       refused += statuses.filter((s) => s !== 200).length;
-      expect(statuses.filter((s) => ![200, 401, 404].includes(s)), `round ${round}: ${JSON.stringify(answers.filter((a) => a.status >= 500))}`).toEqual([]);
+      expect(
+        statuses.filter((s) => ![200, 401, 404].includes(s)),
+        `round ${round}: ${JSON.stringify(answers.filter((a) => a.status >= 500))}`,
+      ).toEqual([]);
       expect(deleted.status, `round ${round}`).toBe(200);
       // Each ADD that answered 200 holds one lease, and the DELETE released exactly those.
       expect((deleted.body as { releasedLeases: number }).releasedLeases, `round ${round}`).toBe(statuses.filter((s) => s === 200).length);
@@ -134,7 +140,10 @@ describe('deletions racing CNI ADDs', () => {
           (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message }),
         ),
       );
-      expect(answers.map((a) => a.status).filter((s) => s !== 200), `round ${round}`).toEqual([]);
+      expect(
+        answers.map((a) => a.status).filter((s) => s !== 200),
+        `round ${round}`,
+      ).toEqual([]);
       // A network with a cluster attached stays, whether the cluster has pods yet or not.
       expect(deleted, `round ${round}`).toMatchObject({ code: 'Conflict', message: expect.stringMatching(/cluster/) });
       refusedDeletes++;
@@ -167,13 +176,19 @@ describe('deletions racing CNI ADDs', () => {
         await requestProjectDeletion(db, project.id, actor);
         return runDeletionPass(db, project.id);
       });
-      expect(answers.filter((a) => ![200, 401, 404, 409].includes(a.status)), `round ${round}`).toEqual([]);
+      expect(
+        answers.filter((a) => ![200, 401, 404, 409].includes(a.status)),
+        `round ${round}`,
+      ).toEqual([]);
       expect(deleted, `round ${round}`).toEqual({ type: 'deleted' });
-      const [left] = await rows<Record<string, number>>(db, sql`
+      const [left] = await rows<Record<string, number>>(
+        db,
+        sql`
         select (select count(*)::int from projects where id = ${project.id}) as projects,
                (select count(*)::int from ip_pools where project_id = ${project.id}) as pools,
                (select count(*)::int from ip_allocations where project_id = ${project.id}) as allocations,
-               (select count(*)::int from pod_leases where project_id = ${project.id}) as leases`);
+               (select count(*)::int from pod_leases where project_id = ${project.id}) as leases`,
+      );
       expect(left, `round ${round}`).toEqual({ projects: 0, pools: 0, allocations: 0, leases: 0 });
     }
   }, 300_000);

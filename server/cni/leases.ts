@@ -60,16 +60,22 @@ function leaseAddress(address: string, blockCidr: string): LeaseAddress {
 
 /** The families the cluster's network offers (one address per family per attachment). */
 async function networkFamilies(db: DbOrTx, networkId: string): Promise<Family[]> {
-  const r = await rows<{ family: number }>(db, sql`select distinct family from ip_pools where network_id = ${networkId} and parent_pool_id is null order by family`);
+  const r = await rows<{ family: number }>(
+    db,
+    sql`select distinct family from ip_pools where network_id = ${networkId} and parent_pool_id is null order by family`,
+  );
   return r.map((x) => Number(x.family) as Family);
 }
 
 async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
-  return rows<{ id: string; family: number; address: string; block: string; pool_id: string; allocation_id: string; node: string }>(db, sql`
+  return rows<{ id: string; family: number; address: string; block: string; pool_id: string; allocation_id: string; node: string }>(
+    db,
+    sql`
     select l.id, l.family, l.address::text as address, p.cidr::text as block, l.pool_id, l.allocation_id, l.node
     from pod_leases l join ip_pools p on p.id = l.pool_id
     where l.cluster_id = ${clusterId} and l.cni_network = ${key.cniNetwork} and l.container_id = ${key.containerId} and l.ifname = ${key.ifname}
-    order by l.family`);
+    order by l.family`,
+  );
 }
 
 /**
@@ -170,7 +176,13 @@ export async function addLease(db: Db, cluster: ClusterRef, input: AddInput, act
  * flight cni_lease_add_many.sql: add-batch.ts): the addresses, or the families that
  * need a new node block (the statement then changed nothing).
  */
-async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInput, actor: Actor, confirmToken?: string): Promise<LeaseAddress[] | { needsBlock: number[] }> {
+async function addLeaseInOneStatement(
+  db: Db,
+  cluster: ClusterRef,
+  input: AddInput,
+  actor: Actor,
+  confirmToken?: string,
+): Promise<LeaseAddress[] | { needsBlock: number[] }> {
   const args = {
     ...(confirmToken ? { token: confirmToken } : {}),
     cluster: cluster.id,
@@ -195,7 +207,8 @@ async function addLeaseInOneStatement(db: Db, cluster: ClusterRef, input: AddInp
     | { clusterGone: true }
   >(db, args);
   if ('tokenRevoked' in result) throw new DomainError('Unauthenticated', 'this token has been revoked');
-  if ('tokenForbidden' in result) throw new DomainError('Forbidden', 'this token acts as a viewer now (its creator’s role in the project); an ADD needs the editor role');
+  if ('tokenForbidden' in result)
+    throw new DomainError('Forbidden', 'this token acts as a viewer now (its creator’s role in the project); an ADD needs the editor role');
   if ('clusterGone' in result) throw clusterGone(cluster);
   if ('needsBlock' in result) return result;
   if ('noPools' in result) throw new DomainError('Exhausted', `network "${cluster.networkName}" has no pools`, 'network');
@@ -223,7 +236,13 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
 }
 
 /** `releaseLeases` as one statement in `db` (a cluster's deletion runs it in its own transaction). */
-export async function releaseLeasesIn(db: DbOrTx, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason: string) {
+export async function releaseLeasesIn(
+  db: DbOrTx,
+  cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>,
+  selector: LeaseSelector,
+  actor: Actor,
+  reason: string,
+) {
   // One statement (server/cni/sql/cni_lease_release.sql): the leases, their addresses, the
   // return of node blocks left empty (now for a whole cluster, else after the grace period) and the
   // audit event, all or nothing.
@@ -259,7 +278,10 @@ export async function checkLease(db: Db, cluster: ClusterRef, key: LeaseKey, pre
   const expected = leases.map((l) => bareAddress(l.address)!).sort();
   const reported = prevIps.map((ip) => bareAddress(ip.address) ?? `invalid:${ip.address}`).sort();
   const same = expected.length === reported.length && expected.every((a, i) => a === reported[i]);
-  await db.update(podLeases).set({ checkedAt: sql`now()` }).where(sql`id = any(${`{${leases.map((l) => l.id).join(',')}}`}::uuid[])`);
+  await db
+    .update(podLeases)
+    .set({ checkedAt: sql`now()` })
+    .where(sql`id = any(${`{${leases.map((l) => l.id).join(',')}}`}::uuid[])`);
   if (!same) {
     const message = `CHECK mismatch for ${key.containerId.slice(0, 12)}/${key.ifname}: runtime has [${reported.join(', ')}], Meridian leased [${expected.join(', ')}]`;
     await recordEvent(db, {
@@ -281,11 +303,20 @@ export async function checkLease(db: Db, cluster: ClusterRef, key: LeaseKey, pre
  * CNI GC: releases the cluster's leases on `cniNetwork` that are not in the runtime's valid
  * attachments, sparing leases younger than the grace period (an ADD may be in flight).
  */
-export async function gcLeases(db: Db, cluster: ClusterRef, input: { cniNetwork: string; validAttachments: { containerID: string; ifname: string }[] }, graceSeconds: number, actor: Actor) {
+export async function gcLeases(
+  db: Db,
+  cluster: ClusterRef,
+  input: { cniNetwork: string; validAttachments: { containerID: string; ifname: string }[] },
+  graceSeconds: number,
+  actor: Actor,
+) {
   const valid = new Set(input.validAttachments.map((a) => `${a.containerID}\u0000${a.ifname}`));
-  const candidates = await rows<{ id: string; container_id: string; ifname: string; young: boolean }>(db, sql`
+  const candidates = await rows<{ id: string; container_id: string; ifname: string; young: boolean }>(
+    db,
+    sql`
     select id, container_id, ifname, created_at > now() - ${`${graceSeconds} seconds`}::interval as young
-    from pod_leases where cluster_id = ${cluster.id} and cni_network = ${input.cniNetwork}`);
+    from pod_leases where cluster_id = ${cluster.id} and cni_network = ${input.cniNetwork}`,
+  );
   const stale = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && !c.young);
   const spared = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && c.young).length;
   const released = stale.length ? await releaseLeases(db, cluster, { ids: stale.map((s) => s.id) }, actor, 'cni.gc') : [];
@@ -307,14 +338,17 @@ export async function gcLeases(db: Db, cluster: ClusterRef, input: { cniNetwork:
 /** CNI STATUS: ready while every family can still get an address (room in a block, or a block to carve). */
 export async function clusterStatus(db: DbOrTx, cluster: ClusterRef) {
   for (const family of await networkFamilies(db, cluster.networkId)) {
-    const [r] = await rows<{ room: boolean }>(db, sql`
+    const [r] = await rows<{ room: boolean }>(
+      db,
+      sql`
       select exists (
         select 1 from node_blocks b join ip_pools p on p.id = b.pool_id
         where b.cluster_id = ${cluster.id} and b.family = ${family} and p.allocated < p.capacity
       ) or exists (
         select 1 from ip_free_blocks f join ip_pools p on p.id = f.pool_id
         where p.network_id = ${cluster.networkId} and p.family = ${family} and p.kind <> 'NodeBlock' and f.prefix_length <= ${MIN_BLOCK_PREFIX[family]}
-      ) as room`);
+      ) as room`,
+    );
     if (!r.room) return { ready: false as const, reason: 'Exhausted', message: `no IPv${family} pod addresses left in network "${cluster.networkName}"` };
   }
   return { ready: true as const };
@@ -334,39 +368,70 @@ export async function listLeases(db: DbOrTx, projectId: string, input: { cluster
     );
   }
   const where = sql.join(filters, sql` and `);
-  const items = await rows<{ id: string; cluster: string; address: string; family: number; node: string; podNamespace: string | null; podName: string | null; containerId: string; ifname: string; cniNetwork: string; createdAt: Date; checkedAt: Date | null }>(db, sql`
+  const items = await rows<{
+    id: string;
+    cluster: string;
+    address: string;
+    family: number;
+    node: string;
+    podNamespace: string | null;
+    podName: string | null;
+    containerId: string;
+    ifname: string;
+    cniNetwork: string;
+    createdAt: Date;
+    checkedAt: Date | null;
+  }>(
+    db,
+    sql`
     select l.id, c.name as cluster, host(l.address) as address, l.family, l.node, l.pod_namespace as "podNamespace", l.pod_name as "podName",
            l.container_id as "containerId", l.ifname, l.cni_network as "cniNetwork", l.created_at as "createdAt", l.checked_at as "checkedAt"
     from pod_leases l join clusters c on c.id = l.cluster_id
-    where ${where} order by l.created_at desc, l.id limit ${input.limit} offset ${input.offset}`);
-  const [{ total }] = await rows<{ total: number }>(db, sql`select count(*)::int as total from pod_leases l join clusters c on c.id = l.cluster_id where ${where}`);
+    where ${where} order by l.created_at desc, l.id limit ${input.limit} offset ${input.offset}`,
+  );
+  const [{ total }] = await rows<{ total: number }>(
+    db,
+    sql`select count(*)::int as total from pod_leases l join clusters c on c.id = l.cluster_id where ${where}`,
+  );
   return { items, total, nextOffset: input.offset + items.length < total ? input.offset + items.length : null };
 }
 
 /** Pod address use of a network (or project) per cluster, node and namespace. */
 export async function podUsage(db: DbOrTx, projectId: string, options: { networkId?: string } = {}) {
   const net = options.networkId ? sql`and c.network_id = ${options.networkId}` : sql``;
-  const byCluster = await rows<{ cluster: string; network: string; leases: number; nodes: number; blocks: number; blockCapacity: string }>(db, sql`
+  const byCluster = await rows<{ cluster: string; network: string; leases: number; nodes: number; blocks: number; blockCapacity: string }>(
+    db,
+    sql`
     select c.name as cluster, n.name as network,
       (select count(*)::int from pod_leases l where l.cluster_id = c.id) as leases,
       (select count(distinct node)::int from node_blocks b where b.cluster_id = c.id) as nodes,
       (select count(*)::int from node_blocks b where b.cluster_id = c.id) as blocks,
       (select coalesce(sum(p.capacity), 0)::text from node_blocks b join ip_pools p on p.id = b.pool_id where b.cluster_id = c.id) as "blockCapacity"
-    from clusters c join networks n on n.id = c.network_id where c.project_id = ${projectId} ${net} order by c.name`);
-  const byNode = await rows<{ cluster: string; node: string; leases: number }>(db, sql`
+    from clusters c join networks n on n.id = c.network_id where c.project_id = ${projectId} ${net} order by c.name`,
+  );
+  const byNode = await rows<{ cluster: string; node: string; leases: number }>(
+    db,
+    sql`
     select c.name as cluster, l.node, count(*)::int as leases from pod_leases l join clusters c on c.id = l.cluster_id
-    where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`);
-  const byNamespace = await rows<{ cluster: string; namespace: string; leases: number }>(db, sql`
+    where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`,
+  );
+  const byNamespace = await rows<{ cluster: string; namespace: string; leases: number }>(
+    db,
+    sql`
     select c.name as cluster, coalesce(l.pod_namespace, '(none)') as namespace, count(*)::int as leases from pod_leases l join clusters c on c.id = l.cluster_id
-    where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`);
+    where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`,
+  );
   return { byCluster, byNode, byNamespace };
 }
 
 /** CHECK mismatches and GC runs of a project, newest first (from the audit log). */
 export async function cniEvents(db: DbOrTx, projectId: string, limit = 50) {
-  return rows<{ id: number; at: Date; action: string; cluster: string; reason: string | null }>(db, sql`
+  return rows<{ id: number; at: Date; action: string; cluster: string; reason: string | null }>(
+    db,
+    sql`
     select id, at, action, object_name as cluster, reason from events
-    where project_id = ${projectId} and action in ('cni.check.mismatch', 'cni.gc.summary') order by id desc limit ${limit}`);
+    where project_id = ${projectId} and action in ('cni.check.mismatch', 'cni.gc.summary') order by id desc limit ${limit}`,
+  );
 }
 
 /** Returns a node block to its pool if it is (still) empty — the `cni__return_block` job. */

@@ -2,7 +2,17 @@ import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, isDomainError } from '@/server/errors';
 import { env } from '@/server/env';
-import { jsonBody, jsonBodyByParam, jsonReply, decodeContinue, encodeContinue, pageQuery, tokenRoute, TOKEN_PROJECT, type RestRoute } from '@/server/http/declare';
+import {
+  jsonBody,
+  jsonBodyByParam,
+  jsonReply,
+  decodeContinue,
+  encodeContinue,
+  pageQuery,
+  tokenRoute,
+  TOKEN_PROJECT,
+  type RestRoute,
+} from '@/server/http/declare';
 import { ipamApi } from '@/server/ipam/rest';
 import { resourceName } from '@/server/ipam/schemas';
 import { roleAtLeast } from '@/server/tenancy/roles';
@@ -144,7 +154,8 @@ export const cniRoutes: RestRoute[] = [
     method: 'POST',
     path: CNI,
     group: ipamApi,
-    summary: 'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc; project "-" is the token\'s own; del succeeds for a cluster that does not exist',
+    summary:
+      'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc; project "-" is the token\'s own; del succeeds for a cluster that does not exist',
     minRole: 'editor',
     projectFromToken: true,
     confirmsToken: (p) => p.command === 'add',

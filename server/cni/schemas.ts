@@ -3,13 +3,25 @@ import { resourceName } from '@/server/ipam/schemas';
 
 /** CNI lease API inputs (validated at the REST edge; the plugin sends these). */
 const cniNetwork = z.string().min(1, 'is required').max(253);
-const containerId = z.string().min(1, 'is required').max(256).regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be alphanumeric with _ . -');
-const ifname = z.string().min(1, 'is required').max(15).regex(/^[^\s/:]+$/, 'must be an interface name');
+const containerId = z
+  .string()
+  .min(1, 'is required')
+  .max(256)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be alphanumeric with _ . -');
+const ifname = z
+  .string()
+  .min(1, 'is required')
+  .max(15)
+  .regex(/^[^\s/:]+$/, 'must be an interface name');
 const k8sName = z.string().max(253).optional();
 
 export const leaseKey = z.strictObject({ cniNetwork, containerId, ifname });
 export const addInput = leaseKey.extend({
-  node: z.string().min(1, 'is required').max(253).regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be a node name'),
+  node: z
+    .string()
+    .min(1, 'is required')
+    .max(253)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be a node name'),
   podNamespace: k8sName,
   podName: k8sName,
 });

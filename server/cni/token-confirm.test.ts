@@ -61,7 +61,11 @@ describe('CNI ADD confirms its token', () => {
     expect(await verifyApiToken(db, token.secret)).toBeUndefined();
     // ...and the ADD, which reuses it, finds the token revoked in its own transaction.
     const refused = await add('k1', key(2));
-    expect(refused).toMatchObject({ status: 401, body: { error: { code: 'Unauthenticated', message: 'this token has been revoked' } }, authenticate: 'Bearer' });
+    expect(refused).toMatchObject({
+      status: 401,
+      body: { error: { code: 'Unauthenticated', message: 'this token has been revoked' } },
+      authenticate: 'Bearer',
+    });
     // A repeat of an ADD that succeeded before the revocation is refused too.
     expect((await add('k1', key(1))).status).toBe(401);
     expect(await leases('k1')).toEqual(['ctr1']);
@@ -153,7 +157,12 @@ describe('CNI ADD confirms its token', () => {
       objectName: `${c.name}/batch${i}/eth0`,
       actor: { type: 'system', id: null, label: 'test' },
     });
-    const items = [item(live, clusters.live.token.id, 1), item(gone, clusters.gone.token.id, 2), item(gone, undefined, 3), item(live, clusters.live.token.id, 4)];
+    const items = [
+      item(live, clusters.live.token.id, 1),
+      item(gone, clusters.gone.token.id, 2),
+      item(gone, undefined, 3),
+      item(live, clusters.live.token.id, 4),
+    ];
     const [{ answers }] = (await db.execute(sql`select cni_lease_add_many_confirmed(${JSON.stringify(items)}::jsonb) as answers`)) as unknown as {
       answers: Record<string, unknown>[];
     }[];
@@ -163,12 +172,16 @@ describe('CNI ADD confirms its token', () => {
     // An ADD that names no token (an internal caller) is not checked.
     expect(answers[2]).toHaveProperty('addresses');
     expect(answers[3]).toHaveProperty('addresses');
-    const written = (await db.execute(sql`select container_id from pod_leases where project_id = ${project.id} and container_id like 'batch%' order by 1`)) as unknown as {
+    const written = (await db.execute(
+      sql`select container_id from pod_leases where project_id = ${project.id} and container_id like 'batch%' order by 1`,
+    )) as unknown as {
       container_id: string;
     }[];
     expect(written.map((r) => r.container_id)).toEqual(['batch1', 'batch3', 'batch4']);
 
-    const [{ one }] = (await db.execute(sql`select cni_lease_add_confirmed(${JSON.stringify(item(gone, clusters.gone.token.id, 5))}::jsonb) as one`)) as unknown as {
+    const [{ one }] = (await db.execute(
+      sql`select cni_lease_add_confirmed(${JSON.stringify(item(gone, clusters.gone.token.id, 5))}::jsonb) as one`,
+    )) as unknown as {
       one: unknown;
     }[];
     expect(one).toEqual({ tokenRevoked: true });
@@ -181,14 +194,19 @@ describe('CNI ADD confirms its token', () => {
     const added = await call('k1', 'add', key(1));
     expect(added.status).toBe(200);
     await deleteCluster(db, project.id, 'k1', actor);
-    const events = async () => ((await db.execute(sql`select count(*)::int as n from events where project_id = ${project.id}`)) as unknown as { n: number }[])[0].n;
+    const events = async () =>
+      ((await db.execute(sql`select count(*)::int as n from events where project_id = ${project.id}`)) as unknown as { n: number }[])[0].n;
     const before = await events();
 
     // DEL of the pod the cluster had, of one it never had, and by the token's project ("-"): success.
     expect(await call('k1', 'del', leaseKey)).toMatchObject({ status: 200, body: { released: 0 } });
     expect(await call('k1', 'del', { ...leaseKey, containerId: 'never' })).toMatchObject({ status: 200, body: { released: 0 } });
     const viaDash = await cniRoute.POST(
-      new Request('http://localhost/x', { method: 'POST', headers: { authorization: `Bearer ${old.secret}`, 'content-type': 'application/json' }, body: JSON.stringify(leaseKey) }),
+      new Request('http://localhost/x', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${old.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(leaseKey),
+      }),
       { params: Promise.resolve({ project: '-', cluster: 'k1', command: 'del' }) },
     );
     expect(viaDash.status).toBe(200);

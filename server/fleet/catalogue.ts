@@ -25,7 +25,8 @@ export async function locationUsability(db: DbOrTx, locationId: string): Promise
   if (!loc.ready) return { usable: false, reason: `location ${loc.name} is not Ready` };
   const records = loc.records;
   if (records.length === 0) return { usable: false, reason: `location ${loc.name} publishes no availability for the machine service` };
-  if (records.length > 1) return { usable: false, reason: `location ${loc.name} has ${records.length} conflicting availability records for the machine service` };
+  if (records.length > 1)
+    return { usable: false, reason: `location ${loc.name} has ${records.length} conflicting availability records for the machine service` };
   if (records[0].status !== 'Available') {
     return { usable: false, reason: `the machine service is ${records[0].status} in ${loc.name}${records[0].reason ? `: ${records[0].reason}` : ''}` };
   }
@@ -77,7 +78,10 @@ export async function availabilityMatrix(db: DbOrTx) {
 
 export async function listCatalogue(db: DbOrTx) {
   const classes = await db.select().from(machineClasses).orderBy(asc(machineClasses.name));
-  const profiles = await db.select({ name: machineProfiles.name, imageRef: machineProfiles.imageRef, imageDigest: machineProfiles.imageDigest }).from(machineProfiles).orderBy(asc(machineProfiles.name));
+  const profiles = await db
+    .select({ name: machineProfiles.name, imageRef: machineProfiles.imageRef, imageDigest: machineProfiles.imageDigest })
+    .from(machineProfiles)
+    .orderBy(asc(machineProfiles.name));
   return { classes, profiles, locations: await availabilityMatrix(db) };
 }
 
@@ -111,13 +115,20 @@ export async function seedFleet(db: Db) {
     { name: 'debian-12', imageRef: 'registry.example.com/os/debian@sha256:' + 'd3'.repeat(32), imageDigest: 'sha256:' + 'd3'.repeat(32) },
   ]);
   const layout: [string, string, number][] = [
-    ['ams1', 'c1.small', 6], ['ams1', 'c1.large', 3], ['ams1', 'a1.medium', 3],
-    ['fra1', 'c1.small', 6], ['fra1', 'c1.large', 3], ['fra1', 'a1.medium', 3],
-    ['lon1', 'c1.small', 4], ['lon1', 'c1.large', 2],
+    ['ams1', 'c1.small', 6],
+    ['ams1', 'c1.large', 3],
+    ['ams1', 'a1.medium', 3],
+    ['fra1', 'c1.small', 6],
+    ['fra1', 'c1.large', 3],
+    ['fra1', 'a1.medium', 3],
+    ['lon1', 'c1.small', 4],
+    ['lon1', 'c1.large', 2],
   ];
   for (const [loc, cls, count] of layout) {
     for (let i = 1; i <= count; i++) {
-      await db.insert(machineCapacity).values({ deviceRef: `dev-${loc}-${cls.replace('.', '')}-${String(i).padStart(2, '0')}`, classId: classIds[cls], locationId: locIds[loc] });
+      await db
+        .insert(machineCapacity)
+        .values({ deviceRef: `dev-${loc}-${cls.replace('.', '')}-${String(i).padStart(2, '0')}`, classId: classIds[cls], locationId: locIds[loc] });
     }
   }
 }

@@ -61,7 +61,10 @@ async function makeFleet(capacity: number, options: { requiresApproval?: boolean
   const tag = uniq('f');
   const [loc] = await db.insert(locations).values({ name: tag, displayName: tag }).returning({ id: locations.id });
   await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
-  const [cls] = await db.insert(machineClasses).values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: options.requiresApproval ?? false }).returning({ id: machineClasses.id });
+  const [cls] = await db
+    .insert(machineClasses)
+    .values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: options.requiresApproval ?? false })
+    .returning({ id: machineClasses.id });
   const digest = 'sha256:' + 'ab'.repeat(32);
   await db.insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
   const devices: string[] = [];
@@ -107,8 +110,13 @@ describe('fleet lifecycle', () => {
     expect(await effects(f.devices[0], 'install')).toBe(1);
     await deleteMachine(f.db, f.project.id, 'web-1', actor);
     await waitPhase(f.project.id, 'web-1', 'Released');
-    const [cap] = (await f.db.execute(sql`select state, asset_epoch::int as asset_epoch from machine_capacity where device_ref = ${f.devices[0]}`)) as unknown as { state: string; asset_epoch: number }[];
-    expect(cap, JSON.stringify(await f.db.execute(sql`select state_reason from machine_capacity where device_ref = ${f.devices[0]}`))).toMatchObject({ state: 'Available', asset_epoch: 1 });
+    const [cap] = (await f.db.execute(
+      sql`select state, asset_epoch::int as asset_epoch from machine_capacity where device_ref = ${f.devices[0]}`,
+    )) as unknown as { state: string; asset_epoch: number }[];
+    expect(cap, JSON.stringify(await f.db.execute(sql`select state_reason from machine_capacity where device_ref = ${f.devices[0]}`))).toMatchObject({
+      state: 'Available',
+      asset_epoch: 1,
+    });
     const asset = await admin.getAsset(f.devices[0]);
     expect(asset.type === 'result' && asset.value.closedThroughEpoch).toBe(1);
     // A new binding advances the epoch.
@@ -176,20 +184,43 @@ describe('fleet lifecycle', () => {
     const quota = await f.db.execute(sql`update allowance_buckets set "limit" = 1000 where project_id = ${f.project.id}`).catch(() => null);
     void quota;
     for (const n of names) await requestMachine(f.db, f.project.id, { ...f.spec, name: n }, actor);
-    const readyCount = async () => ((await f.db.execute(sql`select count(*)::int as n from machines where project_id = ${f.project.id} and phase = 'Ready'`)) as unknown as { n: number }[])[0].n;
+    const readyCount = async () =>
+      (
+        (await f.db.execute(sql`select count(*)::int as n from machines where project_id = ${f.project.id} and phase = 'Ready'`)) as unknown as { n: number }[]
+      )[0].n;
     await waitFor('10 Ready', async () => (await readyCount()) === 10, 90_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(await readyCount()).toBe(10);
-    const [{ live }] = (await f.db.execute(sql`select count(*)::int as live from machine_allocations a join machines m on m.id = a.machine_id where m.project_id = ${f.project.id} and a.status <> 'Released'`)) as unknown as { live: number }[];
+    const [{ live }] = (await f.db.execute(
+      sql`select count(*)::int as live from machine_allocations a join machines m on m.id = a.machine_id where m.project_id = ${f.project.id} and a.status <> 'Released'`,
+    )) as unknown as { live: number }[];
     expect(live).toBe(10);
-    const ready = (await f.db.execute(sql`select name from machines where project_id = ${f.project.id} and phase = 'Ready' limit 5`)) as unknown as { name: string }[];
+    const ready = (await f.db.execute(sql`select name from machines where project_id = ${f.project.id} and phase = 'Ready' limit 5`)) as unknown as {
+      name: string;
+    }[];
     for (const r of ready) await deleteMachine(f.db, f.project.id, r.name, actor);
-    await waitFor('5 released and 5 more bound', async () => {
-      if (process.env.DEBUG_FLEET) console.log(JSON.stringify(await f.db.execute(sql`select phase, phase_reason, count(*)::int from machines where project_id = ${f.project.id} group by 1,2`)), JSON.stringify(await f.db.execute(sql`select state, count(*)::int from machine_capacity c join locations l on l.id = c.location_id where l.name = ${f.tag} group by 1`)));
-      const [row] = (await f.db.execute(sql`select count(*) filter (where phase = 'Released')::int as released, count(*) filter (where phase = 'Ready')::int as ready from machines where project_id = ${f.project.id}`)) as unknown as { released: number; ready: number }[];
-      return row.released === 5 && row.ready === 10;
-    }, 90_000);
-    const [{ dup }] = (await f.db.execute(sql`select count(*)::int as dup from (select capacity_id from machine_allocations where status <> 'Released' group by capacity_id having count(*) > 1) d`)) as unknown as { dup: number }[];
+    await waitFor(
+      '5 released and 5 more bound',
+      async () => {
+        if (process.env.DEBUG_FLEET)
+          console.log(
+            JSON.stringify(await f.db.execute(sql`select phase, phase_reason, count(*)::int from machines where project_id = ${f.project.id} group by 1,2`)),
+            JSON.stringify(
+              await f.db.execute(
+                sql`select state, count(*)::int from machine_capacity c join locations l on l.id = c.location_id where l.name = ${f.tag} group by 1`,
+              ),
+            ),
+          );
+        const [row] = (await f.db.execute(
+          sql`select count(*) filter (where phase = 'Released')::int as released, count(*) filter (where phase = 'Ready')::int as ready from machines where project_id = ${f.project.id}`,
+        )) as unknown as { released: number; ready: number }[];
+        return row.released === 5 && row.ready === 10;
+      },
+      90_000,
+    );
+    const [{ dup }] = (await f.db.execute(
+      sql`select count(*)::int as dup from (select capacity_id from machine_allocations where status <> 'Released' group by capacity_id having count(*) > 1) d`,
+    )) as unknown as { dup: number }[];
     expect(dup).toBe(0);
   }, 200_000);
 
@@ -211,7 +242,10 @@ describe('fleet lifecycle', () => {
     try {
       await deleteMachine(f.db, f.project.id, 'dirty', actor);
       await waitPhase(f.project.id, 'dirty', 'Released');
-      const [cap] = (await f.db.execute(sql`select state, state_reason from machine_capacity where device_ref = ${f.devices[0]}`)) as unknown as { state: string; state_reason: string }[];
+      const [cap] = (await f.db.execute(sql`select state, state_reason from machine_capacity where device_ref = ${f.devices[0]}`)) as unknown as {
+        state: string;
+        state_reason: string;
+      }[];
       expect(cap.state).toBe('Quarantined');
       expect(cap.state_reason).toContain('CleanupFailed');
     } finally {
@@ -230,11 +264,13 @@ describe('fleet lifecycle', () => {
     await expect(getMachine(f.db, f.project.id, 'two')).rejects.toMatchObject({ code: 'NotFound' });
   });
 
-  test("a machine whose address would pass the ipclaims quota is refused with QuotaExceeded (not a 500), storing nothing", async () => {
+  test('a machine whose address would pass the ipclaims quota is refused with QuotaExceeded (not a 500), storing nothing', async () => {
     const f = await makeFleet(1);
     await createNetwork(f.db, f.project.id, { name: 'vpc', cidrs: [{ cidr: '203.0.113.0/24' }] }, actor);
     await f.db.execute(sql`update allowance_buckets set "limit" = 0 where project_id = ${f.project.id} and resource_type = 'ipam.miloapis.com/ipclaims'`);
-    await expect(requestMachine(f.db, f.project.id, { ...f.spec, name: 'addressed', interfaces: [{ network: 'vpc', families: ['IPv4'], addressClasses: 1 }] }, actor)).rejects.toMatchObject({
+    await expect(
+      requestMachine(f.db, f.project.id, { ...f.spec, name: 'addressed', interfaces: [{ network: 'vpc', families: ['IPv4'], addressClasses: 1 }] }, actor),
+    ).rejects.toMatchObject({
       code: 'QuotaExceeded',
       message: expect.stringMatching(/requested 1 ipam.miloapis.com\/ipclaims, available 0/),
     });
@@ -245,8 +281,13 @@ describe('fleet lifecycle', () => {
 
   test('an unusable location fails closed with the reason', async () => {
     const f = await makeFleet(1);
-    await f.db.execute(sql`insert into service_availability (location_id, service, status) select id, 'machines', 'Available' from locations where name = ${f.tag}`);
-    await expect(requestMachine(f.db, f.project.id, { ...f.spec, name: 'x' }, actor)).rejects.toMatchObject({ code: 'LocationUnavailable', message: expect.stringContaining('2 conflicting') });
+    await f.db.execute(
+      sql`insert into service_availability (location_id, service, status) select id, 'machines', 'Available' from locations where name = ${f.tag}`,
+    );
+    await expect(requestMachine(f.db, f.project.id, { ...f.spec, name: 'x' }, actor)).rejects.toMatchObject({
+      code: 'LocationUnavailable',
+      message: expect.stringContaining('2 conflicting'),
+    });
   });
 });
 
@@ -254,7 +295,9 @@ describe('fleet under faults', () => {
   test('the simulator unavailable for a while: bounded retries, then the machine becomes Ready', async () => {
     const f = await makeFleet(1);
     const retries = async () => {
-      const rows = (await f.db.execute(sql`select coalesce(sum(value), 0)::int as n from metric_counters where metric = 'meridian_provider_retries_total'`)) as unknown as { n: number }[];
+      const rows = (await f.db.execute(
+        sql`select coalesce(sum(value), 0)::int as n from metric_counters where metric = 'meridian_provider_retries_total'`,
+      )) as unknown as { n: number }[];
       return rows[0].n;
     };
     const before = await retries();
@@ -270,7 +313,9 @@ describe('fleet under faults', () => {
   test('released while its install is unresolved: the install is resolved by lookup, no operation stays in flight', async () => {
     const f = await makeFleet(1);
     const operations = async () =>
-      (await f.db.execute(sql`select o.id, o.kind, o.state from provider_operations o join machines m on m.id = o.machine_id where m.project_id = ${f.project.id} order by o.created_at`)) as unknown as { id: string; kind: string; state: string }[];
+      (await f.db.execute(
+        sql`select o.id, o.kind, o.state from provider_operations o join machines m on m.id = o.machine_id where m.project_id = ${f.project.id} order by o.created_at`,
+      )) as unknown as { id: string; kind: string; state: string }[];
     // The install's response is lost (its outcome Unknown), then the provider is away while the
     // tenant releases the machine: the release starts before the install could be looked up.
     await admin.setFaults({ loseResponses: 1 });
@@ -305,7 +350,10 @@ describe('fleet under faults', () => {
 
 /** The capacity row of a device, as the operator's functions address it. */
 async function capacityOf(deviceRef: string) {
-  const [row] = await testDb().db.select({ id: machineCapacity.id, state: machineCapacity.state, stateReason: machineCapacity.stateReason, assetEpoch: machineCapacity.assetEpoch }).from(machineCapacity).where(eq(machineCapacity.deviceRef, deviceRef));
+  const [row] = await testDb()
+    .db.select({ id: machineCapacity.id, state: machineCapacity.state, stateReason: machineCapacity.stateReason, assetEpoch: machineCapacity.assetEpoch })
+    .from(machineCapacity)
+    .where(eq(machineCapacity.deviceRef, deviceRef));
   return row;
 }
 
@@ -360,7 +408,10 @@ describe('lifecycle edges', () => {
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'Conflict', field: 'name' });
     const [{ live, granted }] = (await f.db.execute(sql`
       select (select count(*)::int from machines where project_id = ${f.project.id} and name = 'twin' and phase <> 'Released') as live,
-             (select count(*)::int from resource_claims where project_id = ${f.project.id} and ref_kind = 'Machine' and ref_name = 'twin' and status = 'Granted' and released_at is null) as granted`)) as unknown as { live: number; granted: number }[];
+             (select count(*)::int from resource_claims where project_id = ${f.project.id} and ref_kind = 'Machine' and ref_name = 'twin' and status = 'Granted' and released_at is null) as granted`)) as unknown as {
+      live: number;
+      granted: number;
+    }[];
     expect({ live, granted }).toEqual({ live: 1, granted: 1 });
   });
 
@@ -398,10 +449,20 @@ describe('lifecycle edges', () => {
       const asset = await admin.getAsset(f.devices[0]);
       expect(asset.type === 'result' && asset.value.closedThroughEpoch).toBe(returned.assetEpoch);
       expect(asset.type === 'result' && asset.value.bindingId).toBeNull();
-      const returns = (await f.db.execute(sql`select state from provider_operations where capacity_id = ${quarantined.id} and machine_id is null order by fencing_token`)) as unknown as { state: string }[];
+      const returns = (await f.db.execute(
+        sql`select state from provider_operations where capacity_id = ${quarantined.id} and machine_id is null order by fencing_token`,
+      )) as unknown as { state: string }[];
       expect(returns.map((r) => r.state)).toEqual(['Failed', 'Succeeded']);
-      const actions = (await f.db.execute(sql`select action, actor_label as actor, reason from events where object_type = 'capacity' and object_id = ${quarantined.id} order by id`)) as unknown as { action: string; actor: string; reason: string }[];
-      expect(actions.map((a) => a.action)).toEqual(['capacity.quarantine', 'capacity.returnToPool', 'capacity.quarantine', 'capacity.returnToPool', 'capacity.available']);
+      const actions = (await f.db.execute(
+        sql`select action, actor_label as actor, reason from events where object_type = 'capacity' and object_id = ${quarantined.id} order by id`,
+      )) as unknown as { action: string; actor: string; reason: string }[];
+      expect(actions.map((a) => a.action)).toEqual([
+        'capacity.quarantine',
+        'capacity.returnToPool',
+        'capacity.quarantine',
+        'capacity.returnToPool',
+        'capacity.available',
+      ]);
       expect(actions[1]).toMatchObject({ actor: operator.email, reason: 'wiped by hand' });
     } finally {
       await admin.setFaults({ cleanupFailAssets: [] });
@@ -412,11 +473,16 @@ describe('lifecycle edges', () => {
     const f = await quarantinedFleet();
     try {
       const { id } = await capacityOf(f.devices[0]);
-      await expect(setCapacityState(f.db, id, 'returnToPool', '  ', actor, { force: true })).rejects.toMatchObject({ code: 'ValidationFailed', field: 'reason' });
+      await expect(setCapacityState(f.db, id, 'returnToPool', '  ', actor, { force: true })).rejects.toMatchObject({
+        code: 'ValidationFailed',
+        field: 'reason',
+      });
       expect((await capacityOf(f.devices[0])).state).toBe('Quarantined');
       const done = await setCapacityState(f.db, id, 'returnToPool', 'device replaced by the provider', actor, { force: true });
       expect(done.state).toBe('Available');
-      const [event] = (await f.db.execute(sql`select action, reason, after from events where object_type = 'capacity' and object_id = ${id} order by id desc limit 1`)) as unknown as { action: string; reason: string; after: { state: string; force: boolean } }[];
+      const [event] = (await f.db.execute(
+        sql`select action, reason, after from events where object_type = 'capacity' and object_id = ${id} order by id desc limit 1`,
+      )) as unknown as { action: string; reason: string; after: { state: string; force: boolean } }[];
       expect(event).toMatchObject({ action: 'capacity.returnToPool', reason: 'device replaced by the provider', after: { state: 'Available', force: true } });
     } finally {
       await admin.setFaults({ cleanupFailAssets: [] });
@@ -428,7 +494,9 @@ describe('lifecycle edges', () => {
     await admin.setFaults({ failOperations: { count: 1, kind: 'install', assetId: f.devices[0] } });
     await requestMachine(f.db, f.project.id, { ...f.spec, name: 'retried' }, actor);
     await waitPhase(f.project.id, 'retried', 'Ready');
-    const ops = (await f.db.execute(sql`select id, kind, state from provider_operations where device_ref = ${f.devices[0]} order by fencing_token`)) as unknown as { id: string; kind: string; state: string }[];
+    const ops = (await f.db.execute(
+      sql`select id, kind, state from provider_operations where device_ref = ${f.devices[0]} order by fencing_token`,
+    )) as unknown as { id: string; kind: string; state: string }[];
     expect(ops.map((o) => `${o.kind} ${o.state}`)).toEqual(['install Failed', 'install Succeeded']);
     expect(await troubleIds()).not.toContain(ops[0].id);
 
@@ -436,7 +504,9 @@ describe('lifecycle edges', () => {
     try {
       await deleteMachine(f.db, f.project.id, 'retried', actor);
       await waitPhase(f.project.id, 'retried', 'Released');
-      const [failed] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'cleanup'`)) as unknown as { id: string }[];
+      const [failed] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'cleanup'`)) as unknown as {
+        id: string;
+      }[];
       expect(await troubleIds()).toContain(failed.id);
       await admin.setFaults({ cleanupFailAssets: [] });
       await setCapacityState(f.db, (await capacityOf(f.devices[0])).id, 'returnToPool', 'fault cleared', actor);
@@ -450,21 +520,30 @@ describe('lifecycle edges', () => {
   test('an operator acknowledges an operation with a note: it leaves the list, the note is audited; without a note nothing changes', async () => {
     const f = await quarantinedFleet();
     await admin.setFaults({ cleanupFailAssets: [] });
-    const [failed] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'cleanup'`)) as unknown as { id: string }[];
+    const [failed] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'cleanup'`)) as unknown as {
+      id: string;
+    }[];
     expect(await troubleIds()).toContain(failed.id);
     await expect(acknowledgeOperation(f.db, failed.id, ' ', actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'note' });
     await expect(acknowledgeOperation(f.db, 'no-such-operation', 'x', actor)).rejects.toMatchObject({ code: 'NotFound' });
     expect(await troubleIds()).toContain(failed.id);
     // Two operators acknowledge at once: one note is kept, the other is told who was first.
-    const both = await Promise.allSettled([acknowledgeOperation(f.db, failed.id, 'known: disk swap', actor), acknowledgeOperation(f.db, failed.id, 'same here', actor)]);
+    const both = await Promise.allSettled([
+      acknowledgeOperation(f.db, failed.id, 'known: disk swap', actor),
+      acknowledgeOperation(f.db, failed.id, 'same here', actor),
+    ]);
     expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(both.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'Conflict' } });
     expect(await troubleIds()).not.toContain(failed.id);
-    const events = (await f.db.execute(sql`select reason from events where action = 'operation.acknowledge' and object_id = ${failed.id}`)) as unknown as { reason: string }[];
+    const events = (await f.db.execute(sql`select reason from events where action = 'operation.acknowledge' and object_id = ${failed.id}`)) as unknown as {
+      reason: string;
+    }[];
     expect(events).toHaveLength(1);
     expect(['known: disk swap', 'same here']).toContain(events[0].reason);
     // An operation that needs nothing (it succeeded) cannot be acknowledged.
-    const [ok] = (await f.db.execute(sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'install' and state = 'Succeeded'`)) as unknown as { id: string }[];
+    const [ok] = (await f.db.execute(
+      sql`select id from provider_operations where device_ref = ${f.devices[0]} and kind = 'install' and state = 'Succeeded'`,
+    )) as unknown as { id: string }[];
     await expect(acknowledgeOperation(f.db, ok.id, 'x', actor)).rejects.toMatchObject({ code: 'InvalidTransition' });
   });
 });

@@ -41,7 +41,10 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
   if (!usability.usable) throw new DomainError('LocationUnavailable', `machines cannot be placed in ${location.name}: ${usability.reason}`, 'location');
   try {
     return await db.transaction(async (tx) => {
-      const [settings] = await tx.select({ approvalRequired: projectFleetSettings.approvalRequired }).from(projectFleetSettings).where(eq(projectFleetSettings.projectId, projectId));
+      const [settings] = await tx
+        .select({ approvalRequired: projectFleetSettings.approvalRequired })
+        .from(projectFleetSettings)
+        .where(eq(projectFleetSettings.projectId, projectId));
       const requiresApproval = cls.requiresApproval || Boolean(settings?.approvalRequired);
       // Lock order shared with claim creates and machine releases, so that none of them can deadlock
       // another: the interfaces' pools first, by id as claim creation takes them (ipam_claim_try,
@@ -78,7 +81,14 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
             const { claim } = await createClaim(
               tx,
               projectId,
-              { name: claimName, network: nic.network, family: family === 'IPv4' ? 4 : 6, prefixLength: family === 'IPv4' ? 32 : 128, reclaimPolicy: 'Delete', ownerRef: { kind: 'Machine', name: input.name } },
+              {
+                name: claimName,
+                network: nic.network,
+                family: family === 'IPv4' ? 4 : 6,
+                prefixLength: family === 'IPv4' ? 32 : 128,
+                reclaimPolicy: 'Delete',
+                ownerRef: { kind: 'Machine', name: input.name },
+              },
               actor,
             );
             status.claims.push(claim.name);
@@ -102,7 +112,12 @@ export async function requestMachine(db: Db, projectId: string, input: MachineCr
       const view = await getMachine(tx, projectId, input.name);
       // Last before the commit: the machines bucket row stays locked from here to the commit, and
       // every request and release of the project queues for it.
-      await admitMachine(tx, projectId, { name: input.name, spec: { class: cls.name, profile: profile.name, location: location.name, interfaces: input.interfaces } }, actor);
+      await admitMachine(
+        tx,
+        projectId,
+        { name: input.name, spec: { class: cls.name, profile: profile.name, location: location.name, interfaces: input.interfaces } },
+        actor,
+      );
       return view;
     });
   } catch (e) {
@@ -133,7 +148,11 @@ export async function deleteMachine(db: Db, projectId: string, name: string, act
     if (!m) throw new DomainError('NotFound', `machine "${name}" not found`, 'name');
     if (m.phase === 'Released') return { name, phase: 'Released' as MachinePhase };
     if (!m.deletion) {
-      await tx.update(machines).set({ deletionRequestedAt: sql`now()`, updatedAt: sql`now()` }).where(eq(machines.id, m.id)).returning({ notified: notifyMachine });
+      await tx
+        .update(machines)
+        .set({ deletionRequestedAt: sql`now()`, updatedAt: sql`now()` })
+        .where(eq(machines.id, m.id))
+        .returning({ notified: notifyMachine });
       await recordEvent(tx, { actor, projectId, action: 'machine.delete', objectType: 'machine', objectId: m.id, objectName: name, reason });
     }
     await wakeMachine(tx, m.id);
@@ -144,10 +163,17 @@ export async function deleteMachine(db: Db, projectId: string, name: string, act
 /** Operator approval: the machine goes on to allocation. */
 export async function approveMachine(db: Db, machineId: string, actor: Actor) {
   return db.transaction(async (tx) => {
-    const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
+    const [m] = await tx
+      .select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase })
+      .from(machines)
+      .where(eq(machines.id, machineId))
+      .for('update');
     if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
     if (m.phase !== 'AwaitingApproval') throw new DomainError('InvalidTransition', `machine "${m.name}" is ${m.phase}, not awaiting approval`);
-    await tx.update(machines).set({ approvedAt: sql`now()`, approvedBy: actor.type === 'user' ? actor.id : actor.type === 'token' ? (actor.userId ?? null) : null }).where(eq(machines.id, m.id));
+    await tx
+      .update(machines)
+      .set({ approvedAt: sql`now()`, approvedBy: actor.type === 'user' ? actor.id : actor.type === 'token' ? (actor.userId ?? null) : null })
+      .where(eq(machines.id, m.id));
     await transitionMachine(tx, m, 'AwaitingApproval', 'Pending', `approved by ${actor.label}`, actor);
     await wakeMachine(tx, m.id);
     return { id: m.id, name: m.name };
@@ -158,10 +184,18 @@ export async function approveMachine(db: Db, machineId: string, actor: Actor) {
 export async function rejectMachine(db: Db, machineId: string, reason: string, actor: Actor) {
   if (!reason.trim()) throw new DomainError('ValidationFailed', 'a reason is required', 'reason');
   return db.transaction(async (tx) => {
-    const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
+    const [m] = await tx
+      .select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase })
+      .from(machines)
+      .where(eq(machines.id, machineId))
+      .for('update');
     if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
     if (m.phase !== 'AwaitingApproval') throw new DomainError('InvalidTransition', `machine "${m.name}" is ${m.phase}, not awaiting approval`);
-    await tx.update(machines).set({ deletionRequestedAt: sql`now()` }).where(eq(machines.id, m.id)).returning({ notified: notifyMachine });
+    await tx
+      .update(machines)
+      .set({ deletionRequestedAt: sql`now()` })
+      .where(eq(machines.id, m.id))
+      .returning({ notified: notifyMachine });
     await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.reject', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
     await wakeMachine(tx, m.id);
     return { id: m.id, name: m.name };
@@ -226,8 +260,12 @@ export async function listMachines(db: DbOrTx, projectId: string | null, input: 
   filters.push(input.phase ? sql`m.phase = ${input.phase}` : sql`m.phase <> 'Released'`);
   if (input.search) filters.push(sql`(m.name ilike ${'%' + input.search + '%'} or c.device_ref ilike ${'%' + input.search + '%'})`);
   const where = sql.join(filters, sql` and `);
-  const items = (await db.execute(sql`${machineView} where ${where} order by m.created_at desc limit ${input.limit} offset ${input.offset}`)) as unknown as MachineView[];
-  const [{ total }] = (await db.execute(sql`select count(*)::int as total from machines m left join machine_allocations a on a.machine_id = m.id and a.status <> 'Released' left join machine_capacity c on c.id = a.capacity_id where ${where}`)) as unknown as { total: number }[];
+  const items = (await db.execute(
+    sql`${machineView} where ${where} order by m.created_at desc limit ${input.limit} offset ${input.offset}`,
+  )) as unknown as MachineView[];
+  const [{ total }] = (await db.execute(
+    sql`select count(*)::int as total from machines m left join machine_allocations a on a.machine_id = m.id and a.status <> 'Released' left join machine_capacity c on c.id = a.capacity_id where ${where}`,
+  )) as unknown as { total: number }[];
   return { items, total };
 }
 
@@ -240,4 +278,3 @@ export async function machineTimeline(db: DbOrTx, machineId: string) {
     from provider_operations where machine_id = ${machineId}
     order by 1`)) as unknown as { at: Date; action: string; actor: string; reason: string | null; before: unknown; after: unknown }[];
 }
-

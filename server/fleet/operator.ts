@@ -72,8 +72,12 @@ export async function listCapacity(db: DbOrTx, input: { state?: string; location
   if (input.location) filters.push(sql`l.name = ${input.location}`);
   if (input.search) filters.push(sql`c.device_ref ilike ${'%' + input.search + '%'}`);
   const where = sql.join(filters, sql` and `);
-  const items = (await db.execute(sql`${capacitySelect} where ${where} order by l.name, k.name, c.device_ref limit ${input.limit} offset ${input.offset}`)) as unknown as CapacityView[];
-  const [{ total }] = (await db.execute(sql`select count(*)::int as total from machine_capacity c join locations l on l.id = c.location_id where ${where}`)) as unknown as { total: number }[];
+  const items = (await db.execute(
+    sql`${capacitySelect} where ${where} order by l.name, k.name, c.device_ref limit ${input.limit} offset ${input.offset}`,
+  )) as unknown as CapacityView[];
+  const [{ total }] = (await db.execute(
+    sql`select count(*)::int as total from machine_capacity c join locations l on l.id = c.location_id where ${where}`,
+  )) as unknown as { total: number }[];
   return { items, total };
 }
 
@@ -141,8 +145,14 @@ export async function acknowledgeOperation(db: Db, operationId: string, note: st
       projectId: string | null;
     }[];
     if (!o) throw new DomainError('NotFound', `provider operation ${operationId} not found`, 'id');
-    if (o.acknowledgedBy !== null) throw new DomainError('Conflict', `provider operation ${o.id} was already acknowledged by ${o.acknowledgedBy}: ${o.acknowledgement}`, 'id');
-    if (!o.needsAttention) throw new DomainError('InvalidTransition', `provider operation ${o.id} (${o.state}) does not need attention: it is done or a later operation resolved it`, 'id');
+    if (o.acknowledgedBy !== null)
+      throw new DomainError('Conflict', `provider operation ${o.id} was already acknowledged by ${o.acknowledgedBy}: ${o.acknowledgement}`, 'id');
+    if (!o.needsAttention)
+      throw new DomainError(
+        'InvalidTransition',
+        `provider operation ${o.id} (${o.state}) does not need attention: it is done or a later operation resolved it`,
+        'id',
+      );
     await tx
       .update(providerOperations)
       .set({ acknowledgedAt: sql`now()`, acknowledgedBy: actor.label, acknowledgement: text, updatedAt: sql`now()` })
@@ -177,9 +187,16 @@ export async function releaseMachineAsOperator(db: Db, machineId: string, reason
 export async function forceReleaseMachine(db: Db, machineId: string, reason: string, actor: Actor) {
   if (!reason.trim()) throw new DomainError('ValidationFailed', 'a reason is required for a force release', 'reason');
   return db.transaction(async (tx) => {
-    const [m] = await tx.select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase }).from(machines).where(eq(machines.id, machineId)).for('update');
+    const [m] = await tx
+      .select({ id: machines.id, projectId: machines.projectId, name: machines.name, phase: machines.phase })
+      .from(machines)
+      .where(eq(machines.id, machineId))
+      .for('update');
     if (!m) throw new DomainError('NotFound', `machine ${machineId} not found`);
-    const [a] = await tx.select({ id: machineAllocations.id, capacityId: machineAllocations.capacityId }).from(machineAllocations).where(sql`${machineAllocations.machineId} = ${m.id} and ${machineAllocations.status} <> 'Released'`);
+    const [a] = await tx
+      .select({ id: machineAllocations.id, capacityId: machineAllocations.capacityId })
+      .from(machineAllocations)
+      .where(sql`${machineAllocations.machineId} = ${m.id} and ${machineAllocations.status} <> 'Released'`);
     if (a) {
       await tx
         .update(machineAllocations)
@@ -192,7 +209,11 @@ export async function forceReleaseMachine(db: Db, machineId: string, reason: str
         .where(eq(machineCapacity.id, a.capacityId))
         .returning({ notified: notifyCapacity });
     }
-    await tx.update(machines).set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` }).where(eq(machines.id, m.id)).returning({ notified: notifyMachine });
+    await tx
+      .update(machines)
+      .set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` })
+      .where(eq(machines.id, m.id))
+      .returning({ notified: notifyMachine });
     await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.forceRelease', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
     // A machine that never bound is left to its reconciler, which releases it as a deletion does
     // (its quota and addresses with it, so its name can be taken again); one that was bound fails.

@@ -33,7 +33,16 @@ export interface OperationRow {
  */
 export async function admitOperation(
   tx: DbOrTx,
-  input: { id: string; kind: OperationKind; machineId: string | null; capacityId: string; deviceRef: string; bindingId: string; epoch: number; extra?: { imageDigest?: string; power?: 'on' | 'off' } },
+  input: {
+    id: string;
+    kind: OperationKind;
+    machineId: string | null;
+    capacityId: string;
+    deviceRef: string;
+    bindingId: string;
+    epoch: number;
+    extra?: { imageDigest?: string; power?: 'on' | 'off' };
+  },
 ): Promise<OperationRow> {
   const request = {
     id: input.id,
@@ -55,7 +64,9 @@ export async function admitOperation(
            ${JSON.stringify(request)}::jsonb || jsonb_build_object('fencingToken', seq.fencing_seq)
     from seq
     on conflict do nothing
-    returning id, kind, state, attempts, request, last_error as "lastError", result, ${notifyOperation} as notified`)) as unknown as (OperationRow & { notified: unknown })[];
+    returning id, kind, state, attempts, request, last_error as "lastError", result, ${notifyOperation} as notified`)) as unknown as (OperationRow & {
+    notified: unknown;
+  })[];
   if (admitted) {
     const { notified: _, ...row } = admitted;
     return row;
@@ -65,7 +76,15 @@ export async function admitOperation(
 
 export async function getOperationRow(db: DbOrTx, id: string): Promise<OperationRow | undefined> {
   const [row] = await db
-    .select({ id: providerOperations.id, kind: providerOperations.kind, state: providerOperations.state, attempts: providerOperations.attempts, request: providerOperations.request, lastError: providerOperations.lastError, result: providerOperations.result })
+    .select({
+      id: providerOperations.id,
+      kind: providerOperations.kind,
+      state: providerOperations.state,
+      attempts: providerOperations.attempts,
+      request: providerOperations.request,
+      lastError: providerOperations.lastError,
+      result: providerOperations.result,
+    })
     .from(providerOperations)
     .where(eq(providerOperations.id, id));
   return row as OperationRow | undefined;
@@ -77,7 +96,11 @@ export type DriveResult =
   | { status: 'running'; completesAt: Date | null }
   | { status: 'unknown'; reason: string; attempts: number };
 
-async function save(db: DbOrTx, id: string, values: Partial<{ state: OperationRow['state']; lastError: string | null; result: OperationRecord | null; attempts: number }>) {
+async function save(
+  db: DbOrTx,
+  id: string,
+  values: Partial<{ state: OperationRow['state']; lastError: string | null; result: OperationRecord | null; attempts: number }>,
+) {
   await db
     .update(providerOperations)
     .set({ ...values, updatedAt: sql`now()` })
@@ -87,7 +110,8 @@ async function save(db: DbOrTx, id: string, values: Partial<{ state: OperationRo
 
 function fromRecord(record: OperationRecord): DriveResult {
   if (record.state === 'Succeeded') return { status: 'succeeded', record };
-  if (record.state === 'Failed') return { status: 'failed', code: record.error?.code ?? 'Failed', message: record.error?.message ?? 'the provider failed the operation' };
+  if (record.state === 'Failed')
+    return { status: 'failed', code: record.error?.code ?? 'Failed', message: record.error?.message ?? 'the provider failed the operation' };
   return { status: 'running', completesAt: record.completesAt ? new Date(record.completesAt) : null };
 }
 
@@ -103,14 +127,13 @@ export interface OperationCall {
  * in the transaction that acts on the result. Never throws for provider trouble.
  */
 export async function callOperation(provider: ProviderClient, op: OperationRow): Promise<OperationCall> {
-  if (op.state === 'Succeeded' && op.result) return { result: { status: 'succeeded', record: op.result }, record: { state: 'Succeeded', lastError: null, result: op.result } };
+  if (op.state === 'Succeeded' && op.result)
+    return { result: { status: 'succeeded', record: op.result }, record: { state: 'Succeeded', lastError: null, result: op.result } };
   if (op.state === 'Failed') {
     return { result: { status: 'failed', code: 'Failed', message: op.lastError ?? 'failed' }, record: { state: 'Failed', lastError: op.lastError } };
   }
   const outcome: CallOutcome<OperationRecord> =
-    op.state === 'Admitted'
-      ? mapSubmit(await provider.submit(op.request))
-      : await resolveSubmission(provider, op.request);
+    op.state === 'Admitted' ? mapSubmit(await provider.submit(op.request)) : await resolveSubmission(provider, op.request);
   if (outcome.type === 'result') {
     const result = fromRecord(outcome.value);
     const state = result.status === 'succeeded' ? 'Succeeded' : result.status === 'failed' ? 'Failed' : 'Submitted';

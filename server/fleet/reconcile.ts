@@ -93,7 +93,9 @@ export async function reconcileMachine(db: Db, provider: ProviderClient, machine
     case 'Pending':
       return m.deletionRequested ? finishRelease(db, m, 'Pending', 'deleted before it was bound') : allocate(db, m);
     case 'AwaitingApproval':
-      return m.deletionRequested ? finishRelease(db, m, 'AwaitingApproval', 'rejected or deleted while awaiting approval') : { type: 'waitFor', event: 'approval' };
+      return m.deletionRequested
+        ? finishRelease(db, m, 'AwaitingApproval', 'rejected or deleted while awaiting approval')
+        : { type: 'waitFor', event: 'approval' };
     case 'Allocating':
       return commitAllocation(db, m);
     case 'Bound':
@@ -226,7 +228,9 @@ async function startInstall(db: Db, m: MachineState, from: MachinePhase): Promis
       epoch: m.allocation!.epoch,
       extra: { imageDigest: m.imageDigest },
     });
-    await tx.insert(installations).values({ machineId: m.id, allocationId: m.allocation!.id, imageDigest: m.imageDigest, predecessorId: previous?.id ?? null, operationId: opId });
+    await tx
+      .insert(installations)
+      .values({ machineId: m.id, allocationId: m.allocation!.id, imageDigest: m.imageDigest, predecessorId: previous?.id ?? null, operationId: opId });
     await transitionMachine(tx, m, from, 'Installing', `installing ${m.imageDigest.slice(0, 19)}… (${opId})`, actor);
     return { type: 'continue' } as StepResult;
   });
@@ -262,7 +266,10 @@ async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): 
     // The operation's success, the installation and Ready commit together.
     await db.transaction(async (tx) => {
       await recordOperation(tx, op, call);
-      await tx.update(installations).set({ status: 'Succeeded', completedAt: sql`now()` }).where(eq(installations.id, inst.id));
+      await tx
+        .update(installations)
+        .set({ status: 'Succeeded', completedAt: sql`now()` })
+        .where(eq(installations.id, inst.id));
       await transitionMachine(tx, m, 'Installing', 'Ready', `installed ${m.imageDigest.slice(0, 19)}…`, actor);
     });
     return { type: 'done' };
@@ -277,10 +284,21 @@ async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): 
     return { type: 'retryAfter', ms: backoffMs(outcome.attempts), reason: outcome.reason };
   }
   const [{ n }] = (await db.execute(sql`select count(*)::int as n from installations where allocation_id = ${m.allocation!.id}`)) as unknown as { n: number }[];
-  await db.update(installations).set({ status: 'Failed', completedAt: sql`now()` }).where(eq(installations.id, inst.id));
+  await db
+    .update(installations)
+    .set({ status: 'Failed', completedAt: sql`now()` })
+    .where(eq(installations.id, inst.id));
   if (n < MAX_INSTALL_ATTEMPTS && outcome.code !== 'StaleEpoch' && outcome.code !== 'StaleFencingToken') {
     await db.transaction(async (tx) => {
-      await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.install.retry', objectType: 'machine', objectId: m.id, objectName: m.name, reason: `${outcome.code}: ${outcome.message}` });
+      await recordEvent(tx, {
+        actor,
+        projectId: m.projectId,
+        action: 'machine.install.retry',
+        objectType: 'machine',
+        objectId: m.id,
+        objectName: m.name,
+        reason: `${outcome.code}: ${outcome.message}`,
+      });
     });
     return startInstall(db, m, 'Installing');
   }
@@ -291,8 +309,16 @@ async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): 
 async function startRelease(db: Db, m: MachineState, from: MachinePhase): Promise<StepResult> {
   if (!m.allocation) return finishRelease(db, m, from, 'nothing was bound');
   return db.transaction(async (tx) => {
-    await tx.update(machineAllocations).set({ status: 'Releasing' }).where(eq(machineAllocations.id, m.allocation!.id)).returning({ notified: notifyAllocation });
-    await tx.update(machineCapacity).set({ state: 'Cleaning', updatedAt: sql`now()` }).where(eq(machineCapacity.id, m.allocation!.capacityId)).returning({ notified: notifyCapacity });
+    await tx
+      .update(machineAllocations)
+      .set({ status: 'Releasing' })
+      .where(eq(machineAllocations.id, m.allocation!.id))
+      .returning({ notified: notifyAllocation });
+    await tx
+      .update(machineCapacity)
+      .set({ state: 'Cleaning', updatedAt: sql`now()` })
+      .where(eq(machineCapacity.id, m.allocation!.capacityId))
+      .returning({ notified: notifyCapacity });
     await admitOperation(tx, {
       id: `cleanup-${m.allocation!.id}`,
       kind: 'cleanup',
@@ -314,15 +340,17 @@ async function startRelease(db: Db, m: MachineState, from: MachinePhase): Promis
  */
 async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): Promise<StepResult> {
   if (!m.allocation) return finishRelease(db, m, 'Releasing', 'released');
-  const op = (await getOperationRow(db, `cleanup-${m.allocation.id}`)) ?? (await admitOperation(db, {
-    id: `cleanup-${m.allocation.id}`,
-    kind: 'cleanup',
-    machineId: m.id,
-    capacityId: m.allocation.capacityId,
-    deviceRef: m.allocation.deviceRef,
-    bindingId: m.allocation.id,
-    epoch: m.allocation.epoch,
-  }));
+  const op =
+    (await getOperationRow(db, `cleanup-${m.allocation.id}`)) ??
+    (await admitOperation(db, {
+      id: `cleanup-${m.allocation.id}`,
+      kind: 'cleanup',
+      machineId: m.id,
+      capacityId: m.allocation.capacityId,
+      deviceRef: m.allocation.deviceRef,
+      bindingId: m.allocation.id,
+      epoch: m.allocation.epoch,
+    }));
   const call = await callOperation(provider, op);
   const outcome = call.result;
   // A verified success is recorded with the release itself (below); anything else, or a success
@@ -330,7 +358,11 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
   const recordNow = () => recordOperation(db, op, call);
   if (outcome.status !== 'succeeded') await recordNow();
   if (outcome.status === 'running') {
-    return { type: 'retryAfter', ms: outcome.completesAt ? Math.max(50, outcome.completesAt.getTime() - Date.now() + 50) : backoffMs(op.attempts), reason: 'cleanup running' };
+    return {
+      type: 'retryAfter',
+      ms: outcome.completesAt ? Math.max(50, outcome.completesAt.getTime() - Date.now() + 50) : backoffMs(op.attempts),
+      reason: 'cleanup running',
+    };
   }
   if (outcome.status === 'unknown') {
     await setPhaseReason(db, m.id, `cleanup outcome unknown (${outcome.reason}); resolving by lookup, attempt ${outcome.attempts}`);
@@ -345,7 +377,12 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
     const unresolved = await db
       .select({ id: providerOperations.id })
       .from(providerOperations)
-      .where(and(eq(providerOperations.bindingId, m.allocation.id), sql`${providerOperations.state} in ('Admitted', 'Submitted', 'Unknown') and ${providerOperations.id} <> ${op.id}`));
+      .where(
+        and(
+          eq(providerOperations.bindingId, m.allocation.id),
+          sql`${providerOperations.state} in ('Admitted', 'Submitted', 'Unknown') and ${providerOperations.id} <> ${op.id}`,
+        ),
+      );
     for (const { id } of unresolved) {
       const other = (await getOperationRow(db, id))!;
       const resolved = await driveOperation(db, provider, other);

@@ -18,7 +18,13 @@ export function machineResource(m: MachineView) {
     apiVersion: METAL_API_VERSION,
     kind: 'Machine',
     metadata: { name: m.name, uid: m.id, creationTimestamp: m.createdAt },
-    spec: { class: m.class, profile: m.profile, location: m.location, desiredPower: m.desiredPower, interfaces: m.interfaces.map(({ network, families, addressClasses }) => ({ network, families, addressClasses })) },
+    spec: {
+      class: m.class,
+      profile: m.profile,
+      location: m.location,
+      desiredPower: m.desiredPower,
+      interfaces: m.interfaces.map(({ network, families, addressClasses }) => ({ network, families, addressClasses })),
+    },
     status: {
       phase: m.phase,
       reason: m.phaseReason,
@@ -89,4 +95,3 @@ export const capacityActionInput = z.strictObject({ reason: operatorReason.defau
 export const capacityReturnInput = z
   .strictObject({ reason: operatorReason.default(''), force: z.boolean().default(false) })
   .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required to force a return to the pool' });
-

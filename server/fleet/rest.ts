@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
-import { decodeContinue, encodeContinue, jsonBody, jsonReply, operatorRoute, optionalJsonBody, pageQuery, tokenRoute, type ApiGroup, type RestRoute } from '@/server/http/declare';
+import {
+  decodeContinue,
+  encodeContinue,
+  jsonBody,
+  jsonReply,
+  operatorRoute,
+  optionalJsonBody,
+  pageQuery,
+  tokenRoute,
+  type ApiGroup,
+  type RestRoute,
+} from '@/server/http/declare';
 import { resourceName } from '@/server/ipam/schemas';
 import { projectIdBySlug, slugPattern } from '@/server/tenancy/projects';
 import { approveMachine, deleteMachine, getMachine, listMachines, rejectMachine, requestMachine } from './machines';
@@ -19,7 +30,8 @@ import {
 
 export const metalApi: ApiGroup = {
   name: 'metal.datumapis.com',
-  description: 'Bare-metal machines: request, follow, release; with an operator token: the approval queue (approve, reject), release, and capacity (quarantine, return, retire)',
+  description:
+    'Bare-metal machines: request, follow, release; with an operator token: the approval queue (approve, reject), release, and capacity (quarantine, return, retire)',
   module: 'fleet',
 };
 
@@ -40,7 +52,13 @@ async function machineAddress(db: DbOrTx, params: { project: string; name: strin
  * A capacity's name in the path is its device reference. The provider assigns those, so only what
  * no reference can contain is refused here (control characters, which PostgreSQL would reject).
  */
-const deviceRefParam = z.object({ name: z.string().min(1, 'is required').max(253).regex(/^[^\u0000-\u001f\u007f]+$/, 'must be a device reference') });
+const deviceRefParam = z.object({
+  name: z
+    .string()
+    .min(1, 'is required')
+    .max(253)
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'must be a device reference'),
+});
 
 const MACHINES = '/api/v1/projects/{project}/machines';
 const MACHINE = '/api/v1/projects/{project}/machines/{name}';
@@ -51,7 +69,8 @@ export const fleetRoutes: RestRoute[] = [
     method: 'GET',
     path: MACHINES,
     group: metalApi,
-    summary: 'List the live machines with phase, allocation, addresses and last operation; phase=Released lists the released ones (their names may be in use again)',
+    summary:
+      'List the live machines with phase, allocation, addresses and last operation; phase=Released lists the released ones (their names may be in use again)',
     minRole: 'viewer',
     query: z.object({
       ...pageQuery(200, 50),
@@ -112,7 +131,12 @@ export const fleetRoutes: RestRoute[] = [
       const q = query();
       const offset = decodeContinue(q.continue);
       const rows = await approvalQueue(db, { limit: q.limit, offset });
-      return { apiVersion: 'v1', kind: 'MachineList', items: rows.map(machineRequestResource), metadata: { continue: encodeContinue(rows.length === q.limit ? offset + rows.length : null) } };
+      return {
+        apiVersion: 'v1',
+        kind: 'MachineList',
+        items: rows.map(machineRequestResource),
+        metadata: { continue: encodeContinue(rows.length === q.limit ? offset + rows.length : null) },
+      };
     },
   }),
   operatorRoute({
@@ -143,7 +167,8 @@ export const fleetRoutes: RestRoute[] = [
     method: 'POST',
     path: `${MACHINE}/release`,
     group: metalApi,
-    summary: "Release any project's machine (202, verified cleanup); force: true with a reason ends the binding without the provider and quarantines the capacity",
+    summary:
+      "Release any project's machine (202, verified cleanup); force: true with a reason ends the binding without the provider and quarantines the capacity",
     body: optionalJsonBody(machineReleaseInput),
     handler: async ({ db, params, body, actor }) => {
       const input = body();
@@ -170,7 +195,12 @@ export const fleetRoutes: RestRoute[] = [
       const offset = decodeContinue(q.continue);
       const page = await listCapacity(db, { state: q.state, location: q.location, search: q.search, limit: q.limit, offset });
       const next = offset + page.items.length < page.total ? offset + page.items.length : null;
-      return { apiVersion: 'v1', kind: 'MachineCapacityList', items: page.items.map(capacityResource), metadata: { continue: encodeContinue(next), total: page.total } };
+      return {
+        apiVersion: 'v1',
+        kind: 'MachineCapacityList',
+        items: page.items.map(capacityResource),
+        metadata: { continue: encodeContinue(next), total: page.total },
+      };
     },
   }),
   operatorRoute({

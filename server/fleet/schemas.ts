@@ -4,7 +4,11 @@ import { machinePhases } from './phases';
 
 export const machineInterface = z.strictObject({
   network: resourceName,
-  families: z.array(z.enum(['IPv4', 'IPv6'])).min(1).max(2, 'at most 2 families').refine((f) => new Set(f).size === f.length, 'families must differ'),
+  families: z
+    .array(z.enum(['IPv4', 'IPv6']))
+    .min(1)
+    .max(2, 'at most 2 families')
+    .refine((f) => new Set(f).size === f.length, 'families must differ'),
   /** How many addresses of each family this interface gets (address classes), 1–4. */
   addressClasses: z.number().int().min(1).max(4, 'at most 4 address classes').default(1),
 });

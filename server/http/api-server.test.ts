@@ -98,14 +98,20 @@ describe('the REST v1 server', () => {
   test('bodies reach the handlers as sent, and the server answers as the same route called in-process', async () => {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ metadata: { name: 'direct-net' }, spec: { cidrs: [{ cidr: '10.200.0.0/16' }] } });
-    const created = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers, chunks: [Buffer.from(body.slice(0, 10)), Buffer.from(body.slice(10))] });
+    const created = await send('POST', `/api/v1/projects/${projectSlug}/networks`, {
+      headers,
+      chunks: [Buffer.from(body.slice(0, 10)), Buffer.from(body.slice(10))],
+    });
     expect(created.status).toBe(201);
     expect(created.headers['content-type']).toBe('application/json');
     expect(JSON.parse(created.body)).toMatchObject({ metadata: { name: 'direct-net' } });
     const malformed = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers, chunks: [Buffer.from('{nope')] });
     expect(malformed.status).toBe(400);
     expect(JSON.parse(malformed.body)).toMatchObject({ error: { code: 'ValidationFailed', field: 'body' } });
-    const untyped = await send('POST', `/api/v1/projects/${projectSlug}/networks`, { headers: { authorization: `Bearer ${token}` }, chunks: [Buffer.from(body)] });
+    const untyped = await send('POST', `/api/v1/projects/${projectSlug}/networks`, {
+      headers: { authorization: `Bearer ${token}` },
+      chunks: [Buffer.from(body)],
+    });
     expect(JSON.parse(untyped.body)).toMatchObject({ error: { code: 'ValidationFailed', field: 'content-type' } });
 
     // The same route called in-process with the parameters given (what the route tests do).

@@ -37,7 +37,11 @@ export function apiEndpoints(table: RouteTable): PathEntry<Endpoint>[] {
   return pathEntries<Endpoint>([
     { method: 'GET', path: '/api/v1', endpoint: async () => jsonReply(discoveryDocument(table)) },
     { method: 'GET', path: '/api/v1/openapi.json', endpoint: async () => jsonReply(openApiDocument(table)) },
-    ...table.routes.map((route) => ({ method: route.method, path: route.path, endpoint: (req: BufferedRequest, params: Record<string, string>) => serveRoute(route, req, params) })),
+    ...table.routes.map((route) => ({
+      method: route.method,
+      path: route.path,
+      endpoint: (req: BufferedRequest, params: Record<string, string>) => serveRoute(route, req, params),
+    })),
   ]);
 }
 
@@ -79,11 +83,16 @@ export function createApiServer(table: RouteTable): ApiServer {
     }
     const asMethod = method === 'HEAD' ? 'GET' : method;
     const endpoint = match.entry.methods[asMethod as RouteMethod];
-    if (!endpoint) return sendReply(res, errorReply(405, 'MethodNotAllowed', `${method} is not served on ${pathname}`, null, undefined, { allow: allowedMethods(match.entry) }));
+    if (!endpoint)
+      return sendReply(
+        res,
+        errorReply(405, 'MethodNotAllowed', `${method} is not served on ${pathname}`, null, undefined, { allow: allowedMethods(match.entry) }),
+      );
     let body: Buffer = EMPTY;
     if (method !== 'GET' && method !== 'HEAD') {
       const read = await readNodeBody(req);
-      if (read === 'tooLarge') return sendReply(res, errorReply(413, 'PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body', undefined, { connection: 'close' }));
+      if (read === 'tooLarge')
+        return sendReply(res, errorReply(413, 'PayloadTooLarge', `body exceeds ${MAX_BODY_BYTES} bytes`, 'body', undefined, { connection: 'close' }));
       body = read;
     }
     const reply = await endpoint(new BufferedRequest(asMethod, `http://${req.headers.host ?? 'localhost'}${url}`, req.headers, body), match.params);

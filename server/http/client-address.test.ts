@@ -7,7 +7,13 @@ describe('client address', () => {
   const proxies = parseTrustedProxies('192.0.2.10, 10.0.0.0/8 2001:db8::/32');
 
   test.each([
-    { case: 'no proxy configured: the peer, whatever X-Forwarded-For says', remote: '203.0.113.7', xff: '198.51.100.1', trusted: parseTrustedProxies(''), client: '203.0.113.7' },
+    {
+      case: 'no proxy configured: the peer, whatever X-Forwarded-For says',
+      remote: '203.0.113.7',
+      xff: '198.51.100.1',
+      trusted: parseTrustedProxies(''),
+      client: '203.0.113.7',
+    },
     { case: 'an untrusted peer cannot choose its address', remote: '203.0.113.7', xff: '198.51.100.1', trusted: proxies, client: '203.0.113.7' },
     { case: 'a trusted proxy: the address it received from', remote: '192.0.2.10', xff: '198.51.100.1', trusted: proxies, client: '198.51.100.1' },
     { case: 'an IPv4-mapped trusted peer', remote: '::ffff:192.0.2.10', xff: '198.51.100.1', trusted: proxies, client: '198.51.100.1' },

@@ -42,7 +42,12 @@ export function clientAddress(remoteAddress: string | undefined, forwardedFor: s
  * proxy whose `X-Forwarded-Proto` says `https` (the first entry: the scheme the proxy facing the
  * client received). The header from anyone else is ignored, as is a value that is not a scheme.
  */
-export function arrivedOverHttps(encrypted: boolean, remoteAddress: string | undefined, forwardedProto: string | string[] | undefined, trusted: BlockList): boolean {
+export function arrivedOverHttps(
+  encrypted: boolean,
+  remoteAddress: string | undefined,
+  forwardedProto: string | string[] | undefined,
+  trusted: BlockList,
+): boolean {
   if (encrypted) return true;
   if (!forwardedProto || !isTrusted(trusted, normalize(remoteAddress ?? ''))) return false;
   const first = (Array.isArray(forwardedProto) ? forwardedProto[0] : forwardedProto).split(',')[0];

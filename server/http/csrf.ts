@@ -13,7 +13,9 @@ export function checkCsrf(req: Request): Response | null {
   const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
   const originSite = origin === null ? null : originHost(origin);
   const crossSite =
-    (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none') || originSite === undefined || (originSite !== null && host !== null && originSite !== host);
+    (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none') ||
+    originSite === undefined ||
+    (originSite !== null && host !== null && originSite !== host);
   if (req.headers.get('x-meridian-csrf') !== '1' || crossSite) {
     return Response.json({ error: { code: 'Forbidden', message: 'cross-site request refused (CSRF check)' } }, { status: 403 });
   }

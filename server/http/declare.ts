@@ -129,7 +129,10 @@ export type RouteAuth =
        * as unknown or revoked is looked up as a revoked token of a gone cluster; `answer` then
        * answers in place of the 401, or returns undefined to keep the 401. Nothing else is granted.
        */
-      goneCluster?: { applies: (params: Record<string, string>) => boolean; answer: (token: GoneClusterToken, request: { params: Record<string, string>; body: AnyBodyReader }) => Promise<unknown> };
+      goneCluster?: {
+        applies: (params: Record<string, string>) => boolean;
+        answer: (token: GoneClusterToken, request: { params: Record<string, string>; body: AnyBodyReader }) => Promise<unknown>;
+      };
     }
   | { kind: 'projectRead' }
   | { kind: 'projectOrOperator'; minRole: MemberRole }
@@ -156,7 +159,11 @@ interface Inputs<P, Q, B> {
 /** A `token` route's handler: the project token and its audit actor. */
 export type TokenContext<P, Q = undefined, B = undefined> = Inputs<P, Q, B> & { principal: TokenPrincipal; actor: Actor };
 /** A `projectRead` route's handler: the project addressed (the token's own, or the path's for an operator token) and whoever calls. */
-export type ProjectReadContext<P, Q = undefined, B = undefined> = Inputs<P, Q, B> & { principal: ApiPrincipal; actor: Actor; project: { id: string; slug: string } };
+export type ProjectReadContext<P, Q = undefined, B = undefined> = Inputs<P, Q, B> & {
+  principal: ApiPrincipal;
+  actor: Actor;
+  project: { id: string; slug: string };
+};
 /** A `projectOrOperator` route's handler: as `projectRead`, for a write. */
 export type ProjectOrOperatorContext<P, Q = undefined, B = undefined> = ProjectReadContext<P, Q, B>;
 /** An `operator` route's handler: the operator token and the operator's audit actor. */
@@ -207,12 +214,22 @@ function declare(spec: Common<RouteMethod, string, Query, Body> & { handler: unk
   }
   if (typeof spec.handler !== 'function') throw new Error(`${where}: no handler`);
   if (spec.body && spec.method === 'GET') throw new Error(`${where}: a GET has no body`);
-  if (spec.body?.kind === 'byParam' && !spec.path.includes(`{${spec.body.param}}`)) throw new Error(`${where}: the body depends on {${spec.body.param}}, which the path lacks`);
+  if (spec.body?.kind === 'byParam' && !spec.path.includes(`{${spec.body.param}}`))
+    throw new Error(`${where}: the body depends on {${spec.body.param}}, which the path lacks`);
   if (auth.kind === 'projectRead' && spec.method !== 'GET') throw new Error(`${where}: routes open to operators' reads are GET only`);
   if ((auth.kind === 'projectRead' || auth.kind === 'projectOrOperator') && !spec.path.startsWith('/api/v1/projects/{project}')) {
     throw new Error(`${where}: a route for an operator on any project addresses it as /api/v1/projects/{project}`);
   }
-  return Object.freeze({ method: spec.method, path: spec.path, group: spec.group, summary: spec.summary, auth, query: spec.query, body: spec.body, handler: spec.handler as RestRoute['handler'] });
+  return Object.freeze({
+    method: spec.method,
+    path: spec.path,
+    group: spec.group,
+    summary: spec.summary,
+    auth,
+    query: spec.query,
+    body: spec.body,
+    handler: spec.handler as RestRoute['handler'],
+  });
 }
 
 /**

@@ -116,7 +116,11 @@ afterAll(async () => {
 });
 
 /** The log line holding `errorId`, or undefined. */
-const logLineOf = (errorId: string) => logged.join('').split('\n').find((line) => line.includes(`"errorId":"${errorId}"`));
+const logLineOf = (errorId: string) =>
+  logged
+    .join('')
+    .split('\n')
+    .find((line) => line.includes(`"errorId":"${errorId}"`));
 
 /** Checks one error answer: nothing internal in it; a 500 names an id the log holds with the details. */
 function expectSafe(where: string, status: number, text: string, error: { message?: string; errorId?: unknown } | undefined) {
@@ -154,7 +158,10 @@ describe('REST v1: an unexpected failure answers 500 with a correlation id and n
       const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : JSON.stringify(bodies[key] ?? {});
       const res = await fetch(`${base}${pathOf(r)}`, {
         method: r.method,
-        headers: { authorization: `Bearer ${r.auth.kind === 'operator' ? world.operatorToken : world.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${r.auth.kind === 'operator' ? world.operatorToken : world.token}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         body,
       });
       const text = await res.text();
@@ -163,23 +170,30 @@ describe('REST v1: an unexpected failure answers 500 with a correlation id and n
       if (res.status === 500) failed.push(key);
     }
     // The failures were really driven: every project read but identity, and the writes given a valid body.
-    expect(failed).toEqual(expect.arrayContaining([
-      'GET /api/v1/projects/{project}/networks',
-      'GET /api/v1/projects/{project}/clusters',
-      'GET /api/v1/projects/{project}/ipclaims',
-      'GET /api/v1/projects/{project}/allowancebuckets',
-      'GET /api/v1/machinerequests',
-      ...Object.keys(bodies),
-    ]));
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        'GET /api/v1/projects/{project}/networks',
+        'GET /api/v1/projects/{project}/clusters',
+        'GET /api/v1/projects/{project}/ipclaims',
+        'GET /api/v1/projects/{project}/allowancebuckets',
+        'GET /api/v1/machinerequests',
+        ...Object.keys(bodies),
+      ]),
+    );
   });
 });
 
 describe('tRPC: an unexpected failure answers "internal error" with a correlation id and nothing internal', () => {
   const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } }>;
-  const paths = Object.keys(procedures).filter((p) => procedures[p]._def.type !== 'subscription').sort();
+  const paths = Object.keys(procedures)
+    .filter((p) => procedures[p]._def.type !== 'subscription')
+    .sort();
 
   test('every procedure', async () => {
-    expect(paths.filter((p) => !validInputs[p]), 'add them to validInputs in test/trpc-inputs.ts').toEqual([]);
+    expect(
+      paths.filter((p) => !validInputs[p]),
+      'add them to validInputs in test/trpc-inputs.ts',
+    ).toEqual([]);
     const failed: string[] = [];
     for (const path of paths) {
       const payload = JSON.stringify(superjson.serialize(validInputs[path](world)));
@@ -204,7 +218,9 @@ describe('/readyz (unauthenticated): a failing check is named, its statement is 
     const res = await readyz.GET();
     const text = await res.text();
     expect(res.status).toBe(503);
-    const failing = (JSON.parse(text) as { dependencies: { name: string; status: string; detail: string }[] }).dependencies.filter((d) => d.status === 'failing');
+    const failing = (JSON.parse(text) as { dependencies: { name: string; status: string; detail: string }[] }).dependencies.filter(
+      (d) => d.status === 'failing',
+    );
     expect(failing.map((d) => d.name)).toEqual(expect.arrayContaining(['migrations', 'worker']));
     for (const d of failing) {
       const errorId = /error id ([0-9a-f]{12})/.exec(d.detail)?.[1];

@@ -143,7 +143,11 @@ describe('HSTS', () => {
 });
 
 describe('Content-Security-Policy', () => {
-  const scriptSrc = (policy: string) => policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src')) ?? '';
+  const scriptSrc = (policy: string) =>
+    policy
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('script-src')) ?? '';
 
   test('a page gets a fresh script nonce, the same on the request Next renders and on the response; no inline script without it', async () => {
     const first = await get(port, '/projects/demo', { 'content-security-policy': "script-src 'nonce-chosenbytheclient'" });

@@ -89,7 +89,10 @@ function callers(route: RestRoute) {
     case 'projectRead':
       return { description: 'Project tokens of this project (viewer and up), or an operator token for any project.', token: 'project:viewer+operator' };
     case 'projectOrOperator':
-      return { description: `Project tokens of this project (${auth.minRole} and up), or an operator token for any project.`, token: `project:${auth.minRole}+operator` };
+      return {
+        description: `Project tokens of this project (${auth.minRole} and up), or an operator token for any project.`,
+        token: `project:${auth.minRole}+operator`,
+      };
     case 'token':
       return { token: `project:${auth.minRole}` };
     case 'anyToken':

@@ -19,6 +19,8 @@ describe('the public origin of sign-in redirects', () => {
   });
 
   test('a URL moved to another origin keeps its path and query', () => {
-    expect(atOrigin('http://0.0.0.0:3000/api/auth/callback/credentials?x=1', 'http://localhost:3000')).toBe('http://localhost:3000/api/auth/callback/credentials?x=1');
+    expect(atOrigin('http://0.0.0.0:3000/api/auth/callback/credentials?x=1', 'http://localhost:3000')).toBe(
+      'http://localhost:3000/api/auth/callback/credentials?x=1',
+    );
   });
 });

@@ -44,7 +44,9 @@ async function client() {
     return { status: res.status, body: (await res.json()) as { error?: { code: string; field?: string; message: string } } & Record<string, unknown> };
   };
   const count = async (table: 'networks' | 'ip_claims' | 'pod_leases' | 'quota_increase_requests' | 'events') => {
-    const [{ n }] = (await db.execute(sql`select count(*)::int as n from ${sql.identifier(table)} where project_id = ${project.id}`)) as unknown as { n: number }[];
+    const [{ n }] = (await db.execute(sql`select count(*)::int as n from ${sql.identifier(table)} where project_id = ${project.id}`)) as unknown as {
+      n: number;
+    }[];
     return n;
   };
   return { call, count };
@@ -111,14 +113,22 @@ describe('REST v1: input PostgreSQL cannot store is a 400 naming the field', () 
 });
 
 describe('REST v1: networks at the ends of the address space', () => {
-  test.each(['255.255.255.0/24', '0.0.0.0/29', '::/120', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ff00/120'])('%s is created, its reservations inside the address space', async (cidr) => {
-    const { call } = await client();
-    const res = await call(networks.POST, 'POST', { body: JSON.stringify({ metadata: { name: 'edge' }, spec: { cidrs: [{ cidr }] } }) });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ spec: { cidrs: [{ cidr }] } });
-    const claim = await call(ipclaims.POST, 'POST', { body: JSON.stringify({ metadata: { name: 'c' }, spec: { network: 'edge', ...(cidr.includes(':') ? { family: 'IPv6', prefixLength: 128 } : { prefixLength: 32 }) } }) });
-    expect(claim.status, JSON.stringify(claim.body)).toBe(201);
-  });
+  test.each(['255.255.255.0/24', '0.0.0.0/29', '::/120', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ff00/120'])(
+    '%s is created, its reservations inside the address space',
+    async (cidr) => {
+      const { call } = await client();
+      const res = await call(networks.POST, 'POST', { body: JSON.stringify({ metadata: { name: 'edge' }, spec: { cidrs: [{ cidr }] } }) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({ spec: { cidrs: [{ cidr }] } });
+      const claim = await call(ipclaims.POST, 'POST', {
+        body: JSON.stringify({
+          metadata: { name: 'c' },
+          spec: { network: 'edge', ...(cidr.includes(':') ? { family: 'IPv6', prefixLength: 128 } : { prefixLength: 32 }) },
+        }),
+      });
+      expect(claim.status, JSON.stringify(claim.body)).toBe(201);
+    },
+  );
 });
 
 describe('REST v1: machines with names at the length limit', () => {

@@ -85,7 +85,10 @@ beforeAll(async () => {
   await db.insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
   // Capacity of another class: no machine of this file is ever placed on it (a worker process of
   // another test file may reconcile this file's machines), so only the capacity routes change it.
-  const [capClass] = await db.insert(machineClasses).values({ name: `${tag}.cap`, cores: 2, memoryGib: 4, arch: 'x86_64', requiresApproval: false }).returning({ id: machineClasses.id });
+  const [capClass] = await db
+    .insert(machineClasses)
+    .values({ name: `${tag}.cap`, cores: 2, memoryGib: 4, arch: 'x86_64', requiresApproval: false })
+    .returning({ id: machineClasses.id });
   const device = `dev-${tag}`;
   await db.insert(machineCapacity).values({ deviceRef: device, classId: capClass.id, locationId: loc.id });
   const token = await createApiToken(db, { projectId: project.id, name: 'fuzz' }, actor);
@@ -93,13 +96,41 @@ beforeAll(async () => {
   const op = await createOperatorToken(db, { userId: operator.id, name: 'fuzz-operator', createdBy: operator.id }, actor);
   const registration = `${tag}.example.com/things`;
   const kind = `Fz${tag.replace(/[^a-z0-9]/g, '')}`;
-  await createRegistration(db, { resourceType: registration, consumerKind: 'Project', type: 'Entity', description: '', baseUnit: 'things', displayUnit: 'things', unitConversionFactor: 1, claimingKinds: [kind] }, actor);
+  await createRegistration(
+    db,
+    {
+      resourceType: registration,
+      consumerKind: 'Project',
+      type: 'Entity',
+      description: '',
+      baseUnit: 'things',
+      displayUnit: 'things',
+      unitConversionFactor: 1,
+      claimingKinds: [kind],
+    },
+    actor,
+  );
   await createGrant(db, { projectId: project.id, name: `${tag}-grant`, allowances: [{ resourceType: registration, amount: 5 }], source: 'Operator' }, actor);
   // Room for every create the runs make: quota is not what most requests should stop at.
-  const plenty = [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1_000_000 }, { resourceType: 'metal.datumapis.com/machines', amount: 1_000_000 }];
+  const plenty = [
+    { resourceType: 'ipam.miloapis.com/ipclaims', amount: 1_000_000 },
+    { resourceType: 'metal.datumapis.com/machines', amount: 1_000_000 },
+  ];
   await createGrant(db, { projectId: project.id, name: `${tag}-plenty`, allowances: plenty, source: 'Operator' }, actor);
   await createGrantPolicy(db, grantPolicyInput(`${tag}-gp`, registration), actor);
-  await createClaimPolicy(db, { name: `${tag}-cp`, description: '', triggerKind: kind, constraints: [], claimNameTemplate: 'fz', requests: [{ resourceType: registration, amount: 1 }], enabled: true }, actor);
+  await createClaimPolicy(
+    db,
+    {
+      name: `${tag}-cp`,
+      description: '',
+      triggerKind: kind,
+      constraints: [],
+      claimNameTemplate: 'fz',
+      requests: [{ resourceType: registration, amount: 1 }],
+      enabled: true,
+    },
+    actor,
+  );
   const increase = await createIncreaseRequest(db, project.id, { resourceType: registration, amount: 3, reason: 'fuzzing' }, actor);
   const catalogue = { class: `${tag}.cls`, profile: `${tag}-os`, location: tag };
   await requestMachine(db, project.id, { name: `${tag}-m`, ...catalogue, interfaces: [], desiredPower: 'on' }, actor);
@@ -172,7 +203,10 @@ async function snapshot() {
            (select coalesce(string_agg(c.state || c.health || c.available::text, ','), '') from machine_capacity c where c.device_ref like ${`dev-${world.tag}%`}) as capacity,
            -- Machine rows and their events are left out: a worker process of another test file may reconcile them.
            (select count(*) from events where project_id = ${p} and object_type <> 'machine')::int as events,
-           (select count(*) from events where at >= ${world.startedAt}::timestamptz and project_id is null and actor_id = ${world.tokenIds[1]})::int as "operatorEvents"`)) as unknown as Record<string, number | string>[];
+           (select count(*) from events where at >= ${world.startedAt}::timestamptz and project_id is null and actor_id = ${world.tokenIds[1]})::int as "operatorEvents"`)) as unknown as Record<
+    string,
+    number | string
+  >[];
   return row;
 }
 
@@ -218,20 +252,46 @@ const validName = fc.constantFrom('a', 'web', 'db-1', 'x9', 'edge-proxy', 'zz');
 /** Names for creates: short ones, and long ones up to the limit of 63 (names derived from them must still fit). */
 const freshName = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(validName, fc.nat({ max: 1_000_000 })).map(([n, i]) => `${n}-${i.toString(36)}`) },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 50, max: 63 }), fc.nat({ max: 1_000_000 })).map(([len, i]) => `${'l'.repeat(len)}${i.toString(36)}`.slice(-len)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.integer({ min: 50, max: 63 }), fc.nat({ max: 1_000_000 })).map(([len, i]) => `${'l'.repeat(len)}${i.toString(36)}`.slice(-len)),
+  },
 );
 
 /** Valid bodies per route (names vary so that some creates succeed and later ones collide). */
 const validBodies: Record<string, (name: string) => unknown[]> = {
   'POST /api/v1/projects/{project}/networks': (name) => [
     { metadata: { name }, spec: { cidrs: [{ cidr: '198.18.0.0/28' }] } },
-    { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name, labels: { team: 'a' } }, spec: { description: 'd', cidrs: [{ cidr: '2001:db8:ff00::/56', minPrefixLength: 60, maxPrefixLength: 64, defaultPrefixLength: 64, strategy: 'BestFit', reserveLeading: 1, reserveTrailing: 1 }] } },
+    {
+      apiVersion: 'ipam.miloapis.com/v1alpha1',
+      kind: 'Network',
+      metadata: { name, labels: { team: 'a' } },
+      spec: {
+        description: 'd',
+        cidrs: [
+          {
+            cidr: '2001:db8:ff00::/56',
+            minPrefixLength: 60,
+            maxPrefixLength: 64,
+            defaultPrefixLength: 64,
+            strategy: 'BestFit',
+            reserveLeading: 1,
+            reserveTrailing: 1,
+          },
+        ],
+      },
+    },
     // Reservations beyond 2^53 come as decimal strings (a /64 here), exact at any size.
     { metadata: { name }, spec: { cidrs: [{ cidr: '2001:db8:fe00::/56', reserveLeading: '18446744073709551616', reserveTrailing: '18446744073709551616' }] } },
   ],
   'POST /api/v1/projects/{project}/ipclaims': (name) => [
     { metadata: { name }, spec: { network: 'vpc', prefixLength: 30 } },
-    { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'IPClaim', metadata: { name, labels: { app: 'web' } }, spec: { network: 'vpc', family: 'IPv6', prefixLength: 64, reclaimPolicy: 'Retain', retentionSeconds: 3600, ownerRef: { kind: 'Thing', name: 'x' } } },
+    {
+      apiVersion: 'ipam.miloapis.com/v1alpha1',
+      kind: 'IPClaim',
+      metadata: { name, labels: { app: 'web' } },
+      spec: { network: 'vpc', family: 'IPv6', prefixLength: 64, reclaimPolicy: 'Retain', retentionSeconds: 3600, ownerRef: { kind: 'Thing', name: 'x' } },
+    },
     { metadata: { name }, spec: { network: 'vpc', address: '192.0.2.200/32', pool: 'vpc-v4' } },
     { metadata: { name }, spec: { network: 'vpc', family: 6, address: '2001:db8:0:1::/64' } },
   ],
@@ -241,18 +301,57 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
   ],
   'POST /api/v1/projects/{project}/quotaincreaserequests': () => [
     { spec: { resourceType: 'ipam.miloapis.com/ipclaims', amount: 5, reason: 'launch week' } },
-    { apiVersion: 'quota.miloapis.com/v1alpha1', kind: 'QuotaIncreaseRequest', spec: { resourceType: 'metal.datumapis.com/machines', amount: 1, reason: 'more' } },
+    {
+      apiVersion: 'quota.miloapis.com/v1alpha1',
+      kind: 'QuotaIncreaseRequest',
+      spec: { resourceType: 'metal.datumapis.com/machines', amount: 1, reason: 'more' },
+    },
   ],
   'POST /api/v1/projects/{project}/machines': (name) => [
     { metadata: { name }, spec: { ...world.catalogue } },
-    { apiVersion: 'metal.datumapis.com/v1alpha1', kind: 'Machine', metadata: { name }, spec: { ...world.catalogue, desiredPower: 'off', interfaces: [{ network: 'metal', families: ['IPv4', 'IPv6'], addressClasses: 2 }] } },
+    {
+      apiVersion: 'metal.datumapis.com/v1alpha1',
+      kind: 'Machine',
+      metadata: { name },
+      spec: { ...world.catalogue, desiredPower: 'off', interfaces: [{ network: 'metal', families: ['IPv4', 'IPv6'], addressClasses: 2 }] },
+    },
     { metadata: { name }, spec: { ...world.catalogue, interfaces: [{ network: 'metal', families: ['IPv4'], addressClasses: 3 }] } },
-    { metadata: { name }, spec: { ...world.catalogue, interfaces: [{ network: 'metal', families: ['IPv6'] }, { network: 'metal', families: ['IPv6', 'IPv4'] }] } },
+    {
+      metadata: { name },
+      spec: {
+        ...world.catalogue,
+        interfaces: [
+          { network: 'metal', families: ['IPv6'] },
+          { network: 'metal', families: ['IPv6', 'IPv4'] },
+        ],
+      },
+    },
   ],
   // Operator routes (operator token); every object named is private to this file.
   'POST /api/v1/resourceregistrations': (name) => [
-    { spec: { resourceType: `${world.tag}.example.com/${name}`, type: 'Entity', baseUnit: 'things', displayUnit: 'things', claimingKinds: [world.claimPolicyKind] } },
-    { apiVersion: 'quota.miloapis.com/v1alpha1', kind: 'ResourceRegistration', metadata: { name: `${world.tag}.example.com/${name}` }, spec: { resourceType: `${world.tag}.example.com/${name}`, type: 'Allocation', description: 'd', baseUnit: 'B', displayUnit: 'GiB', unitConversionFactor: 1073741824, claimingKinds: ['FzOther'] } },
+    {
+      spec: {
+        resourceType: `${world.tag}.example.com/${name}`,
+        type: 'Entity',
+        baseUnit: 'things',
+        displayUnit: 'things',
+        claimingKinds: [world.claimPolicyKind],
+      },
+    },
+    {
+      apiVersion: 'quota.miloapis.com/v1alpha1',
+      kind: 'ResourceRegistration',
+      metadata: { name: `${world.tag}.example.com/${name}` },
+      spec: {
+        resourceType: `${world.tag}.example.com/${name}`,
+        type: 'Allocation',
+        description: 'd',
+        baseUnit: 'B',
+        displayUnit: 'GiB',
+        unitConversionFactor: 1073741824,
+        claimingKinds: ['FzOther'],
+      },
+    },
   ],
   'PATCH /api/v1/resourceregistrations/{group}/{resource}': () => [
     { spec: { description: 'patched', displayUnit: 'things', claimingKinds: [world.claimPolicyKind] } },
@@ -260,22 +359,55 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
   ],
   'POST /api/v1/projects/{project}/resourcegrants': (name) => [
     { metadata: { name: `${world.tag}-${name}` }, spec: { allowances: [{ resourceType: world.registration, amount: 5 }] } },
-    { apiVersion: 'quota.miloapis.com/v1alpha1', kind: 'ResourceGrant', metadata: { name: `${world.tag}-${name}` }, spec: { consumerRef: { name: world.slug }, allowances: [{ resourceType: world.registration, amount: 0 }, { resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] } },
+    {
+      apiVersion: 'quota.miloapis.com/v1alpha1',
+      kind: 'ResourceGrant',
+      metadata: { name: `${world.tag}-${name}` },
+      spec: {
+        consumerRef: { name: world.slug },
+        allowances: [
+          { resourceType: world.registration, amount: 0 },
+          { resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 },
+        ],
+      },
+    },
   ],
   'PUT /api/v1/projects/{project}/resourcegrants/{name}': () => [
     { spec: { allowances: [{ resourceType: world.registration, amount: 7 }] } },
-    { kind: 'ResourceGrant', metadata: { name: world.grant }, spec: { consumerRef: { name: world.slug }, allowances: [{ resourceType: world.registration, amount: 5 }] } },
+    {
+      kind: 'ResourceGrant',
+      metadata: { name: world.grant },
+      spec: { consumerRef: { name: world.slug }, allowances: [{ resourceType: world.registration, amount: 5 }] },
+    },
   ],
   'POST /api/v1/grantcreationpolicies': (name) => [{ metadata: { name: `${world.tag}-${name}` }, spec: specOf(grantPolicyInput('x', world.registration)) }],
   'PUT /api/v1/grantcreationpolicies/{name}': () => [
     { spec: specOf(grantPolicyInput('x', world.registration)) },
-    { kind: 'GrantCreationPolicy', metadata: { name: world.grantPolicy }, spec: { ...specOf(grantPolicyInput('x', world.registration)), description: 'd', triggerKind: 'Project' } },
+    {
+      kind: 'GrantCreationPolicy',
+      metadata: { name: world.grantPolicy },
+      spec: { ...specOf(grantPolicyInput('x', world.registration)), description: 'd', triggerKind: 'Project' },
+    },
   ],
   'POST /api/v1/claimcreationpolicies': (name) => [
-    { metadata: { name: `${world.tag}-${name}` }, spec: { triggerKind: `${world.claimPolicyKind}${name.replace(/[^a-z0-9]/g, '')}`, claimNameTemplate: 'fz-{{ trigger.metadata.name }}', requests: [{ resourceType: world.registration, amount: 1 }] } },
+    {
+      metadata: { name: `${world.tag}-${name}` },
+      spec: {
+        triggerKind: `${world.claimPolicyKind}${name.replace(/[^a-z0-9]/g, '')}`,
+        claimNameTemplate: 'fz-{{ trigger.metadata.name }}',
+        requests: [{ resourceType: world.registration, amount: 1 }],
+      },
+    },
   ],
   'PUT /api/v1/claimcreationpolicies/{name}': () => [
-    { spec: { triggerKind: world.claimPolicyKind, claimNameTemplate: 'fz', requests: [{ resourceType: world.registration, amount: '{{ 1 + 1 }}' }], constraints: [{ expression: 'true', message: 'm' }] } },
+    {
+      spec: {
+        triggerKind: world.claimPolicyKind,
+        claimNameTemplate: 'fz',
+        requests: [{ resourceType: world.registration, amount: '{{ 1 + 1 }}' }],
+        constraints: [{ expression: 'true', message: 'm' }],
+      },
+    },
   ],
   'POST /api/v1/quotaincreaserequests/{name}/approve': () => [{}, { amount: 2, reason: 'ok' }],
   'POST /api/v1/quotaincreaserequests/{name}/reject': () => [{ reason: 'not now' }],
@@ -321,7 +453,12 @@ const containerId = fc.tuple(fc.constantFrom('c', 'ctr', 'abc123'), fc.nat({ max
 const cniBodies = (cid: string) => ({
   add: { cniNetwork: 'podnet', containerId: cid, ifname: 'eth0', node: 'node-1', podNamespace: 'shop', podName: 'web-1' },
   del: { cniNetwork: 'podnet', containerId: cid, ifname: 'eth0' },
-  check: { cniNetwork: 'podnet', containerId: cid, ifname: 'eth0', prevResult: { cniVersion: '1.0.0', ips: [{ address: '198.51.100.2/28', gateway: '198.51.100.1' }] } },
+  check: {
+    cniNetwork: 'podnet',
+    containerId: cid,
+    ifname: 'eth0',
+    prevResult: { cniVersion: '1.0.0', ips: [{ address: '198.51.100.2/28', gateway: '198.51.100.1' }] },
+  },
   gc: { cniNetwork: 'podnet', validAttachments: [{ containerID: cid, ifname: 'eth0' }] },
 });
 
@@ -335,11 +472,21 @@ interface BodyCase {
 function bodyCase(valid: fc.Arbitrary<unknown>): fc.Arbitrary<BodyCase> {
   const json = 'application/json';
   return fc.oneof(
-    { weight: 10, arbitrary: valid.chain((base) => mutationOf(base).map((m) => ({ label: `mutated ${JSON.stringify(m).slice(0, 300)}`, body: serializeBody(applyMutation(base, m)), contentType: json }))) },
+    {
+      weight: 10,
+      arbitrary: valid.chain((base) =>
+        mutationOf(base).map((m) => ({ label: `mutated ${JSON.stringify(m).slice(0, 300)}`, body: serializeBody(applyMutation(base, m)), contentType: json })),
+      ),
+    },
     { weight: 4, arbitrary: valid.map((base) => ({ label: 'valid', body: serializeBody(base), contentType: json })) },
     { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => ({ label: 'arbitrary JSON', body: serializeBody(v), contentType: json })) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((t) => ({ label: 'arbitrary text', body: t, contentType: json })) },
-    { weight: 1, arbitrary: fc.constantFrom('', '{', '{"a":1,}', 'nul', '\u0000', '{"metadata":', '['.repeat(5000), '1e999', '"\\ud800"', '{"a":"\\u0000"}').map((t) => ({ label: 'broken JSON', body: t, contentType: json })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('', '{', '{"a":1,}', 'nul', '\u0000', '{"metadata":', '['.repeat(5000), '1e999', '"\\ud800"', '{"a":"\\u0000"}')
+        .map((t) => ({ label: 'broken JSON', body: t, contentType: json })),
+    },
     {
       weight: 1,
       arbitrary: valid.chain((base) =>
@@ -360,13 +507,31 @@ function queryString(names: string[]): fc.Arbitrary<string> {
   const value = (name: string) =>
     fc.oneof(
       { weight: 3, arbitrary: validQueryValue(name) },
-      { weight: 3, arbitrary: hostileValue(name).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')) },
+      { weight: 3, arbitrary: hostileValue(name).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))) },
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
     );
   const pair = fc.constantFrom(...names, 'x', 'limit', 'continue', '__proto__', '').chain((k) => value(k).map((v) => [k, v] as const));
   return fc.oneof(
-    { weight: 8, arbitrary: fc.array(pair, { maxLength: 5 }).map((pairs) => (pairs.length ? `?${new URLSearchParams(pairs.map(([k, v]) => [k, v])).toString()}` : '')) },
-    { weight: 1, arbitrary: fc.constantFrom('?', '?&&', '?limit', '?limit=%ZZ', '?search=%00', '?search=%C0%AF', '?continue=%FF%FE', '?limit=1&limit=2', '?a[b]=c', '?limit=+5', '?search=' + '%41'.repeat(200)) },
+    {
+      weight: 8,
+      arbitrary: fc.array(pair, { maxLength: 5 }).map((pairs) => (pairs.length ? `?${new URLSearchParams(pairs.map(([k, v]) => [k, v])).toString()}` : '')),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '?',
+        '?&&',
+        '?limit',
+        '?limit=%ZZ',
+        '?search=%00',
+        '?search=%C0%AF',
+        '?continue=%FF%FE',
+        '?limit=1&limit=2',
+        '?a[b]=c',
+        '?limit=+5',
+        '?search=' + '%41'.repeat(200),
+      ),
+    },
   );
 }
 
@@ -377,7 +542,13 @@ function validQueryValue(name: string): fc.Arbitrary<string> {
     case 'continue':
       return fc.oneof(
         fc.integer({ min: -1, max: 2 ** 31 }).map((n) => encodeContinue(n) ?? ''),
-        fc.constantFrom('garbage', Buffer.from('o:-1').toString('base64url'), Buffer.from('o:1e3').toString('base64url'), Buffer.from('o:9999999999').toString('base64url'), Buffer.from('o:0\n').toString('base64url')),
+        fc.constantFrom(
+          'garbage',
+          Buffer.from('o:-1').toString('base64url'),
+          Buffer.from('o:1e3').toString('base64url'),
+          Buffer.from('o:9999999999').toString('base64url'),
+          Buffer.from('o:0\n').toString('base64url'),
+        ),
       );
     case 'dryRun':
       return fc.constantFrom('true', 'false', 'All', 'TRUE', '1', '');
@@ -395,7 +566,10 @@ function validQueryValue(name: string): fc.Arbitrary<string> {
     case 'pool':
       return fc.constantFrom('vpc', 'pods', 'vpc-v4', 'nope', 'Bad_Name');
     case 'search':
-      return fc.oneof(fc.constantFrom('web', '192.0.2', '192.0.2.5', '2001:db8::', '%', '_', '\\', "'", '198.51.100.0/24', '::/0'), fc.string({ maxLength: 20 }));
+      return fc.oneof(
+        fc.constantFrom('web', '192.0.2', '192.0.2.5', '2001:db8::', '%', '_', '\\', "'", '198.51.100.0/24', '::/0'),
+        fc.string({ maxLength: 20 }),
+      );
     case 'phase':
       return fc.constantFrom('Pending', 'Running', 'Released', 'x'.repeat(31));
     case 'cniNetwork':
@@ -453,7 +627,11 @@ const created: Record<string, Validator> = {
   },
   'POST /api/v1/projects/{project}/ipclaims': (a, s) => {
     const dry = isDryRun(s);
-    expect(a.json).toMatchObject({ kind: 'IPClaim', metadata: { name: (sentBody(s).metadata as { name: string }).name }, status: { phase: dry ? 'Preview' : 'Bound' } });
+    expect(a.json).toMatchObject({
+      kind: 'IPClaim',
+      metadata: { name: (sentBody(s).metadata as { name: string }).name },
+      status: { phase: dry ? 'Preview' : 'Bound' },
+    });
     expect(isCidrText((a.json!.status as { allocatedCIDR: string }).allocatedCIDR)).toBe(true);
   },
   'POST /api/v1/projects/{project}/clusters': (a, s) => {
@@ -518,7 +696,10 @@ function modelFor(r: RestRoute): RouteModel | undefined {
     if (arb) params[name] = arb;
   }
   if (r.path.includes('{command}')) {
-    params.command = r.method === 'GET' ? fc.oneof({ weight: 4, arbitrary: fc.constant('status') }, { weight: 1, arbitrary: fc.constantFrom('add', 'STATUS', '', '..') }) : fc.constantFrom('add', 'del', 'check', 'gc', 'ADD', 'version', '');
+    params.command =
+      r.method === 'GET'
+        ? fc.oneof({ weight: 4, arbitrary: fc.constant('status') }, { weight: 1, arbitrary: fc.constantFrom('add', 'STATUS', '', '..') })
+        : fc.constantFrom('add', 'del', 'check', 'gc', 'ADD', 'version', '');
   }
   const paramsArb = fc.record(params);
 
@@ -642,19 +823,22 @@ describe('REST v1 bodies are strict', () => {
     return validBodies[key(r)]('strict-walk').map((body) => ({ params, body }));
   }
 
-  test.each(apiRoutes.filter((r) => r.body).map(key))('%s: an unknown field anywhere in a valid body is 400 ValidationFailed naming it, and nothing is written', async (k) => {
-    const route = apiRoutes.find((r) => key(r) === k)!;
-    const before = await snapshot();
-    for (const { params, body } of validRequests(route)) {
-      for (const at of objectPaths(body, OPEN_OBJECTS)) {
-        const field = [...at, 'zzUnknown'].join('.');
-        const sent = applyMutation(body, { op: 'extra', path: at, key: 'zzUnknown', value: 1 });
-        const answer = await send({ key: k, params, query: '', body: serializeBody(sent), contentType: 'application/json' });
-        const where = `${k} ${JSON.stringify(sent)} → ${answer.status} ${answer.text.slice(0, 300)}`;
-        expect(answer.status, where).toBe(400);
-        expect(answer.json?.error, where).toMatchObject({ code: 'ValidationFailed', field, message: `unknown field "${field}"` });
+  test.each(apiRoutes.filter((r) => r.body).map(key))(
+    '%s: an unknown field anywhere in a valid body is 400 ValidationFailed naming it, and nothing is written',
+    async (k) => {
+      const route = apiRoutes.find((r) => key(r) === k)!;
+      const before = await snapshot();
+      for (const { params, body } of validRequests(route)) {
+        for (const at of objectPaths(body, OPEN_OBJECTS)) {
+          const field = [...at, 'zzUnknown'].join('.');
+          const sent = applyMutation(body, { op: 'extra', path: at, key: 'zzUnknown', value: 1 });
+          const answer = await send({ key: k, params, query: '', body: serializeBody(sent), contentType: 'application/json' });
+          const where = `${k} ${JSON.stringify(sent)} → ${answer.status} ${answer.text.slice(0, 300)}`;
+          expect(answer.status, where).toBe(400);
+          expect(answer.json?.error, where).toMatchObject({ code: 'ValidationFailed', field, message: `unknown field "${field}"` });
+        }
       }
-    }
-    expect(await snapshot(), 'nothing written').toEqual(before);
-  });
+      expect(await snapshot(), 'nothing written').toEqual(before);
+    },
+  );
 });

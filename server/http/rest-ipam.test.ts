@@ -138,8 +138,16 @@ describe('REST v1 IPAM', () => {
       const res = await call(claims.POST as Handler, 'POST', {}, body);
       expect(res, JSON.stringify(body)).toMatchObject({ status: 400, body: { error: { code, field, message } } });
     }
-    const network = await call(networks.POST as Handler, 'POST', {}, { metadata: { name: 'n2' }, spec: { cidrs: [{ cidr: '198.51.100.0/24', maxPrefix: 28 }] } });
-    expect(network).toMatchObject({ status: 400, body: { error: { code: 'ValidationFailed', field: 'spec.cidrs.0.maxPrefix', message: 'unknown field "spec.cidrs.0.maxPrefix"' } } });
+    const network = await call(
+      networks.POST as Handler,
+      'POST',
+      {},
+      { metadata: { name: 'n2' }, spec: { cidrs: [{ cidr: '198.51.100.0/24', maxPrefix: 28 }] } },
+    );
+    expect(network).toMatchObject({
+      status: 400,
+      body: { error: { code: 'ValidationFailed', field: 'spec.cidrs.0.maxPrefix', message: 'unknown field "spec.cidrs.0.maxPrefix"' } },
+    });
     const [counts] = await db.execute(sql`select (select count(*) from ip_claims where project_id = ${project.id})::int as claims,
       (select count(*) from ip_allocations where project_id = ${project.id})::int as allocations, (select count(*) from networks where project_id = ${project.id})::int as networks`);
     expect(counts).toEqual({ claims: 0, allocations: 0, networks: 1 });
@@ -161,12 +169,17 @@ describe('REST v1 IPAM', () => {
     const declared = apiRoutes.map((r) => `${r.method} ${r.path}`).sort();
     expect(groups.groups.flatMap((g: { routes: string[] }) => g.routes).sort()).toEqual(declared);
     const doc = await (await openapi.GET()).json();
-    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(declared);
     for (const r of apiRoutes) {
       const op = doc.paths[r.path][r.method.toLowerCase()] as { parameters: { name: string; in: string }[]; requestBody?: unknown };
       const where = `${r.method} ${r.path}`;
-      expect(op.parameters.filter((p) => p.in === 'query').map((p) => p.name), where).toEqual(Object.keys(r.query?.shape ?? {}));
+      expect(
+        op.parameters.filter((p) => p.in === 'query').map((p) => p.name),
+        where,
+      ).toEqual(Object.keys(r.query?.shape ?? {}));
       expect(op.requestBody !== undefined, where).toBe(r.body !== undefined);
     }
 

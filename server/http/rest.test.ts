@@ -76,7 +76,8 @@ describe('REST token routes', () => {
 });
 
 describe('CSRF check', () => {
-  const req = (headers: Record<string, string>, method = 'POST') => new Request('http://localhost:3000/api/trpc/x', { method, headers: { host: 'localhost:3000', ...headers } });
+  const req = (headers: Record<string, string>, method = 'POST') =>
+    new Request('http://localhost:3000/api/trpc/x', { method, headers: { host: 'localhost:3000', ...headers } });
   test('refuses state-changing calls without the header or from another site', () => {
     expect(checkCsrf(req({}))?.status).toBe(403);
     expect(checkCsrf(req({ 'x-meridian-csrf': '1', origin: 'http://evil.example' }))?.status).toBe(403);

@@ -6,14 +6,7 @@ import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError, isDomainError
 import { internalErrorBody } from '@/server/observability/log';
 import { projectIdBySlug } from '@/server/tenancy/projects';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
-import {
-  forgetVerifiedToken,
-  revokedTokenOfGoneCluster,
-  tokenActor,
-  verifyApiToken,
-  type ApiPrincipal,
-  type TokenPrincipal,
-} from '@/server/tenancy/tokens';
+import { forgetVerifiedToken, revokedTokenOfGoneCluster, tokenActor, verifyApiToken, type ApiPrincipal, type TokenPrincipal } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/error-table';
 import { jsonReply, JsonReply, type BufferedRequest } from './buffered';
 import { TOKEN_PROJECT, type AnyBodyReader, type BodySpec, type RestRoute } from './declare';
@@ -71,7 +64,8 @@ function bodyReader(spec: BodySpec | undefined, req: BufferedRequest, params: Re
   };
 }
 
-const unauthenticated = (message = 'a valid bearer token is required') => errorReply(401, 'Unauthenticated', message, null, undefined, { 'www-authenticate': 'Bearer' });
+const unauthenticated = (message = 'a valid bearer token is required') =>
+  errorReply(401, 'Unauthenticated', message, null, undefined, { 'www-authenticate': 'Bearer' });
 
 /** The per-token rate limit's 429, or null when the request may go on. */
 function rateLimited(tokenId: string): JsonReply | null {
@@ -82,8 +76,7 @@ function rateLimited(tokenId: string): JsonReply | null {
   });
 }
 
-const operatorTokenHere = () =>
-  errorReply(403, 'Forbidden', 'an operator token acts on the operator routes only; use a project token for project routes');
+const operatorTokenHere = () => errorReply(403, 'Forbidden', 'an operator token acts on the operator routes only; use a project token for project routes');
 
 /** A project token's project and role, checked against the path (404 for any other project: another tenant's is never revealed). */
 function checkProjectToken(principal: TokenPrincipal, params: Record<string, string>, minRole: MemberRole): JsonReply | null {
@@ -91,7 +84,13 @@ function checkProjectToken(principal: TokenPrincipal, params: Record<string, str
     return errorReply(404, 'NotFound', `project "${params.project}" not found`, 'project');
   }
   if (!roleAtLeast(principal.role, minRole)) {
-    return errorReply(403, 'Forbidden', principal.role === 'viewer' ? `this token is read-only; the ${minRole} role is needed` : `this needs a token with the ${minRole} role (this one is ${principal.role})`);
+    return errorReply(
+      403,
+      'Forbidden',
+      principal.role === 'viewer'
+        ? `this token is read-only; the ${minRole} role is needed`
+        : `this needs a token with the ${minRole} role (this one is ${principal.role})`,
+    );
   }
   return null;
 }
@@ -115,7 +114,14 @@ async function authorize(route: RestRoute, principal: ApiPrincipal, inputs: Inpu
     }
     case 'projectRead':
       if (principal.kind === 'project') {
-        return checkProjectToken(principal, inputs.params, 'viewer') ?? { ...inputs, principal, actor, project: { id: principal.projectId, slug: principal.projectSlug } };
+        return (
+          checkProjectToken(principal, inputs.params, 'viewer') ?? {
+            ...inputs,
+            principal,
+            actor,
+            project: { id: principal.projectId, slug: principal.projectSlug },
+          }
+        );
       }
       return { ...inputs, principal, actor, project: { id: await projectIdBySlug(inputs.db, inputs.params.project), slug: inputs.params.project } };
     case 'projectOrOperator':
@@ -134,7 +140,13 @@ async function authorize(route: RestRoute, principal: ApiPrincipal, inputs: Inpu
   }
 }
 
-async function serve(route: RestRoute, req: BufferedRequest, params: Record<string, string>, secret: string | undefined, confirms: boolean): Promise<JsonReply> {
+async function serve(
+  route: RestRoute,
+  req: BufferedRequest,
+  params: Record<string, string>,
+  secret: string | undefined,
+  confirms: boolean,
+): Promise<JsonReply> {
   const module = route.group.module;
   if (module && !moduleEnabled(module)) return errorReply(404, 'NotFound', 'this API is not served here');
   const db = getDb();

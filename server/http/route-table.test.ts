@@ -21,10 +21,19 @@ describe('declaring a route', () => {
     expect(() => route('/api/v1/things/[name]')).toThrow(/REST v1 path/);
     expect(() => route('/api/v1')).toThrow(/REST v1 path/);
     expect(() => operatorRoute({ method: 'GET', path: '/api/v1/things', group, summary: 's', handler: undefined as never })).toThrow(/no handler/);
-    expect(() => operatorRoute({ method: 'GET', path: '/api/v1/things', group, summary: 's', body: jsonBody(z.object({})) as never, handler })).toThrow(/GET has no body/);
-    expect(() => operatorRoute({ method: 'POST', path: '/api/v1/things', group, summary: 's', body: jsonBodyByParam('kind', { a: z.object({}) }, () => new Error('x')), handler })).toThrow(
-      /lacks/,
+    expect(() => operatorRoute({ method: 'GET', path: '/api/v1/things', group, summary: 's', body: jsonBody(z.object({})) as never, handler })).toThrow(
+      /GET has no body/,
     );
+    expect(() =>
+      operatorRoute({
+        method: 'POST',
+        path: '/api/v1/things',
+        group,
+        summary: 's',
+        body: jsonBodyByParam('kind', { a: z.object({}) }, () => new Error('x')),
+        handler,
+      }),
+    ).toThrow(/lacks/);
     expect(() => projectReadRoute({ method: 'POST' as 'GET', path: '/api/v1/projects/{project}/things', group, summary: 's', handler })).toThrow(/GET only/);
     expect(route('/api/v1/things/{name}')).toMatchObject({ method: 'GET', path: '/api/v1/things/{name}', auth: { kind: 'operator' } });
   });
@@ -46,7 +55,7 @@ describe('declaring a route', () => {
 });
 
 describe('the REST v1 table', () => {
-  test("holds every route every domain declares (each server/<domain>/rest.ts), each once", async () => {
+  test('holds every route every domain declares (each server/<domain>/rest.ts), each once', async () => {
     const server = path.join(process.cwd(), 'server');
     const files = readdirSync(server)
       .map((d) => path.join(server, d, 'rest.ts'))
@@ -54,10 +63,18 @@ describe('the REST v1 table', () => {
     const declared: RestRoute[] = [];
     for (const f of files) {
       const exported = Object.values((await import(f)) as Record<string, unknown>);
-      declared.push(...exported.filter(Array.isArray).flat().filter((r): r is RestRoute => typeof r?.handler === 'function' && typeof r?.path === 'string'));
+      declared.push(
+        ...exported
+          .filter(Array.isArray)
+          .flat()
+          .filter((r): r is RestRoute => typeof r?.handler === 'function' && typeof r?.path === 'string'),
+      );
     }
     expect(files.length).toBeGreaterThanOrEqual(5);
-    expect(declared.filter((r) => !apiRoutes.includes(r)).map((r) => `${r.method} ${r.path}`), 'add them to server/api/routes.ts').toEqual([]);
+    expect(
+      declared.filter((r) => !apiRoutes.includes(r)).map((r) => `${r.method} ${r.path}`),
+      'add them to server/api/routes.ts',
+    ).toEqual([]);
     expect(declared.length).toBe(apiRoutes.length);
     expect(new Set(apiRoutes.map((r) => `${r.method} ${r.path}`)).size).toBe(apiRoutes.length);
     for (const r of apiRoutes) expect(apiTable.groups, `${r.method} ${r.path}`).toContain(r.group);

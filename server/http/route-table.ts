@@ -36,7 +36,9 @@ export function routeTable(groups: readonly ApiGroup[], routes: readonly RestRou
     if (!groups.includes(r.group)) throw new Error(`${key}: group ${r.group.name} is not one of the API's groups`);
     if (declared.has(key)) throw new Error(`${key} is declared twice`);
     declared.add(key);
-    const shape = segmentsOf(r.path).map((s) => (param(s) ? '{}' : s)).join('/');
+    const shape = segmentsOf(r.path)
+      .map((s) => (param(s) ? '{}' : s))
+      .join('/');
     const seen = byShape.get(shape);
     if (seen !== undefined && seen !== r.path) throw new Error(`${r.path} and ${seen} match the same requests`);
     byShape.set(shape, r.path);

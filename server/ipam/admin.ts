@@ -32,6 +32,8 @@ export async function listAllPools(db: DbOrTx, options: { search?: string; limit
   }[];
   const [{ total }] = (await db.execute(sql`
     select count(*)::int as total from ip_pools p join networks n on n.id = p.network_id join projects pr on pr.id = p.project_id
-    where p.kind <> 'NodeBlock' ${term ? sql`and (pr.slug ilike ${term} or n.name ilike ${term} or p.name ilike ${term})` : sql``}`)) as unknown as { total: number }[];
+    where p.kind <> 'NodeBlock' ${term ? sql`and (pr.slug ilike ${term} or n.name ilike ${term} or p.name ilike ${term})` : sql``}`)) as unknown as {
+    total: number;
+  }[];
   return { items: rows, total };
 }

@@ -65,7 +65,9 @@ describe('SQL allocator agrees with the reference free set', () => {
           const index = BigInt(Math.floor(random() * Number(span > 1n << 40n ? 1n << 40n : span)));
           const target: Cidr = { family: pool.family, prefix, network: pool.network + (index << BigInt(familyBits(pool.family) - prefix)) };
           const expected = reference.allocatePinned(target);
-          const got = await allocate(db, poolId, { cidr: target }, 'Claim').catch((e: { code?: string }) => (e.code === 'Overlap' ? undefined : Promise.reject(e)));
+          const got = await allocate(db, poolId, { cidr: target }, 'Claim').catch((e: { code?: string }) =>
+            e.code === 'Overlap' ? undefined : Promise.reject(e),
+          );
           expect(Boolean(got), `pinned ${formatCidr(target)} at step ${step}`).toBe(expected);
           if (got) live.push({ id: got.id, cidr: got.cidr });
         } else {
@@ -77,7 +79,10 @@ describe('SQL allocator agrees with the reference free set', () => {
         }
         expect(await freeBlocks(poolId), `free set after step ${step}`).toEqual(reference.blocks().map(formatCidr).sort());
       }
-      const [counters] = (await db.execute(sql`select allocated::text as allocated, allocation_count from ip_pools where id = ${poolId}`)) as unknown as { allocated: string; allocation_count: number }[];
+      const [counters] = (await db.execute(sql`select allocated::text as allocated, allocation_count from ip_pools where id = ${poolId}`)) as unknown as {
+        allocated: string;
+        allocation_count: number;
+      }[];
       const used = live.reduce((sum, a) => sum + (1n << BigInt(familyBits(pool.family) - a.cidr.prefix)), 0n);
       expect(counters.allocated).toBe(used.toString());
       expect(counters.allocation_count).toBe(live.length);
@@ -103,7 +108,9 @@ describe('ipam_range_blocks (SQL) agrees with rangeToCidrs', () => {
     }
     for (const { family, start, end } of cases) {
       const [{ blocks }] = (await db.execute(sql`
-        select coalesce(array_agg(b::text), '{}') as blocks from ipam_range_blocks(${formatIp(family, start)}::inet, ${formatIp(family, end)}::inet) as b`)) as unknown as { blocks: string[] }[];
+        select coalesce(array_agg(b::text), '{}') as blocks from ipam_range_blocks(${formatIp(family, start)}::inet, ${formatIp(family, end)}::inet) as b`)) as unknown as {
+        blocks: string[];
+      }[];
       expect(blocks, `${formatIp(family, start)} – ${formatIp(family, end)}`).toEqual(rangeToCidrs(family, start, end).map(formatCidr));
     }
   });

@@ -61,10 +61,13 @@ function toPool(r: Row): LockedPool {
 
 /** Locks a pool row for the rest of the transaction and returns it; undefined when missing. */
 export async function lockPool(db: DbOrTx, poolId: string): Promise<LockedPool | undefined> {
-  const [r] = await rows(db, sql`
+  const [r] = await rows(
+    db,
+    sql`
     select id, project_id, network_id, name, kind, cidr::text as cidr, family, strategy, min_prefix_length,
            max_prefix_length, default_prefix_length, capacity::text as capacity, allocated::text as allocated
-    from ip_pools where id = ${poolId} for update`);
+    from ip_pools where id = ${poolId} for update`,
+  );
   return r ? toPool(r) : undefined;
 }
 
@@ -92,10 +95,13 @@ async function insertFreeBlocks(db: DbOrTx, poolId: string, blocks: Cidr[]) {
 
 /** What overlaps `target` in the pool, for an `Overlap` message that names it. */
 export async function describeOverlap(db: DbOrTx, poolId: string, target: Cidr): Promise<string> {
-  const [hit] = await rows<{ cidr: string; kind: string; claim: string | null; retained: string | null; pool: string }>(db, sql`
+  const [hit] = await rows<{ cidr: string; kind: string; claim: string | null; retained: string | null; pool: string }>(
+    db,
+    sql`
     select a.cidr::text as cidr, a.kind, c.name as claim, a.retained_name as retained, p.name as pool
     from ip_pools p left join ip_allocations a on a.pool_id = p.id and a.cidr && ${formatCidr(target)}::cidr left join ip_claims c on c.id = a.claim_id
-    where p.id = ${poolId} limit 1`);
+    where p.id = ${poolId} limit 1`,
+  );
   if (!hit?.cidr) return `${formatCidr(target)} is not free in pool ${hit?.pool ?? poolId}`;
   const owner = hit.claim ? `claim "${hit.claim}"` : hit.retained ? `retained allocation of "${hit.retained}"` : hit.kind.toLowerCase();
   return `${formatCidr(target)} overlaps ${hit.cidr} (${owner}) in pool ${hit.pool}`;
@@ -128,10 +134,13 @@ export async function allocate(
   const pinned = 'cidr' in request ? formatCidr(request.cidr) : null;
   let found: { id: string | null; cidr: string | null; size: string | null } | undefined;
   try {
-    [found] = await rows<{ id: string | null; cidr: string | null; size: string | null }>(db, sql`
+    [found] = await rows<{ id: string | null; cidr: string | null; size: string | null }>(
+      db,
+      sql`
       select o_allocation_id as id, o_cidr::text as cidr, o_size::text as size
       from ipam_allocate(${poolId}, ${'prefixLength' in request ? request.prefixLength : null}::int, ${pinned}::cidr, ${kind},
-                         ${links.claimId ?? null}::uuid, ${links.childPoolId ?? null}::uuid)`);
+                         ${links.claimId ?? null}::uuid, ${links.childPoolId ?? null}::uuid)`,
+    );
   } catch (e) {
     const { code, message } = pgError(e) ?? {};
     if (code === 'MA001') throw new DomainError('Overlap', message!, 'address');

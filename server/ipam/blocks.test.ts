@@ -20,16 +20,7 @@ import {
   splitBlock,
   totalSize,
 } from './blocks';
-import {
-  type Cidr,
-  type Family,
-  cidrSize,
-  compareCidrs,
-  familyBits,
-  formatCidr,
-  parseCidrOrThrow,
-  rangeToCidrs,
-} from '@/lib/cidr';
+import { type Cidr, type Family, cidrSize, compareCidrs, familyBits, formatCidr, parseCidrOrThrow, rangeToCidrs } from '@/lib/cidr';
 
 const c = (text: string): Cidr => parseCidrOrThrow(text);
 const cs = (...list: string[]): Cidr[] => list.map(c);
@@ -64,14 +55,69 @@ describe('tree navigation', () => {
 describe('initialFreeBlocks and reservations', () => {
   it.each([
     ['192.0.2.0/24', 0n, 0n, ['192.0.2.0/24']],
-    ['192.0.2.0/24', 1n, 0n, ['192.0.2.1/32', '192.0.2.2/31', '192.0.2.4/30', '192.0.2.8/29', '192.0.2.16/28', '192.0.2.32/27', '192.0.2.64/26', '192.0.2.128/25']],
-    ['198.51.100.0/24', 0n, 1n, ['198.51.100.0/25', '198.51.100.128/26', '198.51.100.192/27', '198.51.100.224/28', '198.51.100.240/29', '198.51.100.248/30', '198.51.100.252/31', '198.51.100.254/32']],
+    [
+      '192.0.2.0/24',
+      1n,
+      0n,
+      ['192.0.2.1/32', '192.0.2.2/31', '192.0.2.4/30', '192.0.2.8/29', '192.0.2.16/28', '192.0.2.32/27', '192.0.2.64/26', '192.0.2.128/25'],
+    ],
+    [
+      '198.51.100.0/24',
+      0n,
+      1n,
+      [
+        '198.51.100.0/25',
+        '198.51.100.128/26',
+        '198.51.100.192/27',
+        '198.51.100.224/28',
+        '198.51.100.240/29',
+        '198.51.100.248/30',
+        '198.51.100.252/31',
+        '198.51.100.254/32',
+      ],
+    ],
     ['203.0.113.0/24', 64n, 64n, ['203.0.113.64/26', '203.0.113.128/26']],
-    ['203.0.113.0/24', 10n, 5n, ['203.0.113.10/31', '203.0.113.12/30', '203.0.113.16/28', '203.0.113.32/27', '203.0.113.64/26', '203.0.113.128/26', '203.0.113.192/27', '203.0.113.224/28', '203.0.113.240/29', '203.0.113.248/31', '203.0.113.250/32']],
+    [
+      '203.0.113.0/24',
+      10n,
+      5n,
+      [
+        '203.0.113.10/31',
+        '203.0.113.12/30',
+        '203.0.113.16/28',
+        '203.0.113.32/27',
+        '203.0.113.64/26',
+        '203.0.113.128/26',
+        '203.0.113.192/27',
+        '203.0.113.224/28',
+        '203.0.113.240/29',
+        '203.0.113.248/31',
+        '203.0.113.250/32',
+      ],
+    ],
     ['192.0.2.0/24', 256n, 0n, []],
     ['192.0.2.0/24', 128n, 128n, []],
     ['2001:db8::/32', 0n, 0n, ['2001:db8::/32']],
-    ['2001:db8::/120', 2n, 1n, ['2001:db8::2/127', '2001:db8::4/126', '2001:db8::8/125', '2001:db8::10/124', '2001:db8::20/123', '2001:db8::40/122', '2001:db8::80/122', '2001:db8::c0/123', '2001:db8::e0/124', '2001:db8::f0/125', '2001:db8::f8/126', '2001:db8::fc/127', '2001:db8::fe/128']],
+    [
+      '2001:db8::/120',
+      2n,
+      1n,
+      [
+        '2001:db8::2/127',
+        '2001:db8::4/126',
+        '2001:db8::8/125',
+        '2001:db8::10/124',
+        '2001:db8::20/123',
+        '2001:db8::40/122',
+        '2001:db8::80/122',
+        '2001:db8::c0/123',
+        '2001:db8::e0/124',
+        '2001:db8::f0/125',
+        '2001:db8::f8/126',
+        '2001:db8::fc/127',
+        '2001:db8::fe/128',
+      ],
+    ],
     ['2001:db8::1/128', 0n, 0n, ['2001:db8::1/128']],
     ['0.0.0.0/0', 0n, 0n, ['0.0.0.0/0']],
   ])('%s with %s leading, %s trailing', (pool, leading, trailing, expected) => {
@@ -83,9 +129,7 @@ describe('initialFreeBlocks and reservations', () => {
   it('reservations must fit', () => {
     const pool = c('192.0.2.0/24');
     expect(reservationProblem(pool, 200n, 56n)).toBeUndefined();
-    expect(reservationProblem(pool, 200n, 57n)).toBe(
-      'reservations (200 leading + 57 trailing) exceed the 256 addresses of 192.0.2.0/24',
-    );
+    expect(reservationProblem(pool, 200n, 57n)).toBe('reservations (200 leading + 57 trailing) exceed the 256 addresses of 192.0.2.0/24');
     expect(reservationProblem(pool, -1n, 0n)).toBe('reservations cannot be negative');
     expect(() => initialFreeBlocks(pool, 257n, 0n)).toThrow(RangeError);
     expect(() => initialFreeBlocks(pool, 0n, -1n)).toThrow(RangeError);
@@ -168,8 +212,25 @@ describe('splitBlock / carve', () => {
     ['192.0.2.0/24', '192.0.2.0/24', []],
     ['192.0.2.0/24', '192.0.2.0/25', ['192.0.2.128/25']],
     ['192.0.2.0/24', '192.0.2.64/26', ['192.0.2.0/26', '192.0.2.128/25']],
-    ['192.0.2.0/24', '192.0.2.255/32', ['192.0.2.0/25', '192.0.2.128/26', '192.0.2.192/27', '192.0.2.224/28', '192.0.2.240/29', '192.0.2.248/30', '192.0.2.252/31', '192.0.2.254/32']],
-    ['198.51.100.0/24', '198.51.100.77/32', ['198.51.100.0/26', '198.51.100.64/29', '198.51.100.72/30', '198.51.100.76/32', '198.51.100.78/31', '198.51.100.80/28', '198.51.100.96/27', '198.51.100.128/25']],
+    [
+      '192.0.2.0/24',
+      '192.0.2.255/32',
+      ['192.0.2.0/25', '192.0.2.128/26', '192.0.2.192/27', '192.0.2.224/28', '192.0.2.240/29', '192.0.2.248/30', '192.0.2.252/31', '192.0.2.254/32'],
+    ],
+    [
+      '198.51.100.0/24',
+      '198.51.100.77/32',
+      [
+        '198.51.100.0/26',
+        '198.51.100.64/29',
+        '198.51.100.72/30',
+        '198.51.100.76/32',
+        '198.51.100.78/31',
+        '198.51.100.80/28',
+        '198.51.100.96/27',
+        '198.51.100.128/25',
+      ],
+    ],
     ['2001:db8::/32', '2001:db8:8000::/33', ['2001:db8::/33']],
     ['2001:db8::/126', '2001:db8::2/128', ['2001:db8::/127', '2001:db8::3/128']],
   ])('%s minus %s', (block, taken, expected) => {
@@ -385,11 +446,7 @@ class BruteForcePool {
     let best: Slot | undefined;
     for (const slot of this.maximalFreeBlocks()) {
       if (slot.hostBits < hostBits) continue;
-      if (
-        best === undefined ||
-        slot.hostBits < best.hostBits ||
-        (slot.hostBits === best.hostBits && slot.offset < best.offset)
-      ) {
+      if (best === undefined || slot.hostBits < best.hostBits || (slot.hostBits === best.hostBits && slot.offset < best.offset)) {
         best = slot;
       }
     }
@@ -438,9 +495,7 @@ class BruteForcePool {
 function freeSetProblem(set: FreeBlockSet, brute: BruteForcePool): string | undefined {
   const ours = set.blocks().map(brute.toSlot, brute);
   const reference = brute.maximalFreeBlocks().sort((a, b) => a.offset - b.offset);
-  const same =
-    ours.length === reference.length &&
-    ours.every((slot, i) => slot.offset === reference[i].offset && slot.hostBits === reference[i].hostBits);
+  const same = ours.length === reference.length && ours.every((slot, i) => slot.offset === reference[i].offset && slot.hostBits === reference[i].hostBits);
   if (!same) {
     const list = (slots: Slot[]) => slots.map((slot) => brute.describe(slot)).join(' ');
     return `free set [${list(ours)}] differs from the brute-force [${list(reference)}]`;
@@ -486,7 +541,7 @@ describe('exhaustive: every occupancy of a /28', () => {
   /** Our canonical set of a bitmap: rangeToCidrs over each maximal run of free addresses. */
   function canonical(occupied: number): Cidr[] {
     const blocks: Cidr[] = [];
-    for (let i = 0; i < SIZE; ) {
+    for (let i = 0; i < SIZE;) {
       if ((occupied >> i) & 1) {
         i++;
         continue;
@@ -594,9 +649,7 @@ const poolArb: fc.Arbitrary<Cidr> = fc.oneof(
   fc
     .tuple(fc.constantFrom('192.0.2.0', '198.51.100.0', '203.0.113.0'), fc.integer({ min: 24, max: 28 }), fc.nat(255))
     .map(([base, prefix, offset]) => blockAt(c(`${base}/24`), prefix, BigInt(offset))),
-  fc
-    .tuple(fc.integer({ min: 20, max: 23 }), fc.nat(0x1ffff))
-    .map(([prefix, offset]) => blockAt(c('198.18.0.0/15'), prefix, BigInt(offset))),
+  fc.tuple(fc.integer({ min: 20, max: 23 }), fc.nat(0x1ffff)).map(([prefix, offset]) => blockAt(c('198.18.0.0/15'), prefix, BigInt(offset))),
   fc
     .tuple(fc.integer({ min: 116, max: 124 }), fc.bigInt({ min: 0n, max: (1n << 96n) - 1n }))
     .map(([prefix, offset]) => blockAt(c('2001:db8::/32'), prefix, offset)),
@@ -659,8 +712,7 @@ function runScenario({ pool, leading, trailing, operations }: Scenario, coverage
     if (operation.kind === 'allocate') {
       const hostBits = Math.min(operation.hostBits, brute.hostBits);
       const prefix = familyBits(pool.family) - hostBits;
-      const expected =
-        operation.strategy === 'FirstFit' ? brute.firstFit(hostBits) : brute.bestFit(hostBits);
+      const expected = operation.strategy === 'FirstFit' ? brute.firstFit(hostBits) : brute.bestFit(hostBits);
       const other = operation.strategy === 'FirstFit' ? brute.bestFit(hostBits) : brute.firstFit(hostBits);
       if (expected && other && expected.offset !== other.offset) coverage.bestFitDiffers++;
       const got = set.allocate(prefix, operation.strategy);
@@ -687,8 +739,7 @@ function runScenario({ pool, leading, trailing, operations }: Scenario, coverage
       const hostBits = Math.min(operation.hostBits, brute.hostBits);
       const freeCount = brute.freeCount();
       // Half of the pinned requests aim at a free address so that they often succeed.
-      const address =
-        operation.nearFree && freeCount > 0 ? brute.nthFree(operation.pick % freeCount) : operation.pick % brute.size;
+      const address = operation.nearFree && freeCount > 0 ? brute.nthFree(operation.pick % freeCount) : operation.pick % brute.size;
       const slot: Slot = { offset: address - (address % 2 ** hostBits), hostBits };
       const target = brute.toCidr(slot);
       const expected = brute.isFree(slot.offset, 2 ** hostBits);

@@ -112,11 +112,7 @@ export function initialFreeBlocks(pool: Cidr, leading: bigint, trailing: bigint)
  * for storing them as `Reservation` allocations (a reservation of N addresses is generally not a
  * single CIDR).
  */
-export function reservationBlocks(
-  pool: Cidr,
-  leading: bigint,
-  trailing: bigint,
-): { leading: Cidr[]; trailing: Cidr[] } {
+export function reservationBlocks(pool: Cidr, leading: bigint, trailing: bigint): { leading: Cidr[]; trailing: Cidr[] } {
   assertReservations(pool, leading, trailing);
   const last = lastAddress(pool);
   // No reservation is no block; computing its empty range would step outside the address space
@@ -179,11 +175,7 @@ export function isBetterSource(candidate: Cidr, current: Cidr, strategy: Allocat
  * Cost is one pass over `freeBlocks` (one pool's free set, so one family); order does not matter.
  * Throws `RangeError` for a prefix length out of range for the family.
  */
-export function chooseBlock(
-  freeBlocks: Iterable<Cidr>,
-  prefix: number,
-  strategy: AllocationStrategy,
-): BlockChoice | undefined {
+export function chooseBlock(freeBlocks: Iterable<Cidr>, prefix: number, strategy: AllocationStrategy): BlockChoice | undefined {
   let best: Cidr | undefined;
   let family: Family | undefined;
   for (const block of freeBlocks) {

@@ -185,7 +185,10 @@ async function claimContext(db: DbOrTx, projectId: string, input: ClaimCreateInp
 /** Why no pool could take the claim: the pool named does not exist, has another family, or none offers it. */
 async function noCandidatePool(db: DbOrTx, networkId: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<never> {
   if (input.pool) {
-    const [exists] = await db.select({ family: ipPools.family }).from(ipPools).where(and(eq(ipPools.networkId, networkId), eq(ipPools.name, input.pool)));
+    const [exists] = await db
+      .select({ family: ipPools.family })
+      .from(ipPools)
+      .where(and(eq(ipPools.networkId, networkId), eq(ipPools.name, input.pool)));
     if (!exists) throw new DomainError('NotFound', `pool "${input.pool}" not found in network "${input.network}"`, 'pool');
     if (spec.pinned) throw new DomainError('Overlap', `${formatCidr(spec.pinned)} is outside pool "${input.pool}"`, 'address');
     throw invalid('family', `pool "${input.pool}" is IPv${exists.family}, the claim asks for IPv${spec.family}`);
@@ -212,7 +215,13 @@ export interface CreateClaimResult {
  * is held only while that statement runs and commits; creates in flight together share one
  * statement and its commit (claim-batch.ts), each still all or nothing.
  */
-export async function createClaim(db: DbOrTx, projectId: string, input: ClaimCreateInput, actor: Actor, options: { dryRun?: boolean } = {}): Promise<CreateClaimResult> {
+export async function createClaim(
+  db: DbOrTx,
+  projectId: string,
+  input: ClaimCreateInput,
+  actor: Actor,
+  options: { dryRun?: boolean } = {},
+): Promise<CreateClaimResult> {
   const spec = resolveSpec(input);
   for (let attempt = 0; ; attempt++) {
     try {
@@ -227,7 +236,14 @@ export async function createClaim(db: DbOrTx, projectId: string, input: ClaimCre
   }
 }
 
-async function createClaimOnce(db: DbOrTx, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec, actor: Actor, dryRun: boolean): Promise<CreateClaimResult> {
+async function createClaimOnce(
+  db: DbOrTx,
+  projectId: string,
+  input: ClaimCreateInput,
+  spec: ResolvedSpec,
+  actor: Actor,
+  dryRun: boolean,
+): Promise<CreateClaimResult> {
   const { policy, existing, retained, networkId, pools } = await claimContext(db, projectId, input, spec);
   if (existing) {
     if (existing.specHash === spec.hash) return { claim: await getClaim(db, projectId, input.name), created: false };
@@ -286,14 +302,22 @@ async function createClaimOnce(db: DbOrTx, projectId: string, input: ClaimCreate
     if (code === 'MD001') result = JSON.parse(detail!) as CreatedRow;
     else if (code === 'MQ001' || code === 'MQ002') {
       const index = Number(detail ?? 0);
-      await admissionOutcome(db, quota as PreparedAdmission & { managed: true }, code === 'MQ002' ? { granted: false, nameTaken: true } : { granted: false, index });
+      await admissionOutcome(
+        db,
+        quota as PreparedAdmission & { managed: true },
+        code === 'MQ002' ? { granted: false, nameTaken: true } : { granted: false, index },
+      );
       throw e;
     } else if ((code === 'MA002' || code === '23P01') && spec.pinned) {
       throw new DomainError('Overlap', await describeOverlap(db, candidates[0].pool, spec.pinned), 'address');
     } else throw e;
   }
   if ('exhausted' in result) {
-    throw new DomainError('Exhausted', `no free ${spec.pinned ? formatCidr(spec.pinned) : `/${spec.prefixLength ?? pools[0].def}`} in network "${input.network}" (IPv${spec.family})`, 'prefixLength');
+    throw new DomainError(
+      'Exhausted',
+      `no free ${spec.pinned ? formatCidr(spec.pinned) : `/${spec.prefixLength ?? pools[0].def}`} in network "${input.network}" (IPv${spec.family})`,
+      'prefixLength',
+    );
   }
   if (result.quota) await admissionOutcome(db, quota as PreparedAdmission & { managed: true }, result.quota);
   const claim: ClaimView = {
@@ -339,7 +363,14 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
     // then its bucket: a create and a delete of one name never wait on each other crosswise.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ipclaim:${projectId}:${name}`}, 0))`);
     const [claim] = await tx
-      .select({ id: ipClaims.id, poolId: ipClaims.poolId, allocationId: ipClaims.allocationId, policy: ipClaims.reclaimPolicy, retention: ipClaims.retentionSeconds, cidr: ipClaims.allocatedCidr })
+      .select({
+        id: ipClaims.id,
+        poolId: ipClaims.poolId,
+        allocationId: ipClaims.allocationId,
+        policy: ipClaims.reclaimPolicy,
+        retention: ipClaims.retentionSeconds,
+        cidr: ipClaims.allocatedCidr,
+      })
       .from(ipClaims)
       .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.name, name)))
       .for('update');
@@ -348,7 +379,12 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
     if (claim.policy === 'Retain') {
       retainedUntil = new Date(Date.now() + claim.retention * 1000);
       await tx.update(ipAllocations).set({ claimId: null, retainedName: name, retainedUntil }).where(eq(ipAllocations.id, claim.allocationId));
-      await enqueueJob(tx, 'ipallocation__expire', { allocationId: claim.allocationId }, { jobKey: `ipallocation:${claim.allocationId}`, runAt: retainedUntil });
+      await enqueueJob(
+        tx,
+        'ipallocation__expire',
+        { allocationId: claim.allocationId },
+        { jobKey: `ipallocation:${claim.allocationId}`, runAt: retainedUntil },
+      );
     } else {
       await releaseAllocation(tx, claim.poolId, claim.allocationId);
     }
@@ -374,7 +410,9 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
  * when it is already gone or no longer retained (idempotent). `onlyIfExpired` is the job's guard.
  */
 export async function releaseRetainedAllocation(db: Db, allocationId: string, actor: Actor, options: { onlyIfExpired?: boolean; projectId?: string } = {}) {
-  const where = options.projectId ? and(eq(ipAllocations.id, allocationId), eq(ipAllocations.projectId, options.projectId)) : eq(ipAllocations.id, allocationId);
+  const where = options.projectId
+    ? and(eq(ipAllocations.id, allocationId), eq(ipAllocations.projectId, options.projectId))
+    : eq(ipAllocations.id, allocationId);
   const released = await releaseRetained(db, where!, actor, {
     onlyIfExpired: options.onlyIfExpired,
     reason: options.onlyIfExpired ? 'retention lease expired' : 'released by operator',
@@ -389,7 +427,9 @@ export async function releaseRetainedAllocation(db: Db, allocationId: string, ac
  * (never retained, already released, or released concurrently by another caller) is `NotFound`.
  */
 export async function releaseRetainedByName(db: Db, projectId: string, name: string, actor: Actor) {
-  const released = await releaseRetained(db, and(eq(ipAllocations.projectId, projectId), eq(ipAllocations.retainedName, name))!, actor, { reason: 'released by the project' });
+  const released = await releaseRetained(db, and(eq(ipAllocations.projectId, projectId), eq(ipAllocations.retainedName, name))!, actor, {
+    reason: 'released by the project',
+  });
   if (!released) throw new DomainError('NotFound', `no retained allocation named "${name}" in this project`, 'name');
   return { name, cidr: released.cidr, released: true as const };
 }
@@ -402,7 +442,14 @@ export async function releaseRetainedByName(db: Db, projectId: string, name: str
 async function releaseRetained(db: Db, where: SQL, actor: Actor, options: { onlyIfExpired?: boolean; reason: string }) {
   return db.transaction(async (tx) => {
     const [alloc] = await tx
-      .select({ id: ipAllocations.id, poolId: ipAllocations.poolId, projectId: ipAllocations.projectId, name: ipAllocations.retainedName, until: ipAllocations.retainedUntil, cidr: ipAllocations.cidr })
+      .select({
+        id: ipAllocations.id,
+        poolId: ipAllocations.poolId,
+        projectId: ipAllocations.projectId,
+        name: ipAllocations.retainedName,
+        until: ipAllocations.retainedUntil,
+        cidr: ipAllocations.cidr,
+      })
       .from(ipAllocations)
       .where(and(where, sql`${ipAllocations.retainedName} is not null`));
     if (!alloc) return undefined;
@@ -441,7 +488,11 @@ export async function listClaims(db: DbOrTx, projectId: string, input: ClaimList
   }
   const sortColumn = input.sort === 'name' ? ipClaims.name : input.sort === 'cidr' ? ipClaims.allocatedCidr : ipClaims.createdAt;
   const order = input.order === 'asc' ? asc(sortColumn) : desc(sortColumn);
-  const base = db.select(claimColumns).from(ipClaims).innerJoin(ipPools, eq(ipPools.id, ipClaims.poolId)).where(and(...where));
+  const base = db
+    .select(claimColumns)
+    .from(ipClaims)
+    .innerJoin(ipPools, eq(ipPools.id, ipClaims.poolId))
+    .where(and(...where));
   let rowsOut: ClaimRow[];
   try {
     rowsOut = await base.orderBy(order, asc(ipClaims.id)).limit(input.limit).offset(input.offset);
@@ -449,7 +500,9 @@ export async function listClaims(db: DbOrTx, projectId: string, input: ClaimList
     if (pgCode(e) === '22P02') throw invalid('search', 'is not a valid address');
     throw e;
   }
-  const [{ total }] = (await db.execute(sql`select count(*)::int as total from ip_claims join ip_pools on ip_pools.id = ip_claims.pool_id where ${and(...where)}`)) as unknown as { total: number }[];
+  const [{ total }] = (await db.execute(
+    sql`select count(*)::int as total from ip_claims join ip_pools on ip_pools.id = ip_claims.pool_id where ${and(...where)}`,
+  )) as unknown as { total: number }[];
   return { items: rowsOut.map(toView), total, nextOffset: input.offset + rowsOut.length < total ? input.offset + rowsOut.length : null };
 }
 

@@ -51,11 +51,21 @@ describe('networks', () => {
 
   test('bad CIDRs and rules are field-level errors and store nothing', async () => {
     const { db, projectId } = await setup();
-    await expect(createNetwork(db, projectId, { name: 'bad', cidrs: [{ cidr: '203.0.113.1/24' }] }, actor)).rejects.toMatchObject({ code: 'InvalidCidr', field: 'cidrs.0.cidr', message: expect.stringContaining('203.0.113.0/24') });
+    await expect(createNetwork(db, projectId, { name: 'bad', cidrs: [{ cidr: '203.0.113.1/24' }] }, actor)).rejects.toMatchObject({
+      code: 'InvalidCidr',
+      field: 'cidrs.0.cidr',
+      message: expect.stringContaining('203.0.113.0/24'),
+    });
     await expect(createNetwork(db, projectId, { name: 'bad', cidrs: [{ cidr: '203.0.113.0/33' }] }, actor)).rejects.toMatchObject({ code: 'InvalidCidr' });
     await expect(createNetwork(db, projectId, { name: 'bad', cidrs: [{ cidr: 'banana' }] }, actor)).rejects.toMatchObject({ code: 'InvalidCidr' });
-    await expect(createNetwork(db, projectId, { name: 'bad', cidrs: [{ cidr: '203.0.113.0/24', minPrefixLength: 16 }] }, actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'cidrs.0.minPrefixLength' });
-    await expect(createNetwork(db, projectId, { name: 'vpc', cidrs: [{ cidr: '203.0.113.0/24' }] }, actor)).rejects.toMatchObject({ code: 'Conflict', field: 'name' });
+    await expect(createNetwork(db, projectId, { name: 'bad', cidrs: [{ cidr: '203.0.113.0/24', minPrefixLength: 16 }] }, actor)).rejects.toMatchObject({
+      code: 'ValidationFailed',
+      field: 'cidrs.0.minPrefixLength',
+    });
+    await expect(createNetwork(db, projectId, { name: 'vpc', cidrs: [{ cidr: '203.0.113.0/24' }] }, actor)).rejects.toMatchObject({
+      code: 'Conflict',
+      field: 'name',
+    });
     const [{ n }] = (await db.execute(sql`select count(*)::int as n from networks where project_id = ${projectId}`)) as unknown as { n: number }[];
     expect(n).toBe(1);
   });
@@ -77,7 +87,9 @@ describe('claims', () => {
     expect(first).toMatchObject({ created: true, claim: { phase: 'Bound', allocatedCidr: '192.0.2.0/28', prefixLength: 28 } });
     const again = await createClaim(db, projectId, { name: 'web', network: 'vpc', reclaimPolicy: 'Delete' }, actor);
     expect(again).toMatchObject({ created: false, claim: { id: first.claim.id, allocatedCidr: '192.0.2.0/28' } });
-    await expect(createClaim(db, projectId, { name: 'web', network: 'vpc', prefixLength: 27, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'ClaimExists' });
+    await expect(createClaim(db, projectId, { name: 'web', network: 'vpc', prefixLength: 27, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'ClaimExists',
+    });
     const net = await getNetwork(db, projectId, 'vpc');
     expect(net.pools[0]).toMatchObject({ capacity: '256', allocated: '16', available: '240', utilization: 0.0625 });
     await checkBooks(projectId);
@@ -87,22 +99,48 @@ describe('claims', () => {
     const { db, projectId } = await setup([{ cidr: '192.0.2.0/24', minPrefixLength: 26, maxPrefixLength: 32 }]);
     const pinned = await createClaim(db, projectId, { name: 'gw', network: 'vpc', address: '192.0.2.1', reclaimPolicy: 'Delete' }, actor);
     expect(pinned.claim.allocatedCidr).toBe('192.0.2.1/32');
-    await expect(createClaim(db, projectId, { name: 'gw2', network: 'vpc', address: '192.0.2.0/30', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'Overlap', message: expect.stringContaining('claim "gw"') });
-    await expect(createClaim(db, projectId, { name: 'big', network: 'vpc', prefixLength: 24, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'PrefixLengthRejected', field: 'prefixLength' });
+    await expect(createClaim(db, projectId, { name: 'gw2', network: 'vpc', address: '192.0.2.0/30', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'Overlap',
+      message: expect.stringContaining('claim "gw"'),
+    });
+    await expect(createClaim(db, projectId, { name: 'big', network: 'vpc', prefixLength: 24, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'PrefixLengthRejected',
+      field: 'prefixLength',
+    });
     // Beyond the family's bits the length is invalid whatever the rules say: the code the schema gives /129.
-    await expect(createClaim(db, projectId, { name: 'big', network: 'vpc', prefixLength: 33, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'prefixLength' });
-    await expect(createChildPool(db, projectId, { network: 'vpc', parent: 'vpc-v4', name: 'tiny', prefixLength: 33 }, actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'prefixLength' });
-    await expect(createClaim(db, projectId, { name: 'v6', network: 'vpc', family: 6, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'NoOfferingPool', field: 'family' });
-    await expect(createClaim(db, projectId, { name: 'x', network: 'nope', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'NotFound', field: 'network' });
-    await expect(createClaim(db, projectId, { name: 'x', network: 'vpc', address: '192.0.2.5/24', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'InvalidCidr', field: 'address' });
-    await expect(createClaim(db, projectId, { name: 'x', network: 'vpc', address: '203.0.113.5', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'NoOfferingPool', field: 'address' });
+    await expect(createClaim(db, projectId, { name: 'big', network: 'vpc', prefixLength: 33, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'ValidationFailed',
+      field: 'prefixLength',
+    });
+    await expect(createChildPool(db, projectId, { network: 'vpc', parent: 'vpc-v4', name: 'tiny', prefixLength: 33 }, actor)).rejects.toMatchObject({
+      code: 'ValidationFailed',
+      field: 'prefixLength',
+    });
+    await expect(createClaim(db, projectId, { name: 'v6', network: 'vpc', family: 6, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'NoOfferingPool',
+      field: 'family',
+    });
+    await expect(createClaim(db, projectId, { name: 'x', network: 'nope', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'NotFound',
+      field: 'network',
+    });
+    await expect(createClaim(db, projectId, { name: 'x', network: 'vpc', address: '192.0.2.5/24', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'InvalidCidr',
+      field: 'address',
+    });
+    await expect(createClaim(db, projectId, { name: 'x', network: 'vpc', address: '203.0.113.5', reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'NoOfferingPool',
+      field: 'address',
+    });
     await checkBooks(projectId);
   });
 
   test('exhaustion is 507-coded and stores nothing; release returns the block', async () => {
     const { db, projectId } = await setup([{ cidr: '192.0.2.0/28', maxPrefixLength: 32 }]);
     for (let i = 0; i < 4; i++) await createClaim(db, projectId, { name: `c${i}`, network: 'vpc', prefixLength: 30, reclaimPolicy: 'Delete' }, actor);
-    await expect(createClaim(db, projectId, { name: 'c4', network: 'vpc', prefixLength: 30, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({ code: 'Exhausted' });
+    await expect(createClaim(db, projectId, { name: 'c4', network: 'vpc', prefixLength: 30, reclaimPolicy: 'Delete' }, actor)).rejects.toMatchObject({
+      code: 'Exhausted',
+    });
     expect((await getNetwork(db, projectId, 'vpc')).pools[0].phase).toBe('Exhausted');
     await deleteClaim(db, projectId, 'c2', actor);
     const reused = await createClaim(db, projectId, { name: 'c4', network: 'vpc', prefixLength: 30, reclaimPolicy: 'Delete' }, actor);
@@ -120,7 +158,9 @@ describe('claims', () => {
       code: 'AllocationRetained',
       message: expect.stringContaining(c.claim.allocationId),
     });
-    const [job] = (await db.execute(sql`select run_at from graphile_worker.jobs where key = ${`ipallocation:${c.claim.allocationId}`}`)) as unknown as { run_at: Date }[];
+    const [job] = (await db.execute(sql`select run_at from graphile_worker.jobs where key = ${`ipallocation:${c.claim.allocationId}`}`)) as unknown as {
+      run_at: Date;
+    }[];
     expect(new Date(job.run_at).getTime()).toBeGreaterThan(Date.now() + 3500_000);
     expect(await releaseRetainedAllocation(db, c.claim.allocationId, actor, { onlyIfExpired: true })).toBe(false);
     expect(await releaseRetainedAllocation(db, c.claim.allocationId, actor)).toBe(true);
@@ -150,7 +190,12 @@ describe('claims', () => {
 
   test('child pools are carves of their parent; reservations and BestFit', async () => {
     const { db, projectId } = await setup([{ cidr: '198.51.100.0/24', maxPrefixLength: 32 }]);
-    await createChildPool(db, projectId, { network: 'vpc', parent: 'vpc-v4', name: 'apps', prefixLength: 26, reserveLeading: 4, reserveTrailing: 1, strategy: 'BestFit', defaultPrefixLength: 30 }, actor);
+    await createChildPool(
+      db,
+      projectId,
+      { network: 'vpc', parent: 'vpc-v4', name: 'apps', prefixLength: 26, reserveLeading: 4, reserveTrailing: 1, strategy: 'BestFit', defaultPrefixLength: 30 },
+      actor,
+    );
     const net = await getNetwork(db, projectId, 'vpc');
     const apps = net.pools.find((p) => p.name === 'apps')!;
     expect(apps).toMatchObject({ cidr: '198.51.100.0/26', capacity: '64', reserved: '5', available: '59', kind: 'Child' });
@@ -165,7 +210,8 @@ describe('claims', () => {
 
   test('list filters, sorts, paginates and finds by address', async () => {
     const { db, projectId } = await setup([{ cidr: '192.0.2.0/24', maxPrefixLength: 32 }]);
-    for (let i = 0; i < 12; i++) await createClaim(db, projectId, { name: `n${String(i).padStart(2, '0')}`, network: 'vpc', prefixLength: 29, reclaimPolicy: 'Delete' }, actor);
+    for (let i = 0; i < 12; i++)
+      await createClaim(db, projectId, { name: `n${String(i).padStart(2, '0')}`, network: 'vpc', prefixLength: 29, reclaimPolicy: 'Delete' }, actor);
     const page1 = await listClaims(db, projectId, { sort: 'name', order: 'asc', limit: 5, offset: 0 });
     expect(page1.items.map((c) => c.name)).toEqual(['n00', 'n01', 'n02', 'n03', 'n04']);
     expect(page1).toMatchObject({ total: 12, nextOffset: 5 });
@@ -223,7 +269,9 @@ describe('concurrency', () => {
   test('concurrent creates of one name bind once and all see the same address', async () => {
     const { db, projectId } = await setup();
     const name = uniq('same');
-    const results = await Promise.all(Array.from({ length: 16 }, () => createClaim(db, projectId, { name, network: 'vpc', prefixLength: 28, reclaimPolicy: 'Delete' }, actor)));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, () => createClaim(db, projectId, { name, network: 'vpc', prefixLength: 28, reclaimPolicy: 'Delete' }, actor)),
+    );
     expect(new Set(results.map((r) => r.claim.allocatedCidr)).size).toBe(1);
     expect(results.filter((r) => r.created).length).toBe(1);
     await checkBooks(projectId);
@@ -234,13 +282,17 @@ describe('concurrency', () => {
     for (let i = 0; i < 20; i++) await createClaim(db, projectId, { name: `old${i}`, network: 'vpc', prefixLength: 30, reclaimPolicy: 'Delete' }, actor);
     await Promise.all([
       ...Array.from({ length: 20 }, (_, i) => deleteClaim(db, projectId, `old${i}`, actor)),
-      ...Array.from({ length: 30 }, (_, i) => createClaim(db, projectId, { name: `new${i}`, network: 'vpc', prefixLength: 32 - (i % 3), reclaimPolicy: 'Delete' }, actor)),
+      ...Array.from({ length: 30 }, (_, i) =>
+        createClaim(db, projectId, { name: `new${i}`, network: 'vpc', prefixLength: 32 - (i % 3), reclaimPolicy: 'Delete' }, actor),
+      ),
     ]);
     await checkBooks(projectId);
     // Everything released merges back: deleting all leaves one free block again.
     const all = await listClaims(db, projectId, { sort: 'name', order: 'asc', limit: 500, offset: 0 });
     await Promise.all(all.items.map((c) => deleteClaim(db, projectId, c.name, actor)));
-    const [{ n }] = (await db.execute(sql`select count(*)::int as n from ip_free_blocks f join ip_pools p on p.id = f.pool_id where p.project_id = ${projectId}`)) as unknown as { n: number }[];
+    const [{ n }] = (await db.execute(
+      sql`select count(*)::int as n from ip_free_blocks f join ip_pools p on p.id = f.pool_id where p.project_id = ${projectId}`,
+    )) as unknown as { n: number }[];
     expect(n).toBe(1);
     await checkBooks(projectId);
   });

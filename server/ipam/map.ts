@@ -60,7 +60,14 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
       union all
       select f.cidr::text, 'Free', null, null, null, power(2::numeric, ${bits} - f.prefix_length)::numeric(40,0)::text, f.cidr
       from ip_free_blocks f where f.pool_id = ${pool.id} and (f.cidr <<= ${viewText}::cidr or f.cidr >> ${viewText}::cidr)
-      order by sort_key`)) as unknown as { cidr: string; kind: string; retained_name: string | null; claim: string | null; child: string | null; size: string }[];
+      order by sort_key`)) as unknown as {
+      cidr: string;
+      kind: string;
+      retained_name: string | null;
+      claim: string | null;
+      child: string | null;
+      size: string;
+    }[];
     return {
       network: network.name,
       pool,
@@ -72,7 +79,17 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
         const c = parseCidrOrThrow(s.cidr);
         const clipped = c.prefix < view.prefix ? view : c;
         const kind: MapSegment['kind'] =
-          s.kind === 'Free' ? 'free' : s.kind === 'Reservation' ? 'reserved' : s.kind === 'PoolCarve' ? 'pool' : s.kind === 'PodAddress' ? 'pod' : s.retained_name ? 'retained' : 'claim';
+          s.kind === 'Free'
+            ? 'free'
+            : s.kind === 'Reservation'
+              ? 'reserved'
+              : s.kind === 'PoolCarve'
+                ? 'pool'
+                : s.kind === 'PodAddress'
+                  ? 'pod'
+                  : s.retained_name
+                    ? 'retained'
+                    : 'claim';
         return { cidr: formatCidr(clipped), kind, label: s.claim ?? s.child ?? s.retained_name, size: cidrSize(clipped).toString() };
       }),
       cells: [] as MapCell[],
@@ -90,7 +107,9 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
   for (const r of small) used.set(r.cell, BigInt(r.used));
   // Allocations bigger than a cell fill every cell they cover.
   const large = (await db.execute(sql`
-    select cidr::text as cidr from ip_allocations where pool_id = ${pool.id} and cidr <<= ${viewText}::cidr and masklen(cidr) < ${cellPrefix} and kind <> 'Reservation'`)) as unknown as { cidr: string }[];
+    select cidr::text as cidr from ip_allocations where pool_id = ${pool.id} and cidr <<= ${viewText}::cidr and masklen(cidr) < ${cellPrefix} and kind <> 'Reservation'`)) as unknown as {
+    cidr: string;
+  }[];
   for (const r of large) {
     const c = parseCidrOrThrow(r.cidr);
     const count = 1n << BigInt(cellPrefix - c.prefix);

@@ -127,7 +127,10 @@ export async function createNetwork(db: Db, projectId: string, input: NetworkCre
       for (const [i, root] of roots.entries()) {
         const clash = await overlappingRoot(tx, projectId, root.cidr);
         if (clash) {
-          throw new DomainError('Overlap', `${formatCidr(root.cidr)} overlaps ${clash.cidr} of network "${clash.network}"`, `cidrs.${i}.cidr`, { network: clash.network, cidr: clash.cidr });
+          throw new DomainError('Overlap', `${formatCidr(root.cidr)} overlaps ${clash.cidr} of network "${clash.network}"`, `cidrs.${i}.cidr`, {
+            network: clash.network,
+            cidr: clash.cidr,
+          });
         }
         await insertPool(tx, { projectId, networkId: network.id, parentPoolId: null, name: root.name, kind: 'Root', cidr: root.cidr }, root.rules);
       }
@@ -148,7 +151,10 @@ export async function createNetwork(db: Db, projectId: string, input: NetworkCre
     if (code === '23P01') {
       for (const [i, root] of roots.entries()) {
         const clash = await overlappingRoot(db, projectId, root.cidr);
-        if (clash) throw new DomainError('Overlap', `${formatCidr(root.cidr)} overlaps ${clash.cidr} of network "${clash.network}"`, `cidrs.${i}.cidr`, { network: clash.network });
+        if (clash)
+          throw new DomainError('Overlap', `${formatCidr(root.cidr)} overlaps ${clash.cidr} of network "${clash.network}"`, `cidrs.${i}.cidr`, {
+            network: clash.network,
+          });
       }
       throw new DomainError('Overlap', 'a root CIDR overlaps another network of this project', 'cidrs');
     }
@@ -174,15 +180,31 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
       const len = 'cidr' in request ? request.cidr.prefix : request.prefixLength;
       checkPrefixLength(parent.family, len);
       if (len < parent.minPrefixLength || len > parent.maxPrefixLength) {
-        throw new DomainError('PrefixLengthRejected', `/${len} is outside pool ${parent.name}'s rules (/${parent.minPrefixLength}–/${parent.maxPrefixLength})`, 'prefixLength');
+        throw new DomainError(
+          'PrefixLengthRejected',
+          `/${len} is outside pool ${parent.name}'s rules (/${parent.minPrefixLength}–/${parent.maxPrefixLength})`,
+          'prefixLength',
+        );
       }
       // The child's id is chosen first so the carve (taken under the parent's lock) can name it.
       const childId = randomUUID();
       const carve = await allocate(tx, parent.id, request, 'PoolCarve', { childPoolId: childId });
       if (!carve) throw new DomainError('Exhausted', `pool ${parent.name} has no free /${len}`, 'prefixLength');
       const rules = resolveRules(carve.cidr, input);
-      await insertPool(tx, { id: childId, projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: carve.cidr }, rules);
-      await recordEvent(tx, { actor, projectId, action: 'pool.create', objectType: 'pool', objectId: childId, objectName: input.name, after: { parent: parent.name, cidr: formatCidr(carve.cidr) } });
+      await insertPool(
+        tx,
+        { id: childId, projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: carve.cidr },
+        rules,
+      );
+      await recordEvent(tx, {
+        actor,
+        projectId,
+        action: 'pool.create',
+        objectType: 'pool',
+        objectId: childId,
+        objectName: input.name,
+        after: { parent: parent.name, cidr: formatCidr(carve.cidr) },
+      });
       return { id: childId, name: input.name, cidr: formatCidr(carve.cidr) };
     });
   } catch (e) {
@@ -284,7 +306,13 @@ function familyTotals(pools: PoolView[]) {
       allocated += BigInt(r.allocated);
     }
     const available = capacity - reserved - allocated;
-    out[familyName(family)] = { capacity: capacity.toString(), reserved: reserved.toString(), allocated: allocated.toString(), available: available.toString(), utilization: usedShare(allocated, capacity - reserved) };
+    out[familyName(family)] = {
+      capacity: capacity.toString(),
+      reserved: reserved.toString(),
+      allocated: allocated.toString(),
+      available: available.toString(),
+      utilization: usedShare(allocated, capacity - reserved),
+    };
   }
   return out;
 }
@@ -293,7 +321,9 @@ function familyTotals(pools: PoolView[]) {
 export async function getNetwork(db: DbOrTx, projectId: string, name: string) {
   const network = await findNetwork(db, projectId, name, 'name');
   const pools = (await db.select().from(ipPools).where(eq(ipPools.networkId, network.id)).orderBy(asc(ipPools.cidr))).map(poolView);
-  const [{ claims }] = (await db.execute(sql`select count(*)::int as claims from ip_claims where network_id = ${network.id}`)) as unknown as { claims: number }[];
+  const [{ claims }] = (await db.execute(sql`select count(*)::int as claims from ip_claims where network_id = ${network.id}`)) as unknown as {
+    claims: number;
+  }[];
   return { ...network, pools, utilization: familyTotals(pools), claimCount: claims };
 }
 
@@ -313,10 +343,18 @@ export async function listNetworks(db: DbOrTx, projectId: string, options: { lim
   const page = list.slice(0, options.limit);
   const ids = page.map((n) => n.id);
   const pools = ids.length
-    ? (await db.select().from(ipPools).where(sql`${ipPools.networkId} = any(${`{${ids.join(',')}}`}::uuid[])`).orderBy(asc(ipPools.cidr))).map((p) => ({ networkId: p.networkId, view: poolView(p) }))
+    ? (
+        await db
+          .select()
+          .from(ipPools)
+          .where(sql`${ipPools.networkId} = any(${`{${ids.join(',')}}`}::uuid[])`)
+          .orderBy(asc(ipPools.cidr))
+      ).map((p) => ({ networkId: p.networkId, view: poolView(p) }))
     : [];
   const claimCounts = ids.length
-    ? ((await db.execute(sql`select network_id, count(*)::int as n from ip_claims where network_id = any(${`{${ids.join(',')}}`}::uuid[]) group by 1`)) as unknown as { network_id: string; n: number }[])
+    ? ((await db.execute(
+        sql`select network_id, count(*)::int as n from ip_claims where network_id = any(${`{${ids.join(',')}}`}::uuid[]) group by 1`,
+      )) as unknown as { network_id: string; n: number }[])
     : [];
   const [{ total }] = (await db.execute(sql`select count(*)::int as total from networks where ${where}`)) as unknown as { total: number }[];
   const items = page.map((n) => {
@@ -357,4 +395,3 @@ export async function deleteNetwork(db: Db, projectId: string, name: string, act
     return { name, deleted: true };
   });
 }
-

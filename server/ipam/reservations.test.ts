@@ -34,7 +34,12 @@ describe('reservations at IPv6 scale', () => {
   test('a /64 leading reservation in an IPv6 pool: exact, stored as Reservation blocks, and the figures add up', async () => {
     const { db } = testDb();
     const { project } = await makeProject(db);
-    const net = await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '2001:db8:1::/48', reserveLeading: TWO_64.toString(), reserveTrailing: '3' }] }, actor);
+    const net = await createNetwork(
+      db,
+      project.id,
+      { name: 'vpc', cidrs: [{ cidr: '2001:db8:1::/48', reserveLeading: TWO_64.toString(), reserveTrailing: '3' }] },
+      actor,
+    );
     const reserved = TWO_64 + 3n;
     expect(net.pools[0]).toMatchObject({
       capacity: TWO_80.toString(),
@@ -57,7 +62,9 @@ describe('reservations at IPv6 scale', () => {
     expect(after.utilization.IPv6).toMatchObject({ capacity: TWO_80.toString(), reserved: reserved.toString(), allocated: TWO_64.toString() });
     expectFiguresAddUp(after.utilization.IPv6!);
 
-    const blocks = (await db.execute(sql`select cidr::text as cidr from ip_allocations where project_id = ${project.id} and kind = 'Reservation' order by cidr`)) as unknown as { cidr: string }[];
+    const blocks = (await db.execute(
+      sql`select cidr::text as cidr from ip_allocations where project_id = ${project.id} and kind = 'Reservation' order by cidr`,
+    )) as unknown as { cidr: string }[];
     expect(blocks.map((b) => b.cidr)).toEqual(['2001:db8:1::/64', '2001:db8:1:ffff:ffff:ffff:ffff:fffd/128', '2001:db8:1:ffff:ffff:ffff:ffff:fffe/127']);
 
     // The operator's list shows the same figures.
@@ -69,7 +76,12 @@ describe('reservations at IPv6 scale', () => {
     const { db } = testDb();
     const { project } = await makeProject(db);
     await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '2001:db8:2::/48' }] }, actor);
-    await createChildPool(db, project.id, { network: 'vpc', parent: 'vpc-v6', name: 'apps', prefixLength: 56, reserveLeading: (TWO_64 + 1n).toString(), reserveTrailing: 2 ** 53 - 1 }, actor);
+    await createChildPool(
+      db,
+      project.id,
+      { network: 'vpc', parent: 'vpc-v6', name: 'apps', prefixLength: 56, reserveLeading: (TWO_64 + 1n).toString(), reserveTrailing: 2 ** 53 - 1 },
+      actor,
+    );
     const apps = (await getNetwork(db, project.id, 'vpc')).pools.find((p) => p.name === 'apps')!;
     expect(apps).toMatchObject({ capacity: (1n << 72n).toString(), reserved: (TWO_64 + 1n + BigInt(2 ** 53 - 1)).toString(), allocated: '0' });
     expectFiguresAddUp(apps);
@@ -86,19 +98,29 @@ describe('reservations at IPv6 scale', () => {
       [{ reserveLeading: (1n << 79n).toString(), reserveTrailing: ((1n << 79n) + 1n).toString() }, 'cidrs.0.reserveTrailing'],
     ];
     for (const [rules, field] of cases) {
-      await expect(createNetwork(db, project.id, { name: 'big', cidrs: [{ cidr: '2001:db8:3::/48', ...rules }] }, actor), JSON.stringify(rules)).rejects.toMatchObject({
+      await expect(
+        createNetwork(db, project.id, { name: 'big', cidrs: [{ cidr: '2001:db8:3::/48', ...rules }] }, actor),
+        JSON.stringify(rules),
+      ).rejects.toMatchObject({
         code: 'ValidationFailed',
         field,
       });
     }
     await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '2001:db8:4::/48' }] }, actor);
-    await expect(createChildPool(db, project.id, { network: 'vpc', parent: 'vpc-v6', name: 'c', prefixLength: 64, reserveLeading: (TWO_64 + 1n).toString() }, actor)).rejects.toMatchObject({
+    await expect(
+      createChildPool(db, project.id, { network: 'vpc', parent: 'vpc-v6', name: 'c', prefixLength: 64, reserveLeading: (TWO_64 + 1n).toString() }, actor),
+    ).rejects.toMatchObject({
       code: 'ValidationFailed',
       field: 'reserveLeading',
       message: expect.stringContaining('18446744073709551617'),
     });
     // The whole pool reserved fits: nothing is left to allocate.
-    await createChildPool(db, project.id, { network: 'vpc', parent: 'vpc-v6', name: 'all', prefixLength: 64, reserveLeading: (TWO_64 - 5n).toString(), reserveTrailing: '5' }, actor);
+    await createChildPool(
+      db,
+      project.id,
+      { network: 'vpc', parent: 'vpc-v6', name: 'all', prefixLength: 64, reserveLeading: (TWO_64 - 5n).toString(), reserveTrailing: '5' },
+      actor,
+    );
     const net = await getNetwork(db, project.id, 'vpc');
     expect(net.pools.find((p) => p.name === 'all')).toMatchObject({ reserved: TWO_64.toString(), available: '0', phase: 'Exhausted' });
     // The refused child's carve was rolled back: the root holds only the one that fit.
@@ -112,7 +134,11 @@ describe('reservations at IPv6 scale', () => {
     const token = await createApiToken(db, { projectId: project.id, name: 'rest' }, actor);
     const call = async (handler: Handler, method: string, params: Record<string, string>, body?: unknown) => {
       const res = await handler(
-        new Request('http://localhost/api/v1/x', { method, headers: { authorization: `Bearer ${token.secret}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) }),
+        new Request('http://localhost/api/v1/x', {
+          method,
+          headers: { authorization: `Bearer ${token.secret}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        }),
         { params: Promise.resolve({ project: project.slug, ...params }) },
       );
       return { status: res.status, body: await res.json() };
@@ -127,7 +153,11 @@ describe('reservations at IPv6 scale', () => {
       available: (TWO_80 - TWO_64).toString(),
       rules: { reserveLeading: TWO_64.toString(), reserveTrailing: '0' },
     });
-    expect(created.body.status.utilization.IPv6).toMatchObject({ capacity: TWO_80.toString(), reserved: TWO_64.toString(), available: (TWO_80 - TWO_64).toString() });
+    expect(created.body.status.utilization.IPv6).toMatchObject({
+      capacity: TWO_80.toString(),
+      reserved: TWO_64.toString(),
+      available: (TWO_80 - TWO_64).toString(),
+    });
     const read = await call(networkItem.GET as Handler, 'GET', { name: 'vpc' });
     expectFiguresAddUp(read.body.status.pools[0]);
 
@@ -159,7 +189,9 @@ describe('reservations at IPv6 scale', () => {
     const net = await caller.ipam.networks.get({ project: project.slug, name: 'vpc' });
     expect(net.pools[0]).toMatchObject({ capacity: TWO_80.toString(), reserved: TWO_64.toString(), reserveTrailing: TWO_64.toString() });
     expect(net.utilization.IPv6).toMatchObject({ reserved: TWO_64.toString() });
-    await expect(caller.ipam.networks.create({ project: project.slug, name: 'big', cidrs: [{ cidr: '2001:db8:8::/48', reserveLeading: (TWO_80 + 1n).toString() }] })).rejects.toMatchObject({
+    await expect(
+      caller.ipam.networks.create({ project: project.slug, name: 'big', cidrs: [{ cidr: '2001:db8:8::/48', reserveLeading: (TWO_80 + 1n).toString() }] }),
+    ).rejects.toMatchObject({
       code: 'BAD_REQUEST',
     });
   });

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { decodeContinue, encodeContinue, jsonBody, jsonReply, pageQuery, tokenRoute, type ApiGroup, type RestRoute } from '@/server/http/declare';
 import { createClaim, deleteClaim, getClaim, listClaims, listRetainedAllocations, releaseRetainedByName } from './claims';
 import { createNetwork, deleteNetwork, getNetwork, listNetworks } from './networks';
-import { claimInputFromResource, claimResource, claimResourceInput, networkInputFromResource, networkResource, networkResourceInput, retainedAllocationResource } from './resources';
+import {
+  claimInputFromResource,
+  claimResource,
+  claimResourceInput,
+  networkInputFromResource,
+  networkResource,
+  networkResourceInput,
+  retainedAllocationResource,
+} from './resources';
 import { resourceName } from './schemas';
 
 /** The IPAM group: networks and claims here, clusters and the CNI lease API in server/cni/rest.ts. */
@@ -88,7 +96,12 @@ export const ipamRoutes: RestRoute[] = [
         limit: q.limit,
         offset: decodeContinue(q.continue),
       });
-      return { apiVersion: 'v1', kind: 'IPClaimList', items: page.items.map((c) => claimResource(c)), metadata: { continue: encodeContinue(page.nextOffset), total: page.total } };
+      return {
+        apiVersion: 'v1',
+        kind: 'IPClaimList',
+        items: page.items.map((c) => claimResource(c)),
+        metadata: { continue: encodeContinue(page.nextOffset), total: page.total },
+      };
     },
   }),
   tokenRoute({
@@ -124,7 +137,11 @@ export const ipamRoutes: RestRoute[] = [
     minRole: 'editor',
     handler: async ({ db, params, principal, actor }) => {
       const result = await deleteClaim(db, principal.projectId, resourceName.parse(params.name), actor);
-      return { kind: 'Status', status: 'Success', details: { name: params.name, kind: 'IPClaim', released: result.released, retainedUntil: result.retainedUntil } };
+      return {
+        kind: 'Status',
+        status: 'Success',
+        details: { name: params.name, kind: 'IPClaim', released: result.released, retainedUntil: result.retainedUntil },
+      };
     },
   }),
 

@@ -29,7 +29,11 @@ async function retainedWorld() {
 
 async function releaseEvents(projectId: string) {
   return (await testDb().db.execute(sql`
-    select actor_label as actor, object_name as name, reason from events where project_id = ${projectId} and action = 'ipallocation.release'`)) as unknown as { actor: string; name: string; reason: string }[];
+    select actor_label as actor, object_name as name, reason from events where project_id = ${projectId} and action = 'ipallocation.release'`)) as unknown as {
+    actor: string;
+    name: string;
+    reason: string;
+  }[];
 }
 
 /** The pool's counters against its allocations and free blocks (nothing leaked, nothing counted twice). */
@@ -49,7 +53,10 @@ describe('a tenant releases its own retained allocations', () => {
   test('domain: by name, scoped to the project, audited; then the name is free and the network can be deleted', async () => {
     const { db, project, cidr } = await retainedWorld();
     const other = await makeProject(db);
-    await expect(deleteNetwork(db, project.id, 'vpc', actor)).rejects.toMatchObject({ code: 'Conflict', message: expect.stringContaining('1 retained allocation') });
+    await expect(deleteNetwork(db, project.id, 'vpc', actor)).rejects.toMatchObject({
+      code: 'Conflict',
+      message: expect.stringContaining('1 retained allocation'),
+    });
     // Another project cannot release it, even naming it.
     await expect(releaseRetainedByName(db, other.project.id, 'db', actor)).rejects.toMatchObject({ code: 'NotFound', field: 'name' });
     expect((await getNetwork(db, project.id, 'vpc')).pools[0].allocated).toBe('16');
@@ -74,7 +81,9 @@ describe('a tenant releases its own retained allocations', () => {
     for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'NotFound' });
     expect((await releaseEvents(project.id)).length).toBe(1);
     expect((await getNetwork(db, project.id, 'vpc')).pools[0].allocated).toBe('0');
-    const [{ n }] = (await db.execute(sql`select count(*)::int as n from ip_free_blocks f join ip_pools p on p.id = f.pool_id where p.project_id = ${project.id}`)) as unknown as { n: number }[];
+    const [{ n }] = (await db.execute(
+      sql`select count(*)::int as n from ip_free_blocks f join ip_pools p on p.id = f.pool_id where p.project_id = ${project.id}`,
+    )) as unknown as { n: number }[];
     expect(n).toBe(1);
     await expectBooks(project.id);
   });
@@ -82,13 +91,16 @@ describe('a tenant releases its own retained allocations', () => {
   test('tRPC: editors list and release their own; viewers are refused the release; other projects see nothing', async () => {
     const { db, project, cidr } = await retainedWorld();
     const other = await makeProject(db);
-    const who = async (projectId: string, role: 'viewer' | 'editor') => createCaller({ db, session: { user: (await makeUser(db, { projectId, role })) as SessionUser } });
+    const who = async (projectId: string, role: 'viewer' | 'editor') =>
+      createCaller({ db, session: { user: (await makeUser(db, { projectId, role })) as SessionUser } });
     const editor = await who(project.id, 'editor');
     const viewer = await who(project.id, 'viewer');
     const strangerEditor = await who(other.project.id, 'editor');
     const strangerViewer = await who(other.project.id, 'viewer');
 
-    expect(await viewer.ipam.retained.list({ project: project.slug, network: 'vpc' })).toEqual([expect.objectContaining({ name: 'db', cidr, network: 'vpc', pool: 'vpc-v4', size: '16' })]);
+    expect(await viewer.ipam.retained.list({ project: project.slug, network: 'vpc' })).toEqual([
+      expect.objectContaining({ name: 'db', cidr, network: 'vpc', pool: 'vpc-v4', size: '16' }),
+    ]);
     expect(await viewer.ipam.retained.list({ project: project.slug, network: 'nope' })).toEqual([]);
     await expect(viewer.ipam.retained.release({ project: project.slug, name: 'db' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     for (const stranger of [strangerEditor, strangerViewer]) {
@@ -125,12 +137,22 @@ describe('a tenant releases its own retained allocations', () => {
       status: 200,
       body: {
         kind: 'RetainedAllocationList',
-        items: [{ kind: 'RetainedAllocation', metadata: { name: 'db', uid: allocationId }, spec: { network: 'vpc', pool: 'vpc-v4', cidr }, status: { addresses: '16' } }],
+        items: [
+          {
+            kind: 'RetainedAllocation',
+            metadata: { name: 'db', uid: allocationId },
+            spec: { network: 'vpc', pool: 'vpc-v4', cidr },
+            status: { addresses: '16' },
+          },
+        ],
         metadata: { continue: null },
       },
     });
     expect(typeof list.body.items[0].status.retainedUntil).toBe('string');
-    expect((await call(retainedList.GET as Handler, 'GET', viewer, {}, '?network=Bad_Name')).body.error).toMatchObject({ code: 'ValidationFailed', field: 'network' });
+    expect((await call(retainedList.GET as Handler, 'GET', viewer, {}, '?network=Bad_Name')).body.error).toMatchObject({
+      code: 'ValidationFailed',
+      field: 'network',
+    });
 
     expect((await call(retainedItem.DELETE as Handler, 'DELETE', viewer, { name: 'db' })).status).toBe(403);
     expect((await call(retainedItem.DELETE as Handler, 'DELETE', foreign, { name: 'db' })).status).toBe(404);
@@ -139,7 +161,10 @@ describe('a tenant releases its own retained allocations', () => {
     expect(await releaseEvents(project.id)).toEqual([]);
 
     const released = await call(retainedItem.DELETE as Handler, 'DELETE', editor, { name: 'db' });
-    expect(released).toMatchObject({ status: 200, body: { kind: 'Status', status: 'Success', details: { kind: 'RetainedAllocation', name: 'db', cidr, released: true } } });
+    expect(released).toMatchObject({
+      status: 200,
+      body: { kind: 'Status', status: 'Success', details: { kind: 'RetainedAllocation', name: 'db', cidr, released: true } },
+    });
     expect((await call(retainedItem.DELETE as Handler, 'DELETE', editor, { name: 'db' })).status).toBe(404);
     expect((await call(retainedList.GET as Handler, 'GET', viewer)).body.items).toEqual([]);
     expect((await releaseEvents(project.id)).length).toBe(1);

@@ -60,20 +60,24 @@ export const poolCreateInput = poolRules.extend({
   prefixLength: z.number().int().min(0).max(128).optional(),
 });
 
-export const claimCreateInput = z
-  .strictObject({
-    name: resourceName,
-    network: resourceName,
-    pool: resourceName.optional(),
-    family: z.union([z.literal(4), z.literal(6), z.enum(['IPv4', 'IPv6'])]).optional(),
-    prefixLength: z.number().int().min(0).max(128).optional(),
-    /** Pin an exact address or CIDR (a bare address means /32 or /128). */
-    address: z.string().max(64).optional(),
-    reclaimPolicy: z.enum(['Delete', 'Retain']).default('Delete'),
-    retentionSeconds: z.number().int().min(60).max(365 * 24 * 3600).optional(),
-    ownerRef: z.strictObject({ kind: z.string().max(63), name: z.string().max(253) }).optional(),
-    labels: z.record(z.string().max(63), z.string().max(253)).optional(),
-  });
+export const claimCreateInput = z.strictObject({
+  name: resourceName,
+  network: resourceName,
+  pool: resourceName.optional(),
+  family: z.union([z.literal(4), z.literal(6), z.enum(['IPv4', 'IPv6'])]).optional(),
+  prefixLength: z.number().int().min(0).max(128).optional(),
+  /** Pin an exact address or CIDR (a bare address means /32 or /128). */
+  address: z.string().max(64).optional(),
+  reclaimPolicy: z.enum(['Delete', 'Retain']).default('Delete'),
+  retentionSeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(365 * 24 * 3600)
+    .optional(),
+  ownerRef: z.strictObject({ kind: z.string().max(63), name: z.string().max(253) }).optional(),
+  labels: z.record(z.string().max(63), z.string().max(253)).optional(),
+});
 
 export type NetworkCreateInput = z.infer<typeof networkCreateInput>;
 export type PoolCreateInput = z.infer<typeof poolCreateInput>;

@@ -59,7 +59,9 @@ async function addWhileAWorkerTakesThePendingJob(db: Db, key: string, add: (tx: 
     let blocked = false;
     for (let i = 0; i < 200 && !blocked; i++) {
       if (adder !== undefined) {
-        [{ waiting: blocked }] = (await db.execute(sql`select cardinality(pg_blocking_pids(${adder}::int)) > 0 as waiting`)) as unknown as { waiting: boolean }[];
+        [{ waiting: blocked }] = (await db.execute(sql`select cardinality(pg_blocking_pids(${adder}::int)) > 0 as waiting`)) as unknown as {
+          waiting: boolean;
+        }[];
       }
       if (!blocked) await sleep(25);
     }
@@ -72,7 +74,9 @@ async function addWhileAWorkerTakesThePendingJob(db: Db, key: string, add: (tx: 
     take();
     await taking.catch(() => {});
     await worker.end();
-    await db.execute(sql`delete from graphile_worker._private_jobs where job_queue_id = (select id from graphile_worker._private_job_queues where queue_name = ${key})`);
+    await db.execute(
+      sql`delete from graphile_worker._private_jobs where job_queue_id = (select id from graphile_worker._private_job_queues where queue_name = ${key})`,
+    );
     await db.execute(sql`delete from graphile_worker._private_job_queues where queue_name = ${key}`);
   }
 }

@@ -40,9 +40,19 @@ function collect(stream: ReadableStream<Uint8Array>) {
         const block = buffer.slice(0, at);
         buffer = buffer.slice(at + 2);
         const lines = block.split('\n');
-        const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+        const data = lines
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n');
         if (!data) continue;
-        events.push({ event: lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message', data });
+        events.push({
+          event:
+            lines
+              .find((l) => l.startsWith('event:'))
+              ?.slice(6)
+              .trim() ?? 'message',
+          data,
+        });
       }
     }
   })();
@@ -106,7 +116,9 @@ describe('live updates', () => {
 
       // One LISTEN connection for the process, however many streams.
       expect(hub.subscriberCount()).toBe(3);
-      const [{ n }] = (await db.execute(sql`select count(*)::int as n from pg_stat_activity where application_name = 'meridian-live' and datname = current_database()`)) as unknown as { n: number }[];
+      const [{ n }] = (await db.execute(
+        sql`select count(*)::int as n from pg_stat_activity where application_name = 'meridian-live' and datname = current_database()`,
+      )) as unknown as { n: number }[];
       expect(n).toBe(1);
 
       // A rolled-back change is never announced.
@@ -132,7 +144,11 @@ describe('live updates', () => {
       // Tenants get ids only; operators also learn the project.
       const aliceChange = JSON.parse(sa.events.find((e) => e.event === 'message')!.data).changes[0];
       expect(Object.keys(aliceChange).sort()).toEqual(['id', 'k']);
-      expect(so.events.filter((e) => e.event === 'message').flatMap((e) => JSON.parse(e.data).changes)).toContainEqual({ k: 'machine', id: mb.id, p: b.project.id });
+      expect(so.events.filter((e) => e.event === 'message').flatMap((e) => JSON.parse(e.data).changes)).toContainEqual({
+        k: 'machine',
+        id: mb.id,
+        p: b.project.id,
+      });
     } finally {
       await Promise.all([sa.close(), sb.close(), so.close()]);
     }

@@ -182,7 +182,12 @@ export function sessionChangeStream(hub: ChangeHub, scope: LiveScope, session: s
   const release = slots.take(session);
   if (!release) {
     return Response.json(
-      { error: { code: 'RateLimited', message: `at most ${MAX_STREAMS_PER_SESSION} live-update streams per session; close one or retry in ${STREAM_SLOT_RETRY_AFTER_SECONDS} s` } },
+      {
+        error: {
+          code: 'RateLimited',
+          message: `at most ${MAX_STREAMS_PER_SESSION} live-update streams per session; close one or retry in ${STREAM_SLOT_RETRY_AFTER_SECONDS} s`,
+        },
+      },
       { status: 429, headers: { 'retry-after': String(STREAM_SLOT_RETRY_AFTER_SECONDS) } },
     );
   }

@@ -87,7 +87,10 @@ export function metricsAuthorized(authorization: string | null, token: string | 
  */
 export async function metricsResponse(req: Request, db: DbOrTx, token: string | undefined): Promise<Response> {
   if (!metricsAuthorized(req.headers.get('authorization'), token)) {
-    return Response.json({ error: { code: 'Unauthenticated', message: 'a valid bearer token (METRICS_TOKEN) is required' } }, { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
+    return Response.json(
+      { error: { code: 'Unauthenticated', message: 'a valid bearer token (METRICS_TOKEN) is required' } },
+      { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
+    );
   }
   const { registry } = metrics();
   let dbText = '';
@@ -145,6 +148,7 @@ export async function databaseMetricsText(db: DbOrTx): Promise<string> {
   const d = deleting[0] ?? { projects: 0, blockers: {} };
   out.push('# TYPE meridian_projects_deleting gauge', `meridian_projects_deleting ${d.projects}`);
   out.push('# TYPE meridian_project_deletion_blockers gauge');
-  for (const dependency of ['provider', 'fleet', 'meridian']) out.push(`meridian_project_deletion_blockers{waiting_on="${dependency}"} ${d.blockers[dependency] ?? 0}`);
+  for (const dependency of ['provider', 'fleet', 'meridian'])
+    out.push(`meridian_project_deletion_blockers{waiting_on="${dependency}"} ${d.blockers[dependency] ?? 0}`);
   return out.join('\n') + '\n';
 }

@@ -95,7 +95,12 @@ export async function checkReadiness(db: Db) {
     deps.push({
       name: 'simulator',
       status: outcome.type === 'result' ? 'ok' : 'failing',
-      detail: outcome.type === 'result' ? `reachable in ${Date.now() - started} ms` : outcome.type === 'unknown' ? `${outcome.reason}: ${outcome.message}` : outcome.error.message,
+      detail:
+        outcome.type === 'result'
+          ? `reachable in ${Date.now() - started} ms`
+          : outcome.type === 'unknown'
+            ? `${outcome.reason}: ${outcome.message}`
+            : outcome.error.message,
       // Machines wait (with bounded retries) while the provider is away; the rest of Meridian serves.
       required: false,
     });

@@ -39,14 +39,7 @@ import type {
 
 /** Why an outcome is unknown; useful for metrics and backoff, never a reason to resubmit under a new id. */
 export type UnknownReason =
-  | 'timeout'
-  | 'aborted'
-  | 'connection-refused'
-  | 'connection-lost'
-  | 'transport'
-  | 'unavailable'
-  | 'server-error'
-  | 'malformed-response';
+  'timeout' | 'aborted' | 'connection-refused' | 'connection-lost' | 'transport' | 'unavailable' | 'server-error' | 'malformed-response';
 
 export interface ProviderRejection {
   status: number;
@@ -57,9 +50,7 @@ export interface ProviderRejection {
 }
 
 export type CallOutcome<T> =
-  | { type: 'result'; value: T }
-  | { type: 'rejected'; error: ProviderRejection }
-  | { type: 'unknown'; reason: UnknownReason; message: string; status?: number };
+  { type: 'result'; value: T } | { type: 'rejected'; error: ProviderRejection } | { type: 'unknown'; reason: UnknownReason; message: string; status?: number };
 
 export interface SubmitResult {
   operation: OperationRecord;
@@ -108,9 +99,7 @@ export interface ProviderAdminClient {
   createAsset(id: string, options?: CallOptions): Promise<CallOutcome<AssetState>>;
   getAsset(id: string, options?: CallOptions): Promise<CallOutcome<AssetState>>;
   /** Newest first; optionally only one asset's or one state's operations. */
-  listOperations(
-    options?: ListOptions & { assetId?: string; state?: OperationState; kind?: OperationKind },
-  ): Promise<CallOutcome<OperationList>>;
+  listOperations(options?: ListOptions & { assetId?: string; state?: OperationState; kind?: OperationKind }): Promise<CallOutcome<OperationList>>;
   getOperation(id: string, options?: CallOptions): Promise<CallOutcome<OperationRecord>>;
   getFaults(options?: CallOptions): Promise<CallOutcome<FaultsView>>;
   /** Set or clear faults; absent keys are unchanged. */

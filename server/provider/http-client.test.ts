@@ -29,11 +29,13 @@ let server: http.Server;
 let client: ProviderClient;
 let seenAuthorization: string | undefined;
 
-const json = (status: number, body: unknown): Script => (request, response) => {
-  request.resume();
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown): Script =>
+  (request, response) => {
+    request.resume();
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
@@ -66,11 +68,15 @@ describe('HTTP provider client outcomes', () => {
     ['500', json(500, { error: { code: 'Internal', message: 'boom' } }), 'server-error'],
     ['502 from a proxy', json(502, 'bad gateway'), 'server-error'],
     ['a reset connection (lost response)', ((request) => request.socket.destroy()) as Script, 'connection-lost'],
-    ['a truncated body', ((request, response) => {
-      response.writeHead(201, { 'content-type': 'application/json', 'content-length': '500' });
-      response.write('{"id":"op-1"');
-      setTimeout(() => request.socket.destroy(), 20);
-    }) as Script, 'connection-lost'],
+    [
+      'a truncated body',
+      ((request, response) => {
+        response.writeHead(201, { 'content-type': 'application/json', 'content-length': '500' });
+        response.write('{"id":"op-1"');
+        setTimeout(() => request.socket.destroy(), 20);
+      }) as Script,
+      'connection-lost',
+    ],
   ])('classifies %s as unknown', async (_name, behaviour, reason) => {
     script = behaviour;
     const outcome = await client.power(powerRequest);

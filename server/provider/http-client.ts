@@ -6,15 +6,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { z } from 'zod';
-import type {
-  CallOptions,
-  CallOutcome,
-  ListOptions,
-  ProviderAdminClient,
-  ProviderClient,
-  SubmitResult,
-  UnknownReason,
-} from './client';
+import type { CallOptions, CallOutcome, ListOptions, ProviderAdminClient, ProviderClient, SubmitResult, UnknownReason } from './client';
 import {
   AssetListSchema,
   AssetStateSchema,
@@ -286,8 +278,7 @@ export function createHttpProviderAdminClient(options: HttpProviderClientOptions
       return valueOf(await transport.request('DELETE', '/admin/faults', undefined, FaultsViewSchema, callOptions));
     },
     getStats: (callOptions) => get('/admin/stats', StoreStatsSchema, callOptions),
-    getLog: (callOptions) =>
-      get(`/admin/log${query({ limit: callOptions?.limit, afterSeq: callOptions?.afterSeq })}`, LogPageSchema, callOptions),
+    getLog: (callOptions) => get(`/admin/log${query({ limit: callOptions?.limit, afterSeq: callOptions?.afterSeq })}`, LogPageSchema, callOptions),
     async *streamLog({ afterSeq, signal }) {
       let response: IncomingMessage;
       try {

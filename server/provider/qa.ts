@@ -76,7 +76,7 @@ export function outcomeReason(outcome: Exclude<CallOutcome<unknown>, { type: 're
   const { code, message } = outcome.error;
   // The admin API answers 404 on every path when the simulator runs without an admin token.
   if (code === 'NotFound') return 'the simulator has its admin API switched off (it was started without SIMULATOR_ADMIN_TOKEN)';
-  if (code === 'Unauthorized') return 'the simulator refused the admin token (SIMULATOR_ADMIN_TOKEN differs from the simulator\'s)';
+  if (code === 'Unauthorized') return "the simulator refused the admin token (SIMULATOR_ADMIN_TOKEN differs from the simulator's)";
   return `${code}: ${message}`;
 }
 
@@ -99,10 +99,7 @@ export function adminValue<T>(outcome: CallOutcome<T>): T {
 export async function simulatorStatus(client: ProviderAdminClient | null, url: string | null): Promise<SimulatorStatus> {
   const checkedAt = new Date().toISOString();
   if (!client) return { configured: false, url, checkedAt };
-  const [faults, store] = await Promise.all([
-    client.getFaults({ timeoutMs: STATUS_TIMEOUT_MS }),
-    client.getStats({ timeoutMs: STATUS_TIMEOUT_MS }),
-  ]);
+  const [faults, store] = await Promise.all([client.getFaults({ timeoutMs: STATUS_TIMEOUT_MS }), client.getStats({ timeoutMs: STATUS_TIMEOUT_MS })]);
   if (faults.type !== 'result') return { configured: true, reachable: false, url, reason: outcomeReason(faults), checkedAt };
   if (store.type !== 'result') return { configured: true, reachable: false, url, reason: outcomeReason(store), checkedAt };
   return { configured: true, reachable: true, url, faults: faults.value.faults, faultStats: faults.value.stats, store: store.value, checkedAt };
@@ -154,7 +151,8 @@ export function describeFaultPatch(patch: ParsedFaultPatch): string {
   if (patch.cleanupFailAssets !== undefined) {
     parts.push(patch.cleanupFailAssets.length ? `cleanup fails for ${patch.cleanupFailAssets.join(', ')}` : 'cleanup failures off');
   }
-  if (patch.crash !== undefined) parts.push(patch.crash === 'now' ? 'crash now' : patch.crash === 'nextOperation' ? 'crash on the next operation' : 'crash disarmed');
+  if (patch.crash !== undefined)
+    parts.push(patch.crash === 'now' ? 'crash now' : patch.crash === 'nextOperation' ? 'crash on the next operation' : 'crash disarmed');
   return parts.join('; ');
 }
 

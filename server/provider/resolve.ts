@@ -9,11 +9,7 @@ import type { OperationRecord, OperationRequest } from '@/lib/provider-wire';
  * Returns the operation record, a definite rejection (e.g. `StaleEpoch` when the binding's epoch was closed
  * meanwhile), or `unknown` again — then retry later with capped backoff; never submit under a new id.
  */
-export async function resolveSubmission(
-  client: ProviderClient,
-  request: OperationRequest,
-  options?: CallOptions,
-): Promise<CallOutcome<OperationRecord>> {
+export async function resolveSubmission(client: ProviderClient, request: OperationRequest, options?: CallOptions): Promise<CallOutcome<OperationRecord>> {
   const lookup = await client.getOperation(request.id, options);
   if (lookup.type !== 'rejected' || lookup.error.code !== 'NotFound') return lookup;
   const resubmitted = await client.submit(request, options);

@@ -68,9 +68,7 @@ export interface AdmittedClaim {
 export type Admission = { managed: false; claim: null } | { managed: true; claim: AdmittedClaim };
 
 /** A claim rendered and validated by `prepareAdmission`, to be decided by `decideAdmission`. */
-export type PreparedAdmission =
-  | { managed: false }
-  | { managed: true; req: AdmissionRequest; policyName: string; name: string; requests: QuotaAmount[] };
+export type PreparedAdmission = { managed: false } | { managed: true; req: AdmissionRequest; policyName: string; name: string; requests: QuotaAmount[] };
 
 /** A denied claim, kept for the tenant's claim log (see `recordDeniedClaim`). */
 export interface DeniedClaimRecord {
@@ -124,7 +122,8 @@ function count(outcome: string) {
 }
 
 function toAmount(policy: string, index: number, value: unknown): number {
-  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
+  const n =
+    typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < 0) {
     throw policyFailed(policy, `requests[${index}].amount`, new Error(`rendered ${String(value)}, expected a whole number ≥ 0`));
   }
@@ -210,7 +209,11 @@ export function prepareAdmissionWith(policy: PolicyRow | null, req: AdmissionReq
   }
   if (!claimName.test(name)) {
     count('policy_failed');
-    throw policyFailed(policy.name, 'claimNameTemplate', new Error(`rendered "${name}", not a valid claim name (lower-case letters, digits, "-" and ".", at most 253)`));
+    throw policyFailed(
+      policy.name,
+      'claimNameTemplate',
+      new Error(`rendered "${name}", not a valid claim name (lower-case letters, digits, "-" and ".", at most 253)`),
+    );
   }
 
   const registrations = new Map(policy.registrations.map((r) => [r.resourceType, r]));
@@ -229,7 +232,8 @@ export function prepareAdmissionWith(policy: PolicyRow | null, req: AdmissionReq
   if (requests.length === 0) return { managed: false };
   requests.sort((a, b) => (a.resourceType < b.resourceType ? -1 : a.resourceType > b.resourceType ? 1 : 0));
 
-  const denial = (reason: DeniedClaimRecord['reason'], message: string, allocations: QuotaAllocationStatus[]) => denialRecord(req, policy.name, name, requests, reason, message, allocations);
+  const denial = (reason: DeniedClaimRecord['reason'], message: string, allocations: QuotaAllocationStatus[]) =>
+    denialRecord(req, policy.name, name, requests, reason, message, allocations);
 
   // Validation: the registration must be Active and allow this kind to claim it.
   const invalid = requests
@@ -239,12 +243,27 @@ export function prepareAdmissionWith(policy: PolicyRow | null, req: AdmissionReq
     const allocations: QuotaAllocationStatus[] = requests.map((r) => {
       const bad = invalid.find((x) => x.r === r);
       return bad
-        ? { ...r, status: 'Denied', reason: 'ValidationFailed', message: bad.reg.active ? `${req.kind} may not claim ${r.resourceType} (allowed: ${bad.reg.claimingKinds.join(', ')})` : `registration of ${r.resourceType} is not Active` }
+        ? {
+            ...r,
+            status: 'Denied',
+            reason: 'ValidationFailed',
+            message: bad.reg.active
+              ? `${req.kind} may not claim ${r.resourceType} (allowed: ${bad.reg.claimingKinds.join(', ')})`
+              : `registration of ${r.resourceType} is not Active`,
+          }
         : { ...r, status: 'Denied', reason: 'QuotaAvailable', message: 'not evaluated: another request of this claim failed validation' };
     });
-    const message = allocations.filter((a) => a.reason === 'ValidationFailed').map((a) => a.message).join('; ');
+    const message = allocations
+      .filter((a) => a.reason === 'ValidationFailed')
+      .map((a) => a.message)
+      .join('; ');
     count('denied_validation');
-    throw new QuotaDenied('PolicyFailed', `quota claim "${name}" failed validation: ${message}`, { claim: name, reason: 'ValidationFailed' }, denial('ValidationFailed', message, allocations));
+    throw new QuotaDenied(
+      'PolicyFailed',
+      `quota claim "${name}" failed validation: ${message}`,
+      { claim: name, reason: 'ValidationFailed' },
+      denial('ValidationFailed', message, allocations),
+    );
   }
 
   return { managed: true, req, policyName: policy.name, name, requests };
@@ -259,11 +278,27 @@ function denialRecord(
   message: string,
   allocations: QuotaAllocationStatus[],
 ): DeniedClaimRecord {
-  return { projectId: req.projectId, name, requests, reason, message, allocations, refKind: req.kind, refName: req.name, refUid: req.uid ?? null, policyName, createdBy: req.actor.label };
+  return {
+    projectId: req.projectId,
+    name,
+    requests,
+    reason,
+    message,
+    allocations,
+    refKind: req.kind,
+    refName: req.name,
+    refUid: req.uid ?? null,
+    policyName,
+    createdBy: req.actor.label,
+  };
 }
 
 const nameTaken = (policy: string, name: string) =>
-  policyFailed(policy, 'claimNameTemplate', new Error(`rendered "${name}", which another live claim in this project already holds; the template must be unique per object`));
+  policyFailed(
+    policy,
+    'claimNameTemplate',
+    new Error(`rendered "${name}", which another live claim in this project already holds; the template must be unique per object`),
+  );
 
 /**
  * Decides a prepared claim against the buckets and stores it (see the module comment). Call it as
@@ -320,7 +355,8 @@ export async function admissionOutcome(db: DbOrTx, prepared: PreparedAdmission &
     count('policy_failed');
     throw nameTaken(policyName, name);
   }
-  const denial = (reason: DeniedClaimRecord['reason'], message: string, allocations: QuotaAllocationStatus[]) => denialRecord(req, policyName, name, requests, reason, message, allocations);
+  const denial = (reason: DeniedClaimRecord['reason'], message: string, allocations: QuotaAllocationStatus[]) =>
+    denialRecord(req, policyName, name, requests, reason, message, allocations);
   return deny(db, req, name, requests, result.index, denial);
 }
 
@@ -358,7 +394,14 @@ async function deny(
     'QuotaExceeded',
     message,
     { claim: name, resourceType: r.resourceType, requested: r.amount, available, limit, allocated },
-    denial('QuotaExceeded', allocations.filter((a) => a.reason === 'QuotaExceeded').map((a) => a.message).join('; '), allocations),
+    denial(
+      'QuotaExceeded',
+      allocations
+        .filter((a) => a.reason === 'QuotaExceeded')
+        .map((a) => a.message)
+        .join('; '),
+      allocations,
+    ),
   );
 }
 
@@ -428,7 +471,12 @@ export async function recordDeniedClaim(db: Db, error: unknown): Promise<void> {
  * Renders and validates an IP claim's quota claim from the IPClaim policy (read by IPAM with
  * `admissionPolicyQuery` in its context query); `ipam_claim_create` decides it as its last write.
  */
-export function prepareIpClaimAdmission(policy: PolicyRow | null, projectId: string, claim: { name: string; spec: Record<string, unknown>; labels?: Record<string, string> }, actor: Actor) {
+export function prepareIpClaimAdmission(
+  policy: PolicyRow | null,
+  projectId: string,
+  claim: { name: string; spec: Record<string, unknown>; labels?: Record<string, string> },
+  actor: Actor,
+) {
   return prepareAdmissionWith(policy, {
     projectId,
     kind: 'IPClaim',

@@ -55,7 +55,10 @@ const bucketSelect = sql`
 
 /** A project's buckets, one per resource type it has a grant or a claim for. */
 export async function listBuckets(db: DbOrTx, projectId: string): Promise<BucketView[]> {
-  const list = await rows<Omit<BucketView, 'available' | 'utilization' | 'flag'>>(db, sql`${bucketSelect} where b.project_id = ${projectId} order by b.resource_type`);
+  const list = await rows<Omit<BucketView, 'available' | 'utilization' | 'flag'>>(
+    db,
+    sql`${bucketSelect} where b.project_id = ${projectId} order by b.resource_type`,
+  );
   return list.map(toView);
 }
 
@@ -74,7 +77,10 @@ export async function listAllBuckets(db: DbOrTx, input: { search?: string; flagg
         order by case when b."limit" > 0 then b.allocated::float8 / b."limit" else (b.allocated > 0)::int end desc, p.slug, b.resource_type
         limit ${input.limit} offset ${input.offset}`,
   );
-  const [{ total }] = await rows<{ total: number }>(db, sql`select count(*)::int as total from allowance_buckets b join projects p on p.id = b.project_id ${cond}`);
+  const [{ total }] = await rows<{ total: number }>(
+    db,
+    sql`select count(*)::int as total from allowance_buckets b join projects p on p.id = b.project_id ${cond}`,
+  );
   return { items: list.map(toView), total, nextOffset: input.offset + list.length < total ? input.offset + list.length : null };
 }
 

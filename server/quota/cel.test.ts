@@ -1,5 +1,16 @@
 import { describe, expect, test } from 'vitest';
-import { CelCompileError, CelEvalError, compileExpression, compileTemplate, evaluateConstraint, prepareBindings, renderTemplate, renderText, splitTemplate, type CelBindings } from './cel';
+import {
+  CelCompileError,
+  CelEvalError,
+  compileExpression,
+  compileTemplate,
+  evaluateConstraint,
+  prepareBindings,
+  renderTemplate,
+  renderText,
+  splitTemplate,
+  type CelBindings,
+} from './cel';
 
 const bindings: CelBindings = {
   trigger: {

@@ -71,7 +71,14 @@ export async function createGrantTx(tx: DbOrTx, input: GrantWriteInput, actor: A
     [{ id }] = await (tx as Db).transaction(async (sp) =>
       sp
         .insert(resourceGrants)
-        .values({ projectId: input.projectId, name: input.name, allowances: input.allowances, source: input.source, sourceRef: input.sourceRef ?? null, createdBy: actor.label })
+        .values({
+          projectId: input.projectId,
+          name: input.name,
+          allowances: input.allowances,
+          source: input.source,
+          sourceRef: input.sourceRef ?? null,
+          createdBy: actor.label,
+        })
         .returning({ id: resourceGrants.id }),
     );
   } catch (e) {
@@ -122,7 +129,11 @@ export async function updateGrant(db: Db, projectId: string, name: string, allow
       allowances.map((a) => a.resourceType),
     );
     await refreshGrantActivation(tx, sql`g2.id = ${before.id}`);
-    const buckets = await recomputeLimits(tx, projectId, [...before.allowances, ...allowances].map((a) => a.resourceType));
+    const buckets = await recomputeLimits(
+      tx,
+      projectId,
+      [...before.allowances, ...allowances].map((a) => a.resourceType),
+    );
     const grant = (await getGrantRow(tx, projectId, name))!;
     const over = buckets.filter((b) => b.allocated > b.limit);
     await recordEvent(tx, {
@@ -152,7 +163,15 @@ export async function deleteGrant(db: Db, projectId: string, name: string, actor
       projectId,
       before.allowances.map((a) => a.resourceType),
     );
-    await recordEvent(tx, { actor, projectId, action: 'quota.grant.delete', objectType: 'resourcegrant', objectId: before.id, objectName: name, before: { allowances: before.allowances } });
+    await recordEvent(tx, {
+      actor,
+      projectId,
+      action: 'quota.grant.delete',
+      objectType: 'resourcegrant',
+      objectId: before.id,
+      objectName: name,
+      before: { allowances: before.allowances },
+    });
     return { name };
   });
 }

@@ -69,14 +69,21 @@ export async function createIncreaseRequest(db: Db, projectId: string, input: In
     });
   } catch (e) {
     if (pgError(e)?.code === '23505') {
-      throw new DomainError('Conflict', `a request for more ${input.resourceType} is already pending for this project; wait for the operator's decision`, 'resourceType');
+      throw new DomainError(
+        'Conflict',
+        `a request for more ${input.resourceType} is already pending for this project; wait for the operator's decision`,
+        'resourceType',
+      );
     }
     throw e;
   }
 }
 
 /** Increase requests of one project (tenant) or of all (operator queue), newest first. */
-export async function listIncreaseRequests(db: DbOrTx, input: { projectId?: string; status?: 'Pending' | 'Approved' | 'Rejected'; limit: number; offset: number }) {
+export async function listIncreaseRequests(
+  db: DbOrTx,
+  input: { projectId?: string; status?: 'Pending' | 'Approved' | 'Rejected'; limit: number; offset: number },
+) {
   const where: SQL[] = [];
   if (input.projectId) where.push(sql`q.project_id = ${input.projectId}`);
   if (input.status) where.push(sql`q.status = ${input.status}`);
@@ -115,7 +122,13 @@ export async function approveIncreaseRequest(db: Db, input: { id: string; amount
     const row = await decide(tx, input.id, 'Approved', actor, input.reason?.trim() || null, amount);
     const { grant } = await createGrantTx(
       tx,
-      { projectId: row.projectId, name: `increase-${row.id.slice(0, 8)}`, allowances: [{ resourceType: row.resourceType, amount }], source: 'IncreaseRequest', sourceRef: row.id },
+      {
+        projectId: row.projectId,
+        name: `increase-${row.id.slice(0, 8)}`,
+        allowances: [{ resourceType: row.resourceType, amount }],
+        source: 'IncreaseRequest',
+        sourceRef: row.id,
+      },
       actor,
     );
     await tx.execute(sql`update quota_increase_requests set grant_id = ${grant.id} where id = ${row.id}`);
@@ -139,7 +152,15 @@ export async function rejectIncreaseRequest(db: Db, input: { id: string; reason:
   if (!reason) throw new DomainError('ValidationFailed', 'say why the request is rejected', 'reason');
   return db.transaction(async (tx) => {
     const row = await decide(tx, input.id, 'Rejected', actor, reason, null);
-    await recordEvent(tx, { actor, projectId: row.projectId, action: 'quota.increase.reject', objectType: 'quotaincreaserequest', objectId: row.id, objectName: row.resourceType, reason });
+    await recordEvent(tx, {
+      actor,
+      projectId: row.projectId,
+      action: 'quota.increase.reject',
+      objectType: 'quotaincreaserequest',
+      objectId: row.id,
+      objectName: row.resourceType,
+      reason,
+    });
     return getIncrease(tx, row.id);
   });
 }

@@ -49,7 +49,8 @@ export function compileClaimPolicy(p: Pick<ClaimPolicyInput, 'constraints' | 'cl
 function conflict(e: unknown, what: string): never {
   const pg = pgError(e);
   if (pg?.code === '23505') {
-    if (pg.constraint?.includes('trigger_kind')) throw new DomainError('Conflict', `a ClaimCreationPolicy for this kind already exists (one policy per kind)`, 'triggerKind');
+    if (pg.constraint?.includes('trigger_kind'))
+      throw new DomainError('Conflict', `a ClaimCreationPolicy for this kind already exists (one policy per kind)`, 'triggerKind');
     throw new DomainError('Conflict', `${what} already exists`, 'name');
   }
   throw e;
@@ -66,8 +67,19 @@ export async function createGrantPolicy(db: Db, input: GrantPolicyInput, actor: 
   const condition = compileGrantPolicy(input);
   try {
     return await db.transaction(async (tx) => {
-      const [row] = await tx.insert(grantCreationPolicies).values({ ...input, ...condition, createdBy: actor.label }).returning();
-      await recordEvent(tx, { actor, action: 'quota.grantpolicy.create', objectType: 'grantcreationpolicy', objectId: row.id, objectName: row.name, after: input, reason: condition.ready ? null : condition.readyMessage });
+      const [row] = await tx
+        .insert(grantCreationPolicies)
+        .values({ ...input, ...condition, createdBy: actor.label })
+        .returning();
+      await recordEvent(tx, {
+        actor,
+        action: 'quota.grantpolicy.create',
+        objectType: 'grantcreationpolicy',
+        objectId: row.id,
+        objectName: row.name,
+        after: input,
+        reason: condition.ready ? null : condition.readyMessage,
+      });
       return row;
     });
   } catch (e) {
@@ -120,8 +132,19 @@ export async function createClaimPolicy(db: Db, input: ClaimPolicyInput, actor: 
   const condition = compileClaimPolicy(input);
   try {
     return await db.transaction(async (tx) => {
-      const [row] = await tx.insert(claimCreationPolicies).values({ ...input, ...condition, createdBy: actor.label }).returning();
-      await recordEvent(tx, { actor, action: 'quota.claimpolicy.create', objectType: 'claimcreationpolicy', objectId: row.id, objectName: row.name, after: input, reason: condition.ready ? null : condition.readyMessage });
+      const [row] = await tx
+        .insert(claimCreationPolicies)
+        .values({ ...input, ...condition, createdBy: actor.label })
+        .returning();
+      await recordEvent(tx, {
+        actor,
+        action: 'quota.claimpolicy.create',
+        objectType: 'claimcreationpolicy',
+        objectId: row.id,
+        objectName: row.name,
+        after: input,
+        reason: condition.ready ? null : condition.readyMessage,
+      });
       return row;
     });
   } catch (e) {
@@ -150,7 +173,13 @@ export async function updateClaimPolicy(db: Db, name: string, input: Omit<ClaimP
         objectType: 'claimcreationpolicy',
         objectId: row.id,
         objectName: name,
-        before: { triggerKind: before.triggerKind, constraints: before.constraints, claimNameTemplate: before.claimNameTemplate, requests: before.requests, enabled: before.enabled },
+        before: {
+          triggerKind: before.triggerKind,
+          constraints: before.constraints,
+          claimNameTemplate: before.claimNameTemplate,
+          requests: before.requests,
+          enabled: before.enabled,
+        },
         after: input,
         reason: condition.ready ? null : condition.readyMessage,
       });

@@ -69,14 +69,26 @@ describe('REST v1 quota', () => {
     const denied = await call(ipclaims.POST as Handler, 'POST', { metadata: { name: 'web' }, spec: { network: 'vpc', prefixLength: 28 } });
     expect(denied).toMatchObject({
       status: 403,
-      body: { error: { code: 'QuotaExceeded', message: 'requested 1 ipam.miloapis.com/ipclaims, available 0, limit 0', details: { requested: 1, available: 0, limit: 0 } } },
+      body: {
+        error: {
+          code: 'QuotaExceeded',
+          message: 'requested 1 ipam.miloapis.com/ipclaims, available 0, limit 0',
+          details: { requested: 1, available: 0, limit: 0 },
+        },
+      },
     });
     const log = await call(claims.GET as Handler, 'GET', undefined, '?status=Denied');
-    expect(log.body.items[0].status).toMatchObject({ phase: 'Denied', conditions: [{ status: 'False', reason: 'QuotaExceeded', message: 'requested 1 ipam.miloapis.com/ipclaims, available 0, limit 0' }] });
+    expect(log.body.items[0].status).toMatchObject({
+      phase: 'Denied',
+      conditions: [{ status: 'False', reason: 'QuotaExceeded', message: 'requested 1 ipam.miloapis.com/ipclaims, available 0, limit 0' }],
+    });
 
     const bad = await call(increases.POST as Handler, 'POST', { spec: { resourceType: IPCLAIMS, amount: 0, reason: 'x' } });
     expect(bad).toMatchObject({ status: 400, body: { error: { code: 'ValidationFailed' } } });
-    const created = await call(increases.POST as Handler, 'POST', { kind: 'QuotaIncreaseRequest', spec: { resourceType: IPCLAIMS, amount: 5, reason: 'launch week' } });
+    const created = await call(increases.POST as Handler, 'POST', {
+      kind: 'QuotaIncreaseRequest',
+      spec: { resourceType: IPCLAIMS, amount: 5, reason: 'launch week' },
+    });
     expect(created).toMatchObject({ status: 201, body: { kind: 'QuotaIncreaseRequest', status: { phase: 'Pending' } } });
     expect((await call(increases.POST as Handler, 'POST', { spec: { resourceType: IPCLAIMS, amount: 5, reason: 'again!' } })).status).toBe(409);
     await op.quota.admin.increases.approve({ id: created.body.metadata.name });
@@ -117,7 +129,9 @@ describe('tRPC quota', () => {
 
     expect((await caller(viewer).quota.buckets.list({ project: project.slug })).map((b) => b.resourceType)).toEqual([IPCLAIMS, 'metal.datumapis.com/machines']);
     await expect(caller(stranger).quota.buckets.list({ project: project.slug })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(caller(viewer).quota.increases.create({ project: project.slug, resourceType: IPCLAIMS, amount: 5, reason: 'more' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(caller(viewer).quota.increases.create({ project: project.slug, resourceType: IPCLAIMS, amount: 5, reason: 'more' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
     const req = await caller(owner).quota.increases.create({ project: project.slug, resourceType: IPCLAIMS, amount: 5, reason: 'more' });
     await expect(caller(owner).quota.admin.increases.approve({ id: req.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(caller(owner).quota.admin.registrations.list()).rejects.toMatchObject({ code: 'FORBIDDEN' });
@@ -126,7 +140,10 @@ describe('tRPC quota', () => {
     expect(queue.items.some((q) => q.id === req.id)).toBe(true);
     await expect(caller(operator).quota.admin.increases.reject({ id: req.id, reason: '' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     await caller(operator).quota.admin.increases.reject({ id: req.id, reason: 'not this quarter' });
-    expect((await caller(viewer).quota.increases.list({ project: project.slug })).items[0]).toMatchObject({ status: 'Rejected', decisionReason: 'not this quarter' });
+    expect((await caller(viewer).quota.increases.list({ project: project.slug })).items[0]).toMatchObject({
+      status: 'Rejected',
+      decisionReason: 'not this quarter',
+    });
 
     // Policies come back with their Ready condition and the compiler's message.
     const p = await caller(operator).quota.admin.policies.grant.create({
@@ -139,7 +156,12 @@ describe('tRPC quota', () => {
     expect(p.readyMessage).toMatch(/^constraints\[0\]\.expression: /);
     await caller(operator).quota.admin.policies.grant.delete({ name: `${project.slug}-bad` });
     await expect(
-      caller(operator).quota.admin.policies.claim.create({ name: `${project.slug}-dup`, triggerKind: 'IPClaim', claimNameTemplate: 'x-{{requestInfo.name}}', requests: [{ resourceType: IPCLAIMS, amount: 1 }] }),
+      caller(operator).quota.admin.policies.claim.create({
+        name: `${project.slug}-dup`,
+        triggerKind: 'IPClaim',
+        claimNameTemplate: 'x-{{requestInfo.name}}',
+        requests: [{ resourceType: IPCLAIMS, amount: 1 }],
+      }),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
 
     const audit = await caller(operator).quota.admin.audit.run();
@@ -154,9 +176,23 @@ describe('tRPC registration updates', () => {
     const operator = await makeUser(db, { platformRoles: ['operator'] });
     const op = createCaller({ db, session: { user: operator } });
     const type = `test.example.com/gadgets-${Math.random().toString(36).slice(2, 8)}`;
-    await op.quota.admin.registrations.create({ resourceType: type, type: 'Allocation', baseUnit: 'bytes', displayUnit: 'GiB', unitConversionFactor: 1073741824, claimingKinds: ['Gadget'], description: 'storage' });
+    await op.quota.admin.registrations.create({
+      resourceType: type,
+      type: 'Allocation',
+      baseUnit: 'bytes',
+      displayUnit: 'GiB',
+      unitConversionFactor: 1073741824,
+      claimingKinds: ['Gadget'],
+      description: 'storage',
+    });
     const updated = await op.quota.admin.registrations.update({ resourceType: type, claimingKinds: ['Gadget', 'Widget'] });
-    expect(updated).toMatchObject({ claimingKinds: ['Gadget', 'Widget'], description: 'storage', unitConversionFactor: 1073741824, displayUnit: 'GiB', type: 'Allocation' });
+    expect(updated).toMatchObject({
+      claimingKinds: ['Gadget', 'Widget'],
+      description: 'storage',
+      unitConversionFactor: 1073741824,
+      displayUnit: 'GiB',
+      type: 'Allocation',
+    });
     await op.quota.admin.registrations.delete({ resourceType: type });
   });
 });

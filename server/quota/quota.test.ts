@@ -12,7 +12,16 @@ import { auditQuotaBooks } from './audit';
 import { listBuckets, listClaimLog, pruneClaimLog } from './buckets';
 import { createGrant, deleteGrant, listGrants, updateGrant } from './grants';
 import { approveIncreaseRequest, createIncreaseRequest, listIncreaseRequests, rejectIncreaseRequest } from './increases';
-import { compileClaimPolicy, compileGrantPolicy, createClaimPolicy, createGrantPolicy, deleteGrantPolicy, listClaimPolicies, listGrantPolicies, updateClaimPolicy } from './policies';
+import {
+  compileClaimPolicy,
+  compileGrantPolicy,
+  createClaimPolicy,
+  createGrantPolicy,
+  deleteGrantPolicy,
+  listClaimPolicies,
+  listGrantPolicies,
+  updateClaimPolicy,
+} from './policies';
 import { createRegistration, deleteRegistration } from './registrations';
 
 const actor = systemActor('test');
@@ -38,10 +47,24 @@ async function ownKind(db: Db, options: { grant?: number; register?: boolean } =
   const kind = `Widget${suffix}`;
   const resourceType = `test.example.com/widgets-${suffix}`;
   if (options.register !== false) {
-    await createRegistration(db, { resourceType, consumerKind: 'Project', type: 'Entity', description: '', baseUnit: 'widgets', displayUnit: 'widgets', unitConversionFactor: 1, claimingKinds: [kind] }, operator);
+    await createRegistration(
+      db,
+      {
+        resourceType,
+        consumerKind: 'Project',
+        type: 'Entity',
+        description: '',
+        baseUnit: 'widgets',
+        displayUnit: 'widgets',
+        unitConversionFactor: 1,
+        claimingKinds: [kind],
+      },
+      operator,
+    );
   }
   const { project } = await makeProject(db);
-  if (options.grant !== undefined) await createGrant(db, { projectId: project.id, name: 'widgets', allowances: [{ resourceType, amount: options.grant }], source: 'Operator' }, operator);
+  if (options.grant !== undefined)
+    await createGrant(db, { projectId: project.id, name: 'widgets', allowances: [{ resourceType, amount: options.grant }], source: 'Operator' }, operator);
   const request = (name: string, spec: Record<string, unknown> = {}): AdmissionRequest => ({
     projectId: project.id,
     kind,
@@ -61,7 +84,16 @@ describe('seeded defaults', () => {
     const { project } = await makeProject(db);
     const grants = await listGrants(db, { projectId: project.id, limit: 10, offset: 0 });
     expect(grants.items).toMatchObject([
-      { name: `default-${project.slug}`, active: true, source: 'Policy', sourceRef: 'default-project-quota', allowances: [{ resourceType: IPCLAIMS, amount: 100 }, { resourceType: 'metal.datumapis.com/machines', amount: 10 }] },
+      {
+        name: `default-${project.slug}`,
+        active: true,
+        source: 'Policy',
+        sourceRef: 'default-project-quota',
+        allowances: [
+          { resourceType: IPCLAIMS, amount: 100 },
+          { resourceType: 'metal.datumapis.com/machines', amount: 10 },
+        ],
+      },
     ]);
     const buckets = await listBuckets(db, project.id);
     expect(buckets.map((b) => [b.resourceType, b.limit, b.allocated, b.available, b.grantCount])).toEqual([
@@ -127,7 +159,12 @@ describe('IP claims are admitted in their own transaction', () => {
         select (select allocated from allowance_buckets where project_id = ${project.id} and resource_type = ${IPCLAIMS})::int as allocated,
                (select count(*) from ip_claims where project_id = ${project.id})::int as ipclaims,
                (select count(*) from resource_claims where project_id = ${project.id} and status = 'Granted' and released_at is null)::int as live,
-               (select count(*) from resource_claims where project_id = ${project.id} and status = 'Denied')::int as denied`)) as unknown as { allocated: number; ipclaims: number; live: number; denied: number }[];
+               (select count(*) from resource_claims where project_id = ${project.id} and status = 'Denied')::int as denied`)) as unknown as {
+        allocated: number;
+        ipclaims: number;
+        live: number;
+        denied: number;
+      }[];
       expect(books).toEqual({ allocated: 100, ipclaims: 100, live: 100, denied: 400 });
       const audit = await auditQuotaBooks(db);
       expect(audit.drifted.filter((d) => d.projectId === project.id)).toEqual([]);
@@ -173,18 +210,32 @@ describe('IP claims are admitted in their own transaction', () => {
   test('shrinking a grant below allocated revokes nothing, shows the bucket over its limit, and denies new claims', async () => {
     const { db, project } = await withNetwork();
     for (const n of ['a', 'b', 'c']) await createClaim(db, project.id, claim(n), actor);
-    const result = await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 2 }, { resourceType: 'metal.datumapis.com/machines', amount: 10 }], operator);
+    const result = await updateGrant(
+      db,
+      project.id,
+      `default-${project.slug}`,
+      [
+        { resourceType: IPCLAIMS, amount: 2 },
+        { resourceType: 'metal.datumapis.com/machines', amount: 10 },
+      ],
+      operator,
+    );
     expect(result.buckets.find((b) => b.resourceType === IPCLAIMS)).toMatchObject({ limit: 2, allocated: 3 });
     expect(await bucket(db, project.id)).toMatchObject({ limit: 2, allocated: 3, available: 0, flag: 'Over' });
     const [{ n }] = (await db.execute(sql`select count(*)::int as n from ip_claims where project_id = ${project.id}`)) as unknown as { n: number }[];
     expect(n).toBe(3);
-    await expect(createClaim(db, project.id, claim('d'), actor)).rejects.toMatchObject({ code: 'QuotaExceeded', message: 'requested 1 ipam.miloapis.com/ipclaims, available 0, limit 2' });
+    await expect(createClaim(db, project.id, claim('d'), actor)).rejects.toMatchObject({
+      code: 'QuotaExceeded',
+      message: 'requested 1 ipam.miloapis.com/ipclaims, available 0, limit 2',
+    });
     await deleteClaim(db, project.id, 'a', actor);
     await expect(createClaim(db, project.id, claim('d'), actor)).rejects.toMatchObject({ code: 'QuotaExceeded' });
     await deleteClaim(db, project.id, 'b', actor);
     await createClaim(db, project.id, claim('d'), actor);
     expect(await bucket(db, project.id)).toMatchObject({ limit: 2, allocated: 2, flag: 'Full' });
-    const events = (await db.execute(sql`select reason from events where project_id = ${project.id} and action = 'quota.grant.update'`)) as unknown as { reason: string }[];
+    const events = (await db.execute(sql`select reason from events where project_id = ${project.id} and action = 'quota.grant.update'`)) as unknown as {
+      reason: string;
+    }[];
     expect(events[0].reason).toContain('allocated 3 > limit 2');
     // Deleting the grant drops the limit to 0 but leaves the claims.
     await deleteGrant(db, project.id, `default-${project.slug}`, operator);
@@ -196,9 +247,33 @@ describe('ClaimCreationPolicy', () => {
   test('both name forms render the same object name', async () => {
     const { db } = testDb();
     const a = await ownKind(db, { grant: 5 });
-    await createClaimPolicy(db, { name: `p-${a.suffix}`, description: '', triggerKind: a.kind, constraints: [], claimNameTemplate: 'w-{{trigger.metadata.name}}', requests: [{ resourceType: a.resourceType, amount: 1 }], enabled: true }, operator);
+    await createClaimPolicy(
+      db,
+      {
+        name: `p-${a.suffix}`,
+        description: '',
+        triggerKind: a.kind,
+        constraints: [],
+        claimNameTemplate: 'w-{{trigger.metadata.name}}',
+        requests: [{ resourceType: a.resourceType, amount: 1 }],
+        enabled: true,
+      },
+      operator,
+    );
     const b = await ownKind(db, { grant: 5 });
-    await createClaimPolicy(db, { name: `p-${b.suffix}`, description: '', triggerKind: b.kind, constraints: [], claimNameTemplate: 'w-{{requestInfo.name}}-{{requestInfo.namespace}}', requests: [{ resourceType: b.resourceType, amount: '{{ int(trigger.spec.size) }}' }], enabled: true }, operator);
+    await createClaimPolicy(
+      db,
+      {
+        name: `p-${b.suffix}`,
+        description: '',
+        triggerKind: b.kind,
+        constraints: [],
+        claimNameTemplate: 'w-{{requestInfo.name}}-{{requestInfo.namespace}}',
+        requests: [{ resourceType: b.resourceType, amount: '{{ int(trigger.spec.size) }}' }],
+        enabled: true,
+      },
+      operator,
+    );
     const ra = await db.transaction((tx) => admit(tx, a.request('alpha')));
     const rb = await db.transaction((tx) => admit(tx, b.request('alpha', { size: 3 })));
     expect(ra).toMatchObject({ managed: true, claim: { name: 'w-alpha', requests: [{ resourceType: a.resourceType, amount: 1 }] } });
@@ -211,16 +286,39 @@ describe('ClaimCreationPolicy', () => {
     const w = await ownKind(db, { grant: 5 });
     const policy = await createClaimPolicy(
       db,
-      { name: `p-${w.suffix}`, description: '', triggerKind: w.kind, constraints: [{ expression: 'trigger.spec.size >' }], claimNameTemplate: 'w-{{ triger.metadata.name }}', requests: [{ resourceType: w.resourceType, amount: 1 }], enabled: true },
+      {
+        name: `p-${w.suffix}`,
+        description: '',
+        triggerKind: w.kind,
+        constraints: [{ expression: 'trigger.spec.size >' }],
+        claimNameTemplate: 'w-{{ triger.metadata.name }}',
+        requests: [{ resourceType: w.resourceType, amount: 1 }],
+        enabled: true,
+      },
       operator,
     );
     expect(policy).toMatchObject({ ready: false, readyReason: 'CompilationFailed' });
     expect(policy.readyMessage).toContain('constraints[0].expression: ');
     expect(policy.readyMessage).toContain("claimNameTemplate: undeclared reference to 'triger'");
-    await expect(db.transaction((tx) => admit(tx, w.request('x')))).rejects.toMatchObject({ code: 'PolicyFailed', message: expect.stringContaining('is not Ready (CompilationFailed') });
+    await expect(db.transaction((tx) => admit(tx, w.request('x')))).rejects.toMatchObject({
+      code: 'PolicyFailed',
+      message: expect.stringContaining('is not Ready (CompilationFailed'),
+    });
     expect(await bucket(db, w.project.id, w.resourceType)).toMatchObject({ allocated: 0 });
     // Fixing it makes it Ready and applied.
-    const fixed = await updateClaimPolicy(db, `p-${w.suffix}`, { description: '', triggerKind: w.kind, constraints: [], claimNameTemplate: 'w-{{ trigger.metadata.name }}', requests: [{ resourceType: w.resourceType, amount: 1 }], enabled: true }, operator);
+    const fixed = await updateClaimPolicy(
+      db,
+      `p-${w.suffix}`,
+      {
+        description: '',
+        triggerKind: w.kind,
+        constraints: [],
+        claimNameTemplate: 'w-{{ trigger.metadata.name }}',
+        requests: [{ resourceType: w.resourceType, amount: 1 }],
+        enabled: true,
+      },
+      operator,
+    );
     expect(fixed).toMatchObject({ ready: true, generation: 2 });
     await db.transaction((tx) => admit(tx, w.request('x')));
     expect(await bucket(db, w.project.id, w.resourceType)).toMatchObject({ allocated: 1 });
@@ -229,7 +327,19 @@ describe('ClaimCreationPolicy', () => {
   test('an expression failing at run time fails the create with PolicyFailed and stores nothing', async () => {
     const { db } = testDb();
     const w = await ownKind(db, { grant: 5 });
-    await createClaimPolicy(db, { name: `p-${w.suffix}`, description: '', triggerKind: w.kind, constraints: [{ expression: 'trigger.spec.tier == "gold"' }], claimNameTemplate: 'w-{{requestInfo.name}}', requests: [{ resourceType: w.resourceType, amount: 1 }], enabled: true }, operator);
+    await createClaimPolicy(
+      db,
+      {
+        name: `p-${w.suffix}`,
+        description: '',
+        triggerKind: w.kind,
+        constraints: [{ expression: 'trigger.spec.tier == "gold"' }],
+        claimNameTemplate: 'w-{{requestInfo.name}}',
+        requests: [{ resourceType: w.resourceType, amount: 1 }],
+        enabled: true,
+      },
+      operator,
+    );
     await expect(db.transaction((tx) => admit(tx, w.request('x', {})))).rejects.toMatchObject({
       code: 'PolicyFailed',
       message: expect.stringMatching(/failed at constraints\[0\]: field not found: tier/),
@@ -243,16 +353,55 @@ describe('ClaimCreationPolicy', () => {
   test('registered without a grant: limit 0, denied; unregistered: not quota-managed; other kinds: ValidationFailed', async () => {
     const { db } = testDb();
     const w = await ownKind(db);
-    await createClaimPolicy(db, { name: `p-${w.suffix}`, description: '', triggerKind: w.kind, constraints: [], claimNameTemplate: 'w-{{requestInfo.name}}', requests: [{ resourceType: w.resourceType, amount: 2 }], enabled: true }, operator);
-    await expect(db.transaction((tx) => admit(tx, w.request('x')))).rejects.toMatchObject({ code: 'QuotaExceeded', message: `requested 2 ${w.resourceType}, available 0, limit 0` });
+    await createClaimPolicy(
+      db,
+      {
+        name: `p-${w.suffix}`,
+        description: '',
+        triggerKind: w.kind,
+        constraints: [],
+        claimNameTemplate: 'w-{{requestInfo.name}}',
+        requests: [{ resourceType: w.resourceType, amount: 2 }],
+        enabled: true,
+      },
+      operator,
+    );
+    await expect(db.transaction((tx) => admit(tx, w.request('x')))).rejects.toMatchObject({
+      code: 'QuotaExceeded',
+      message: `requested 2 ${w.resourceType}, available 0, limit 0`,
+    });
 
     const u = await ownKind(db, { register: false });
-    await createClaimPolicy(db, { name: `p-${u.suffix}`, description: '', triggerKind: u.kind, constraints: [], claimNameTemplate: 'w-{{requestInfo.name}}', requests: [{ resourceType: u.resourceType, amount: 1 }], enabled: true }, operator);
+    await createClaimPolicy(
+      db,
+      {
+        name: `p-${u.suffix}`,
+        description: '',
+        triggerKind: u.kind,
+        constraints: [],
+        claimNameTemplate: 'w-{{requestInfo.name}}',
+        requests: [{ resourceType: u.resourceType, amount: 1 }],
+        enabled: true,
+      },
+      operator,
+    );
     expect(await db.transaction((tx) => admit(tx, u.request('x')))).toEqual({ managed: false, claim: null });
 
     // A kind the registration does not allow: denied with ValidationFailed, and logged after rollback.
     const v = await ownKind(db, { grant: 5 });
-    await createClaimPolicy(db, { name: `p-${v.suffix}`, description: '', triggerKind: `${v.kind}X`, constraints: [], claimNameTemplate: 'v-{{requestInfo.name}}', requests: [{ resourceType: v.resourceType, amount: 1 }], enabled: true }, operator);
+    await createClaimPolicy(
+      db,
+      {
+        name: `p-${v.suffix}`,
+        description: '',
+        triggerKind: `${v.kind}X`,
+        constraints: [],
+        claimNameTemplate: 'v-{{requestInfo.name}}',
+        requests: [{ resourceType: v.resourceType, amount: 1 }],
+        enabled: true,
+      },
+      operator,
+    );
     const error = await db.transaction((tx) => admit(tx, { ...v.request('x'), kind: `${v.kind}X` })).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'PolicyFailed', message: expect.stringContaining(`${v.kind}X may not claim ${v.resourceType}`) });
     const { recordDeniedClaim } = await import('./admission');
@@ -265,7 +414,10 @@ describe('ClaimCreationPolicy', () => {
     const { db } = testDb();
     const { project } = await makeProject(db);
     const r = await db.transaction((tx) => admitMachine(tx, project.id, { name: 'm1', spec: { class: 'c1' } }, actor));
-    expect(r).toMatchObject({ managed: true, claim: { name: 'machine-m1', buckets: [{ resourceType: 'metal.datumapis.com/machines', limit: 10, allocated: 1, available: 9 }] } });
+    expect(r).toMatchObject({
+      managed: true,
+      claim: { name: 'machine-m1', buckets: [{ resourceType: 'metal.datumapis.com/machines', limit: 10, allocated: 1, available: 9 }] },
+    });
     expect(await db.transaction((tx) => releaseMachine(tx, project.id, 'm1'))).toBe(true);
     expect(await db.transaction((tx) => releaseMachine(tx, project.id, 'm1'))).toBe(false);
     expect(await bucket(db, project.id, 'metal.datumapis.com/machines')).toMatchObject({ allocated: 0, claimCount: 0 });
@@ -276,28 +428,92 @@ describe('grants and registrations', () => {
   test('a grant for an unregistered type waits inactive; registering the type activates it and sets the limit', async () => {
     const { db } = testDb();
     const w = await ownKind(db, { register: false });
-    const { grant } = await createGrant(db, { projectId: w.project.id, name: 'early', allowances: [{ resourceType: w.resourceType, amount: 7 }, { resourceType: IPCLAIMS, amount: 5 }], source: 'Operator' }, operator);
+    const { grant } = await createGrant(
+      db,
+      {
+        projectId: w.project.id,
+        name: 'early',
+        allowances: [
+          { resourceType: w.resourceType, amount: 7 },
+          { resourceType: IPCLAIMS, amount: 5 },
+        ],
+        source: 'Operator',
+      },
+      operator,
+    );
     expect(grant).toMatchObject({ active: false, activeReason: 'UnregisteredResourceType', activeMessage: `not registered: ${w.resourceType}` });
     // An inactive grant adds nothing, not even its registered types.
     expect(await bucket(db, w.project.id)).toMatchObject({ limit: 100 });
     expect(await bucket(db, w.project.id, w.resourceType)).toMatchObject({ limit: 0 });
-    await createRegistration(db, { resourceType: w.resourceType, consumerKind: 'Project', type: 'Allocation', description: '', baseUnit: 'w', displayUnit: 'w', unitConversionFactor: 1, claimingKinds: [w.kind] }, operator);
+    await createRegistration(
+      db,
+      {
+        resourceType: w.resourceType,
+        consumerKind: 'Project',
+        type: 'Allocation',
+        description: '',
+        baseUnit: 'w',
+        displayUnit: 'w',
+        unitConversionFactor: 1,
+        claimingKinds: [w.kind],
+      },
+      operator,
+    );
     expect(await bucket(db, w.project.id)).toMatchObject({ limit: 105, grantCount: 2 });
     expect(await bucket(db, w.project.id, w.resourceType)).toMatchObject({ limit: 7 });
     // A registration in use cannot be removed.
     await expect(deleteRegistration(db, w.resourceType, operator)).rejects.toMatchObject({ code: 'Conflict', message: expect.stringContaining('1 grant(s)') });
     await deleteGrant(db, w.project.id, 'early', operator);
     await deleteRegistration(db, w.resourceType, operator);
-    await expect(createGrant(db, { projectId: w.project.id, name: `default-${w.project.slug}`, allowances: [{ resourceType: IPCLAIMS, amount: 1 }], source: 'Operator' }, operator)).rejects.toMatchObject({ code: 'Conflict', field: 'name' });
+    await expect(
+      createGrant(
+        db,
+        { projectId: w.project.id, name: `default-${w.project.slug}`, allowances: [{ resourceType: IPCLAIMS, amount: 1 }], source: 'Operator' },
+        operator,
+      ),
+    ).rejects.toMatchObject({ code: 'Conflict', field: 'name' });
   });
 
   test('a GrantCreationPolicy with constraints applies to matching projects; a run-time error fails project creation', async () => {
     const { db } = testDb();
     const slug = uniq('gp');
     const bad = uniq('gpbad');
-    await createGrantPolicy(db, { name: `${slug}-extra`, description: '', constraints: [{ expression: `trigger.metadata.name == "${slug}"` }], grantNameTemplate: 'extra-{{ trigger.spec.organization }}', allowances: [{ resourceType: IPCLAIMS, amount: 50 }], enabled: true }, operator);
-    await createGrantPolicy(db, { name: `${bad}-broken`, description: '', constraints: [{ expression: `trigger.metadata.name == "${bad}"` }], grantNameTemplate: 'x-{{ trigger.spec.nothing }}', allowances: [{ resourceType: IPCLAIMS, amount: 1 }], enabled: true }, operator);
-    const invalid = await createGrantPolicy(db, { name: `${slug}-invalid`, description: '', constraints: [{ expression: 'trigger.metadata.name ==' }], grantNameTemplate: 'never', allowances: [{ resourceType: IPCLAIMS, amount: 1000 }], enabled: true }, operator);
+    await createGrantPolicy(
+      db,
+      {
+        name: `${slug}-extra`,
+        description: '',
+        constraints: [{ expression: `trigger.metadata.name == "${slug}"` }],
+        grantNameTemplate: 'extra-{{ trigger.spec.organization }}',
+        allowances: [{ resourceType: IPCLAIMS, amount: 50 }],
+        enabled: true,
+      },
+      operator,
+    );
+    await createGrantPolicy(
+      db,
+      {
+        name: `${bad}-broken`,
+        description: '',
+        constraints: [{ expression: `trigger.metadata.name == "${bad}"` }],
+        grantNameTemplate: 'x-{{ trigger.spec.nothing }}',
+        allowances: [{ resourceType: IPCLAIMS, amount: 1 }],
+        enabled: true,
+      },
+      operator,
+    );
+    const invalid = await createGrantPolicy(
+      db,
+      {
+        name: `${slug}-invalid`,
+        description: '',
+        constraints: [{ expression: 'trigger.metadata.name ==' }],
+        grantNameTemplate: 'never',
+        allowances: [{ resourceType: IPCLAIMS, amount: 1000 }],
+        enabled: true,
+      },
+      operator,
+    );
     expect(invalid).toMatchObject({ ready: false, readyReason: 'CompilationFailed' });
     try {
       const { project } = await makeProject(db, slug);
@@ -319,15 +535,29 @@ describe('increase requests', () => {
     const tenant: Actor = { type: 'user', id: '00000000-0000-0000-0000-000000000002', label: 'tenant@example.com' };
     const req = await createIncreaseRequest(db, project.id, { resourceType: IPCLAIMS, amount: 25, reason: 'more pods' }, tenant);
     expect(req).toMatchObject({ status: 'Pending', amount: 25, bucket: { limit: 100, allocated: 0 } });
-    await expect(createIncreaseRequest(db, project.id, { resourceType: IPCLAIMS, amount: 5, reason: 'again' }, tenant)).rejects.toMatchObject({ code: 'Conflict' });
-    await expect(createIncreaseRequest(db, project.id, { resourceType: 'nope.example.com/things', amount: 5, reason: 'x y z' }, tenant)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'resourceType' });
+    await expect(createIncreaseRequest(db, project.id, { resourceType: IPCLAIMS, amount: 5, reason: 'again' }, tenant)).rejects.toMatchObject({
+      code: 'Conflict',
+    });
+    await expect(createIncreaseRequest(db, project.id, { resourceType: 'nope.example.com/things', amount: 5, reason: 'x y z' }, tenant)).rejects.toMatchObject({
+      code: 'ValidationFailed',
+      field: 'resourceType',
+    });
     const queue = await listIncreaseRequests(db, { status: 'Pending', limit: 500, offset: 0 });
     expect(queue.items.some((q) => q.id === req.id)).toBe(true);
 
     const approved = await approveIncreaseRequest(db, { id: req.id, reason: 'ok' }, operator);
-    expect(approved).toMatchObject({ status: 'Approved', approvedAmount: 25, decidedBy: 'operator@example.com', grantName: `increase-${req.id.slice(0, 8)}`, bucket: { limit: 125 } });
+    expect(approved).toMatchObject({
+      status: 'Approved',
+      approvedAmount: 25,
+      decidedBy: 'operator@example.com',
+      grantName: `increase-${req.id.slice(0, 8)}`,
+      bucket: { limit: 125 },
+    });
     expect(await bucket(db, project.id)).toMatchObject({ limit: 125, grantCount: 2 });
-    await expect(approveIncreaseRequest(db, { id: req.id }, operator)).rejects.toMatchObject({ code: 'Conflict', message: expect.stringContaining('already approved') });
+    await expect(approveIncreaseRequest(db, { id: req.id }, operator)).rejects.toMatchObject({
+      code: 'Conflict',
+      message: expect.stringContaining('already approved'),
+    });
 
     const second = await createIncreaseRequest(db, project.id, { resourceType: IPCLAIMS, amount: 1000, reason: 'a lot' }, tenant);
     await expect(rejectIncreaseRequest(db, { id: second.id, reason: '  ' }, operator)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'reason' });
@@ -345,18 +575,27 @@ describe('audit of the books', () => {
     await createClaim(db, project.id, claim('a'), actor);
     await db.execute(sql`update allowance_buckets set allocated = allocated + 7 where project_id = ${project.id} and resource_type = ${IPCLAIMS}`);
     await db.execute(sql`update allowance_buckets set "limit" = 3 where project_id = ${project.id} and resource_type = 'metal.datumapis.com/machines'`);
-    const before = (await db.execute(sql`select coalesce(sum(value), 0)::int as v from metric_counters where metric = 'meridian_quota_drift_total'`)) as unknown as { v: number }[];
+    const before = (await db.execute(
+      sql`select coalesce(sum(value), 0)::int as v from metric_counters where metric = 'meridian_quota_drift_total'`,
+    )) as unknown as { v: number }[];
 
     await quotaAudit({}, { db, helpers: {} as never });
 
     const events = (await db.execute(sql`
       select object_name as "objectName", reason, before, after from events
-      where project_id = ${project.id} and action = 'quota.drift' order by object_name`)) as unknown as { objectName: string; reason: string; before: { allocated: number; limit: number }; after: { allocated: number; limit: number } }[];
+      where project_id = ${project.id} and action = 'quota.drift' order by object_name`)) as unknown as {
+      objectName: string;
+      reason: string;
+      before: { allocated: number; limit: number };
+      after: { allocated: number; limit: number };
+    }[];
     expect(events.map((e) => e.objectName)).toEqual([IPCLAIMS, 'metal.datumapis.com/machines']);
     expect(events[0].reason).toContain('allocated 8 recorded, 1 from live granted claims');
     expect(events[0]).toMatchObject({ before: { allocated: 8 }, after: { allocated: 1 } });
     expect(events[1].reason).toContain('limit 3 recorded, 10 from active grants');
-    const after = (await db.execute(sql`select coalesce(sum(value), 0)::int as v from metric_counters where metric = 'meridian_quota_drift_total'`)) as unknown as { v: number }[];
+    const after = (await db.execute(
+      sql`select coalesce(sum(value), 0)::int as v from metric_counters where metric = 'meridian_quota_drift_total'`,
+    )) as unknown as { v: number }[];
     expect(after[0].v - before[0].v).toBeGreaterThanOrEqual(2);
     // Nothing was repaired.
     expect(await bucket(db, project.id)).toMatchObject({ allocated: 8 });
@@ -375,7 +614,9 @@ describe('claim log retention', () => {
     await deleteClaim(db, project.id, 'gone', actor);
     await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 1 }], operator);
     await expect(createClaim(db, project.id, claim('no'), actor)).rejects.toMatchObject({ code: 'QuotaExceeded' });
-    await db.execute(sql`update resource_claims set created_at = now() - interval '100 days', released_at = case when released_at is null then null else now() - interval '100 days' end where project_id = ${project.id}`);
+    await db.execute(
+      sql`update resource_claims set created_at = now() - interval '100 days', released_at = case when released_at is null then null else now() - interval '100 days' end where project_id = ${project.id}`,
+    );
     expect(await pruneClaimLog(db)).toBeGreaterThanOrEqual(2);
     const log = await listClaimLog(db, project.id, { limit: 10, offset: 0 });
     expect(log.items.map((c) => [c.name, c.status])).toEqual([['ipclaim-live', 'Granted']]);

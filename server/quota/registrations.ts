@@ -105,7 +105,13 @@ export async function updateRegistration(db: Db, resourceType: string, input: Pa
       objectType: 'resourceregistration',
       objectId: row.id,
       objectName: resourceType,
-      before: { type: before.type, description: before.description, baseUnit: before.baseUnit, displayUnit: before.displayUnit, claimingKinds: before.claimingKinds },
+      before: {
+        type: before.type,
+        description: before.description,
+        baseUnit: before.baseUnit,
+        displayUnit: before.displayUnit,
+        claimingKinds: before.claimingKinds,
+      },
       after: input,
     });
     return row;
@@ -138,7 +144,14 @@ export async function deleteRegistration(db: Db, resourceType: string, actor: Ac
     }
     await tx.delete(resourceRegistrations).where(eq(resourceRegistrations.resourceType, resourceType));
     await tx.execute(sql`delete from allowance_buckets where resource_type = ${resourceType} and allocated = 0`);
-    await recordEvent(tx, { actor, action: 'quota.registration.delete', objectType: 'resourceregistration', objectId: before.id, objectName: resourceType, before });
+    await recordEvent(tx, {
+      actor,
+      action: 'quota.registration.delete',
+      objectType: 'resourceregistration',
+      objectId: before.id,
+      objectName: resourceType,
+      before,
+    });
     return { resourceType };
   });
 }

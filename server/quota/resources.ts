@@ -150,7 +150,13 @@ export const grantResourceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('ResourceGrant').optional(),
   metadata: z.strictObject({ name: quotaName }),
-  spec: z.strictObject({ consumerRef: z.strictObject({ name: z.string().max(63) }).partial().optional(), allowances }),
+  spec: z.strictObject({
+    consumerRef: z
+      .strictObject({ name: z.string().max(63) })
+      .partial()
+      .optional(),
+    allowances,
+  }),
 });
 
 /** PUT body of a grant: replaces its allowances (the name comes from the path). */
@@ -158,7 +164,13 @@ export const grantReplaceInput = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('ResourceGrant').optional(),
   metadata: z.strictObject({ name: z.string().optional() }).optional(),
-  spec: z.strictObject({ consumerRef: z.strictObject({ name: z.string().max(63) }).partial().optional(), allowances }),
+  spec: z.strictObject({
+    consumerRef: z
+      .strictObject({ name: z.string().max(63) })
+      .partial()
+      .optional(),
+    allowances,
+  }),
 });
 
 type GrantPolicyRow = typeof grantCreationPolicies.$inferSelect;
@@ -174,7 +186,14 @@ export function grantPolicyResource(p: GrantPolicyRow) {
     apiVersion: QUOTA_API_VERSION,
     kind: 'GrantCreationPolicy',
     metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: p.createdAt },
-    spec: { description: p.description, triggerKind: p.triggerKind, constraints: p.constraints, grantNameTemplate: p.grantNameTemplate, allowances: p.allowances, enabled: p.enabled },
+    spec: {
+      description: p.description,
+      triggerKind: p.triggerKind,
+      constraints: p.constraints,
+      grantNameTemplate: p.grantNameTemplate,
+      allowances: p.allowances,
+      enabled: p.enabled,
+    },
     status: { conditions: readyCondition(p), observedGeneration: p.generation },
   };
 }
@@ -185,7 +204,14 @@ export function claimPolicyResource(p: ClaimPolicyRow) {
     apiVersion: QUOTA_API_VERSION,
     kind: 'ClaimCreationPolicy',
     metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: p.createdAt },
-    spec: { description: p.description, triggerKind: p.triggerKind, constraints: p.constraints, claimNameTemplate: p.claimNameTemplate, requests: p.requests, enabled: p.enabled },
+    spec: {
+      description: p.description,
+      triggerKind: p.triggerKind,
+      constraints: p.constraints,
+      claimNameTemplate: p.claimNameTemplate,
+      requests: p.requests,
+      enabled: p.enabled,
+    },
     status: { conditions: readyCondition(p), observedGeneration: p.generation },
   };
 }

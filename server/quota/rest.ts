@@ -17,7 +17,16 @@ import { listBuckets, listClaimLog } from './buckets';
 import { projectIdBySlug } from '@/server/tenancy/projects';
 import { createGrant, deleteGrant, listGrants, updateGrant } from './grants';
 import { approveIncreaseRequest, createIncreaseRequest, listIncreaseRequests, rejectIncreaseRequest } from './increases';
-import { createClaimPolicy, createGrantPolicy, deleteClaimPolicy, deleteGrantPolicy, listClaimPolicies, listGrantPolicies, updateClaimPolicy, updateGrantPolicy } from './policies';
+import {
+  createClaimPolicy,
+  createGrantPolicy,
+  deleteClaimPolicy,
+  deleteGrantPolicy,
+  listClaimPolicies,
+  listGrantPolicies,
+  updateClaimPolicy,
+  updateGrantPolicy,
+} from './policies';
 import { createRegistration, deleteRegistration, getRegistration, listRegistrations, updateRegistration } from './registrations';
 import {
   bucketResource,
@@ -55,7 +64,8 @@ const grantParams = z.object({ project: z.string().min(1).max(63), name: quotaNa
 /** An increase request in the path: its id. */
 const increaseParams = z.object({ name: z.uuid() });
 /** The registration's name is its resource type, `<group>/<resource>`: two path segments. */
-const typeFromPath = (params: { group: string; resource: string }) => z.object({ resourceType }).parse({ resourceType: `${params.group}/${params.resource}` }).resourceType;
+const typeFromPath = (params: { group: string; resource: string }) =>
+  z.object({ resourceType }).parse({ resourceType: `${params.group}/${params.resource}` }).resourceType;
 
 const REGISTRATIONS = '/api/v1/resourceregistrations';
 const REGISTRATION = '/api/v1/resourceregistrations/{group}/{resource}';
@@ -84,7 +94,8 @@ export const quotaRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/v1/projects/{project}/resourceclaims',
     group: quotaApi,
-    summary: 'The claim log, newest first: Granted (QuotaAvailable), Released, Denied (QuotaExceeded with requested/available/limit, or ValidationFailed), with the object that caused each',
+    summary:
+      'The claim log, newest first: Granted (QuotaAvailable), Released, Denied (QuotaExceeded with requested/available/limit, or ValidationFailed), with the object that caused each',
     minRole: 'viewer',
     query: z.object({
       ...pageQuery(500, 50),
@@ -94,7 +105,13 @@ export const quotaRoutes: RestRoute[] = [
     }),
     handler: async ({ db, query, principal }) => {
       const q = query();
-      const page = await listClaimLog(db, principal.projectId, { status: q.status, resourceType: q.resourceType, search: q.search, limit: q.limit, offset: decodeContinue(q.continue) });
+      const page = await listClaimLog(db, principal.projectId, {
+        status: q.status,
+        resourceType: q.resourceType,
+        search: q.search,
+        limit: q.limit,
+        offset: decodeContinue(q.continue),
+      });
       return {
         apiVersion: 'v1',
         kind: 'ResourceClaimList',
@@ -112,7 +129,12 @@ export const quotaRoutes: RestRoute[] = [
     handler: async ({ db, query, project }) => {
       const q = query();
       const page = await listGrants(db, { projectId: project.id, limit: q.limit, offset: decodeContinue(q.continue) });
-      return { apiVersion: 'v1', kind: 'ResourceGrantList', items: page.items.map(grantResource), metadata: { continue: encodeContinue(page.nextOffset), total: page.total } };
+      return {
+        apiVersion: 'v1',
+        kind: 'ResourceGrantList',
+        items: page.items.map(grantResource),
+        metadata: { continue: encodeContinue(page.nextOffset), total: page.total },
+      };
     },
   }),
   tokenRoute({
@@ -125,7 +147,12 @@ export const quotaRoutes: RestRoute[] = [
     handler: async ({ db, query, principal }) => {
       const q = query();
       const page = await listIncreaseRequests(db, { projectId: principal.projectId, status: q.status, limit: q.limit, offset: decodeContinue(q.continue) });
-      return { apiVersion: 'v1', kind: 'QuotaIncreaseRequestList', items: page.items.map(increaseResource), metadata: { continue: encodeContinue(page.nextOffset), total: page.total } };
+      return {
+        apiVersion: 'v1',
+        kind: 'QuotaIncreaseRequestList',
+        items: page.items.map(increaseResource),
+        metadata: { continue: encodeContinue(page.nextOffset), total: page.total },
+      };
     },
   }),
   tokenRoute({
@@ -157,7 +184,8 @@ export const quotaRoutes: RestRoute[] = [
     method: 'POST',
     path: REGISTRATIONS,
     group: quotaApi,
-    summary: "Register a resource type (201); grants waiting for it turn Active and their buckets' limits follow in the same transaction. 409 if already registered.",
+    summary:
+      "Register a resource type (201); grants waiting for it turn Active and their buckets' limits follow in the same transaction. 409 if already registered.",
     body: jsonBody(registrationResourceInput),
     handler: async ({ db, body, actor }) => jsonReply(registrationResource(await createRegistration(db, body().spec, actor)), { status: 201 }),
   }),
@@ -243,7 +271,8 @@ export const quotaRoutes: RestRoute[] = [
     method: 'POST',
     path: GRANT_POLICIES,
     group: quotaApi,
-    summary: "Create a GrantCreationPolicy (trigger: Project created). Expressions that do not compile are stored not Ready with the compiler's message, and never applied.",
+    summary:
+      "Create a GrantCreationPolicy (trigger: Project created). Expressions that do not compile are stored not Ready with the compiler's message, and never applied.",
     body: jsonBody(grantPolicyResourceInput),
     handler: async ({ db, body, actor }) => {
       const input = body();
@@ -319,19 +348,29 @@ export const quotaRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/v1/quotaincreaserequests',
     group: quotaApi,
-    summary: "The increase-request queue of every project: Pending oldest first (default), or the Approved/Rejected history newest first; each with the project's bucket now",
-    query: z.object({ ...pageQuery(200, 50), status: z.enum(['Pending', 'Approved', 'Rejected']).default('Pending').describe('Pending (default), Approved or Rejected') }),
+    summary:
+      "The increase-request queue of every project: Pending oldest first (default), or the Approved/Rejected history newest first; each with the project's bucket now",
+    query: z.object({
+      ...pageQuery(200, 50),
+      status: z.enum(['Pending', 'Approved', 'Rejected']).default('Pending').describe('Pending (default), Approved or Rejected'),
+    }),
     handler: async ({ db, query }) => {
       const q = query();
       const page = await listIncreaseRequests(db, { status: q.status, limit: q.limit, offset: decodeContinue(q.continue) });
-      return { apiVersion: 'v1', kind: 'QuotaIncreaseRequestList', items: page.items.map(increaseResource), metadata: { continue: encodeContinue(page.nextOffset), total: page.total } };
+      return {
+        apiVersion: 'v1',
+        kind: 'QuotaIncreaseRequestList',
+        items: page.items.map(increaseResource),
+        metadata: { continue: encodeContinue(page.nextOffset), total: page.total },
+      };
     },
   }),
   operatorRoute({
     method: 'POST',
     path: '/api/v1/quotaincreaserequests/{name}/approve',
     group: quotaApi,
-    summary: "Approve a pending request (body optional: amount, reason): a grant is created in the same transaction and the bucket's limit grows at once. 409 if already decided.",
+    summary:
+      "Approve a pending request (body optional: amount, reason): a grant is created in the same transaction and the bucket's limit grows at once. 409 if already decided.",
     body: optionalJsonBody(increaseApproveInput),
     handler: async ({ db, params, body, actor }) => {
       const { name } = increaseParams.parse(params);

@@ -25,11 +25,7 @@ export const amountEntry = z.strictObject({ resourceType, amount: quotaAmount })
 
 const uniqueTypes = (list: { resourceType: string }[]) => new Set(list.map((a) => a.resourceType)).size === list.length;
 
-export const allowances = z
-  .array(amountEntry)
-  .min(1, 'at least one allowance is required')
-  .max(32)
-  .refine(uniqueTypes, 'each resource type may appear once');
+export const allowances = z.array(amountEntry).min(1, 'at least one allowance is required').max(32).refine(uniqueTypes, 'each resource type may appear once');
 
 export const registrationInput = z.strictObject({
   resourceType,

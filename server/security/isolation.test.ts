@@ -72,7 +72,9 @@ type Case =
   | { access: 'project'; minRole: 'viewer' | 'editor' | 'owner'; input: (w: World) => Record<string, unknown> }
   | { access: 'platform'; roles: PlatformRole[]; input: (w: World) => unknown };
 
-const p = (extra: Record<string, unknown> = {}) => (w: World) => ({ project: w.slug, ...extra });
+const p =
+  (extra: Record<string, unknown> = {}) =>
+  (w: World) => ({ project: w.slug, ...extra });
 const uuid = '00000000-0000-4000-8000-000000000000';
 
 /** One entry per tRPC procedure. Adding a procedure without adding it here fails the test. */
@@ -148,24 +150,60 @@ export const procedureCases: Record<string, Case> = {
   'quota.buckets.list': { access: 'project', minRole: 'viewer', input: p() },
   'quota.claims.list': { access: 'project', minRole: 'viewer', input: p() },
   'quota.grants.list': { access: 'project', minRole: 'viewer', input: p() },
-  'quota.increases.create': { access: 'project', minRole: 'editor', input: p({ resourceType: 'ipam.miloapis.com/ipclaims', amount: 5, reason: 'more please' }) },
+  'quota.increases.create': {
+    access: 'project',
+    minRole: 'editor',
+    input: p({ resourceType: 'ipam.miloapis.com/ipclaims', amount: 5, reason: 'more please' }),
+  },
   'quota.increases.list': { access: 'project', minRole: 'viewer', input: p() },
   'quota.admin.registrations.list': { access: 'platform', roles: ['operator'], input: () => undefined },
-  'quota.admin.registrations.create': { access: 'platform', roles: ['operator'], input: () => ({ resourceType: 'test.example.com/things', type: 'Entity', baseUnit: 'things', displayUnit: 'things', claimingKinds: ['Thing'] }) },
-  'quota.admin.registrations.update': { access: 'platform', roles: ['operator'], input: () => ({ resourceType: 'ipam.miloapis.com/ipclaims', description: 'x' }) },
+  'quota.admin.registrations.create': {
+    access: 'platform',
+    roles: ['operator'],
+    input: () => ({ resourceType: 'test.example.com/things', type: 'Entity', baseUnit: 'things', displayUnit: 'things', claimingKinds: ['Thing'] }),
+  },
+  'quota.admin.registrations.update': {
+    access: 'platform',
+    roles: ['operator'],
+    input: () => ({ resourceType: 'ipam.miloapis.com/ipclaims', description: 'x' }),
+  },
   'quota.admin.registrations.delete': { access: 'platform', roles: ['operator'], input: () => ({ resourceType: 'ipam.miloapis.com/ipclaims' }) },
   'quota.admin.grants.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
-  'quota.admin.grants.create': { access: 'platform', roles: ['operator'], input: (w) => ({ project: w.slug, name: 'g2', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
-  'quota.admin.grants.update': { access: 'platform', roles: ['operator'], input: (w) => ({ project: w.slug, name: `default-${w.slug}`, allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 0 }] }) },
+  'quota.admin.grants.create': {
+    access: 'platform',
+    roles: ['operator'],
+    input: (w) => ({ project: w.slug, name: 'g2', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }),
+  },
+  'quota.admin.grants.update': {
+    access: 'platform',
+    roles: ['operator'],
+    input: (w) => ({ project: w.slug, name: `default-${w.slug}`, allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 0 }] }),
+  },
   'quota.admin.grants.delete': { access: 'platform', roles: ['operator'], input: (w) => ({ project: w.slug, name: `default-${w.slug}` }) },
   'quota.admin.buckets.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
   'quota.admin.policies.grant.list': { access: 'platform', roles: ['operator'], input: () => undefined },
-  'quota.admin.policies.grant.create': { access: 'platform', roles: ['operator'], input: () => ({ name: 'gp', grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
-  'quota.admin.policies.grant.update': { access: 'platform', roles: ['operator'], input: () => ({ name: 'default-project-quota', grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
+  'quota.admin.policies.grant.create': {
+    access: 'platform',
+    roles: ['operator'],
+    input: () => ({ name: 'gp', grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }),
+  },
+  'quota.admin.policies.grant.update': {
+    access: 'platform',
+    roles: ['operator'],
+    input: () => ({ name: 'default-project-quota', grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }),
+  },
   'quota.admin.policies.grant.delete': { access: 'platform', roles: ['operator'], input: () => ({ name: 'default-project-quota' }) },
   'quota.admin.policies.claim.list': { access: 'platform', roles: ['operator'], input: () => undefined },
-  'quota.admin.policies.claim.create': { access: 'platform', roles: ['operator'], input: () => ({ name: 'cp', triggerKind: 'Thing', claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
-  'quota.admin.policies.claim.update': { access: 'platform', roles: ['operator'], input: () => ({ name: 'ipclaims', triggerKind: 'IPClaim', claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }) },
+  'quota.admin.policies.claim.create': {
+    access: 'platform',
+    roles: ['operator'],
+    input: () => ({ name: 'cp', triggerKind: 'Thing', claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }),
+  },
+  'quota.admin.policies.claim.update': {
+    access: 'platform',
+    roles: ['operator'],
+    input: () => ({ name: 'ipclaims', triggerKind: 'IPClaim', claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }] }),
+  },
   'quota.admin.policies.claim.delete': { access: 'platform', roles: ['operator'], input: () => ({ name: 'ipclaims' }) },
   'quota.admin.increases.queue': { access: 'platform', roles: ['operator'], input: () => ({}) },
   'quota.admin.increases.approve': { access: 'platform', roles: ['operator'], input: () => ({ id: uuid }) },
@@ -219,7 +257,10 @@ const operatorRouteCases: Record<string, { params?: (w: World) => Record<string,
   'DELETE /api/v1/projects/{project}/resourcegrants/{name}': { params: (w) => ({ project: w.slug, name: `default-${w.slug}` }) },
   'GET /api/v1/grantcreationpolicies': {},
   'POST /api/v1/grantcreationpolicies': {
-    body: (w) => ({ metadata: { name: `${w.tag}-gp2` }, spec: { grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }], enabled: false } }),
+    body: (w) => ({
+      metadata: { name: `${w.tag}-gp2` },
+      spec: { grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }], enabled: false },
+    }),
   },
   'PUT /api/v1/grantcreationpolicies/{name}': {
     params: (w) => ({ name: w.targets.grantPolicy }),
@@ -228,11 +269,26 @@ const operatorRouteCases: Record<string, { params?: (w: World) => Record<string,
   'DELETE /api/v1/grantcreationpolicies/{name}': { params: (w) => ({ name: w.targets.grantPolicy }) },
   'GET /api/v1/claimcreationpolicies': {},
   'POST /api/v1/claimcreationpolicies': {
-    body: (w) => ({ metadata: { name: `${w.tag}-cp2` }, spec: { triggerKind: `${w.targets.claimKind}Two`, claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }], enabled: false } }),
+    body: (w) => ({
+      metadata: { name: `${w.tag}-cp2` },
+      spec: {
+        triggerKind: `${w.targets.claimKind}Two`,
+        claimNameTemplate: 'x',
+        requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }],
+        enabled: false,
+      },
+    }),
   },
   'PUT /api/v1/claimcreationpolicies/{name}': {
     params: (w) => ({ name: w.targets.claimPolicy }),
-    body: (w) => ({ spec: { triggerKind: w.targets.claimKind, claimNameTemplate: 'changed', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 2 }], enabled: false } }),
+    body: (w) => ({
+      spec: {
+        triggerKind: w.targets.claimKind,
+        claimNameTemplate: 'changed',
+        requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 2 }],
+        enabled: false,
+      },
+    }),
   },
   'DELETE /api/v1/claimcreationpolicies/{name}': { params: (w) => ({ name: w.targets.claimPolicy }) },
   'GET /api/v1/quotaincreaserequests': {},
@@ -241,7 +297,10 @@ const operatorRouteCases: Record<string, { params?: (w: World) => Record<string,
   'GET /api/v1/machinerequests': {},
   'POST /api/v1/projects/{project}/machines/{name}/approve': { params: (w) => ({ project: w.slug, name: w.targets.machine }) },
   'POST /api/v1/projects/{project}/machines/{name}/reject': { params: (w) => ({ project: w.slug, name: w.targets.machine }), body: () => ({ reason: 'no' }) },
-  'POST /api/v1/projects/{project}/machines/{name}/release': { params: (w) => ({ project: w.slug, name: w.targets.machine }), body: () => ({ force: true, reason: 'x' }) },
+  'POST /api/v1/projects/{project}/machines/{name}/release': {
+    params: (w) => ({ project: w.slug, name: w.targets.machine }),
+    body: () => ({ force: true, reason: 'x' }),
+  },
   'GET /api/v1/machinecapacities': {},
   'POST /api/v1/machinecapacities/{name}/quarantine': { params: (w) => ({ name: w.targets.available }), body: () => ({ reason: 'x' }) },
   'POST /api/v1/machinecapacities/{name}/return': { params: (w) => ({ name: w.targets.quarantined }), body: () => ({}) },
@@ -299,7 +358,8 @@ beforeAll(async () => {
   const owner = await makeUser(db, { projectId: victim.project.id, role: 'owner' });
   const viewer = await makeUser(db, { projectId: victim.project.id, role: 'viewer' });
   const stranger = await makeUser(db, { projectId: other.project.id, role: 'owner' });
-  const tok = (projectId: string, extra: { role?: 'viewer' | 'editor' | 'owner'; clusterName?: string } = {}) => createApiToken(db, { projectId, name: 't', ...extra }, actor);
+  const tok = (projectId: string, extra: { role?: 'viewer' | 'editor' | 'owner'; clusterName?: string } = {}) =>
+    createApiToken(db, { projectId, name: 't', ...extra }, actor);
   const revoked = await tok(victim.project.id);
   await revokeApiToken(db, victim.project.id, revoked.id, actor);
 
@@ -310,26 +370,84 @@ beforeAll(async () => {
   await revokeOperatorToken(db, operatorRevoked.id, actor);
   const demoted = await makeUser(db, { platformRoles: ['operator'] });
   const operatorDemoted = await opToken(demoted.id);
-  await db.update(users).set({ platformRoles: [] }).where(sql`id = ${demoted.id}`);
+  await db
+    .update(users)
+    .set({ platformRoles: [] })
+    .where(sql`id = ${demoted.id}`);
 
   // What the operator routes are aimed at: a registration nothing uses, disabled policies, a
   // pending increase request and a machine awaiting approval in the victim project, and capacity
   // (one Available, one Quarantined) in a location of the world's own.
   const tag = uniq('iso');
-  const registration = await createRegistration(db, { resourceType: `${tag}.example.com/things`, consumerKind: 'Project', type: 'Entity', description: 'isolation', baseUnit: 'x', displayUnit: 'x', unitConversionFactor: 1, claimingKinds: ['Thing'] }, actor);
-  const grantPolicy = await createGrantPolicy(db, { name: `${tag}-gp`, description: '', constraints: [], grantNameTemplate: 'x', allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }], enabled: false }, actor);
+  const registration = await createRegistration(
+    db,
+    {
+      resourceType: `${tag}.example.com/things`,
+      consumerKind: 'Project',
+      type: 'Entity',
+      description: 'isolation',
+      baseUnit: 'x',
+      displayUnit: 'x',
+      unitConversionFactor: 1,
+      claimingKinds: ['Thing'],
+    },
+    actor,
+  );
+  const grantPolicy = await createGrantPolicy(
+    db,
+    {
+      name: `${tag}-gp`,
+      description: '',
+      constraints: [],
+      grantNameTemplate: 'x',
+      allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }],
+      enabled: false,
+    },
+    actor,
+  );
   const claimKind = `Iso${tag.replace(/[^a-z0-9]/g, '')}`;
-  const claimPolicy = await createClaimPolicy(db, { name: `${tag}-cp`, description: '', triggerKind: claimKind, constraints: [], claimNameTemplate: 'x', requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }], enabled: false }, actor);
-  const increase = await createIncreaseRequest(db, victim.project.id, { resourceType: 'metal.datumapis.com/machines', amount: 2, reason: 'more machines' }, actor);
+  const claimPolicy = await createClaimPolicy(
+    db,
+    {
+      name: `${tag}-cp`,
+      description: '',
+      triggerKind: claimKind,
+      constraints: [],
+      claimNameTemplate: 'x',
+      requests: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 1 }],
+      enabled: false,
+    },
+    actor,
+  );
+  const increase = await createIncreaseRequest(
+    db,
+    victim.project.id,
+    { resourceType: 'metal.datumapis.com/machines', amount: 2, reason: 'more machines' },
+    actor,
+  );
   const [loc] = await db.insert(locations).values({ name: tag, displayName: tag }).returning({ id: locations.id });
   await db.insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
-  const [cls] = await db.insert(machineClasses).values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: true }).returning({ id: machineClasses.id });
+  const [cls] = await db
+    .insert(machineClasses)
+    .values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64', requiresApproval: true })
+    .returning({ id: machineClasses.id });
   const digest = 'sha256:' + 'ef'.repeat(32);
   await db.insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
-  const [available] = await db.insert(machineCapacity).values({ deviceRef: `${tag}-dev-0`, classId: cls.id, locationId: loc.id }).returning({ id: machineCapacity.id, deviceRef: machineCapacity.deviceRef });
-  const [quarantined] = await db.insert(machineCapacity).values({ deviceRef: `${tag}-dev-1`, classId: cls.id, locationId: loc.id }).returning({ id: machineCapacity.id, deviceRef: machineCapacity.deviceRef });
+  const [available] = await db
+    .insert(machineCapacity)
+    .values({ deviceRef: `${tag}-dev-0`, classId: cls.id, locationId: loc.id })
+    .returning({ id: machineCapacity.id, deviceRef: machineCapacity.deviceRef });
+  const [quarantined] = await db
+    .insert(machineCapacity)
+    .values({ deviceRef: `${tag}-dev-1`, classId: cls.id, locationId: loc.id })
+    .returning({ id: machineCapacity.id, deviceRef: machineCapacity.deviceRef });
   await setCapacityState(db, quarantined.id, 'quarantine', 'isolation', actor);
-  const machine = await requestMachine(db, victim.project.id, { name: 'm-approve', class: `${tag}.cls`, profile: `${tag}-os`, location: tag, interfaces: [], desiredPower: 'on' }, actor);
+  const machine = await requestMachine(
+    db,
+    victim.project.id,
+    { name: 'm-approve', class: `${tag}.cls`, profile: `${tag}-os`, location: tag, interfaces: [], desiredPower: 'on' },
+    actor,
+  );
   expect(machine.phase).toBe('AwaitingApproval');
 
   world = {
@@ -448,8 +566,14 @@ describe('REST isolation', () => {
   const operatorRoutes = apiRoutes.filter((r) => r.auth.kind === 'operator').map(key);
 
   test('every operator route has an isolation case', () => {
-    expect(operatorRoutes.filter((r) => !(r in operatorRouteCases)), 'add these to operatorRouteCases in server/security/isolation.test.ts').toEqual([]);
-    expect(Object.keys(operatorRouteCases).filter((r) => !operatorRoutes.includes(r)), 'stale operatorRouteCases').toEqual([]);
+    expect(
+      operatorRoutes.filter((r) => !(r in operatorRouteCases)),
+      'add these to operatorRouteCases in server/security/isolation.test.ts',
+    ).toEqual([]);
+    expect(
+      Object.keys(operatorRouteCases).filter((r) => !operatorRoutes.includes(r)),
+      'stale operatorRouteCases',
+    ).toEqual([]);
   });
 
   test.each(tenantRoutes)('%s refuses unauthenticated, revoked, foreign, read-only, out-of-cluster and operator tokens', async (k) => {
@@ -504,7 +628,14 @@ describe('REST isolation', () => {
       expect(Object.keys(JSON.parse(r.text))).toEqual(['error']);
     }
     const t = world.tokens;
-    for (const [who, token] of Object.entries({ editor: t.editor, owner: t.owner, viewer: t.viewer, foreign: t.foreign, cluster: t.cluster, otherCluster: t.otherCluster })) {
+    for (const [who, token] of Object.entries({
+      editor: t.editor,
+      owner: t.owner,
+      viewer: t.viewer,
+      foreign: t.foreign,
+      cluster: t.cluster,
+      otherCluster: t.otherCluster,
+    })) {
       const r = await call(token);
       expect({ who, status: r.status }).toEqual({ who, status: 403 });
       const body = JSON.parse(r.text) as { error: { code: string } };

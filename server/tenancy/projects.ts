@@ -50,11 +50,16 @@ export async function createProjectWith(
   checkSlug('slug', input.slug);
   try {
     return await db.transaction(async (tx) => {
-      const [project] = await tx
-        .insert(projects)
-        .values(input)
-        .returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
-      await recordEvent(tx, { actor, projectId: project.id, action: 'project.create', objectType: 'project', objectId: project.id, objectName: project.slug, after: input });
+      const [project] = await tx.insert(projects).values(input).returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
+      await recordEvent(tx, {
+        actor,
+        projectId: project.id,
+        action: 'project.create',
+        objectType: 'project',
+        objectId: project.id,
+        objectName: project.slug,
+        after: input,
+      });
       await alongside(tx, { ...project, name: input.name });
       return project;
     });
@@ -91,7 +96,14 @@ export async function projectIdBySlug(db: DbOrTx, slug: string): Promise<string>
 /** A project by slug, whoever asks (callers have checked the caller may see any project), or NotFound. */
 export async function findProject(db: DbOrTx, slug: string): Promise<ProjectRef> {
   const [row] = await db
-    .select({ id: projects.id, slug: projects.slug, name: projects.name, organizationId: projects.organizationId, organizationSlug: organizations.slug, phase: projects.phase })
+    .select({
+      id: projects.id,
+      slug: projects.slug,
+      name: projects.name,
+      organizationId: projects.organizationId,
+      organizationSlug: organizations.slug,
+      phase: projects.phase,
+    })
     .from(projects)
     .innerJoin(organizations, eq(organizations.id, projects.organizationId))
     .where(eq(projects.slug, slug));
@@ -120,10 +132,7 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
     .innerJoin(organizations, eq(organizations.id, projects.organizationId))
     .leftJoin(
       memberships,
-      and(
-        eq(memberships.userId, user.id),
-        or(eq(memberships.projectId, projects.id), eq(memberships.organizationId, projects.organizationId)),
-      ),
+      and(eq(memberships.userId, user.id), or(eq(memberships.projectId, projects.id), eq(memberships.organizationId, projects.organizationId))),
     )
     .where(eq(projects.slug, slug));
   if (rows.length === 0) throw new DomainError('NotFound', `project "${slug}" not found`);
@@ -160,10 +169,7 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
     .where(
       isAdmin
         ? undefined
-        : or(
-            orgIds.length ? inArray(projects.organizationId, orgIds) : sql`false`,
-            projectIds.length ? inArray(projects.id, projectIds) : sql`false`,
-          ),
+        : or(orgIds.length ? inArray(projects.organizationId, orgIds) : sql`false`, projectIds.length ? inArray(projects.id, projectIds) : sql`false`),
     )
     .orderBy(asc(organizations.slug), asc(projects.slug));
   return rows.map((p) => {
@@ -181,9 +187,17 @@ type MembershipScope = { organizationId: string } | { projectId: string };
 /** A user's membership row on `input`'s scope, as a filter; the scope alone, and its project for the audit log. */
 function membershipOf(input: { userId: string } & MembershipScope) {
   if ('organizationId' in input) {
-    return { scope: { organizationId: input.organizationId }, where: and(eq(memberships.userId, input.userId), eq(memberships.organizationId, input.organizationId)), projectId: null };
+    return {
+      scope: { organizationId: input.organizationId },
+      where: and(eq(memberships.userId, input.userId), eq(memberships.organizationId, input.organizationId)),
+      projectId: null,
+    };
   }
-  return { scope: { projectId: input.projectId }, where: and(eq(memberships.userId, input.userId), eq(memberships.projectId, input.projectId)), projectId: input.projectId };
+  return {
+    scope: { projectId: input.projectId },
+    where: and(eq(memberships.userId, input.userId), eq(memberships.projectId, input.projectId)),
+    projectId: input.projectId,
+  };
 }
 
 /** Grants `role` on an organization or a project (upsert). */
@@ -251,6 +265,8 @@ export async function listAllProjects(db: DbOrTx, input: { search?: string; phas
     deletionRequestedBy: string | null;
     waitingOn: Record<string, number>;
   }[];
-  const [{ total }] = (await db.execute(sql`select count(*)::int as total from projects p join organizations o on o.id = p.organization_id where ${where}`)) as unknown as { total: number }[];
+  const [{ total }] = (await db.execute(
+    sql`select count(*)::int as total from projects p join organizations o on o.id = p.organization_id where ${where}`,
+  )) as unknown as { total: number }[];
   return { items, total };
 }

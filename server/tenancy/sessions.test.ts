@@ -51,7 +51,9 @@ describe('server-side sessions', () => {
     const user = await makeUser(db, { password });
     const here = await start(user.id);
     const elsewhere = await start(user.id);
-    await expect(setPassword(db, { userId: user.id, currentPassword: 'wrong', newPassword: 'a brand new one', keepSession: here }, actor)).rejects.toMatchObject({
+    await expect(
+      setPassword(db, { userId: user.id, currentPassword: 'wrong', newPassword: 'a brand new one', keepSession: here }, actor),
+    ).rejects.toMatchObject({
       code: 'ValidationFailed',
       field: 'currentPassword',
     });
@@ -59,7 +61,13 @@ describe('server-side sessions', () => {
     await setPassword(db, { userId: user.id, currentPassword: password, newPassword: 'a brand new one', keepSession: here }, actor);
     expect(await resolveSession(db, here)).toMatchObject({ id: user.id });
     expect(await resolveSession(db, elsewhere)).toBeUndefined();
-    expect(await authenticate(db, { email: user.email, password: 'a brand new one', client: '192.0.2.50' }, { accountFreeFailures: 5, clientFreeFailures: 50, maxDelaySeconds: 60, forgetSeconds: 3600 })).toMatchObject({ ok: true });
+    expect(
+      await authenticate(
+        db,
+        { email: user.email, password: 'a brand new one', client: '192.0.2.50' },
+        { accountFreeFailures: 5, clientFreeFailures: 50, maxDelaySeconds: 60, forgetSeconds: 3600 },
+      ),
+    ).toMatchObject({ ok: true });
     // An administrator's reset keeps none.
     await setPassword(db, { userId: user.id, newPassword: 'reset by admin' }, actor);
     expect(await resolveSession(db, here)).toBeUndefined();
@@ -97,7 +105,7 @@ describe('server-side sessions', () => {
     await expect(asMember()).rejects.toMatchObject({ code: 'NotFound' });
   });
 
-  test('the console: own sessions for everyone, anyone\'s for an admin only', async () => {
+  test("the console: own sessions for everyone, anyone's for an admin only", async () => {
     const { db } = testDb();
     const user = await makeUser(db);
     const admin = await makeUser(db, { platformRoles: ['admin'] });
@@ -106,7 +114,12 @@ describe('server-side sessions', () => {
     const second = await start(user.id);
     const asUser = createCaller({ db, session: { user, id: mine } });
     const listed = await asUser.sessions.list();
-    expect(listed.sessions.map((s) => [s.id, s.current]).sort()).toEqual([[mine, true], [second, false]].sort());
+    expect(listed.sessions.map((s) => [s.id, s.current]).sort()).toEqual(
+      [
+        [mine, true],
+        [second, false],
+      ].sort(),
+    );
     expect(listed.sessions[0]).toMatchObject({ userAgent: 'test-agent', address: '192.0.2.1' });
     await asUser.sessions.revoke({ id: second });
     expect(await resolveSession(db, second)).toBeUndefined();

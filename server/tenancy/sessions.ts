@@ -14,7 +14,9 @@ const maxAge = sql.raw(`interval '${SESSION_MAX_AGE_SECONDS} seconds'`);
  * (revoked, or idle past the lifetime), so the table holds about the live sessions only.
  */
 export async function createSession(db: DbOrTx, input: { userId: string; userAgent: string; address: string }): Promise<string> {
-  await db.delete(sessions).where(and(eq(sessions.userId, input.userId), or(sql`${sessions.revokedAt} is not null`, sql`${sessions.lastSeenAt} < now() - ${maxAge}`)));
+  await db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, input.userId), or(sql`${sessions.revokedAt} is not null`, sql`${sessions.lastSeenAt} < now() - ${maxAge}`)));
   const [row] = await db
     .insert(sessions)
     .values({ userId: input.userId, userAgent: input.userAgent.slice(0, 512), address: input.address.slice(0, 100) })
@@ -80,7 +82,14 @@ export async function revokeSession(db: DbOrTx, userId: string, sessionId: strin
     if (options.quiet) return;
     throw new DomainError('NotFound', `session "${sessionId}" not found`, 'id');
   }
-  await recordEvent(db, { actor, action: 'session.revoke', objectType: 'user', objectId: userId, objectName: await userEmail(db, userId), reason: `session ${sessionId}` });
+  await recordEvent(db, {
+    actor,
+    action: 'session.revoke',
+    objectType: 'user',
+    objectId: userId,
+    objectName: await userEmail(db, userId),
+    reason: `session ${sessionId}`,
+  });
 }
 
 /**
@@ -93,7 +102,14 @@ export async function revokeUserSessions(db: DbOrTx, userId: string, actor: Acto
     .set({ revokedAt: sql`now()` })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), options.keep ? ne(sessions.id, options.keep) : undefined))
     .returning({ id: sessions.id });
-  await recordEvent(db, { actor, action: 'session.revokeAll', objectType: 'user', objectId: userId, objectName: await userEmail(db, userId), reason: `${options.reason}: ${revoked.length} session(s) ended` });
+  await recordEvent(db, {
+    actor,
+    action: 'session.revokeAll',
+    objectType: 'user',
+    objectId: userId,
+    objectName: await userEmail(db, userId),
+    reason: `${options.reason}: ${revoked.length} session(s) ended`,
+  });
   return revoked.length;
 }
 

@@ -73,7 +73,9 @@ describe('sign-in throttling', () => {
     for (let i = 0; i < policy.accountFreeFailures; i++) {
       await authenticate(db, { email: user.email, password: 'wrong', client: clientAddress(peer, `198.51.100.${i + 1}`, untrusted) }, policy);
     }
-    expect(await authenticate(db, { email: user.email, password, client: clientAddress(peer, '198.51.100.99', untrusted) }, policy)).toMatchObject({ reason: 'throttled' });
+    expect(await authenticate(db, { email: user.email, password, client: clientAddress(peer, '198.51.100.99', untrusted) }, policy)).toMatchObject({
+      reason: 'throttled',
+    });
     // Behind a trusted proxy, the clients it names are told apart: another one signs in.
     const proxy = parseTrustedProxies(peer);
     expect(await authenticate(db, { email: user.email, password, client: clientAddress(peer, '198.51.100.99', proxy) }, policy)).toMatchObject({ ok: true });
@@ -85,7 +87,10 @@ describe('sign-in throttling', () => {
     const sprayer = client();
     const spray = { ...policy, clientFreeFailures: 5 };
     for (let i = 0; i < spray.clientFreeFailures; i++) {
-      expect(await authenticate(db, { email: `${uniq('nobody')}@example.com`, password: 'x', client: sprayer }, spray)).toEqual({ ok: false, reason: 'invalid' });
+      expect(await authenticate(db, { email: `${uniq('nobody')}@example.com`, password: 'x', client: sprayer }, spray)).toEqual({
+        ok: false,
+        reason: 'invalid',
+      });
     }
     expect(await authenticate(db, { email: victim.email, password, client: sprayer }, spray)).toMatchObject({ ok: false, reason: 'throttled' });
     expect(await authenticate(db, { email: victim.email, password, client: client() }, spray)).toMatchObject({ ok: true });
@@ -105,7 +110,8 @@ describe('sign-in throttling', () => {
     const { db } = testDb();
     const from = client();
     const email = `${uniq('nobody')}@example.com`;
-    for (let i = 0; i < policy.accountFreeFailures; i++) expect(await authenticate(db, { email, password: 'x', client: from }, policy)).toEqual({ ok: false, reason: 'invalid' });
+    for (let i = 0; i < policy.accountFreeFailures; i++)
+      expect(await authenticate(db, { email, password: 'x', client: from }, policy)).toEqual({ ok: false, reason: 'invalid' });
     expect(await authenticate(db, { email, password: 'x', client: from }, policy)).toMatchObject({ ok: false, reason: 'throttled' });
   });
 
@@ -120,9 +126,13 @@ describe('sign-in throttling', () => {
       Array.from({ length: tries }, (_, i) => authenticate(db, { email: user.email, password: 'wrong', client: `203.0.113.${i + 1}` }, policy)),
     );
     await Promise.all(
-      Array.from({ length: tries }, (_, i) => authenticate(db, { email: `${uniq('made-up')}@example.com`, password: 'x', client: `203.0.113.${i + 1}` }, policy)),
+      Array.from({ length: tries }, (_, i) =>
+        authenticate(db, { email: `${uniq('made-up')}@example.com`, password: 'x', client: `203.0.113.${i + 1}` }, policy),
+      ),
     );
-    const rows = (await db.execute(sql`select account, user_id, failures, refused, last_client from sign_in_failures where account = ${user.email}`)) as unknown as {
+    const rows = (await db.execute(
+      sql`select account, user_id, failures, refused, last_client from sign_in_failures where account = ${user.email}`,
+    )) as unknown as {
       user_id: string;
       failures: number;
       refused: number;

@@ -22,10 +22,7 @@ export interface SignInPolicy {
   forgetSeconds: number;
 }
 
-export type SignInResult =
-  | { ok: true; user: SessionUser }
-  | { ok: false; reason: 'invalid' }
-  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+export type SignInResult = { ok: true; user: SessionUser } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 class Throttled extends Error {
   constructor(readonly retryAfterSeconds: number) {
@@ -106,11 +103,7 @@ async function sweep(db: DbOrTx, policy: SignInPolicy) {
  * failures and does not count against the client; it records `auth.signIn`. Failures are audited
  * in `sign_in_failures`, aggregated per account and hour.
  */
-export async function authenticate(
-  db: DbOrTx,
-  attempt: { email: string; password: string; client: string },
-  policy: SignInPolicy,
-): Promise<SignInResult> {
+export async function authenticate(db: DbOrTx, attempt: { email: string; password: string; client: string }, policy: SignInPolicy): Promise<SignInResult> {
   const email = normalizeEmail(attempt.email);
   const client = attempt.client.slice(0, 100);
   const clientKey = `client:${client}`;
@@ -139,7 +132,13 @@ export async function authenticate(
          set failures = greatest(failures - 1, 0),
              blocked_until = case when failures - 1 >= ${policy.clientFreeFailures} then blocked_until end
        where key = ${clientKey}`);
-    await recordEvent(db, { actor: { type: 'user', id: user.id, label: user.email }, action: 'auth.signIn', objectType: 'user', objectId: user.id, objectName: user.email });
+    await recordEvent(db, {
+      actor: { type: 'user', id: user.id, label: user.email },
+      action: 'auth.signIn',
+      objectType: 'user',
+      objectId: user.id,
+      objectName: user.email,
+    });
     return { ok: true, user: { id: user.id, email: user.email, name: user.name, platformRoles: user.platformRoles } };
   }
   await auditFailure(db, email, client, 'failures');

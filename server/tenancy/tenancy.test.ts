@@ -25,7 +25,10 @@ describe('project access', () => {
     expect((await resolveProjectAccess(db, orgOwner, second.slug)).role).toBe('owner');
     await expect(resolveProjectAccess(db, stranger, project.slug)).rejects.toMatchObject({ code: 'NotFound' });
     // A project that does not exist looks exactly like one you cannot see.
-    await expect(resolveProjectAccess(db, stranger, 'no-such-project')).rejects.toMatchObject({ code: 'NotFound', message: 'project "no-such-project" not found' });
+    await expect(resolveProjectAccess(db, stranger, 'no-such-project')).rejects.toMatchObject({
+      code: 'NotFound',
+      message: 'project "no-such-project" not found',
+    });
 
     const listed = await listProjectsForUser(db, orgOwner);
     expect(listed.map((p) => p.slug).sort()).toEqual([project.slug, second.slug].sort());
@@ -43,8 +46,14 @@ describe('project access', () => {
   test('project slugs are globally unique and validated', async () => {
     const { db } = testDb();
     const { org, project } = await makeProject(db);
-    await expect(createProject(db, { organizationId: org.id, slug: project.slug, name: 'dup' }, actor)).rejects.toMatchObject({ code: 'Conflict', field: 'slug' });
-    await expect(createProject(db, { organizationId: org.id, slug: 'Bad Slug', name: 'x' }, actor)).rejects.toMatchObject({ code: 'ValidationFailed', field: 'slug' });
+    await expect(createProject(db, { organizationId: org.id, slug: project.slug, name: 'dup' }, actor)).rejects.toMatchObject({
+      code: 'Conflict',
+      field: 'slug',
+    });
+    await expect(createProject(db, { organizationId: org.id, slug: 'Bad Slug', name: 'x' }, actor)).rejects.toMatchObject({
+      code: 'ValidationFailed',
+      field: 'slug',
+    });
   });
 });
 

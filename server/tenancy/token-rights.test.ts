@@ -28,7 +28,8 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 
 async function call(handler: Handler, params: Record<string, string>, secret: string, body?: unknown) {
   const init: RequestInit = { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } };
-  const req = body === undefined ? new Request('http://localhost/x', init) : new Request('http://localhost/x', { ...init, method: 'POST', body: JSON.stringify(body) });
+  const req =
+    body === undefined ? new Request('http://localhost/x', init) : new Request('http://localhost/x', { ...init, method: 'POST', body: JSON.stringify(body) });
   const res = await handler(req, { params: Promise.resolve(params) });
   return { status: res.status, body: await res.json() };
 }
@@ -45,7 +46,8 @@ async function setup(role: 'owner' | 'editor' = 'owner') {
   let next = 0;
   const write = (secret = token.secret) =>
     call(networksRoute.POST as Handler, params, secret, { metadata: { name: uniq('n') }, spec: { cidrs: [{ cidr: `10.42.${next++}.0/24` }] } });
-  const networks = async () => ((await db.execute(sql`select count(*)::int as n from networks where project_id = ${project.id}`)) as unknown as { n: number }[])[0].n;
+  const networks = async () =>
+    ((await db.execute(sql`select count(*)::int as n from networks where project_id = ${project.id}`)) as unknown as { n: number }[])[0].n;
   return { db, org, project, user, token, read, write, networks };
 }
 
@@ -125,9 +127,11 @@ describe('the CNI ADD reusing a verified cluster token honours its creator’s r
     const secret = token!.secret;
     const add = (i: number, s = secret) => call(cniRoute.POST as Handler, { project: project.slug, cluster: 'k1', command: 'add' }, s, key(i));
     const leases = async () =>
-      ((await db.execute(sql`select l.container_id from pod_leases l join clusters c on c.id = l.cluster_id where c.project_id = ${project.id} order by 1`)) as unknown as { container_id: string }[]).map(
-        (r) => r.container_id,
-      );
+      (
+        (await db.execute(
+          sql`select l.container_id from pod_leases l join clusters c on c.id = l.cluster_id where c.project_id = ${project.id} order by 1`,
+        )) as unknown as { container_id: string }[]
+      ).map((r) => r.container_id);
     return { ...base, secret, add, leases };
   }
 
@@ -232,12 +236,18 @@ describe('migration 0031', () => {
       await migrateDatabase(url.toString(), { through: '0028_ipam_reservations_exact' });
       const { project } = await makeProject(old.db);
       const user = await makeUser(old.db, { projectId: project.id, role: 'owner' });
-      const byUser = await createApiToken(old.db, { projectId: project.id, name: 'by-user', createdBy: user.id }, { type: 'user', id: user.id, label: user.email });
+      const byUser = await createApiToken(
+        old.db,
+        { projectId: project.id, name: 'by-user', createdBy: user.id },
+        { type: 'user', id: user.id, label: user.email },
+      );
       const byCli = await createApiToken(old.db, { projectId: project.id, name: 'by-cli' }, actor);
       // Deleted before the migration: the token's creator is gone without a trace on the token.
       await old.db.execute(sql`delete from users where id = ${user.id}`);
       await migrateDatabase(url.toString());
-      const rows = (await old.db.execute(sql`select name, revoked_at is not null as revoked from api_tokens where id in (${byUser.id}, ${byCli.id}) order by name`)) as unknown as {
+      const rows = (await old.db.execute(
+        sql`select name, revoked_at is not null as revoked from api_tokens where id in (${byUser.id}, ${byCli.id}) order by name`,
+      )) as unknown as {
         name: string;
         revoked: boolean;
       }[];
@@ -273,7 +283,10 @@ describe('the role read as the calling statement plans it', () => {
     const user = await makeUser(db, { projectId: project.id, role: 'editor' });
     const token = await createApiToken(db, { projectId: project.id, name: 'both', role: 'owner', createdBy: user.id }, actor);
     const [row] = (await db.execute(sql`
-      select api_token_role(${token.id}) as value, (select r.role from api_token_roles(${token.id}) r) as inlined`)) as unknown as { value: string; inlined: string }[];
+      select api_token_role(${token.id}) as value, (select r.role from api_token_roles(${token.id}) r) as inlined`)) as unknown as {
+      value: string;
+      inlined: string;
+    }[];
     expect(row).toEqual({ value: 'editor', inlined: 'editor' });
   });
 });

@@ -24,7 +24,14 @@ export async function createUser(
       .insert(users)
       .values({ email, name: input.name, passwordHash, platformRoles: input.platformRoles ?? [] })
       .returning({ id: users.id, email: users.email, name: users.name, platformRoles: users.platformRoles });
-    await recordEvent(db, { actor, action: 'user.create', objectType: 'user', objectId: user.id, objectName: email, after: { email, platformRoles: user.platformRoles } });
+    await recordEvent(db, {
+      actor,
+      action: 'user.create',
+      objectType: 'user',
+      objectId: user.id,
+      objectName: email,
+      after: { email, platformRoles: user.platformRoles },
+    });
     return user;
   } catch (e) {
     if (pgCode(e) === '23505') throw new DomainError('Conflict', `user "${email}" already exists`, 'email');
@@ -34,7 +41,14 @@ export async function createUser(
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
   const [user] = await db
-    .select({ id: users.id, email: users.email, name: users.name, platformRoles: users.platformRoles, passwordHash: users.passwordHash, disabledAt: users.disabledAt })
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      platformRoles: users.platformRoles,
+      passwordHash: users.passwordHash,
+      disabledAt: users.disabledAt,
+    })
     .from(users)
     .where(eq(users.email, email.trim().toLowerCase()));
   return user;
@@ -64,7 +78,10 @@ export async function setPassword(
   if (input.currentPassword !== undefined && !(user.passwordHash && (await verifyPassword(input.currentPassword, user.passwordHash)))) {
     throw invalid('currentPassword', 'is not your current password');
   }
-  await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, input.userId));
+  await db
+    .update(users)
+    .set({ passwordHash: await hashPassword(input.newPassword) })
+    .where(eq(users.id, input.userId));
   await recordEvent(db, { actor, action: 'user.setPassword', objectType: 'user', objectId: input.userId, objectName: user.email });
   await revokeUserSessions(db, input.userId, actor, { keep: input.keepSession, reason: 'password changed' });
 }
@@ -111,6 +128,13 @@ export async function listUsers(db: DbOrTx) {
     select u.id, u.email, u.name, u.platform_roles::text[] as platform_roles, u.disabled_at,
            (select count(*)::int from sessions s
              where s.user_id = u.id and s.revoked_at is null and s.last_seen_at > now() - ${sql.raw(`interval '${SESSION_MAX_AGE_SECONDS} seconds'`)}) as sessions
-      from users u order by u.email`)) as unknown as { id: string; email: string; name: string; platform_roles: PlatformRole[]; disabled_at: string | null; sessions: number }[];
+      from users u order by u.email`)) as unknown as {
+    id: string;
+    email: string;
+    name: string;
+    platform_roles: PlatformRole[];
+    disabled_at: string | null;
+    sessions: number;
+  }[];
   return rows.map((r) => ({ id: r.id, email: r.email, name: r.name, platformRoles: r.platform_roles, disabled: r.disabled_at !== null, sessions: r.sessions }));
 }

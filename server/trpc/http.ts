@@ -30,7 +30,12 @@ export async function serveTrpc(req: Request, createContext: () => Promise<Conte
   const url = new URL(req.url);
   const calls = url.searchParams.get('batch') === '1' ? url.pathname.slice(ENDPOINT.length + 1).split(',').length : 1;
   if (calls > MAX_BATCH_CALLS) {
-    return refusal(new DomainError('ValidationFailed', `a batch may carry at most ${MAX_BATCH_CALLS} calls; this one has ${calls}`, 'batch', { limit: MAX_BATCH_CALLS, calls }));
+    return refusal(
+      new DomainError('ValidationFailed', `a batch may carry at most ${MAX_BATCH_CALLS} calls; this one has ${calls}`, 'batch', {
+        limit: MAX_BATCH_CALLS,
+        calls,
+      }),
+    );
   }
   let bounded = req;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -62,6 +67,13 @@ export async function serveTrpc(req: Request, createContext: () => Promise<Conte
 function refusal(cause: DomainError): Response {
   const { trpc, http } = errorTable[cause.code];
   const config = appRouter._def._config;
-  const shape = getTRPCErrorShape({ config, error: new TRPCError({ code: trpc, message: cause.message, cause }), type: 'unknown', path: undefined, input: undefined, ctx: undefined });
+  const shape = getTRPCErrorShape({
+    config,
+    error: new TRPCError({ code: trpc, message: cause.message, cause }),
+    type: 'unknown',
+    path: undefined,
+    input: undefined,
+    ctx: undefined,
+  });
   return Response.json(transformTRPCResponse(config, { error: shape }), { status: http });
 }

@@ -83,15 +83,26 @@ describe('tRPC bodies', () => {
   test('a body within 64 KiB reaches the procedure, with the session in its context', async () => {
     const name = uniq('n').slice(0, 20);
     const input = { project, name, description: 'x'.repeat(200), cidrs: [{ cidr: '198.51.100.0/24' }] };
-    const res = await serveTrpc(new Request(`${base}/ipam.networks.create`, { method: 'POST', headers: sameSite, body: JSON.stringify(superjson.serialize(input)) }), context);
+    const res = await serveTrpc(
+      new Request(`${base}/ipam.networks.create`, { method: 'POST', headers: sameSite, body: JSON.stringify(superjson.serialize(input)) }),
+      context,
+    );
     expect(res.status).toBe(200);
-    const listed = await serveTrpc(new Request(`${base}/ipam.networks.get?input=${encodeURIComponent(JSON.stringify(superjson.serialize({ project, name })))}`, { headers: { host: 'localhost:3000' } }), context);
+    const listed = await serveTrpc(
+      new Request(`${base}/ipam.networks.get?input=${encodeURIComponent(JSON.stringify(superjson.serialize({ project, name })))}`, {
+        headers: { host: 'localhost:3000' },
+      }),
+      context,
+    );
     expect(listed.status).toBe(200);
   });
 
   test('a declared body over 64 KiB is 413 with a clear tRPC error, unread', async () => {
     const body = JSON.stringify({ json: { project, name: 'big', description: 'x'.repeat(MAX_BODY_BYTES) } });
-    const res = await serveTrpc(new Request(`${base}/ipam.networks.create`, { method: 'POST', headers: { ...sameSite, 'content-length': String(body.length) }, body }), context);
+    const res = await serveTrpc(
+      new Request(`${base}/ipam.networks.create`, { method: 'POST', headers: { ...sameSite, 'content-length': String(body.length) }, body }),
+      context,
+    );
     expect(res.status).toBe(413);
     const error = await errorOf(res);
     expect(error.message).toBe(`body exceeds ${MAX_BODY_BYTES} bytes`);
@@ -111,7 +122,11 @@ describe('tRPC bodies', () => {
 describe('the CSRF check on tRPC', () => {
   test.each(['null', 'garbage', 'http://'])('a mutation with Origin %j is 403 with a clear body, not 500', async (origin) => {
     const res = await serveTrpc(
-      new Request(`${base}/ipam.networks.create`, { method: 'POST', headers: { ...sameSite, origin }, body: JSON.stringify({ json: { project, name: 'x', cidrs: [] } }) }),
+      new Request(`${base}/ipam.networks.create`, {
+        method: 'POST',
+        headers: { ...sameSite, origin },
+        body: JSON.stringify({ json: { project, name: 'x', cidrs: [] } }),
+      }),
       context,
     );
     expect(res.status).toBe(403);

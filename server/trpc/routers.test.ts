@@ -47,7 +47,9 @@ describe('procedure guards', () => {
     const { db } = testDb();
     const { project } = await makeProject(db);
     const owner = await makeUser(db, { projectId: project.id, role: 'owner' });
-    const error = await caller(owner).tokens.create({ project: project.slug, name: '' }).catch((e: unknown) => e);
+    const error = await caller(owner)
+      .tokens.create({ project: project.slug, name: '' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCError);
     expect((error as TRPCError).code).toBe('BAD_REQUEST');
   });
@@ -82,7 +84,9 @@ describe('procedure guards', () => {
       });
       const text = await res.text();
       expect(res.status).toBe(500);
-      expect((JSON.parse(text) as { error: { json: { message: string } } }).error.json.message).toMatch(/^internal error \(error id [0-9a-f]{12}; the server log has the details\)$/);
+      expect((JSON.parse(text) as { error: { json: { message: string } } }).error.json.message).toMatch(
+        /^internal error \(error id [0-9a-f]{12}; the server log has the details\)$/,
+      );
       expect(text).not.toMatch(/select|Failed query|params|relation/i);
     } finally {
       await empty.close();

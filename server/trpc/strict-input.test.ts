@@ -105,8 +105,14 @@ function expectRefused(a: Answer, field: string, where: string) {
 
 describe('tRPC input is strict', () => {
   test('every procedure has a valid input in this file', () => {
-    expect(paths.filter((p) => !validInputs[p]), 'add them to validInputs in test/trpc-inputs.ts').toEqual([]);
-    expect(Object.keys(validInputs).filter((p) => !procedures[p]), 'procedures that no longer exist').toEqual([]);
+    expect(
+      paths.filter((p) => !validInputs[p]),
+      'add them to validInputs in test/trpc-inputs.ts',
+    ).toEqual([]);
+    expect(
+      Object.keys(validInputs).filter((p) => !procedures[p]),
+      'procedures that no longer exist',
+    ).toEqual([]);
   });
 
   test.each(paths)('%s: an unknown field anywhere is 400 ValidationFailed naming it, and nothing is written', async (path) => {

@@ -48,7 +48,10 @@ test('a job a live worker holds past the dead-worker threshold (30 s) is not unl
   await createClaim(db, project.id, { name: 'kept', network: 'n', prefixLength: 28, reclaimPolicy: 'Retain' }, actor);
   await deleteClaim(db, project.id, 'kept', actor);
   const [alloc] = (await db.execute(sql`
-    update ip_allocations set retained_until = now() - interval '1 second' where retained_name = 'kept' returning id, pool_id`)) as unknown as { id: string; pool_id: string }[];
+    update ip_allocations set retained_until = now() - interval '1 second' where retained_name = 'kept' returning id, pool_id`)) as unknown as {
+    id: string;
+    pool_id: string;
+  }[];
   const blocker = postgres(url, { max: 1, onnotice: () => {} });
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
@@ -66,7 +69,13 @@ test('a job a live worker holds past the dead-worker threshold (30 s) is not unl
     const key = `ipallocation:${alloc.id}`;
     await enqueueJob(db, 'ipallocation__expire', { allocationId: alloc.id }, { jobKey: key });
     const lockedJob = async () =>
-      ((await db.execute(sql`select id, locked_by, attempts from graphile_worker._private_jobs where key = ${key} and locked_at is not null`)) as unknown as { id: string; locked_by: string; attempts: number }[])[0];
+      (
+        (await db.execute(sql`select id, locked_by, attempts from graphile_worker._private_jobs where key = ${key} and locked_at is not null`)) as unknown as {
+          id: string;
+          locked_by: string;
+          attempts: number;
+        }[]
+      )[0];
     let job = await lockedJob();
     for (let i = 0; i < 100 && !job; i++) job = (await sleep(100), await lockedJob());
     expect(job, 'the worker took the job').toBeDefined();

@@ -109,7 +109,9 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
     const batch = [...counts.values()];
     counts.clear();
     for (const { task, outcome, n } of batch) {
-      await incrementCounter(handle.db, 'meridian_job_outcomes_total', { task, outcome }, n).catch((e) => log('warn', `job metric failed: ${(e as Error).message}`));
+      await incrementCounter(handle.db, 'meridian_job_outcomes_total', { task, outcome }, n).catch((e) =>
+        log('warn', `job metric failed: ${(e as Error).message}`),
+      );
     }
   };
   const countTimer = setInterval(() => void flushCounts(), COUNT_FLUSH_MS);

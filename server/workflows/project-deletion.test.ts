@@ -131,10 +131,14 @@ async function makeFleet(count: number) {
   const tag = uniq('f');
   const [loc] = await db().insert(locations).values({ name: tag, displayName: tag }).returning({ id: locations.id });
   await db().insert(serviceAvailability).values({ locationId: loc.id, service: 'machines', status: 'Available' });
-  await db().insert(machineClasses).values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64' });
+  await db()
+    .insert(machineClasses)
+    .values({ name: `${tag}.cls`, cores: 8, memoryGib: 32, arch: 'x86_64' });
   const digest = 'sha256:' + 'cd'.repeat(32);
   const [cls] = (await db().execute(sql`select id from machine_classes where name = ${`${tag}.cls`}`)) as unknown as { id: string }[];
-  await db().insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
+  await db()
+    .insert(machineProfiles)
+    .values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
   const devices: string[] = [];
   for (let i = 0; i < count; i++) {
     devices.push(`dev-${tag}-${i}`);
@@ -170,7 +174,11 @@ async function rest(handler: Handler, method: string, token: string, params: Rec
 
 const projectRow = async (id: string) => ((await db().execute(sql`select phase from projects where id = ${id}`)) as unknown as { phase: string }[])[0];
 const retriesTotal = async () =>
-  ((await db().execute(sql`select coalesce(sum(value), 0)::int as n from metric_counters where metric = 'meridian_project_deletion_retries_total'`)) as unknown as { n: number }[])[0].n;
+  (
+    (await db().execute(
+      sql`select coalesce(sum(value), 0)::int as n from metric_counters where metric = 'meridian_project_deletion_retries_total'`,
+    )) as unknown as { n: number }[]
+  )[0].n;
 
 /** Rows still carrying the project's id, table by table, in every table with a project_id column but the audit log. */
 async function rowsOfProject(projectId: string) {
@@ -179,7 +187,9 @@ async function rowsOfProject(projectId: string) {
     where table_schema = 'public' and column_name = 'project_id' and table_name <> 'events' order by 1`)) as unknown as { name: string }[];
   const counts: Record<string, number> = {};
   for (const t of tables) {
-    const [{ n }] = (await db().execute(sql`select count(*)::int as n from ${sql.identifier(t.name)} where project_id = ${projectId}`)) as unknown as { n: number }[];
+    const [{ n }] = (await db().execute(sql`select count(*)::int as n from ${sql.identifier(t.name)} where project_id = ${projectId}`)) as unknown as {
+      n: number;
+    }[];
     if (n > 0) counts[t.name] = n;
   }
   return counts;
@@ -200,14 +210,26 @@ describe('deleting a project while the provider is unavailable', () => {
     await createClaim(db(), pid, { name: 'db', network: 'vpc', family: 'IPv6', prefixLength: 64, reclaimPolicy: 'Retain' }, actor);
     await createClaim(db(), pid, { name: 'edge', network: 'spare', prefixLength: 30, reclaimPolicy: 'Delete' }, actor);
     const registered = await createCluster(db(), pid, { name: 'k1', network: 'vpc', issueToken: true }, actor);
-    await addLease(db(), await findCluster(db(), pid, 'k1'), { cniNetwork: 'pods', containerId: 'ctr-1', ifname: 'eth0', node: 'n1', podNamespace: 'default', podName: 'web-0' }, actor);
+    await addLease(
+      db(),
+      await findCluster(db(), pid, 'k1'),
+      { cniNetwork: 'pods', containerId: 'ctr-1', ifname: 'eth0', node: 'n1', podNamespace: 'default', podName: 'web-0' },
+      actor,
+    );
     await createIncreaseRequest(db(), pid, { resourceType: 'ipam.miloapis.com/ipclaims', amount: 50, reason: 'launch' }, actor);
     const ownerToken = await createApiToken(db(), { projectId: pid, name: 'owner', role: 'owner' }, actor);
     const editorToken = await createApiToken(db(), { projectId: pid, name: 'ci', role: 'editor' }, actor);
-    const machine = await requestMachine(db(), pid, { ...fleet.spec, name: 'web-1', interfaces: [{ network: 'vpc', families: ['IPv4'], addressClasses: 1 }] }, actor);
+    const machine = await requestMachine(
+      db(),
+      pid,
+      { ...fleet.spec, name: 'web-1', interfaces: [{ network: 'vpc', families: ['IPv4'], addressClasses: 1 }] },
+      actor,
+    );
     await waitFor('the machine Ready', async () => (await getMachine(db(), pid, 'web-1')).phase === 'Ready');
     const epoch = (await getMachine(db(), pid, 'web-1')).epoch!;
-    const [{ quotaClaims }] = (await db().execute(sql`select count(*)::int as "quotaClaims" from resource_claims where project_id = ${pid} and status = 'Granted' and released_at is null`)) as unknown as { quotaClaims: number }[];
+    const [{ quotaClaims }] = (await db().execute(
+      sql`select count(*)::int as "quotaClaims" from resource_claims where project_id = ${pid} and status = 'Granted' and released_at is null`,
+    )) as unknown as { quotaClaims: number }[];
     expect(quotaClaims).toBe(5); // web, db, edge, the machine's address, the machine
 
     // The provider goes away; the owner deletes the project over REST.
@@ -227,10 +249,18 @@ describe('deleting a project while the provider is unavailable', () => {
       code: 'CONFLICT',
       message: expect.stringContaining('is being deleted'),
     });
-    await expect(asOwner.ipam.networks.create({ project: project.slug, name: 'late', cidrs: [{ cidr: '192.0.2.0/24' }] })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(asOwner.ipam.networks.create({ project: project.slug, name: 'late', cidrs: [{ cidr: '192.0.2.0/24' }] })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     await expect(asOwner.fleet.machines.create({ project: project.slug, name: 'late', ...fleet.spec })).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(asOwner.tokens.create({ project: project.slug, name: 'late' })).rejects.toMatchObject({ code: 'CONFLICT' });
-    const grant = await rest(grantsRoute.POST as Handler, 'POST', operatorToken, { project: project.slug }, { metadata: { name: 'late' }, spec: { allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 5 }] } });
+    const grant = await rest(
+      grantsRoute.POST as Handler,
+      'POST',
+      operatorToken,
+      { project: project.slug },
+      { metadata: { name: 'late' }, spec: { allowances: [{ resourceType: 'ipam.miloapis.com/ipclaims', amount: 5 }] } },
+    );
     expect(grant).toMatchObject({ status: 409, body: { error: { code: 'ProjectDeleting' } } });
     expect((await asOwner.projects.get({ project: project.slug })).phase).toBe('Deleting');
     expect((await asOwner.fleet.machines.get({ project: project.slug, name: 'web-1' })).machine.name).toBe('web-1');
@@ -241,7 +271,15 @@ describe('deleting a project while the provider is unavailable', () => {
       async () => {
         const s = await getDeletionStatus(db(), pid);
         const r = s.remaining;
-        return r.clusters === 0 && r.leases === 0 && r.retained === 0 && r.increaseRequests === 0 && r.networks === 1 && r.claims === 1 && s.blockers.length === 1 ? s : null;
+        return r.clusters === 0 &&
+          r.leases === 0 &&
+          r.retained === 0 &&
+          r.increaseRequests === 0 &&
+          r.networks === 1 &&
+          r.claims === 1 &&
+          s.blockers.length === 1
+          ? s
+          : null;
       },
       10_000,
     );
@@ -255,7 +293,11 @@ describe('deleting a project while the provider is unavailable', () => {
     // (graphile-worker picks up jobs scheduled for later by polling, every 2 s: the window leaves room).
     const windowMs = 10_000;
     const providerAttempts = async () =>
-      ((await db().execute(sql`select coalesce(max(attempts), 0)::int as n from provider_operations where machine_id = ${machine.id} and kind = 'cleanup'`)) as unknown as { n: number }[])[0].n;
+      (
+        (await db().execute(
+          sql`select coalesce(max(attempts), 0)::int as n from provider_operations where machine_id = ${machine.id} and kind = 'cleanup'`,
+        )) as unknown as { n: number }[]
+      )[0].n;
     await sleepUntil(t0 + 1_500);
     const early = { blocker: (await getDeletionStatus(db(), pid)).blockers[0], retries: (await retriesTotal()) - retriesBefore };
     await sleepUntil(t0 + windowMs);
@@ -284,17 +326,37 @@ describe('deleting a project while the provider is unavailable', () => {
     // finishes by itself.
     await admin.setFaults({ unavailable: null });
     await waitFor('the project gone', async () => !(await projectRow(pid)), 60_000);
-    const [after] = (await db().execute(sql`select state, state_reason from machine_capacity where device_ref = ${fleet.devices[0]}`)) as unknown as { state: string; state_reason: string | null }[];
+    const [after] = (await db().execute(sql`select state, state_reason from machine_capacity where device_ref = ${fleet.devices[0]}`)) as unknown as {
+      state: string;
+      state_reason: string | null;
+    }[];
     expect(after).toEqual({ state: 'Available', state_reason: null });
     const asset = await admin.getAsset(fleet.devices[0]);
     expect(asset.type === 'result' && asset.value.closedThroughEpoch).toBe(epoch);
     expect(await rowsOfProject(pid)).toEqual({});
-    const [{ ops }] = (await db().execute(sql`select count(*)::int as ops from provider_operations where machine_id = ${machine.id}`)) as unknown as { ops: number }[];
+    const [{ ops }] = (await db().execute(sql`select count(*)::int as ops from provider_operations where machine_id = ${machine.id}`)) as unknown as {
+      ops: number;
+    }[];
     expect(ops).toBe(0); // the capacity's operation log stays, no longer pointing at the machine
 
     // The audit log keeps the whole story.
-    const actions = ((await db().execute(sql`select action from events where project_id = ${pid} order by id`)) as unknown as { action: string }[]).map((e) => e.action);
-    for (const a of ['project.create', 'project.delete', 'token.revoke', 'cluster.delete', 'ipclaim.delete', 'ipallocation.release', 'network.delete', 'quota.increase.reject', 'machine.delete', 'machine.phase.Released', 'quota.grant.delete', 'project.deleted']) {
+    const actions = ((await db().execute(sql`select action from events where project_id = ${pid} order by id`)) as unknown as { action: string }[]).map(
+      (e) => e.action,
+    );
+    for (const a of [
+      'project.create',
+      'project.delete',
+      'token.revoke',
+      'cluster.delete',
+      'ipclaim.delete',
+      'ipallocation.release',
+      'network.delete',
+      'quota.increase.reject',
+      'machine.delete',
+      'machine.phase.Released',
+      'quota.grant.delete',
+      'project.deleted',
+    ]) {
       expect(actions, a).toContain(a);
     }
     expect(actions.at(-1)).toBe('project.deleted');
@@ -308,7 +370,9 @@ describe('who may delete, and deleting twice', () => {
     const viewer = await makeUser(project.id, 'viewer');
     const editor = await makeUser(project.id, 'editor');
     for (const user of [viewer, editor]) {
-      await expect(createCaller({ db: db(), session: { user } }).projects.delete({ project: project.slug, confirm: project.slug })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      await expect(createCaller({ db: db(), session: { user } }).projects.delete({ project: project.slug, confirm: project.slug })).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+      });
     }
     for (const role of ['viewer', 'editor'] as const) {
       const token = await createApiToken(db(), { projectId: project.id, name: role, role }, actor);
@@ -336,7 +400,9 @@ describe('who may delete, and deleting twice', () => {
     expect(results[2].status === 202 || results[2].status === 404).toBe(true); // 404 only if it already finished
     await waitFor('the project gone', async () => !(await projectRow(project.id)), 30_000);
     const count = async (action: string) =>
-      ((await db().execute(sql`select count(*)::int as n from events where project_id = ${project.id} and action = ${action}`)) as unknown as { n: number }[])[0].n;
+      (
+        (await db().execute(sql`select count(*)::int as n from events where project_id = ${project.id} and action = ${action}`)) as unknown as { n: number }[]
+      )[0].n;
     expect(await count('project.delete')).toBe(1);
     expect(await count('token.revoke')).toBe(1);
     expect(await count('project.deleted')).toBe(1);
@@ -369,7 +435,9 @@ describe('backup and restore', () => {
         from projects p where p.id = ${p.id}`)) as unknown as { phase: string; networks: number; claims: number; jobs: number }[];
       expect(row).toEqual({ phase: 'Deleting', networks: 1, claims: 1, jobs: 1 });
       // And the guard is back once loaded: nothing new in it.
-      await expect(createNetwork(dst.db, p.id, { name: 'late', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor)).rejects.toMatchObject({ cause: { code: 'MP001' } });
+      await expect(createNetwork(dst.db, p.id, { name: 'late', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor)).rejects.toMatchObject({
+        cause: { code: 'MP001' },
+      });
     } finally {
       await src.close();
       await dst.close();

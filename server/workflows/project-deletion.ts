@@ -112,12 +112,17 @@ export const deletionJobKey = (projectId: string) => `project-delete:${projectId
  * a pass rescheduling itself while a wake-up is pending — never hurries the backoff.
  */
 export function enqueueDeletionPass(tx: DbOrTx, projectId: string, options: { runAt?: Date; hurry: boolean }) {
-  return enqueueJob(tx, 'project__delete', { projectId }, {
-    jobKey: deletionJobKey(projectId),
-    queueName: deletionJobKey(projectId),
-    runAt: options.runAt,
-    jobKeyMode: options.hurry ? 'replace' : 'preserve_run_at',
-  });
+  return enqueueJob(
+    tx,
+    'project__delete',
+    { projectId },
+    {
+      jobKey: deletionJobKey(projectId),
+      queueName: deletionJobKey(projectId),
+      runAt: options.runAt,
+      jobKeyMode: options.hurry ? 'replace' : 'preserve_run_at',
+    },
+  );
 }
 
 // ---- Request -----------------------------------------------------------------------------------
@@ -140,14 +145,32 @@ export async function requestProjectDeletion(db: Db, projectId: string, by: Acto
       .update(projects)
       .set({ phase: 'Deleting', deletionRequestedAt: sql`now()`, deletionRequestedBy: by.label, deletionAttempts: 0, deletionNextPassAt: null })
       .where(eq(projects.id, p.id));
-    await recordEvent(tx, { actor: by, projectId: p.id, action: 'project.delete', objectType: 'project', objectId: p.id, objectName: p.slug, reason: reason ?? null, before: { phase: 'Active' }, after: { phase: 'Deleting' } });
+    await recordEvent(tx, {
+      actor: by,
+      projectId: p.id,
+      action: 'project.delete',
+      objectType: 'project',
+      objectId: p.id,
+      objectName: p.slug,
+      reason: reason ?? null,
+      before: { phase: 'Active' },
+      after: { phase: 'Deleting' },
+    });
     const revoked = await tx
       .update(apiTokens)
       .set({ revokedAt: sql`now()` })
       .where(and(eq(apiTokens.projectId, p.id), isNull(apiTokens.revokedAt)))
       .returning({ id: apiTokens.id, name: apiTokens.name });
     for (const t of revoked) {
-      await recordEvent(tx, { actor: by, projectId: p.id, action: 'token.revoke', objectType: 'apiToken', objectId: t.id, objectName: t.name, reason: 'project is being deleted' });
+      await recordEvent(tx, {
+        actor: by,
+        projectId: p.id,
+        action: 'token.revoke',
+        objectType: 'apiToken',
+        objectId: t.id,
+        objectName: t.name,
+        reason: 'project is being deleted',
+      });
     }
     await enqueueDeletionPass(tx, p.id, { hurry: true });
   });
@@ -203,7 +226,16 @@ async function attempt(failures: DeletionBlocker[], object: { kind: string; id: 
     const code = (e as { code?: unknown }).code;
     if (code === 'NotFound') return; // released meanwhile (by its owner, or a concurrent pass)
     log('warn', `project deletion: releasing ${object.kind} ${object.name} failed`, { error: (e as Error).message });
-    failures.push({ objectKind: object.kind, objectId: object.id, objectName: object.name, waitingOn: 'meridian', status: 'release failed; retried by the next pass', attempts: 1, nextAttemptAt: null, lastError: (e as Error).message });
+    failures.push({
+      objectKind: object.kind,
+      objectId: object.id,
+      objectName: object.name,
+      waitingOn: 'meridian',
+      status: 'release failed; retried by the next pass',
+      attempts: 1,
+      nextAttemptAt: null,
+      lastError: (e as Error).message,
+    });
   }
 }
 
@@ -229,7 +261,9 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
   }
 
   // Machines: ask once per machine (asking again would wake its reconciler early and defeat its backoff).
-  for (const m of await rows<{ id: string; name: string }>(sql`select id, name from machines where project_id = ${projectId} and phase <> 'Released' and deletion_requested_at is null`)) {
+  for (const m of await rows<{ id: string; name: string }>(
+    sql`select id, name from machines where project_id = ${projectId} and phase <> 'Released' and deletion_requested_at is null`,
+  )) {
     await attempt(failures, { kind: 'Machine', id: m.id, name: m.name }, () => deleteMachine(db, projectId, m.name, actor, 'the project is being deleted'));
   }
 
@@ -246,7 +280,9 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
     order by c.name`);
   for (const c of claims) await attempt(failures, { kind: 'IPClaim', id: c.id, name: c.name }, () => deleteClaim(db, projectId, c.name, actor));
 
-  for (const a of await rows<{ id: string; name: string }>(sql`select id, retained_name as name from ip_allocations where project_id = ${projectId} and retained_name is not null`)) {
+  for (const a of await rows<{ id: string; name: string }>(
+    sql`select id, retained_name as name from ip_allocations where project_id = ${projectId} and retained_name is not null`,
+  )) {
     await attempt(failures, { kind: 'IPAllocation', id: a.id, name: a.name }, () => releaseRetainedAllocation(db, a.id, actor, { projectId }));
   }
 
@@ -268,7 +304,15 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
       await attempt(failures, { kind: 'ResourceClaim', id: o.id, name: `${o.kind}/${o.name}` }, () =>
         db.transaction(async (tx) => {
           if (await releaseQuotaClaim(tx, { projectId, kind: o.kind, name: o.name })) {
-            await recordEvent(tx, { actor, projectId, action: 'quota.claim.release', objectType: 'resourceclaim', objectId: o.id, objectName: `${o.kind}/${o.name}`, reason: 'its object is gone; the project is being deleted' });
+            await recordEvent(tx, {
+              actor,
+              projectId,
+              action: 'quota.claim.release',
+              objectType: 'resourceclaim',
+              objectId: o.id,
+              objectName: `${o.kind}/${o.name}`,
+              reason: 'its object is gone; the project is being deleted',
+            });
           }
         }),
       );
@@ -282,7 +326,16 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
   const blockers = [...machineBlockers, ...failures];
   if (blockers.length === 0) {
     // Something appeared after the sweep (an insert that raced the phase change): the next pass takes it.
-    blockers.push({ objectKind: 'Project', objectId: projectId, objectName: p.slug, waitingOn: 'meridian', status: 'objects appeared during the pass; sweeping again', attempts: 0, nextAttemptAt: null, lastError: null });
+    blockers.push({
+      objectKind: 'Project',
+      objectId: projectId,
+      objectName: p.slug,
+      waitingOn: 'meridian',
+      status: 'objects appeared during the pass; sweeping again',
+      attempts: 0,
+      nextAttemptAt: null,
+      lastError: null,
+    });
   }
   await recordBlockers(db, projectId, blockers);
   return { type: 'waiting', blockers };
@@ -365,7 +418,11 @@ async function recordBlockers(db: Db, projectId: string, blockers: DeletionBlock
  */
 async function deleteIfEmpty(db: Db, projectId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const [p] = await tx.select({ id: projects.id, slug: projects.slug, requestedBy: projects.deletionRequestedBy, requestedAt: projects.deletionRequestedAt }).from(projects).where(eq(projects.id, projectId)).for('update');
+    const [p] = await tx
+      .select({ id: projects.id, slug: projects.slug, requestedBy: projects.deletionRequestedBy, requestedAt: projects.deletionRequestedAt })
+      .from(projects)
+      .where(eq(projects.id, projectId))
+      .for('update');
     if (!p) return true;
     const left = await remaining(tx, projectId);
     if (!nothingLeft(left)) return false;
@@ -402,7 +459,10 @@ export async function scheduleNextPass(db: Db, projectId: string, blockers: Dele
     let runAt = now + deletionBackoffMs(p.attempts, schedule);
     const dependencyDue = Math.min(...blockers.map((b) => b.nextAttemptAt?.getTime() ?? Infinity));
     if (Number.isFinite(dependencyDue)) runAt = Math.max(runAt, Math.min(dependencyDue + 250, now + schedule.capMs));
-    await tx.update(projects).set({ deletionNextPassAt: new Date(runAt) }).where(eq(projects.id, projectId));
+    await tx
+      .update(projects)
+      .set({ deletionNextPassAt: new Date(runAt) })
+      .where(eq(projects.id, projectId));
     await enqueueDeletionPass(tx, projectId, { runAt: new Date(runAt), hurry: false });
     const waitingOn = (['provider', 'meridian', 'fleet'] as const).find((d) => blockers.some((b) => b.waitingOn === d)) ?? 'meridian';
     await incrementCounter(tx, 'meridian_project_deletion_retries_total', { waiting_on: waitingOn });
@@ -425,7 +485,13 @@ export interface DeletionStatus {
 /** Where a project's deletion stands: what is left and what waits on which dependency. */
 export async function getDeletionStatus(db: DbOrTx, projectId: string): Promise<DeletionStatus> {
   const [p] = await db
-    .select({ phase: projects.phase, requestedAt: projects.deletionRequestedAt, requestedBy: projects.deletionRequestedBy, passes: projects.deletionAttempts, nextPassAt: projects.deletionNextPassAt })
+    .select({
+      phase: projects.phase,
+      requestedAt: projects.deletionRequestedAt,
+      requestedBy: projects.deletionRequestedBy,
+      passes: projects.deletionAttempts,
+      nextPassAt: projects.deletionNextPassAt,
+    })
     .from(projects)
     .where(eq(projects.id, projectId));
   if (!p) throw new DomainError('NotFound', `project ${projectId} not found`);

@@ -87,7 +87,8 @@ export class Api {
               // not JSON: classified by status below
             }
             if (status >= 200 && status < 300) resolve({ kind: 'ack', status, body: json, web });
-            else if (status >= 400 && status < 500 && json?.error?.code) resolve({ kind: 'refused', status, code: json.error.code, message: json.error.message, web });
+            else if (status >= 400 && status < 500 && json?.error?.code)
+              resolve({ kind: 'refused', status, code: json.error.code, message: json.error.message, web });
             else if (status === 503 && json?.error?.code === 'DatabaseUnavailable' && this.tolerateUnavailable) {
               const retryAfter = res.headers['retry-after'];
               this.unavailable.push({ what, ms: performance.now() - started, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
@@ -136,10 +137,15 @@ export class Api {
   summary(): string {
     const ms = this.timings.map((t) => t.ms).sort((a, b) => a - b);
     const at = (p: number) => ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))] ?? 0;
-    const slowest = [...this.timings].sort((a, b) => b.ms - a.ms).slice(0, 3).map((t) => `${t.what} ${t.ms.toFixed(0)} ms`);
+    const slowest = [...this.timings]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 3)
+      .map((t) => `${t.what} ${t.ms.toFixed(0)} ms`);
     const kinds: Record<string, number> = {};
     for (const t of this.timings) kinds[t.kind] = (kinds[t.kind] ?? 0) + 1;
-    return `${ms.length} requests (${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(', ')}), p50 ${at(50).toFixed(0)} ms, p99 ${at(99).toFixed(0)} ms, slowest: ${slowest.join('; ')}`;
+    return `${ms.length} requests (${Object.entries(kinds)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}), p50 ${at(50).toFixed(0)} ms, p99 ${at(99).toFixed(0)} ms, slowest: ${slowest.join('; ')}`;
   }
 
   close(): void {

@@ -46,7 +46,14 @@ afterAll(async () => {
   api?.close();
   if (failed) {
     process.stdout.write(`chaos: FAILED with seed ${seed} (replay with CHAOS_SEED=${seed})\n`);
-    writeDigest('chaos', [`chaos: FAILED with seed ${seed} (replay with CHAOS_SEED=${seed}); logs in ${system?.logDir ?? '(not started)'}`, `chaos: ${failure ?? 'failed before the test ran'}`], violations);
+    writeDigest(
+      'chaos',
+      [
+        `chaos: FAILED with seed ${seed} (replay with CHAOS_SEED=${seed}); logs in ${system?.logDir ?? '(not started)'}`,
+        `chaos: ${failure ?? 'failed before the test ran'}`,
+      ],
+      violations,
+    );
   }
   await system?.stop(failed ? { keep: true } : {});
 }, 60_000);
@@ -89,7 +96,10 @@ test('killing web, worker and simulator processes (-9) under a mixed workload lo
   for (const p of system.processes) await restart(p);
   await workload.stop();
   const chaosSeconds = (Date.now() - started) / 1000;
-  expect(system.processes.filter((p) => !p.running).map((p) => p.name), 'every process running again').toEqual([]);
+  expect(
+    system.processes.filter((p) => !p.running).map((p) => p.name),
+    'every process running again',
+  ).toEqual([]);
 
   // Convergence: a killed worker's jobs come back ~30 s after its last heartbeat.
   const moving = await waitForFleetToSettle(db, 150_000);

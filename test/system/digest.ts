@@ -12,8 +12,11 @@ const MAX_LINE = 240;
 
 /** Writes the digest of a failed run of `stage`: the `header` lines, then the violations (at most 10 lines, each cut to 240 characters). */
 export function writeDigest(stage: string, header: string[], violations: string[]): void {
-  const shown = violations.length > MAX_VIOLATIONS ? [...violations.slice(0, MAX_VIOLATIONS - 1), `… and ${violations.length - MAX_VIOLATIONS + 1} more`] : violations;
-  const lines = [...header, ...(violations.length ? [`${stage}: ${violations.length} violation(s):`, ...shown] : [])].map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line));
+  const shown =
+    violations.length > MAX_VIOLATIONS ? [...violations.slice(0, MAX_VIOLATIONS - 1), `… and ${violations.length - MAX_VIOLATIONS + 1} more`] : violations;
+  const lines = [...header, ...(violations.length ? [`${stage}: ${violations.length} violation(s):`, ...shown] : [])].map((line) =>
+    line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line,
+  );
   const file = path.join(repositoryRoot, 'test-results', `${stage}-digest.txt`);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${lines.join('\n')}\n`);

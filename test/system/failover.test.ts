@@ -68,7 +68,11 @@ beforeAll(async () => {
 afterAll(async () => {
   api?.close();
   if (failed) {
-    writeDigest('failover', [`failover: FAILED with seed ${seed}; logs in ${system?.logDir ?? '(not started)'}`, `failover: ${failure ?? 'failed before the test ran'}`], violations);
+    writeDigest(
+      'failover',
+      [`failover: FAILED with seed ${seed}; logs in ${system?.logDir ?? '(not started)'}`, `failover: ${failure ?? 'failed before the test ran'}`],
+      violations,
+    );
   }
   await system?.stop(failed ? { keep: true } : {});
   await pair?.stop();
@@ -107,7 +111,9 @@ test('a stalled primary (SIGSTOP 20 s): requests answer 503 within the deadline,
 
   const during = answersBetween(stalledAt, resumedAt);
   const recovered = firstWriteAfter(resumedAt);
-  report.push(`stall: ${during.count} answers during 20 s, slowest ${during.slowestMs.toFixed(0)} ms, ${api.unavailable.length} × 503; first write ${recovered} ms after SIGCONT`);
+  report.push(
+    `stall: ${during.count} answers during 20 s, slowest ${during.slowestMs.toFixed(0)} ms, ${api.unavailable.length} × 503; first write ${recovered} ms after SIGCONT`,
+  );
   expect(api.serverErrors, 'no 500s').toEqual([]);
   expect(api.unavailable.length, 'the stall was answered 503').toBeGreaterThan(0);
   for (const u of api.unavailable) {

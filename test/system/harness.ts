@@ -370,7 +370,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       await Promise.all(processes.map((p) => p.closeLog()));
       await handle.close();
       if (keep) {
-        process.stdout.write(`system test logs kept in ${logDir}${process.env.TEST_DATABASE_URL || process.env.DATABASE_URL ? ` (database ${database.url.replace(/:[^:@/]*@/, ':…@')})` : ''}\n`);
+        process.stdout.write(
+          `system test logs kept in ${logDir}${process.env.TEST_DATABASE_URL || process.env.DATABASE_URL ? ` (database ${database.url.replace(/:[^:@/]*@/, ':…@')})` : ''}\n`,
+        );
         if (!(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL)) await database.drop();
         return;
       }
@@ -391,6 +393,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     await system.stop({ keep: true });
     throw e;
   }
-  process.stdout.write(`system: started in ${Object.entries(startup).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}\n`);
+  process.stdout.write(
+    `system: started in ${Object.entries(startup)
+      .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+      .join(', ')}\n`,
+  );
   return system;
 }

@@ -60,24 +60,48 @@ test('a sound world passes every check', async () => {
 
 test('each kind of damage is reported', async () => {
   const { db } = handle;
-  expect(await reportedAfter(() => checkIpam(db), `update ip_pools set allocated = allocated + 1 where cidr = '192.0.2.0/24'`, `update ip_pools set allocated = allocated - 1 where cidr = '192.0.2.0/24'`)).toEqual([
-    expect.stringContaining('pool counters differ from their allocations'),
-    expect.stringContaining('free + allocated differs from capacity'),
-  ]);
-  expect(await reportedAfter(() => checkIpam(db), `update pod_leases set address = '198.51.100.250/32' where container_id = 'x'`, `update pod_leases l set address = a.cidr from ip_allocations a where a.id = l.allocation_id`)).toEqual([
-    expect.stringContaining('lease without its own allocation'),
-  ]);
-  expect(await reportedAfter(() => checkQuota(db), `update allowance_buckets set allocated = allocated + 1 where resource_type = 'ipam.miloapis.com/ipclaims'`, `update allowance_buckets set allocated = allocated - 1 where resource_type = 'ipam.miloapis.com/ipclaims'`)).toEqual([
-    expect.stringContaining('bucket differs from its grants and live granted claims'),
-  ]);
-  expect(await reportedAfter(() => checkQuota(db), `update resource_claims set released_at = now() where ref_name = 'a'`, `update resource_claims set released_at = null where ref_name = 'a'`)).toEqual([
-    expect.stringContaining('bucket differs'),
-    expect.stringContaining('ipclaim without a live quota claim'),
-  ]);
+  expect(
+    await reportedAfter(
+      () => checkIpam(db),
+      `update ip_pools set allocated = allocated + 1 where cidr = '192.0.2.0/24'`,
+      `update ip_pools set allocated = allocated - 1 where cidr = '192.0.2.0/24'`,
+    ),
+  ).toEqual([expect.stringContaining('pool counters differ from their allocations'), expect.stringContaining('free + allocated differs from capacity')]);
+  expect(
+    await reportedAfter(
+      () => checkIpam(db),
+      `update pod_leases set address = '198.51.100.250/32' where container_id = 'x'`,
+      `update pod_leases l set address = a.cidr from ip_allocations a where a.id = l.allocation_id`,
+    ),
+  ).toEqual([expect.stringContaining('lease without its own allocation')]);
+  expect(
+    await reportedAfter(
+      () => checkQuota(db),
+      `update allowance_buckets set allocated = allocated + 1 where resource_type = 'ipam.miloapis.com/ipclaims'`,
+      `update allowance_buckets set allocated = allocated - 1 where resource_type = 'ipam.miloapis.com/ipclaims'`,
+    ),
+  ).toEqual([expect.stringContaining('bucket differs from its grants and live granted claims')]);
+  expect(
+    await reportedAfter(
+      () => checkQuota(db),
+      `update resource_claims set released_at = now() where ref_name = 'a'`,
+      `update resource_claims set released_at = null where ref_name = 'a'`,
+    ),
+  ).toEqual([expect.stringContaining('bucket differs'), expect.stringContaining('ipclaim without a live quota claim')]);
 });
 
 test('the job checks catch a job run twice and overlapping reconciler runs, not a run cut short by a kill', () => {
-  const run = (jobId: string, pid: number, start: number, end?: number): JobRun => ({ process: `w${pid}`, pid, jobId, task: 'machine__reconcile', attempt: 1, payload: { machineId: 'm1' }, start, end, outcome: end ? 'success' : undefined });
+  const run = (jobId: string, pid: number, start: number, end?: number): JobRun => ({
+    process: `w${pid}`,
+    pid,
+    jobId,
+    task: 'machine__reconcile',
+    attempt: 1,
+    payload: { machineId: 'm1' },
+    start,
+    end,
+    outcome: end ? 'success' : undefined,
+  });
   expect(checkJobs([run('1', 1, 0, 10), run('2', 2, 20, 30)], [])).toEqual([]);
   expect(checkJobs([run('1', 1, 0, 10), run('1', 2, 20, 30)], [])).toEqual([expect.stringContaining('succeeded twice')]);
   expect(checkJobs([run('1', 1, 0, 10), run('1', 2, 20, 30)], [{ process: 'w1', pid: 1, at: 11 }])).toEqual([]);

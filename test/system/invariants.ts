@@ -158,10 +158,13 @@ export async function checkFleet(db: Db): Promise<string[]> {
       select m.name, c.name as claim from machines m join ip_claims c on c.project_id = m.project_id and c.owner_ref->>'kind' = 'Machine' and c.owner_ref->>'name' = m.name
       where m.phase = 'Released'`,
   });
-  const events = await rows<{ machine: string; name: string; phase: string; before: string | null; after: string | null }>(db, sql`
+  const events = await rows<{ machine: string; name: string; phase: string; before: string | null; after: string | null }>(
+    db,
+    sql`
     select m.id as machine, m.name, m.phase, e.before->>'phase' as before, e.after->>'phase' as after
     from machines m left join events e on e.object_type = 'machine' and e.object_id = m.id::text and e.action like 'machine.phase.%'
-    order by m.id, e.id`);
+    order by m.id, e.id`,
+  );
   const paths = new Map<string, { name: string; phase: string; steps: { before: string | null; after: string | null }[] }>();
   for (const e of events) {
     const p = paths.get(e.machine) ?? { name: e.name, phase: e.phase, steps: [] };
@@ -171,7 +174,8 @@ export async function checkFleet(db: Db): Promise<string[]> {
   for (const p of paths.values()) {
     let at = 'Pending';
     for (const s of p.steps) {
-      if (s.before !== at) out.push(`machine ${p.name}: transition ${s.before}→${s.after} recorded while it was ${at} (path ${p.steps.map((x) => x.after).join('→')})`);
+      if (s.before !== at)
+        out.push(`machine ${p.name}: transition ${s.before}→${s.after} recorded while it was ${at} (path ${p.steps.map((x) => x.after).join('→')})`);
       at = s.after!;
     }
     if (at !== p.phase) out.push(`machine ${p.name}: events end in ${at} but the machine is ${p.phase}`);
@@ -194,8 +198,13 @@ export async function checkProvider(db: Db, admin: ProviderAdminClient, options:
   );
   const byId = new Map(ours.map((o) => [o.id, o]));
   const bindings = new Map(
-    (await rows<{ id: string; epoch: number; device_ref: string }>(db, sql`
-      select a.id, a.epoch::int as epoch, c.device_ref from machine_allocations a join machine_capacity c on c.id = a.capacity_id`)).map((b) => [b.id, b]),
+    (
+      await rows<{ id: string; epoch: number; device_ref: string }>(
+        db,
+        sql`
+      select a.id, a.epoch::int as epoch, c.device_ref from machine_allocations a join machine_capacity c on c.id = a.capacity_id`,
+      )
+    ).map((b) => [b.id, b]),
   );
   const assets = await admin.listAssets({ limit: 1000 });
   if (assets.type !== 'result') return [`cannot list the simulator's assets: ${show(assets)}`];
@@ -306,14 +315,17 @@ export async function waitForFleetToSettle(db: Db, timeoutMs: number): Promise<s
   const deadline = Date.now() + timeoutMs;
   let quiet = 0;
   for (;;) {
-    const moving = await rows<{ what: string }>(db, sql`
+    const moving = await rows<{ what: string }>(
+      db,
+      sql`
       select 'machine ' || m.name || ' ' || m.phase || ': ' || coalesce(m.phase_reason, '') as what from machines m
       where m.phase in ('Allocating', 'Bound', 'Installing', 'Releasing')
          or (m.deletion_requested_at is not null and m.phase <> 'Released')
          or (m.phase = 'Pending' and (exists (
                select 1 from machine_capacity c where c.class_id = m.class_id and c.location_id = m.location_id and c.state = 'Available')))
       union all
-      select 'operation ' || id || ' ' || state from provider_operations where state not in ('Succeeded', 'Failed')`);
+      select 'operation ' || id || ' ' || state from provider_operations where state not in ('Succeeded', 'Failed')`,
+    );
     quiet = moving.length === 0 ? quiet + 1 : 0;
     // Twice in a row: a Pending machine woken by a release needs a moment to be picked up.
     if (quiet >= 2) return [];

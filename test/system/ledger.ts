@@ -103,7 +103,12 @@ export class Ledger {
 export async function checkLedger(db: Db, projectId: string, ledger: Ledger, steadyPhases: string[]): Promise<string[]> {
   const out: string[] = [];
   const claims = new Map(
-    ((await db.execute(sql`select name, allocated_cidr::text as cidr from ip_claims where project_id = ${projectId} and owner_ref is null`)) as unknown as { name: string; cidr: string }[]).map((c) => [c.name, c.cidr]),
+    (
+      (await db.execute(sql`select name, allocated_cidr::text as cidr from ip_claims where project_id = ${projectId} and owner_ref is null`)) as unknown as {
+        name: string;
+        cidr: string;
+      }[]
+    ).map((c) => [c.name, c.cidr]),
   );
   for (const [name, e] of ledger.claims) {
     const cidr = claims.get(name);
@@ -127,7 +132,13 @@ export async function checkLedger(db: Db, projectId: string, ledger: Ledger, ste
   for (const key of leases.keys()) if (!ledger.leases.has(key)) out.push(`lease ${key} exists, but no request created it`);
 
   const machines = new Map(
-    ((await db.execute(sql`select name, phase, phase_reason from machines where project_id = ${projectId}`)) as unknown as { name: string; phase: string; phase_reason: string | null }[]).map((m) => [m.name, m]),
+    (
+      (await db.execute(sql`select name, phase, phase_reason from machines where project_id = ${projectId}`)) as unknown as {
+        name: string;
+        phase: string;
+        phase_reason: string | null;
+      }[]
+    ).map((m) => [m.name, m]),
   );
   for (const [name, e] of ledger.machines) {
     const m = machines.get(name);

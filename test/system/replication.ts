@@ -38,7 +38,10 @@ function serverProcesses(dataDir: string): number[] {
   // A stale pid file (the server was killed) may name a pid that now belongs to someone else.
   const cmdline = existsSync(`/proc/${postmaster}/cmdline`) ? readFileSync(`/proc/${postmaster}/cmdline`, 'utf8') : '';
   if (!cmdline.includes(dataDir)) return [];
-  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+    .split('\n')
+    .map(Number)
+    .filter(Boolean);
   return [postmaster, ...children];
 }
 
@@ -88,7 +91,10 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
       '',
     ].join('\n'),
   );
-  writeFileSync(path.join(primary, 'pg_hba.conf'), ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust', ''].join('\n'));
+  writeFileSync(
+    path.join(primary, 'pg_hba.conf'),
+    ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust', ''].join('\n'),
+  );
   asPostgres(tool('pg_ctl'), ['-D', primary, '-l', path.join(dir, 'primary.log'), '-w', '-t', '60', 'start']);
 
   asPostgres(tool('pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', standby, '-X', 'stream', '-R']);

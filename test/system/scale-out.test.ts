@@ -30,7 +30,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   api?.close();
-  if (failed) writeDigest('scale-out', [`scale-out: FAILED; logs in ${system?.logDir ?? '(not started)'}`, `scale-out: ${failure ?? 'failed before the test ran'}`], violations);
+  if (failed)
+    writeDigest(
+      'scale-out',
+      [`scale-out: FAILED; logs in ${system?.logDir ?? '(not started)'}`, `scale-out: ${failure ?? 'failed before the test ran'}`],
+      violations,
+    );
   await system?.stop(failed ? { keep: true } : {});
 }, 60_000);
 
@@ -56,7 +61,11 @@ function interleave<T>(...lists: T[][]): T[] {
   return out;
 }
 
-const kinds = (outcomes: Outcome[]) => outcomes.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.kind === 'refused' ? o.code : o.kind]: (acc[o.kind === 'refused' ? o.code : o.kind] ?? 0) + 1 }), {});
+const kinds = (outcomes: Outcome[]) =>
+  outcomes.reduce<Record<string, number>>(
+    (acc, o) => ({ ...acc, [o.kind === 'refused' ? o.code : o.kind]: (acc[o.kind === 'refused' ? o.code : o.kind] ?? 0) + 1 }),
+    {},
+  );
 
 test('2 web + 2 worker processes share the work: every flow through both webs, nothing twice, all invariants hold', async () => {
   onTestFailed(({ task }) => {
@@ -71,7 +80,9 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
       'POST',
       `${base}/clusters/${cluster}/cni/${command}`,
       world.clusterTokens[cluster],
-      command === 'add' ? { cniNetwork: 'k8s', containerId, ifname: 'eth0', node, podNamespace: 'default', podName: containerId } : { cniNetwork: 'k8s', containerId, ifname: 'eth0' },
+      command === 'add'
+        ? { cniNetwork: 'k8s', containerId, ifname: 'eth0', node, podNamespace: 'default', podName: containerId }
+        : { cniNetwork: 'k8s', containerId, ifname: 'eth0' },
       { web },
     );
   const claimSpec = (i: number) => ({ network: 'vpc', family: i % 2 ? 'IPv6' : 'IPv4', prefixLength: i % 2 ? 64 : 28 });
@@ -104,7 +115,10 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
   });
   const phase1 = await pool(interleave(machines, claims.slice(0, 40), adds.slice(0, 120), claims.slice(40), adds.slice(120)), 16);
   const phase1Seconds = (Date.now() - started) / 1000;
-  expect(phase1.filter((o) => o.kind !== 'ack' && !(o.kind === 'refused' && o.code === 'QuotaExceeded')), JSON.stringify(kinds(phase1))).toEqual([]);
+  expect(
+    phase1.filter((o) => o.kind !== 'ack' && !(o.kind === 'refused' && o.code === 'QuotaExceeded')),
+    JSON.stringify(kinds(phase1)),
+  ).toEqual([]);
   const acked = (prefix: string) => [...ledger.claims.entries()].filter(([n, e]) => n.startsWith(prefix) && e.belief === 'present').length;
   const machinesAdmitted = [...ledger.machines.values()].filter((m) => m.belief === 'present').length;
   // The ipclaims bucket (limit 100) is exactly full: tenant claims plus one address per machine.
@@ -116,13 +130,16 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
   // freed quota; machines: once 6 are Ready, release 4, so the waiting ones bind.
   const presentClaims = ledger.live(ledger.claims);
   const replays = [
-    ...ledger.live(ledger.leases).slice(0, 60).map((key) => async () => {
-      const [cluster, containerId] = key.split('/');
-      const e = ledger.leases.get(key)!;
-      const o = await cni(cluster, 'add', containerId, 'elsewhere', 1 - leaseWeb.get(key)!);
-      expect(o.kind === 'ack' && o.body.ips[0].address.split('/')[0], `re-ADD of ${key}`).toBe(e.address);
-      return o;
-    }),
+    ...ledger
+      .live(ledger.leases)
+      .slice(0, 60)
+      .map((key) => async () => {
+        const [cluster, containerId] = key.split('/');
+        const e = ledger.leases.get(key)!;
+        const o = await cni(cluster, 'add', containerId, 'elsewhere', 1 - leaseWeb.get(key)!);
+        expect(o.kind === 'ack' && o.body.ips[0].address.split('/')[0], `re-ADD of ${key}`).toBe(e.address);
+        return o;
+      }),
     ...presentClaims.slice(0, 20).map((name) => async () => {
       const i = Number(name.slice(2));
       const o = await api.request('POST', `${base}/ipclaims`, world.token, { metadata: { name }, spec: claimSpec(i) });
@@ -130,12 +147,15 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
       return o;
     }),
   ];
-  const dels = ledger.live(ledger.leases).slice(100, 220).map((key) => async () => {
-    const [cluster, containerId] = key.split('/');
-    const o = await cni(cluster, 'del', containerId, 'n/a');
-    ledger.leaseDeleted(cluster, containerId, o);
-    return o;
-  });
+  const dels = ledger
+    .live(ledger.leases)
+    .slice(100, 220)
+    .map((key) => async () => {
+      const [cluster, containerId] = key.split('/');
+      const o = await cni(cluster, 'del', containerId, 'n/a');
+      ledger.leaseDeleted(cluster, containerId, o);
+      return o;
+    });
   const deletes = presentClaims.slice(20, 60).map((name) => async () => {
     const o = await api.request('DELETE', `${base}/ipclaims/${name}`, world.token);
     ledger.claimDeleted(name, o);
@@ -148,12 +168,22 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
     return o;
   });
   const phase2 = await pool(interleave(replays, dels, deletes), 16);
-  expect(phase2.filter((o) => o.kind !== 'ack'), JSON.stringify(kinds(phase2))).toEqual([]);
+  expect(
+    phase2.filter((o) => o.kind !== 'ack'),
+    JSON.stringify(kinds(phase2)),
+  ).toEqual([]);
   const phase2b = await pool(more, 8);
-  expect(phase2b.filter((o) => o.kind !== 'ack'), JSON.stringify(kinds(phase2b))).toEqual([]);
+  expect(
+    phase2b.filter((o) => o.kind !== 'ack'),
+    JSON.stringify(kinds(phase2b)),
+  ).toEqual([]);
 
   const readyNames = async () =>
-    ((await db.execute(sql`select name from machines where project_id = ${world.projectId} and phase = 'Ready' order by name`)) as unknown as { name: string }[]).map((r) => r.name);
+    (
+      (await db.execute(sql`select name from machines where project_id = ${world.projectId} and phase = 'Ready' order by name`)) as unknown as {
+        name: string;
+      }[]
+    ).map((r) => r.name);
   const deadline = Date.now() + 120_000;
   while ((await readyNames()).length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
   const firstReady = await readyNames();
@@ -174,17 +204,27 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
     [0, 1].map(async (web) => {
       const o = await api.request('GET', `${base}/allowancebuckets`, world.token, undefined, { web });
       expect(o.kind).toBe('ack');
-      return Object.fromEntries((o as { body: { items: { spec: { resourceType: string }; status: { allocated: number; limit: number } }[] } }).body.items.map((b) => [b.spec.resourceType, b.status]));
+      return Object.fromEntries(
+        (o as { body: { items: { spec: { resourceType: string }; status: { allocated: number; limit: number } }[] } }).body.items.map((b) => [
+          b.spec.resourceType,
+          b.status,
+        ]),
+      );
     }),
   );
   expect(buckets[0]).toEqual(buckets[1]);
   const [{ claims: liveClaims, machines: liveMachines }] = (await db.execute(sql`
     select (select count(*) from ip_claims where project_id = ${world.projectId})::int as claims,
-           (select count(*) from machines where project_id = ${world.projectId} and phase <> 'Released')::int as machines`)) as unknown as { claims: number; machines: number }[];
+           (select count(*) from machines where project_id = ${world.projectId} and phase <> 'Released')::int as machines`)) as unknown as {
+    claims: number;
+    machines: number;
+  }[];
   expect(buckets[0]['ipam.miloapis.com/ipclaims'].allocated).toBe(liveClaims);
   expect(buckets[0]['metal.datumapis.com/machines'].allocated).toBe(liveMachines);
 
-  const phases = (await db.execute(sql`select phase, count(*)::int as n from machines where project_id = ${world.projectId} group by 1 order by 1`)) as unknown as { phase: string; n: number }[];
+  const phases = (await db.execute(
+    sql`select phase, count(*)::int as n from machines where project_id = ${world.projectId} group by 1 order by 1`,
+  )) as unknown as { phase: string; n: number }[];
   expect(Object.fromEntries(phases.map((p) => [p.phase, p.n]))).toEqual({ Ready: machinesAdmitted - 4, Released: 4 });
 
   violations = [
@@ -202,8 +242,14 @@ test('2 web + 2 worker processes share the work: every flow through both webs, n
   // The work really was shared: both webs answered, both workers ran machine reconcilers, no job failed.
   const reconciles = system.jobRuns.filter((r) => r.task === 'machine__reconcile');
   const perWorker = Object.fromEntries(system.workers.map((w) => [w.name, reconciles.filter((r) => r.process === w.name).length]));
-  expect(api.sent.every((n) => n > 100), `requests per web ${api.sent}`).toBe(true);
-  expect(Object.values(perWorker).every((n) => n > 0), `reconciler runs per worker ${JSON.stringify(perWorker)}`).toBe(true);
+  expect(
+    api.sent.every((n) => n > 100),
+    `requests per web ${api.sent}`,
+  ).toBe(true);
+  expect(
+    Object.values(perWorker).every((n) => n > 0),
+    `reconciler runs per worker ${JSON.stringify(perWorker)}`,
+  ).toBe(true);
   expect(system.jobRuns.filter((r) => r.outcome === 'error')).toEqual([]);
 
   process.stdout.write(

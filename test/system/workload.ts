@@ -44,50 +44,89 @@ export function startWorkload(api: Api, world: World, ledger: Ledger, random: ()
   const retry = { attempts: 4, pauseMs: 400 };
   // A DEL names the attachment only, as the plugin sends it (the API refuses fields it does not take).
   const cni = (cluster: string, command: 'add' | 'del', containerId: string, node?: string) =>
-    api.idempotent('POST', `${base}/clusters/${cluster}/cni/${command}`, world.clusterTokens[cluster], { cniNetwork: 'k8s', containerId, ifname: 'eth0', ...(node ? { node } : {}) }, retry);
+    api.idempotent(
+      'POST',
+      `${base}/clusters/${cluster}/cni/${command}`,
+      world.clusterTokens[cluster],
+      { cniNetwork: 'k8s', containerId, ifname: 'eth0', ...(node ? { node } : {}) },
+      retry,
+    );
 
   const operations: [number, () => Promise<void>][] = [
-    [30, async () => {
-      const name = `k-${seq++}`;
-      const v6 = random() < 0.5;
-      ledger.claimCreated(name, await api.idempotent('POST', `${base}/ipclaims`, world.token, { metadata: { name }, spec: { network: 'vpc', family: v6 ? 'IPv6' : 'IPv4', prefixLength: v6 ? 64 : 28 } }, retry));
-    }],
-    [10, async () => {
-      const name = take(ledger.live(ledger.claims));
-      if (!name) return;
-      ledger.claimDeleted(name, await api.idempotent('DELETE', `${base}/ipclaims/${name}`, world.token, undefined, retry));
-      busy.delete(name);
-    }],
-    [30, async () => {
-      const cluster = pickOne(world.clusters)!;
-      const containerId = `p-${seq++}`;
-      ledger.leaseAdded(cluster, containerId, await cni(cluster, 'add', containerId, `node-${Math.floor(random() * 6)}`));
-    }],
-    [15, async () => {
-      const key = take(ledger.live(ledger.leases));
-      if (!key) return;
-      const [cluster, containerId] = key.split('/');
-      ledger.leaseDeleted(cluster, containerId, await cni(cluster, 'del', containerId));
-      busy.delete(key);
-    }],
-    [7, async () => {
-      const name = `mc-${seq++}`;
-      const interfaces = random() < 0.5 ? [{ network: 'vpc', families: random() < 0.5 ? ['IPv4'] : ['IPv4', 'IPv6'], addressClasses: 1 }] : [];
-      ledger.machineRequested(name, await api.idempotent('POST', `${base}/machines`, world.token, { metadata: { name }, spec: { ...world.machineSpec, interfaces } }, retry));
-    }],
-    [5, async () => {
-      const name = take([...ledger.machines.entries()].filter(([, m]) => m.belief === 'present' && m.release === 'none').map(([n]) => n));
-      if (!name) return;
-      ledger.machineReleased(name, await api.idempotent('DELETE', `${base}/machines/${name}`, world.token, undefined, retry));
-      busy.delete(name);
-    }],
-    [3, async () => {
-      const o = await api.request('GET', `${base}/allowancebuckets`, world.token);
-      if (o.kind !== 'ack') return;
-      for (const b of o.body.items as { spec: { resourceType: string }; status: { allocated: number; limit: number } }[]) {
-        if (b.status.allocated > b.status.limit) overLimit.push(`${b.spec.resourceType}: ${b.status.allocated} > ${b.status.limit}`);
-      }
-    }],
+    [
+      30,
+      async () => {
+        const name = `k-${seq++}`;
+        const v6 = random() < 0.5;
+        ledger.claimCreated(
+          name,
+          await api.idempotent(
+            'POST',
+            `${base}/ipclaims`,
+            world.token,
+            { metadata: { name }, spec: { network: 'vpc', family: v6 ? 'IPv6' : 'IPv4', prefixLength: v6 ? 64 : 28 } },
+            retry,
+          ),
+        );
+      },
+    ],
+    [
+      10,
+      async () => {
+        const name = take(ledger.live(ledger.claims));
+        if (!name) return;
+        ledger.claimDeleted(name, await api.idempotent('DELETE', `${base}/ipclaims/${name}`, world.token, undefined, retry));
+        busy.delete(name);
+      },
+    ],
+    [
+      30,
+      async () => {
+        const cluster = pickOne(world.clusters)!;
+        const containerId = `p-${seq++}`;
+        ledger.leaseAdded(cluster, containerId, await cni(cluster, 'add', containerId, `node-${Math.floor(random() * 6)}`));
+      },
+    ],
+    [
+      15,
+      async () => {
+        const key = take(ledger.live(ledger.leases));
+        if (!key) return;
+        const [cluster, containerId] = key.split('/');
+        ledger.leaseDeleted(cluster, containerId, await cni(cluster, 'del', containerId));
+        busy.delete(key);
+      },
+    ],
+    [
+      7,
+      async () => {
+        const name = `mc-${seq++}`;
+        const interfaces = random() < 0.5 ? [{ network: 'vpc', families: random() < 0.5 ? ['IPv4'] : ['IPv4', 'IPv6'], addressClasses: 1 }] : [];
+        ledger.machineRequested(
+          name,
+          await api.idempotent('POST', `${base}/machines`, world.token, { metadata: { name }, spec: { ...world.machineSpec, interfaces } }, retry),
+        );
+      },
+    ],
+    [
+      5,
+      async () => {
+        const name = take([...ledger.machines.entries()].filter(([, m]) => m.belief === 'present' && m.release === 'none').map(([n]) => n));
+        if (!name) return;
+        ledger.machineReleased(name, await api.idempotent('DELETE', `${base}/machines/${name}`, world.token, undefined, retry));
+        busy.delete(name);
+      },
+    ],
+    [
+      3,
+      async () => {
+        const o = await api.request('GET', `${base}/allowancebuckets`, world.token);
+        if (o.kind !== 'ack') return;
+        for (const b of o.body.items as { spec: { resourceType: string }; status: { allocated: number; limit: number } }[]) {
+          if (b.status.allocated > b.status.limit) overLimit.push(`${b.spec.resourceType}: ${b.status.allocated} > ${b.status.limit}`);
+        }
+      },
+    ],
   ];
   const totalWeight = operations.reduce((s, [w]) => s + w, 0);
   const chooseOperation = () => {

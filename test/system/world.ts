@@ -56,11 +56,20 @@ export async function makeWorld(db: Db, api: Api, options: { slug: string; capac
   for (const deviceRef of devices) await db.insert(machineCapacity).values({ deviceRef, classId: cls.id, locationId: loc.id });
 
   const base = `/api/v1/projects/${options.slug}`;
-  await must('create network vpc', api.request('POST', `${base}/networks`, token, { metadata: { name: 'vpc' }, spec: { cidrs: [{ cidr: '10.20.0.0/16' }, { cidr: '2001:db8:20::/48' }] } }));
-  await must('create network pods', api.request('POST', `${base}/networks`, token, { metadata: { name: 'pods' }, spec: { cidrs: [{ cidr: options.podsCidr ?? '10.64.0.0/16' }] } }));
+  await must(
+    'create network vpc',
+    api.request('POST', `${base}/networks`, token, { metadata: { name: 'vpc' }, spec: { cidrs: [{ cidr: '10.20.0.0/16' }, { cidr: '2001:db8:20::/48' }] } }),
+  );
+  await must(
+    'create network pods',
+    api.request('POST', `${base}/networks`, token, { metadata: { name: 'pods' }, spec: { cidrs: [{ cidr: options.podsCidr ?? '10.64.0.0/16' }] } }),
+  );
   const clusterTokens: Record<string, string> = {};
   for (const name of options.clusters) {
-    const created = await must<{ token: { secret: string } }>(`create cluster ${name}`, api.request('POST', `${base}/clusters`, token, { name, network: 'pods' }));
+    const created = await must<{ token: { secret: string } }>(
+      `create cluster ${name}`,
+      api.request('POST', `${base}/clusters`, token, { name, network: 'pods' }),
+    );
     clusterTokens[name] = created.token.secret;
   }
   return {

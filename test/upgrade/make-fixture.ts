@@ -51,24 +51,30 @@ async function main() {
         await createClaim(db, projectId, { name: `fixture-claim-${i}`, network: 'fixture-vpc', family: 4, prefixLength, reclaimPolicy: 'Delete' }, actor);
       }
       await createClaim(db, projectId, { name: 'fixture-v6', network: 'fixture-vpc', family: 6, prefixLength: 64, reclaimPolicy: 'Delete' }, actor);
-      await createClaim(db, projectId, { name: 'fixture-gw', network: 'fixture-vpc', address: '198.51.103.254', reclaimPolicy: 'Retain', retentionSeconds: 3600 }, actor);
+      await createClaim(
+        db,
+        projectId,
+        { name: 'fixture-gw', network: 'fixture-vpc', address: '198.51.103.254', reclaimPolicy: 'Retain', retentionSeconds: 3600 },
+        actor,
+      );
       await createCluster(db, projectId, { name: 'fixture-cluster', network: 'fixture-vpc' }, actor);
       const cluster = await findCluster(db, projectId, 'fixture-cluster');
       await createApiToken(db, { projectId, name: 'fixture-cni', clusterName: 'fixture-cluster' }, actor);
       for (const node of ['node-a', 'node-b']) {
         for (let i = 0; i < 3; i++) {
-          await addLease(db, cluster, { cniNetwork: 'k8s-pod-network', containerId: `${node}-ctr${i}`, ifname: 'eth0', node, podNamespace: 'default', podName: `pod-${i}` }, actor);
+          await addLease(
+            db,
+            cluster,
+            { cniNetwork: 'k8s-pod-network', containerId: `${node}-ctr${i}`, ifname: 'eth0', node, podNamespace: 'default', podName: `pod-${i}` },
+            actor,
+          );
         }
       }
       await releaseLeases(db, cluster, { key: { cniNetwork: 'k8s-pod-network', containerId: 'node-b-ctr2', ifname: 'eth0' } }, actor);
     } finally {
       await handle.close();
     }
-    const dump = execFileSync(
-      'pg_dump',
-      ['--no-owner', '--no-privileges', '--inserts', '--dbname', url],
-      { encoding: 'utf8', maxBuffer: 64 << 20 },
-    );
+    const dump = execFileSync('pg_dump', ['--no-owner', '--no-privileges', '--inserts', '--dbname', url], { encoding: 'utf8', maxBuffer: 64 << 20 });
     // A database has its public schema already: the dump creates it only if missing.
     const lines = dump
       .split('\n')

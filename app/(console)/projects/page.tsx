@@ -8,7 +8,10 @@ export default async function ProjectsPage() {
   const projects = await (await serverCaller()).projects.list();
   return (
     <>
-      <PageHeader title="Projects" description="The projects you are a member of. A project is the tenant boundary: its networks, quota and machines are visible only to its members." />
+      <PageHeader
+        title="Projects"
+        description="The projects you are a member of. A project is the tenant boundary: its networks, quota and machines are visible only to its members."
+      />
       {projects.length === 0 ? (
         <EmptyState title="You are not a member of any project yet">
           Projects you are added to appear here, with their networks, pod addresses, quota and machines. Ask an owner of your organization to add you.

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { listCatalogue } from '@/server/fleet/catalogue';
 import { approveMachine, deleteMachine, getMachine, listMachines, machineTimeline, rejectMachine, requestMachine } from '@/server/fleet/machines';
-import { acknowledgeOperation, approvalQueue, forceReleaseMachine, inventory, listCapacity, liveAllocations, releaseMachineAsOperator, setCapacityState, troubledOperations } from '@/server/fleet/operator';
+import {
+  acknowledgeOperation,
+  approvalQueue,
+  forceReleaseMachine,
+  inventory,
+  listCapacity,
+  liveAllocations,
+  releaseMachineAsOperator,
+  setCapacityState,
+  troubledOperations,
+} from '@/server/fleet/operator';
 import { machineCreateInput, machineListInput } from '@/server/fleet/schemas';
 import { resourceName } from '@/server/ipam/schemas';
 import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
@@ -13,19 +23,29 @@ export const fleetRouter = createTRPCRouter({
   /** Classes, profiles and locations with live availability (not tenant data). */
   catalogue: authedProcedure.input(noInput).query(({ ctx }) => listCatalogue(ctx.db)),
   machines: createTRPCRouter({
-    list: projectProcedure('viewer').input(machineListInput).query(({ ctx, input }) => listMachines(ctx.db, ctx.project.id, input)),
+    list: projectProcedure('viewer')
+      .input(machineListInput)
+      .query(({ ctx, input }) => listMachines(ctx.db, ctx.project.id, input)),
     get: projectProcedure('viewer')
       .input(z.strictObject({ name: resourceName, id: z.uuid().optional() }))
       .query(async ({ ctx, input }) => {
         const machine = await getMachine(ctx.db, ctx.project.id, input.name, input.id);
         return { machine, timeline: await machineTimeline(ctx.db, machine.id) };
       }),
-    create: projectProcedure('editor').input(machineCreateInput).mutation(({ ctx, input }) => requestMachine(ctx.db, ctx.project.id, input, ctx.actor)),
-    delete: projectProcedure('editor').input(z.strictObject({ name: resourceName })).mutation(({ ctx, input }) => deleteMachine(ctx.db, ctx.project.id, input.name, ctx.actor)),
+    create: projectProcedure('editor')
+      .input(machineCreateInput)
+      .mutation(({ ctx, input }) => requestMachine(ctx.db, ctx.project.id, input, ctx.actor)),
+    delete: projectProcedure('editor')
+      .input(z.strictObject({ name: resourceName }))
+      .mutation(({ ctx, input }) => deleteMachine(ctx.db, ctx.project.id, input.name, ctx.actor)),
   }),
   queue: createTRPCRouter({
-    list: platformProcedure('operator').input(page).query(({ ctx, input }) => approvalQueue(ctx.db, input)),
-    approve: platformProcedure('operator').input(z.strictObject({ id: z.uuid() })).mutation(({ ctx, input }) => approveMachine(ctx.db, input.id, ctx.actor)),
+    list: platformProcedure('operator')
+      .input(page)
+      .query(({ ctx, input }) => approvalQueue(ctx.db, input)),
+    approve: platformProcedure('operator')
+      .input(z.strictObject({ id: z.uuid() }))
+      .mutation(({ ctx, input }) => approveMachine(ctx.db, input.id, ctx.actor)),
     /** Approves several; each is its own decision, and the result says which succeeded. */
     approveMany: platformProcedure('operator')
       .input(z.strictObject({ ids: z.array(z.uuid()).min(1).max(100) }))
@@ -44,23 +64,38 @@ export const fleetRouter = createTRPCRouter({
       .input(z.strictObject({ id: z.uuid(), reason: reason.min(1, 'a reason is required') }))
       .mutation(({ ctx, input }) => rejectMachine(ctx.db, input.id, input.reason, ctx.actor)),
   }),
-  inventory: platformProcedure('operator').input(noInput).query(({ ctx }) => inventory(ctx.db)),
+  inventory: platformProcedure('operator')
+    .input(noInput)
+    .query(({ ctx }) => inventory(ctx.db)),
   capacity: createTRPCRouter({
     list: platformProcedure('operator')
-      .input(page.extend({ state: z.enum(['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired']).optional(), location: z.string().max(63).optional(), search: z.string().max(100).optional() }))
+      .input(
+        page.extend({
+          state: z.enum(['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired']).optional(),
+          location: z.string().max(63).optional(),
+          search: z.string().max(100).optional(),
+        }),
+      )
       .query(({ ctx, input }) => listCapacity(ctx.db, input)),
     /** `returnToPool` re-runs the cleanup through the provider (answers Cleaning); `force` (returnToPool only, a reason required) skips it, audited. */
     act: platformProcedure('operator')
       .input(
         z
-          .strictObject({ id: z.uuid(), action: z.enum(['quarantine', 'returnToPool', 'retire']), reason: reason.default(''), force: z.boolean().default(false) })
+          .strictObject({
+            id: z.uuid(),
+            action: z.enum(['quarantine', 'returnToPool', 'retire']),
+            reason: reason.default(''),
+            force: z.boolean().default(false),
+          })
           .refine((b) => !b.force || b.action === 'returnToPool', { path: ['force'], message: 'only a return to the pool can be forced' })
           .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required to force a return to the pool' }),
       )
       .mutation(({ ctx, input }) => setCapacityState(ctx.db, input.id, input.action, input.reason, ctx.actor, { force: input.force })),
   }),
   allocations: createTRPCRouter({
-    list: platformProcedure('operator').input(page).query(({ ctx, input }) => liveAllocations(ctx.db, input)),
+    list: platformProcedure('operator')
+      .input(page)
+      .query(({ ctx, input }) => liveAllocations(ctx.db, input)),
     release: platformProcedure('operator')
       .input(z.strictObject({ machineId: z.uuid(), reason: reason.default('') }))
       .mutation(({ ctx, input }) => releaseMachineAsOperator(ctx.db, input.machineId, input.reason, ctx.actor)),
@@ -70,7 +105,9 @@ export const fleetRouter = createTRPCRouter({
   }),
   operations: createTRPCRouter({
     /** Operations needing attention; resolved and acknowledged ones leave the list. */
-    list: platformProcedure('operator').input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50) })).query(({ ctx, input }) => troubledOperations(ctx.db, input)),
+    list: platformProcedure('operator')
+      .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50) }))
+      .query(({ ctx, input }) => troubledOperations(ctx.db, input)),
     acknowledge: platformProcedure('operator')
       .input(z.strictObject({ id: z.string().min(1).max(200), note: reason.min(1, 'a note is required') }))
       .mutation(({ ctx, input }) => acknowledgeOperation(ctx.db, input.id, input.note, ctx.actor)),

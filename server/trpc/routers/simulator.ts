@@ -20,7 +20,9 @@ const simulatorUrl = () => env().SIMULATOR_URL ?? null;
 /** The QA console's simulator page: inspection and fault injection (qa role; admin holds every role). */
 export const simulatorRouter = createTRPCRouter({
   /** Reachable or not (with the reason), fault switches with their counters, and store figures. */
-  status: platformProcedure('qa').input(noInput).query(() => simulatorStatus(providerAdminClient(), simulatorUrl())),
+  status: platformProcedure('qa')
+    .input(noInput)
+    .query(() => simulatorStatus(providerAdminClient(), simulatorUrl())),
 
   assets: platformProcedure('qa')
     .input(z.strictObject({ limit: z.int().min(1).max(1000).default(200) }))
@@ -47,8 +49,12 @@ export const simulatorRouter = createTRPCRouter({
     .input(FaultPatchSchema.refine((patch) => Object.keys(patch).length > 0, 'name at least one fault to change'))
     .mutation(({ ctx, input }) => setSimulatorFaults(ctx.db, requireAdminClient(providerAdminClient()), input, ctx.actor)),
 
-  clearFaults: platformProcedure('qa').input(noInput).mutation(({ ctx }) => clearSimulatorFaults(ctx.db, requireAdminClient(providerAdminClient()), ctx.actor)),
+  clearFaults: platformProcedure('qa')
+    .input(noInput)
+    .mutation(({ ctx }) => clearSimulatorFaults(ctx.db, requireAdminClient(providerAdminClient()), ctx.actor)),
 
   /** Asks the supervisor to start a stopped or crashed simulator now; poll `status` for the result. */
-  restart: platformProcedure('qa').input(noInput).mutation(({ ctx }) => requestSimulatorRestart(ctx.db, providerAdminClient(), simulatorUrl(), ctx.actor)),
+  restart: platformProcedure('qa')
+    .input(noInput)
+    .mutation(({ ctx }) => requestSimulatorRestart(ctx.db, providerAdminClient(), simulatorUrl(), ctx.actor)),
 });

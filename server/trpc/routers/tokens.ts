@@ -29,7 +29,9 @@ export const tokensRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => ctx.db.transaction((tx) => revokeApiToken(tx, ctx.project.id, input.id, ctx.actor))),
   /** Operator tokens: act for the operator who creates them (on the operator REST routes), not for a project. */
   operator: createTRPCRouter({
-    list: platformProcedure('operator').input(noInput).query(({ ctx }) => listOperatorTokens(ctx.db)),
+    list: platformProcedure('operator')
+      .input(noInput)
+      .query(({ ctx }) => listOperatorTokens(ctx.db)),
     create: platformProcedure('operator')
       .input(z.strictObject({ name: tokenName }))
       .mutation(({ ctx, input }) =>

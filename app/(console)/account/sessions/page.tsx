@@ -9,7 +9,10 @@ export default async function AccountSessionsPage() {
   await getQueryClient().prefetchQuery(trpc.sessions.list.queryOptions(undefined));
   return (
     <>
-      <PageHeader title="Sessions" description="The browsers signed in as you. Signing one out ends it at once; a password change signs out all but this one." />
+      <PageHeader
+        title="Sessions"
+        description="The browsers signed in as you. Signing one out ends it at once; a password change signs out all but this one."
+      />
       <HydrateClient>
         <div className="space-y-6">
           <SessionsView />

@@ -19,7 +19,10 @@ export default async function Page() {
   ]);
   return (
     <>
-      <PageHeader title="Fleet" description="Bare-metal capacity by location and class, with health and state; quarantined machines, live allocations and provider operations that need attention." />
+      <PageHeader
+        title="Fleet"
+        description="Bare-metal capacity by location and class, with health and state; quarantined machines, live allocations and provider operations that need attention."
+      />
       <HydrateClient>
         <FleetView />
       </HydrateClient>

@@ -11,7 +11,10 @@ export default async function OperatorTokensPage() {
   await getQueryClient().prefetchQuery(trpc.tokens.operator.list.queryOptions());
   return (
     <>
-      <PageHeader title="Operator tokens" description="API tokens that act for a platform operator: quota administration, the increase-request and machine queues, and capacity over REST. Shown once, stored hashed." />
+      <PageHeader
+        title="Operator tokens"
+        description="API tokens that act for a platform operator: quota administration, the increase-request and machine queues, and capacity over REST. Shown once, stored hashed."
+      />
       <HydrateClient>
         <OperatorTokensView />
       </HydrateClient>

@@ -22,7 +22,9 @@ export default async function ProjectLayout({ children, params }: { children: Re
         <p className="text-xs uppercase tracking-wide text-slate-500">{project.organizationSlug}</p>
         <p className="text-lg font-semibold text-slate-900" data-testid="project-title">
           {project.name} <span className="font-normal text-slate-500">({project.slug})</span>
-          {project.phase === 'Deleting' && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 align-middle text-xs font-medium text-amber-800">Deleting</span>}
+          {project.phase === 'Deleting' && (
+            <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 align-middle text-xs font-medium text-amber-800">Deleting</span>
+          )}
         </p>
       </div>
       {project.phase === 'Deleting' && (

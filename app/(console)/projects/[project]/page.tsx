@@ -16,7 +16,9 @@ export default async function ProjectDashboard({ params }: { params: Promise<{ p
   await getQueryClient().prefetchQuery(trpc.ipam.networks.list.queryOptions(dashboardNetworksInput(project)));
   await getQueryClient().prefetchQuery(trpc.quota.buckets.list.queryOptions({ project }));
   await Promise.all(
-    [dashboardMachinesInput(project), ...phaseOrder.map((phase) => phaseCountInput(project, phase))].map((input) => getQueryClient().prefetchQuery(trpc.fleet.machines.list.queryOptions(input))),
+    [dashboardMachinesInput(project), ...phaseOrder.map((phase) => phaseCountInput(project, phase))].map((input) =>
+      getQueryClient().prefetchQuery(trpc.fleet.machines.list.queryOptions(input)),
+    ),
   );
   return (
     <div className="grid gap-4 lg:grid-cols-2">

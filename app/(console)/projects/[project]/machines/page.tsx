@@ -7,7 +7,13 @@ import type { MachinePhase } from '@/server/fleet/phases';
 
 export const metadata: Metadata = { title: 'Machines' };
 
-export default async function MachinesPage({ params, searchParams }: { params: Promise<{ project: string }>; searchParams: Promise<{ phase?: string | string[]; request?: string | string[] }> }) {
+export default async function MachinesPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ project: string }>;
+  searchParams: Promise<{ phase?: string | string[]; request?: string | string[] }>;
+}) {
   const { project } = await params;
   const query = await searchParams;
   // The dashboard's links: `?phase=Ready` opens the list filtered (unknown phases are ignored), `?request=1` the request form.

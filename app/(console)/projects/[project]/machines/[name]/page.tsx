@@ -10,7 +10,13 @@ export async function generateMetadata({ params }: { params: Promise<{ name: str
   return { title: `Machine ${name}` };
 }
 
-export default async function MachinePage({ params, searchParams }: { params: Promise<{ project: string; name: string }>; searchParams: Promise<{ uid?: string | string[] }> }) {
+export default async function MachinePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ project: string; name: string }>;
+  searchParams: Promise<{ uid?: string | string[] }>;
+}) {
   const { project, name } = await params;
   // `?uid=` opens one released machine of a name that may be in use again (the list's links to released machines).
   const { uid } = await searchParams;
