@@ -239,7 +239,7 @@ async function main() {
         await sleep(500);
         continue;
       }
-      let p = '';
+      let p: string;
       while ((p = await phase(name)) !== 'Ready' && p !== 'Failed' && Date.now() < deadline + 60_000) await sleep(100);
       meters['machine Ready (wall)'].latencies.push(performance.now() - t0);
       if (p !== 'Ready') meters['machine Ready (wall)'].errors++;

@@ -137,7 +137,7 @@ export async function buildCni(options: { outFile?: string; target?: CniTarget }
     await exec(hostBun(), args, { cwd: root, maxBuffer: 16 << 20, env: { ...process.env, NO_COLOR: '1' } });
   } catch (e) {
     const { stdout, stderr } = e as { stdout?: string; stderr?: string };
-    throw new Error(`bun build --compile for ${target} failed: ${(stderr || stdout || (e as Error).message).trim()}`);
+    throw new Error(`bun build --compile for ${target} failed: ${(stderr || stdout || (e as Error).message).trim()}`, { cause: e });
   }
   await chmod(outFile, 0o755);
   return outFile;

@@ -1,6 +1,7 @@
 /**
- * `npm test`: type checking, unit + integration tests (Vitest, real PostgreSQL: a fresh database
- * per run on a throwaway embedded server, or on TEST_DATABASE_URL's server), the database suites
+ * `npm test`: type checking, lint (`npm run lint`: ESLint with the import-boundary rules, and the
+ * Prettier check), unit + integration tests (Vitest, real PostgreSQL: a fresh database per run on a
+ * throwaway embedded server, or on TEST_DATABASE_URL's server), the database suites
  * again on a database an older release made and this build migrated (`upgrade`), a production build,
  * the Playwright end-to-end suite in Debian's Chromium, then the system tests on that build:
  * `scale-out` (2 web + 2 worker processes and the simulator on one database), `chaos` (the same,
@@ -26,6 +27,7 @@ const digestOf = (stage: string) => path.join(root, 'test-results', `${stage}-di
 
 const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessEnv; optIn?: boolean }[] = [
   { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit'] },
+  { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'] },
   { name: 'unit+integration', cmd: bin('vitest'), args: ['run'] },
   { name: 'upgrade', cmd: bin('vitest'), args: ['run', '--config', 'test/upgrade/vitest.config.ts'] },
   { name: 'build', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'build.ts')] },

@@ -64,7 +64,7 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Spec 1.0.0: a network name / container id starts alphanumeric, then alphanumerics, `_`, `.`, `-`. */
-export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$/;
+export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
 /**
  * The lease API's limit on the names the plugin sends (network, node, pod namespace and name;

@@ -33,7 +33,7 @@ interface K8sObject {
   kind: string;
   metadata: { name: string; namespace?: string };
   data?: Record<string, string>;
-  spec?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  spec?: any;
 }
 
 describe.skipIf(skip !== undefined)(`deploy/kubernetes/cni rendered by kubectl kustomize${skip ? ` (skipped: ${skip})` : ''}`, () => {

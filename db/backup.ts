@@ -434,7 +434,7 @@ export async function restoreDatabase(
           }
         } catch (e) {
           if (e instanceof BackupError) throw e;
-          throw new Error(`loading ${label(section)}: ${(e as Error).message}`);
+          throw new Error(`loading ${label(section)}: ${(e as Error).message}`, { cause: e });
         }
         loaded[label(section)] = counter.rows;
         if (counter.rows > 0) log(`  ${label(section)}: ${counter.rows} rows`);

@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, describe, expect, onTestFinished, test, inject } from 'vitest';
 import { createDb, sidePool } from './client';
 import { projects } from './schema';
 

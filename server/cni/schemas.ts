@@ -7,7 +7,7 @@ const containerId = z
   .string()
   .min(1, 'is required')
   .max(256)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be alphanumeric with _ . -');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be alphanumeric with _ . -');
 const ifname = z
   .string()
   .min(1, 'is required')
@@ -21,7 +21,7 @@ export const addInput = leaseKey.extend({
     .string()
     .min(1, 'is required')
     .max(253)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]*$/, 'must be a node name'),
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a node name'),
   podNamespace: k8sName,
   podName: k8sName,
 });

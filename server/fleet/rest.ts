@@ -57,6 +57,7 @@ const deviceRefParam = z.object({
     .string()
     .min(1, 'is required')
     .max(253)
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what a device reference must not hold
     .regex(/^[^\u0000-\u001f\u007f]+$/, 'must be a device reference'),
 });
 

@@ -6,6 +6,7 @@ import { DomainError } from '@/server/errors';
  * would surface as a 500 from whichever statement first touches it — possibly an audit event
  * written after the real work — so request input is refused at the edge instead, naming the field.
  */
+// eslint-disable-next-line no-control-regex -- NUL is one of the characters PostgreSQL cannot store
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function storable(s: string): boolean {

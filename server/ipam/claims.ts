@@ -18,8 +18,8 @@ import {
 } from '@/server/quota/admission';
 import { describeOverlap, releaseAllocation } from './allocator';
 import { createInBatch } from './claim-batch';
-import { familyBits, formatCidr, type Cidr, type Family } from '@/lib/cidr';
-import { checkPrefixLength, findNetwork, parseCidrField } from './networks';
+import { formatCidr, type Cidr, type Family } from '@/lib/cidr';
+import { checkPrefixLength, parseCidrField } from './networks';
 import type { ClaimCreateInput, ClaimListInput } from './schemas';
 
 export interface ClaimView {

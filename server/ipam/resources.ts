@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClaimView, RetainedAllocationView } from './claims';
 import type { getNetwork, PoolView } from './networks';
-import { claimCreateInput, networkCreateInput, poolRules, resourceName, rootPoolInput } from './schemas';
+import { claimCreateInput, type networkCreateInput, poolRules, resourceName, rootPoolInput } from './schemas';
 
 /**
  * REST v1 resource shapes (`{ apiVersion, kind, metadata, spec, status }`) and their mapping to the

@@ -93,7 +93,7 @@ export async function metricsResponse(req: Request, db: DbOrTx, token: string | 
     );
   }
   const { registry } = metrics();
-  let dbText = '';
+  let dbText: string;
   try {
     dbText = await databaseMetricsText(db);
   } catch (e) {

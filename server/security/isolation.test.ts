@@ -9,7 +9,7 @@
  * nothing may change. A procedure or route without a case here fails the test.
  */
 import { sql } from 'drizzle-orm';
-import { TRPCError } from '@trpc/server';
+import { type TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { users } from '@/db/schema';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';

@@ -158,7 +158,7 @@ describe('the CNI ADD reusing a verified cluster token honours its creator’s r
   });
 
   test('creator’s membership removed or creator deleted: 401 and nothing added', async () => {
-    const { db, project, user, secret, add, leases } = await clusterSetup();
+    const { db, project, user, add, leases } = await clusterSetup();
     expect((await add(1)).status).toBe(200);
     await removeMembership(db, { userId: user.id, projectId: project.id }, actor);
     expect((await add(2)).status).toBe(401);
