@@ -158,3 +158,11 @@ export function getDbHandle(): DbHandle {
 export function getDb(): Db {
   return getDbHandle().db;
 }
+
+/**
+ * A timestamp column of a raw statement (`db.execute`) as a Date: drizzle's postgres-js driver
+ * hands those over as PostgreSQL's text (`2026-01-02 03:04:05.678+00`), typed columns as Dates.
+ */
+export function rawTimestamp<T extends string | Date | null>(value: T): T extends null ? null : Date {
+  return (value === null ? null : value instanceof Date ? value : new Date(value)) as T extends null ? null : Date;
+}

@@ -8,7 +8,8 @@ import { errorReply } from '@/server/http/rest';
 /** A route called as a Web handler: a `Request` and the path's parameters in, a `Response` out. */
 export type WebHandler = (req?: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-const endpoints = apiEndpoints(apiTable);
+/** Every successful answer is checked against its route's declared output (a mismatch throws). */
+const endpoints = apiEndpoints(apiTable, { checkOutputs: true });
 
 /**
  * The methods REST v1 answers on `path` (a pattern of the route table, e.g.

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import { rawTimestamp, type Db, type DbOrTx } from '@/db/client';
 import { clusters, networks } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
@@ -74,7 +74,7 @@ export async function createCluster(db: Db, projectId: string, input: z.infer<ty
 
 /** Clusters of a project with lease counts per family and node count. */
 export async function listClusters(db: DbOrTx, projectId: string) {
-  return (await db.execute(sql`
+  const rows = (await db.execute(sql`
     select c.id, c.name, n.name as network, c.description, c.created_at as "createdAt",
            c.node_block_prefix_v4 as "nodeBlockPrefixV4", c.node_block_prefix_v6 as "nodeBlockPrefixV6",
            (select count(*)::int from pod_leases l where l.cluster_id = c.id) as leases,
@@ -93,6 +93,7 @@ export async function listClusters(db: DbOrTx, projectId: string) {
     nodes: number;
     blocks: number;
   }[];
+  return rows.map((r) => ({ ...r, createdAt: rawTimestamp(r.createdAt) }));
 }
 
 /** Every cluster across projects with lease counts (operator view). */

@@ -163,13 +163,14 @@ describe('CNI leases', () => {
       await createCluster(db, project.id, { name: `c${side}`, network: 'vpc', nodeBlockPrefixV4: 28, nodeBlockPrefixV6: 124 }, actor);
       const c = await findCluster(db, project.id, `c${side}`);
       for (let i = 0; i < 11; i++) await addLease(db, c, key(i, 'n1'), actor);
-      await addLease(db, c, key(100, 'n2'), actor);
-      // n1's first blocks are in their last quarter: its next blocks are carved in the background.
+      // n1's first blocks are in their last quarter: its next blocks are carved in the background,
+      // before n2's first, so that both sides carve their blocks in the same order.
       await expect
         .poll(async () => (await db.execute(sql`select count(*)::int as n from node_blocks where cluster_id = ${c.id} and node = 'n1'`))[0].n, {
           timeout: 10_000,
         })
         .toBe(4);
+      await addLease(db, c, key(100, 'n2'), actor);
       sides.push({ project, c });
     }
     const items = (c: (typeof sides)[number]['c']) =>

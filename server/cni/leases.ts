@@ -6,7 +6,7 @@
  * clusters on one network can never hold the same address.
  */
 import { sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import { rawTimestamp, type Db, type DbOrTx } from '@/db/client';
 import { podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { asDomainError, DomainError, pgCode } from '@/server/errors';
@@ -393,7 +393,11 @@ export async function listLeases(db: DbOrTx, projectId: string, input: { cluster
     db,
     sql`select count(*)::int as total from pod_leases l join clusters c on c.id = l.cluster_id where ${where}`,
   );
-  return { items, total, nextOffset: input.offset + items.length < total ? input.offset + items.length : null };
+  return {
+    items: items.map((l) => ({ ...l, createdAt: rawTimestamp(l.createdAt), checkedAt: rawTimestamp(l.checkedAt) })),
+    total,
+    nextOffset: input.offset + items.length < total ? input.offset + items.length : null,
+  };
 }
 
 /** Pod address use of a network (or project) per cluster, node and namespace. */

@@ -6,6 +6,8 @@ import {
   jsonBody,
   jsonBodyByParam,
   jsonReply,
+  listOutput,
+  timestamp,
   decodeContinue,
   encodeContinue,
   pageQuery,
@@ -73,6 +75,55 @@ async function delOfGoneCluster(token: GoneClusterToken, { params, body }: { par
   return { released: 0 };
 }
 
+// ---- What the routes answer ---------------------------------------------------------------------
+
+const clusterOutput = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  network: z.string(),
+  description: z.string(),
+  createdAt: timestamp,
+  nodeBlockPrefixV4: z.number().int(),
+  nodeBlockPrefixV6: z.number().int(),
+  leases: z.number().int().nonnegative(),
+  nodes: z.number().int().nonnegative(),
+  blocks: z.number().int().nonnegative(),
+});
+const clusterCreatedOutput = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  network: z.string(),
+  token: z.object({ id: z.uuid(), secret: z.string().describe('shown once'), prefix: z.string() }).nullable(),
+});
+const leaseOutput = z.object({
+  id: z.uuid(),
+  cluster: z.string(),
+  address: z.string(),
+  family: z.union([z.literal(4), z.literal(6)]),
+  node: z.string(),
+  podNamespace: z.string().nullable(),
+  podName: z.string().nullable(),
+  containerId: z.string(),
+  ifname: z.string(),
+  cniNetwork: z.string(),
+  createdAt: timestamp,
+  checkedAt: timestamp.nullable(),
+});
+const leaseAddressOutput = z.object({
+  family: z.union([z.literal(4), z.literal(6)]),
+  address: z.string().describe("pod address with its node block's prefix length"),
+  gateway: z.string(),
+});
+const releasedOutput = z.array(z.object({ containerId: z.string(), ifname: z.string(), address: z.string() }));
+/** One schema per command (the path's {command}): add, del, check, gc. */
+const cniCommandOutput = z.union([
+  z.object({ ips: z.array(leaseAddressOutput) }).describe('add'),
+  z.object({ released: z.number().int().nonnegative() }).describe('del'),
+  z.object({ ok: z.literal(true) }).describe('check'),
+  z.object({ released: releasedOutput, kept: z.number().int().nonnegative(), spared: z.number().int().nonnegative() }).describe('gc'),
+]);
+const cniStatusOutput = z.union([z.object({ ready: z.literal(true) }), z.object({ ready: z.literal(false), reason: z.string(), message: z.string() })]);
+
 const CLUSTERS = '/api/v1/projects/{project}/clusters';
 const CLUSTER = '/api/v1/projects/{project}/clusters/{cluster}';
 const CNI = '/api/v1/projects/{project}/clusters/{cluster}/cni/{command}';
@@ -84,11 +135,12 @@ export const cniRoutes: RestRoute[] = [
     path: CLUSTERS,
     group: ipamApi,
     summary: 'List clusters with lease, node and block counts',
+    output: listOutput('ClusterList', clusterOutput),
     minRole: 'viewer',
     handler: async ({ db, principal }) => {
       const items = await listClusters(db, principal.projectId);
       const visible = principal.clusterName ? items.filter((c) => c.name === principal.clusterName) : items;
-      return { kind: 'ClusterList', items: visible };
+      return { kind: 'ClusterList', items: visible, metadata: { continue: null, total: visible.length } };
     },
   }),
   tokenRoute({
@@ -96,6 +148,7 @@ export const cniRoutes: RestRoute[] = [
     path: CLUSTERS,
     group: ipamApi,
     summary: 'Register a cluster attached to a network; returns a cluster-scoped token once',
+    output: clusterCreatedOutput,
     minRole: 'editor',
     body: jsonBody(clusterCreateInput),
     handler: async ({ db, body, principal, actor }) => {
@@ -109,6 +162,7 @@ export const cniRoutes: RestRoute[] = [
     path: CLUSTER,
     group: ipamApi,
     summary: 'Read a cluster',
+    output: clusterOutput,
     minRole: 'viewer',
     handler: async ({ db, params, principal }) => {
       const cluster = await clusterForToken(db, principal, params.cluster);
@@ -121,6 +175,7 @@ export const cniRoutes: RestRoute[] = [
     path: CLUSTER,
     group: ipamApi,
     summary: 'Delete a cluster, releasing its leases and node blocks and revoking its tokens',
+    output: z.object({ name: z.string(), releasedLeases: z.number().int().nonnegative() }),
     minRole: 'editor',
     handler: async ({ db, params, principal, actor }) => {
       await clusterForToken(db, principal, params.cluster);
@@ -133,6 +188,7 @@ export const cniRoutes: RestRoute[] = [
     path: '/api/v1/projects/{project}/clusters/{cluster}/leases',
     group: ipamApi,
     summary: 'List pod leases (search by IP, pod, namespace, node)',
+    output: listOutput('PodLeaseList', leaseOutput),
     minRole: 'viewer',
     query: z.object({ ...pageQuery(500, 100), search: z.string().max(100).optional().describe('IP, pod, namespace or node') }),
     handler: async ({ db, query, params, principal }) => {
@@ -156,6 +212,7 @@ export const cniRoutes: RestRoute[] = [
     group: ipamApi,
     summary:
       'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc; project "-" is the token\'s own; del succeeds for a cluster that does not exist',
+    output: cniCommandOutput,
     minRole: 'editor',
     projectFromToken: true,
     confirmsToken: (p) => p.command === 'add',
@@ -191,6 +248,7 @@ export const cniRoutes: RestRoute[] = [
     path: CNI,
     group: ipamApi,
     summary: 'CNI STATUS (command = status): ready, or not ready with the reason',
+    output: cniStatusOutput,
     minRole: 'viewer',
     projectFromToken: true,
     query: z.object({ cniNetwork: z.string().max(253).optional().describe('the CNI network asking (informational)') }),

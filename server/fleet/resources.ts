@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { rawTimestamp } from '@/db/client';
+import { listOutput, resourceOutput, timestamp } from '@/lib/rest-outputs';
 import type { MachineView } from './machines';
 import type { approvalQueue, CapacityView } from './operator';
+import { machinePhases } from './phases';
 import { machineCreateInput } from './schemas';
 
 export const METAL_API_VERSION = 'metal.datumapis.com/v1alpha1';
@@ -17,7 +20,7 @@ export function machineResource(m: MachineView) {
   return {
     apiVersion: METAL_API_VERSION,
     kind: 'Machine',
-    metadata: { name: m.name, uid: m.id, creationTimestamp: m.createdAt },
+    metadata: { name: m.name, uid: m.id, creationTimestamp: rawTimestamp(m.createdAt) },
     spec: {
       class: m.class,
       profile: m.profile,
@@ -45,7 +48,7 @@ export function machineRequestResource(r: QueueRow) {
   return {
     apiVersion: METAL_API_VERSION,
     kind: 'Machine',
-    metadata: { name: r.name, project: r.project, uid: r.id, creationTimestamp: r.createdAt },
+    metadata: { name: r.name, project: r.project, uid: r.id, creationTimestamp: rawTimestamp(r.createdAt) },
     spec: { class: r.class, profile: r.profile, location: r.location },
     status: { phase: 'AwaitingApproval', requestedBy: r.createdBy, freeCapacity: r.freeCapacity },
   };
@@ -63,10 +66,10 @@ export function capacityResource(c: CapacityView) {
       reason: c.stateReason,
       health: c.health,
       available: c.available,
-      observedAt: c.observedAt,
+      observedAt: rawTimestamp(c.observedAt),
       assetEpoch: Number(c.assetEpoch),
       boundTo: c.machine ? { project: c.project, name: c.machine } : null,
-      updatedAt: c.updatedAt,
+      updatedAt: rawTimestamp(c.updatedAt),
     },
   };
 }
@@ -95,3 +98,52 @@ export const capacityActionInput = z.strictObject({ reason: operatorReason.defau
 export const capacityReturnInput = z
   .strictObject({ reason: operatorReason.default(''), force: z.boolean().default(false) })
   .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required to force a return to the pool' });
+
+// ---- What the routes answer (the routes' declared outputs) --------------------------------------
+
+export const machineOutput = resourceOutput(METAL_API_VERSION, 'Machine', {
+  metadata: { name: z.string(), uid: z.uuid(), creationTimestamp: timestamp },
+  spec: {
+    class: z.string(),
+    profile: z.string(),
+    location: z.string(),
+    desiredPower: z.string(),
+    interfaces: z.array(z.object({ network: z.string(), families: z.array(z.enum(['IPv4', 'IPv6'])), addressClasses: z.number().int() })),
+  },
+  status: {
+    phase: z.enum(machinePhases),
+    reason: z.string().nullable(),
+    allocation: z.object({ bindingId: z.uuid(), deviceRef: z.string().nullable(), epoch: z.number().int().nullable(), status: z.unknown() }).nullable(),
+    addresses: z.array(z.string()),
+    lastOperation: z
+      .object({ id: z.uuid(), kind: z.string(), state: z.string(), attempts: z.number().int(), lastError: z.string().nullable() })
+      .nullable()
+      .describe('the newest provider operation'),
+  },
+});
+export const machineListOutput = listOutput('MachineList', machineOutput);
+
+export const machineRequestListOutput = listOutput(
+  'MachineList',
+  resourceOutput(METAL_API_VERSION, 'Machine', {
+    metadata: { name: z.string(), project: z.string(), uid: z.uuid(), creationTimestamp: timestamp },
+    spec: { class: z.string(), profile: z.string(), location: z.string() },
+    status: { phase: z.literal('AwaitingApproval'), requestedBy: z.string(), freeCapacity: z.number().int().nonnegative() },
+  }),
+);
+
+export const capacityOutput = resourceOutput(METAL_API_VERSION, 'MachineCapacity', {
+  metadata: { name: z.string(), uid: z.uuid() },
+  spec: { deviceRef: z.string(), class: z.string(), location: z.string() },
+  status: {
+    state: z.enum(['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired']),
+    reason: z.string().nullable(),
+    health: z.string(),
+    available: z.boolean(),
+    observedAt: timestamp,
+    assetEpoch: z.number().int(),
+    boundTo: z.object({ project: z.string().nullable(), name: z.string() }).nullable(),
+    updatedAt: timestamp,
+  },
+});
+export const capacityListOutput = listOutput('MachineCapacityList', capacityOutput);

@@ -18,6 +18,11 @@ import { approveMachine, deleteMachine, getMachine, listMachines, rejectMachine,
 import { approvalQueue, forceReleaseMachine, getCapacity, listCapacity, releaseMachineAsOperator, setCapacityState } from './operator';
 import { machinePhases } from './phases';
 import {
+  capacityListOutput,
+  capacityOutput,
+  machineListOutput,
+  machineOutput,
+  machineRequestListOutput,
   capacityActionInput,
   capacityResource,
   capacityReturnInput,
@@ -72,6 +77,7 @@ export const fleetRoutes: RestRoute[] = [
     group: metalApi,
     summary:
       'List the live machines with phase, allocation, addresses and last operation; phase=Released lists the released ones (their names may be in use again)',
+    output: machineListOutput,
     minRole: 'viewer',
     query: z.object({
       ...pageQuery(200, 50),
@@ -91,6 +97,7 @@ export const fleetRoutes: RestRoute[] = [
     path: MACHINES,
     group: metalApi,
     summary: 'Request a machine (quota-checked in the same transaction; 412 LocationUnavailable fails closed with the reason)',
+    output: machineOutput,
     minRole: 'editor',
     body: jsonBody(machineResourceInput),
     handler: async ({ db, body, principal, actor }) => {
@@ -105,6 +112,7 @@ export const fleetRoutes: RestRoute[] = [
     group: metalApi,
     summary:
       'Read a machine: phase, reason, allocation (binding, device, epoch), addresses, last provider operation (the live machine of that name, else the newest released one)',
+    output: machineOutput,
     minRole: 'viewer',
     handler: async ({ db, params, principal }) => machineResource(await getMachine(db, principal.projectId, resourceName.parse(params.name))),
   }),
@@ -113,6 +121,7 @@ export const fleetRoutes: RestRoute[] = [
     path: MACHINE,
     group: metalApi,
     summary: 'Release a machine (202): verified cleanup, then Released',
+    output: machineOutput,
     minRole: 'editor',
     handler: async ({ db, params, principal, actor }) => {
       await deleteMachine(db, principal.projectId, resourceName.parse(params.name), actor);
@@ -126,6 +135,7 @@ export const fleetRoutes: RestRoute[] = [
     path: '/api/v1/machinerequests',
     group: metalApi,
     summary: 'The approval queue: machines of every project awaiting approval, oldest first, with the free capacity matching each',
+    output: machineRequestListOutput,
     // Act on one at /api/v1/projects/{project}/machines/{name}/approve (or /reject).
     query: z.object(pageQuery(200, 50)),
     handler: async ({ db, query }) => {
@@ -145,6 +155,7 @@ export const fleetRoutes: RestRoute[] = [
     path: `${MACHINE}/approve`,
     group: metalApi,
     summary: 'Approve a machine awaiting approval (409 in any other phase); it goes on to allocation',
+    output: machineOutput,
     handler: async ({ db, params, actor }) => {
       const { projectId, machine } = await machineAddress(db, params);
       await approveMachine(db, machine.id, actor);
@@ -156,6 +167,7 @@ export const fleetRoutes: RestRoute[] = [
     path: `${MACHINE}/reject`,
     group: metalApi,
     summary: 'Reject a machine awaiting approval with a reason; the request ends and its quota and addresses are returned',
+    output: machineOutput,
     body: jsonBody(machineRejectInput),
     handler: async ({ db, params, body, actor }) => {
       const input = body();
@@ -170,6 +182,7 @@ export const fleetRoutes: RestRoute[] = [
     group: metalApi,
     summary:
       "Release any project's machine (202, verified cleanup); force: true with a reason ends the binding without the provider and quarantines the capacity",
+    output: machineOutput,
     body: optionalJsonBody(machineReleaseInput),
     handler: async ({ db, params, body, actor }) => {
       const input = body();
@@ -185,6 +198,7 @@ export const fleetRoutes: RestRoute[] = [
     path: '/api/v1/machinecapacities',
     group: metalApi,
     summary: 'List capacity (named by device reference) with state, health, evidence and the machine bound to it',
+    output: capacityListOutput,
     query: z.object({
       ...pageQuery(200, 50),
       state: z.enum(['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired']).optional().describe('Available, Bound, Cleaning, Quarantined or Retired'),
@@ -209,6 +223,7 @@ export const fleetRoutes: RestRoute[] = [
     path: '/api/v1/machinecapacities/{name}/quarantine',
     group: metalApi,
     summary: 'Quarantine Available capacity (409 otherwise, e.g. while Bound)',
+    output: capacityOutput,
     body: optionalJsonBody(capacityActionInput),
     handler: async ({ db, params, body, actor }) => {
       const { name } = deviceRefParam.parse(params);
@@ -223,6 +238,7 @@ export const fleetRoutes: RestRoute[] = [
     group: metalApi,
     summary:
       'Return Quarantined capacity to the pool (202): the provider cleans it again and the cleanup is verified before it is Available (a failed cleanup quarantines it again); force: true with a reason returns it at once, audited. A request waiting for it is woken',
+    output: capacityOutput,
     body: optionalJsonBody(capacityReturnInput),
     handler: async ({ db, params, body, actor }) => {
       const { name } = deviceRefParam.parse(params);
@@ -236,6 +252,7 @@ export const fleetRoutes: RestRoute[] = [
     path: '/api/v1/machinecapacities/{name}/retire',
     group: metalApi,
     summary: 'Retire Available or Quarantined capacity',
+    output: capacityOutput,
     body: optionalJsonBody(capacityActionInput),
     handler: async ({ db, params, body, actor }) => {
       const { name } = deviceRefParam.parse(params);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { internalErrorBody } from '@/server/observability/log';
 import { MAX_BODY_BYTES, readNodeBody } from './body-limit';
 import { BufferedRequest, jsonReply, type JsonReply } from './buffered';
-import type { RouteMethod } from './declare';
+import type { RestRoute, RouteMethod } from './declare';
 import { discoveryDocument, openApiDocument } from './openapi';
 import { errorReply, serveRoute } from './rest';
 import { allowedMethods, matchPath, pathEntries, type PathEntry, type RouteTable } from './route-table';
@@ -32,17 +32,36 @@ const EMPTY = Buffer.alloc(0);
 /** What answers one method of one path: the request (read whole) and the path's parameters in, a reply out. */
 export type Endpoint = (req: BufferedRequest, params: Record<string, string>) => Promise<JsonReply>;
 
-/** Every path REST v1 answers: the table's routes, discovery and the OpenAPI document; most specific first. */
-export function apiEndpoints(table: RouteTable): PathEntry<Endpoint>[] {
+/**
+ * Every path REST v1 answers: the table's routes, discovery and the OpenAPI document; most specific
+ * first. With `checkOutputs` (the test suites' in-process caller, test/rest.ts), every successful
+ * answer is checked against its route's declared output, and one that does not match throws,
+ * naming the route and the fields.
+ */
+export function apiEndpoints(table: RouteTable, options: { checkOutputs?: boolean } = {}): PathEntry<Endpoint>[] {
   return pathEntries<Endpoint>([
     { method: 'GET', path: '/api/v1', endpoint: async () => jsonReply(discoveryDocument(table)) },
     { method: 'GET', path: '/api/v1/openapi.json', endpoint: async () => jsonReply(openApiDocument(table)) },
     ...table.routes.map((route) => ({
       method: route.method,
       path: route.path,
-      endpoint: (req: BufferedRequest, params: Record<string, string>) => serveRoute(route, req, params),
+      endpoint: options.checkOutputs
+        ? async (req: BufferedRequest, params: Record<string, string>) => checkedOutput(route, await serveRoute(route, req, params))
+        : (req: BufferedRequest, params: Record<string, string>) => serveRoute(route, req, params),
     })),
   ]);
+}
+
+function checkedOutput(route: RestRoute, reply: JsonReply): JsonReply {
+  if (reply.status < 200 || reply.status > 299 || reply.json === '') return reply;
+  const checked = route.output.safeParse(JSON.parse(reply.json));
+  if (!checked.success) {
+    const problems = checked.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+    throw new Error(
+      `${route.method} ${route.path} answered ${reply.status} with a body its declared output refuses: ${problems}\n${reply.json.slice(0, 2000)}`,
+    );
+  }
+  return reply;
 }
 
 function sendReply(res: ServerResponse, reply: JsonReply, head = false) {

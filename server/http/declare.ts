@@ -9,7 +9,7 @@ import { jsonReply, JsonReply } from './buffered';
 
 /**
  * How a domain declares its REST v1 routes (server/<domain>/rest.ts): each route once, as data —
- * method, path, group, summary, who may call it, its query and body schemas, and its handler. The
+ * method, path, group, summary, who may call it, its query, body and output schemas, and its handler. The
  * REST server (api-server.ts), the OpenAPI document (openapi.ts), discovery (`GET /api/v1`), the
  * request metrics' route labels and the isolation and fuzz suites all read the table these make
  * (server/api/routes.ts). This module holds only declarations; what a declaration means at request time
@@ -187,6 +187,8 @@ export interface RestRoute {
   /** The query parameters the route reads (a zod object: each key one parameter). */
   readonly query?: z.ZodObject;
   readonly body?: BodySpec;
+  /** The JSON body of every successful answer (server/http/outputs.ts). */
+  readonly output: z.ZodType;
   /** Called with the context of `auth.kind` (rest.ts builds it). */
   readonly handler: (context: never) => HandlerResult;
 }
@@ -198,6 +200,8 @@ interface Common<M extends RouteMethod, P extends string, Q, B> {
   summary: string;
   query?: Q;
   body?: B;
+  /** What a successful answer's JSON body is (the OpenAPI response schema; checked by the test suites' REST caller). */
+  output: z.ZodType;
 }
 
 type Query = z.ZodObject | undefined;
@@ -228,6 +232,7 @@ function declare(spec: Common<RouteMethod, string, Query, Body> & { handler: unk
     auth,
     query: spec.query,
     body: spec.body,
+    output: spec.output,
     handler: spec.handler as RestRoute['handler'],
   });
 }
@@ -312,3 +317,4 @@ export function expectSameAsPath(field: string, inBody: string | undefined, inPa
 }
 
 export { decodeContinue, encodeContinue, pageQuery } from './pagination';
+export { condition, continueToken, listOutput, resourceOutput, statusOutput, timestamp } from '@/lib/rest-outputs';

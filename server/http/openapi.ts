@@ -46,10 +46,19 @@ export function discoveryDocument(table: RouteTable) {
   };
 }
 
-/** A zod schema as JSON schema: what a request may send (its input side), without the `$schema` line. */
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+/** A zod schema as JSON schema — what a request may send (its input side), or what an answer holds (`output`) — without the `$schema` line. */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
+}
+
+const outputs = new WeakMap<RestRoute, Record<string, unknown>>();
+
+/** A route's successful answer as OpenAPI describes it (computed once per route). */
+function outputOf(route: RestRoute): Record<string, unknown> {
+  let output = outputs.get(route);
+  if (!output) outputs.set(route, (output = jsonSchema(route.output, 'output')));
+  return output;
 }
 
 const memo = new WeakMap<RestRoute, { query: unknown[]; body?: Record<string, unknown> }>();
@@ -77,7 +86,7 @@ function inputsOf(route: RestRoute) {
 
 function bodySchema(body: BodySpec): Record<string, unknown> {
   // A body whose schema depends on a path parameter: one of the schemas (zod has no way to say "chosen by the path").
-  return body.kind === 'json' ? jsonSchema(body.schema) : { oneOf: Object.values(body.schemas).map(jsonSchema) };
+  return body.kind === 'json' ? jsonSchema(body.schema) : { oneOf: Object.values(body.schemas).map((schema) => jsonSchema(schema)) };
 }
 
 /** Who may call a route, for people (`description`) and for tools (`x-meridian-token`). */
@@ -116,7 +125,10 @@ export function openApiDocument(table: RouteTable) {
       parameters: [...params, ...query],
       ...(body ? { requestBody: { required: route.body?.kind !== 'json' || !route.body.optional, content: { 'application/json': { schema: body } } } } : {}),
       responses: {
-        '200': { description: 'OK' },
+        '2XX': {
+          description: 'Success: 200, 201 when created, 202 when accepted and completed in the background',
+          content: { 'application/json': { schema: outputOf(route) } },
+        },
         '400': { description: 'Invalid input (field named)', content: { 'application/json': { schema: errorSchema } } },
         '401': { description: 'Missing, unknown or revoked token' },
         '403': { description: 'Forbidden (wrong kind of token, read-only token) or quota exceeded' },

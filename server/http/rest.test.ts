@@ -19,6 +19,7 @@ const echo = tokenRoute({
   path: '/api/v1/projects/{project}/echo',
   group,
   summary: 'echo',
+  output: z.object({ project: z.string(), body: z.unknown() }),
   minRole: 'editor',
   body: jsonBody(z.unknown()),
   handler: async ({ principal, body }) => ({ project: principal.projectSlug, body: body() }),

@@ -12,7 +12,8 @@ import { routeTable } from './route-table';
 
 const group = { name: 'test', description: 'routes of this test' };
 const handler = async () => ({});
-const route = (p: string, method: 'GET' | 'POST' = 'GET') => operatorRoute({ method, path: p, group, summary: 's', handler });
+const output = z.object({});
+const route = (p: string, method: 'GET' | 'POST' = 'GET') => operatorRoute({ method, path: p, group, summary: 's', output, handler });
 
 describe('declaring a route', () => {
   test('a path under /api/v1 of lower-case segments and {params}, a handler, a body only where a request has one', () => {
@@ -20,8 +21,8 @@ describe('declaring a route', () => {
     expect(() => route('/api/v1/Things')).toThrow(/REST v1 path/);
     expect(() => route('/api/v1/things/[name]')).toThrow(/REST v1 path/);
     expect(() => route('/api/v1')).toThrow(/REST v1 path/);
-    expect(() => operatorRoute({ method: 'GET', path: '/api/v1/things', group, summary: 's', handler: undefined as never })).toThrow(/no handler/);
-    expect(() => operatorRoute({ method: 'GET', path: '/api/v1/things', group, summary: 's', body: jsonBody(z.object({})) as never, handler })).toThrow(
+    expect(() => operatorRoute({ method: 'GET', path: '/api/v1/things', group, summary: 's', output, handler: undefined as never })).toThrow(/no handler/);
+    expect(() => operatorRoute({ method: 'GET', path: '/api/v1/things', group, summary: 's', output, body: jsonBody(z.object({})) as never, handler })).toThrow(
       /GET has no body/,
     );
     expect(() =>
@@ -30,11 +31,14 @@ describe('declaring a route', () => {
         path: '/api/v1/things',
         group,
         summary: 's',
+        output,
         body: jsonBodyByParam('kind', { a: z.object({}) }, () => new Error('x')),
         handler,
       }),
     ).toThrow(/lacks/);
-    expect(() => projectReadRoute({ method: 'POST' as 'GET', path: '/api/v1/projects/{project}/things', group, summary: 's', handler })).toThrow(/GET only/);
+    expect(() => projectReadRoute({ method: 'POST' as 'GET', path: '/api/v1/projects/{project}/things', group, summary: 's', output, handler })).toThrow(
+      /GET only/,
+    );
     expect(route('/api/v1/things/{name}')).toMatchObject({ method: 'GET', path: '/api/v1/things/{name}', auth: { kind: 'operator' } });
   });
 
@@ -47,7 +51,7 @@ describe('declaring a route', () => {
   });
 
   test('a project token route names its least role; operators reach projects only through routes that say so', () => {
-    const own = tokenRoute({ method: 'GET', path: '/api/v1/projects/{project}/things', group, summary: 's', minRole: 'editor', handler });
+    const own = tokenRoute({ method: 'GET', path: '/api/v1/projects/{project}/things', group, summary: 's', output, minRole: 'editor', handler });
     expect(own.auth).toEqual({ kind: 'token', minRole: 'editor' });
     const auths = new Set(apiRoutes.map((r: RestRoute) => r.auth.kind));
     expect([...auths].sort()).toEqual(['anyToken', 'operator', 'projectOrOperator', 'projectRead', 'token']);

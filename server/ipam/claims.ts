@@ -514,8 +514,9 @@ export async function listRetainedAllocations(db: DbOrTx, options: { projectId?:
     from ip_allocations a join projects p on p.id = a.project_id join networks n on n.id = a.network_id join ip_pools pl on pl.id = a.pool_id
     where a.retained_name is not null ${options.projectId ? sql`and a.project_id = ${options.projectId}` : sql``}
       ${options.network ? sql`and n.name = ${options.network}` : sql``}
-    order by a.retained_until, a.id limit ${options.limit} offset ${options.offset}`)) as unknown as RetainedAllocationView[];
-  return rows;
+    order by a.retained_until, a.id limit ${options.limit} offset ${options.offset}`)) as unknown as (RetainedAllocationView & { retainedUntil: string })[];
+  // A raw statement returns timestamps as PostgreSQL's text: a Date, as the view says.
+  return rows.map((r): RetainedAllocationView => ({ ...r, retainedUntil: new Date(r.retainedUntil) }));
 }
 
 export interface RetainedAllocationView {

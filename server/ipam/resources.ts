@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listOutput, resourceOutput, statusOutput, timestamp } from '@/lib/rest-outputs';
 import type { ClaimView, RetainedAllocationView } from './claims';
 import type { getNetwork, PoolView } from './networks';
 import { claimCreateInput, type networkCreateInput, poolRules, resourceName, rootPoolInput } from './schemas';
@@ -109,5 +110,73 @@ export function retainedAllocationResource(r: RetainedAllocationView) {
     status: { addresses: r.size, retainedUntil: r.retainedUntil },
   };
 }
+
+// ---- What the routes answer (the routes' declared outputs) --------------------------------------
+
+/** An address count as an exact decimal string (IPv6 counts pass 2^53). */
+const addressCount = z.string().regex(/^\d+$/).describe('exact address count, decimal');
+const share = z.number().min(0).max(1).describe('share of the allocatable space in use');
+
+const poolOutput = z.object({
+  name: z.string(),
+  kind: z.string(),
+  cidr: z.string(),
+  family: z.enum(['IPv4', 'IPv6']),
+  rules: z.object({
+    minPrefixLength: z.number().int(),
+    maxPrefixLength: z.number().int(),
+    defaultPrefixLength: z.number().int(),
+    strategy: z.string(),
+    reserveLeading: z.string(),
+    reserveTrailing: z.string(),
+  }),
+  capacity: addressCount,
+  reserved: addressCount,
+  allocated: addressCount,
+  available: addressCount,
+  utilization: share,
+  phase: z.enum(['Ready', 'Exhausted']),
+});
+
+const familyTotalsOutput = z.object({ capacity: addressCount, reserved: addressCount, allocated: addressCount, available: addressCount, utilization: share });
+
+export const networkOutput = resourceOutput(IPAM_API_VERSION, 'Network', {
+  metadata: { name: z.string(), uid: z.uuid(), creationTimestamp: timestamp },
+  spec: { description: z.string(), cidrs: z.array(z.object({ name: z.string(), cidr: z.string() })) },
+  status: {
+    pools: z.array(poolOutput),
+    utilization: z
+      .object({ IPv4: familyTotalsOutput.nullable(), IPv6: familyTotalsOutput.nullable() })
+      .describe('per family, over the root pools; null: no pool of that family'),
+    claims: z.number().int().nonnegative().optional(),
+  },
+});
+export const networkListOutput = listOutput('NetworkList', networkOutput);
+export const networkDeletedOutput = statusOutput('Network');
+
+export const claimOutput = resourceOutput(IPAM_API_VERSION, 'IPClaim', {
+  metadata: { name: z.string(), uid: z.uuid().nullable(), creationTimestamp: timestamp.nullable(), labels: z.record(z.string(), z.string()) },
+  spec: {
+    network: z.string(),
+    pool: z.string(),
+    family: z.enum(['IPv4', 'IPv6']),
+    prefixLength: z.number().int(),
+    address: z.string().nullable(),
+    reclaimPolicy: z.enum(['Delete', 'Retain']),
+    retentionSeconds: z.number().int(),
+    ownerRef: z.unknown(),
+  },
+  status: { phase: z.enum(['Bound', 'Preview']), allocatedCIDR: z.string(), pool: z.string(), allocationRef: z.uuid().nullable() },
+});
+export const claimListOutput = listOutput('IPClaimList', claimOutput);
+export const claimDeletedOutput = statusOutput('IPClaim', { released: z.boolean(), retainedUntil: timestamp.nullable() });
+
+export const retainedAllocationOutput = resourceOutput(IPAM_API_VERSION, 'RetainedAllocation', {
+  metadata: { name: z.string(), uid: z.uuid() },
+  spec: { network: z.string(), pool: z.string(), cidr: z.string() },
+  status: { addresses: addressCount, retainedUntil: timestamp },
+});
+export const retainedAllocationListOutput = listOutput('RetainedAllocationList', retainedAllocationOutput);
+export const retainedReleasedOutput = statusOutput('RetainedAllocation', { cidr: z.string(), released: z.boolean() });
 
 export { poolRules };

@@ -3,6 +3,14 @@ import { decodeContinue, encodeContinue, jsonBody, jsonReply, pageQuery, tokenRo
 import { createClaim, deleteClaim, getClaim, listClaims, listRetainedAllocations, releaseRetainedByName } from './claims';
 import { createNetwork, deleteNetwork, getNetwork, listNetworks } from './networks';
 import {
+  claimDeletedOutput,
+  claimListOutput,
+  claimOutput,
+  networkDeletedOutput,
+  networkListOutput,
+  networkOutput,
+  retainedAllocationListOutput,
+  retainedReleasedOutput,
   claimInputFromResource,
   claimResource,
   claimResourceInput,
@@ -28,6 +36,7 @@ export const ipamRoutes: RestRoute[] = [
     path: NETWORKS,
     group: ipamApi,
     summary: 'List networks with their pools and utilization',
+    output: networkListOutput,
     minRole: 'viewer',
     query: z.object({ ...pageQuery(200, 50), search: z.string().max(100).optional().describe('name substring') }),
     handler: async ({ db, query, principal }) => {
@@ -41,6 +50,7 @@ export const ipamRoutes: RestRoute[] = [
     path: NETWORKS,
     group: ipamApi,
     summary: 'Create a network with its root CIDRs (roots of a project never overlap: 409 Overlap)',
+    output: networkOutput,
     minRole: 'editor',
     body: jsonBody(networkResourceInput),
     handler: async ({ db, body, principal, actor }) => {
@@ -53,6 +63,7 @@ export const ipamRoutes: RestRoute[] = [
     path: NETWORK,
     group: ipamApi,
     summary: 'Read a network',
+    output: networkOutput,
     minRole: 'viewer',
     handler: async ({ db, params, principal }) => networkResource(await getNetwork(db, principal.projectId, resourceName.parse(params.name))),
   }),
@@ -61,6 +72,7 @@ export const ipamRoutes: RestRoute[] = [
     path: NETWORK,
     group: ipamApi,
     summary: 'Delete a network that holds no claims, retained allocations or pod addresses (409 otherwise, with the counts)',
+    output: networkDeletedOutput,
     minRole: 'editor',
     handler: async ({ db, params, principal, actor }) => {
       await deleteNetwork(db, principal.projectId, resourceName.parse(params.name), actor);
@@ -73,6 +85,7 @@ export const ipamRoutes: RestRoute[] = [
     path: CLAIMS,
     group: ipamApi,
     summary: 'List IP claims (filter by network, pool, family, search; sort by name, createdAt or cidr)',
+    output: claimListOutput,
     minRole: 'viewer',
     query: z.object({
       ...pageQuery(500, 50),
@@ -110,6 +123,7 @@ export const ipamRoutes: RestRoute[] = [
     group: ipamApi,
     summary:
       'Create an IP claim; binds synchronously (201 Bound with allocatedCIDR) or fails with a coded error and stores nothing. Same name and spec: 200 with the existing claim. ?dryRun=true previews.',
+    output: claimOutput,
     minRole: 'editor',
     query: z.object({ dryRun: z.enum(['true', 'false', 'All']).optional().describe('true (or All): return the block that would be chosen, store nothing') }),
     body: jsonBody(claimResourceInput),
@@ -126,6 +140,7 @@ export const ipamRoutes: RestRoute[] = [
     path: CLAIM,
     group: ipamApi,
     summary: 'Read an IP claim',
+    output: claimOutput,
     minRole: 'viewer',
     handler: async ({ db, params, principal }) => claimResource(await getClaim(db, principal.projectId, resourceName.parse(params.name))),
   }),
@@ -134,6 +149,7 @@ export const ipamRoutes: RestRoute[] = [
     path: CLAIM,
     group: ipamApi,
     summary: 'Delete an IP claim (Delete: block returned; Retain: kept until released or expired)',
+    output: claimDeletedOutput,
     minRole: 'editor',
     handler: async ({ db, params, principal, actor }) => {
       const result = await deleteClaim(db, principal.projectId, resourceName.parse(params.name), actor);
@@ -151,6 +167,7 @@ export const ipamRoutes: RestRoute[] = [
     group: ipamApi,
     summary:
       'List retained allocations: blocks of deleted claims with reclaimPolicy Retain, still counted and holding their names until released or expired (soonest expiry first)',
+    output: retainedAllocationListOutput,
     minRole: 'viewer',
     query: z.object({ ...pageQuery(200, 50), network: resourceName.optional().describe('network name') }),
     handler: async ({ db, query, principal }) => {
@@ -172,6 +189,7 @@ export const ipamRoutes: RestRoute[] = [
     group: ipamApi,
     summary:
       'Release a retained allocation now: its block returns to the pool, the name can be claimed again, and an otherwise empty network can be deleted (404 when the project holds none under the name)',
+    output: retainedReleasedOutput,
     minRole: 'editor',
     handler: async ({ db, params, principal, actor }) => {
       const result = await releaseRetainedByName(db, principal.projectId, resourceName.parse(params.name), actor);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { rawTimestamp } from '@/db/client';
+import { condition, listOutput, resourceOutput, timestamp } from '@/lib/rest-outputs';
 import type { claimCreationPolicies, grantCreationPolicies } from '@/db/schema';
 import type { BucketView, ClaimLogEntry } from './buckets';
 import type { GrantView } from './grants';
@@ -39,7 +41,7 @@ export function bucketResource(b: BucketView) {
       grantCount: b.grantCount,
       registered: b.registered,
       displayUnit: b.displayUnit,
-      lastReconciliation: b.updatedAt,
+      lastReconciliation: rawTimestamp(b.updatedAt),
     },
   };
 }
@@ -49,7 +51,7 @@ export function claimResource(c: ClaimLogEntry, project: string) {
   return {
     apiVersion: QUOTA_API_VERSION,
     kind: 'ResourceClaim',
-    metadata: { name: c.name, uid: c.id, creationTimestamp: c.createdAt },
+    metadata: { name: c.name, uid: c.id, creationTimestamp: rawTimestamp(c.createdAt) },
     spec: { consumerRef: consumerRef(project), requests: c.requests, resourceRef: c.resourceRef },
     status: {
       phase: c.status,
@@ -57,7 +59,7 @@ export function claimResource(c: ClaimLogEntry, project: string) {
       allocations: c.allocations,
       policy: c.policyName,
       requestedBy: c.createdBy,
-      releasedAt: c.releasedAt,
+      releasedAt: rawTimestamp(c.releasedAt),
     },
   };
 }
@@ -66,7 +68,7 @@ export function grantResource(g: GrantView) {
   return {
     apiVersion: QUOTA_API_VERSION,
     kind: 'ResourceGrant',
-    metadata: { name: g.name, uid: g.id, creationTimestamp: g.createdAt },
+    metadata: { name: g.name, uid: g.id, creationTimestamp: rawTimestamp(g.createdAt) },
     spec: { consumerRef: consumerRef(g.project), allowances: g.allowances },
     status: {
       conditions: [{ type: 'Active', status: g.active ? 'True' : 'False', reason: g.activeReason, message: g.activeMessage }],
@@ -80,13 +82,13 @@ export function increaseResource(r: IncreaseView) {
   return {
     apiVersion: QUOTA_API_VERSION,
     kind: 'QuotaIncreaseRequest',
-    metadata: { name: r.id, uid: r.id, creationTimestamp: r.createdAt },
+    metadata: { name: r.id, uid: r.id, creationTimestamp: rawTimestamp(r.createdAt) },
     spec: { consumerRef: consumerRef(r.project), resourceType: r.resourceType, amount: r.amount, reason: r.reason },
     status: {
       phase: r.status,
       requestedBy: r.requestedBy,
       decidedBy: r.decidedBy,
-      decidedAt: r.decidedAt,
+      decidedAt: rawTimestamp(r.decidedAt),
       decisionReason: r.decisionReason,
       approvedAmount: r.approvedAmount,
       grantRef: r.grantName ? { kind: 'ResourceGrant', name: r.grantName } : null,
@@ -109,7 +111,7 @@ export function registrationResource(r: RegistrationRow) {
   return {
     apiVersion: QUOTA_API_VERSION,
     kind: 'ResourceRegistration',
-    metadata: { name: r.resourceType, uid: r.id, creationTimestamp: r.createdAt },
+    metadata: { name: r.resourceType, uid: r.id, creationTimestamp: rawTimestamp(r.createdAt) },
     spec: {
       resourceType: r.resourceType,
       consumerKind: r.consumerKind,
@@ -123,7 +125,7 @@ export function registrationResource(r: RegistrationRow) {
     status: {
       conditions: [{ type: 'Active', status: r.active ? 'True' : 'False', reason: r.activeReason, message: r.activeMessage }],
       createdBy: r.createdBy,
-      updatedAt: r.updatedAt,
+      updatedAt: rawTimestamp(r.updatedAt),
     },
   };
 }
@@ -185,7 +187,7 @@ export function grantPolicyResource(p: GrantPolicyRow) {
   return {
     apiVersion: QUOTA_API_VERSION,
     kind: 'GrantCreationPolicy',
-    metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: p.createdAt },
+    metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: rawTimestamp(p.createdAt) },
     spec: {
       description: p.description,
       triggerKind: p.triggerKind,
@@ -203,7 +205,7 @@ export function claimPolicyResource(p: ClaimPolicyRow) {
   return {
     apiVersion: QUOTA_API_VERSION,
     kind: 'ClaimCreationPolicy',
-    metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: p.createdAt },
+    metadata: { name: p.name, uid: p.id, generation: p.generation, creationTimestamp: rawTimestamp(p.createdAt) },
     spec: {
       description: p.description,
       triggerKind: p.triggerKind,
@@ -244,3 +246,117 @@ export const increaseApproveInput = increaseDecisionInput.omit({ id: true });
 
 /** Body of `…/quotaincreaserequests/{name}/reject`: the reason the tenant will read. */
 export const increaseRejectInput = z.strictObject({ reason: z.string().trim().min(1, 'say why the request is rejected').max(1000) });
+
+// ---- What the routes answer (the routes' declared outputs) --------------------------------------
+
+const amounts = z.array(z.object({ resourceType: z.string(), amount: z.number() }));
+const consumerRefOutput = z.object({ apiGroup: z.string(), kind: z.literal('Project'), name: z.string() });
+const created = { uid: z.uuid(), creationTimestamp: timestamp };
+
+export const bucketOutput = resourceOutput(QUOTA_API_VERSION, 'AllowanceBucket', {
+  metadata: { name: z.string() },
+  spec: { consumerRef: consumerRefOutput, resourceType: z.string() },
+  status: {
+    limit: z.number(),
+    allocated: z.number(),
+    available: z.number(),
+    utilization: z.number(),
+    flag: z.enum(['Ok', 'Near', 'Full', 'Over']),
+    claimCount: z.number().int(),
+    grantCount: z.number().int(),
+    registered: z.boolean(),
+    displayUnit: z.string().nullable(),
+    lastReconciliation: timestamp,
+  },
+});
+
+export const quotaClaimOutput = resourceOutput(QUOTA_API_VERSION, 'ResourceClaim', {
+  metadata: { name: z.string(), ...created },
+  spec: { consumerRef: consumerRefOutput, requests: amounts, resourceRef: z.object({ kind: z.string(), name: z.string(), uid: z.string().nullable() }) },
+  status: {
+    phase: z.enum(['Granted', 'Released', 'Denied']),
+    conditions: z.array(condition),
+    allocations: z.array(
+      z.object({ resourceType: z.string(), amount: z.number(), status: z.enum(['Granted', 'Denied']), reason: z.string(), message: z.string() }),
+    ),
+    policy: z.string().nullable(),
+    requestedBy: z.string(),
+    releasedAt: timestamp.nullable(),
+  },
+});
+
+export const grantOutput = resourceOutput(QUOTA_API_VERSION, 'ResourceGrant', {
+  metadata: { name: z.string(), ...created },
+  spec: { consumerRef: consumerRefOutput, allowances: amounts },
+  status: { conditions: z.array(condition), source: z.string(), sourceRef: z.string().nullable() },
+});
+
+export const increaseOutput = resourceOutput(QUOTA_API_VERSION, 'QuotaIncreaseRequest', {
+  metadata: { name: z.uuid(), ...created },
+  spec: { consumerRef: consumerRefOutput, resourceType: z.string(), amount: z.number(), reason: z.string() },
+  status: {
+    phase: z.enum(['Pending', 'Approved', 'Rejected']),
+    requestedBy: z.string(),
+    decidedBy: z.string().nullable(),
+    decidedAt: timestamp.nullable(),
+    decisionReason: z.string().nullable(),
+    approvedAmount: z.number().nullable(),
+    grantRef: z.object({ kind: z.literal('ResourceGrant'), name: z.string() }).nullable(),
+  },
+});
+
+export const registrationOutput = resourceOutput(QUOTA_API_VERSION, 'ResourceRegistration', {
+  metadata: { name: z.string(), ...created },
+  spec: {
+    resourceType: z.string(),
+    consumerKind: z.string(),
+    type: z.string(),
+    description: z.string().nullable(),
+    baseUnit: z.string().nullable(),
+    displayUnit: z.string().nullable(),
+    unitConversionFactor: z.number().nullable(),
+    claimingKinds: z.array(z.string()),
+  },
+  status: { conditions: z.array(condition), createdBy: z.string().nullable(), updatedAt: timestamp },
+});
+
+const policyStatus = { conditions: z.array(condition), observedGeneration: z.number().int() };
+const policyMetadata = { name: z.string(), generation: z.number().int(), ...created };
+
+export const grantPolicyOutput = resourceOutput(QUOTA_API_VERSION, 'GrantCreationPolicy', {
+  metadata: policyMetadata,
+  spec: {
+    description: z.string().nullable(),
+    triggerKind: z.string(),
+    constraints: z.unknown(),
+    grantNameTemplate: z.string(),
+    allowances: z.unknown().describe('amounts, each an integer or a {{ CEL }} template'),
+    enabled: z.boolean(),
+  },
+  status: policyStatus,
+});
+
+export const claimPolicyOutput = resourceOutput(QUOTA_API_VERSION, 'ClaimCreationPolicy', {
+  metadata: policyMetadata,
+  spec: {
+    description: z.string().nullable(),
+    triggerKind: z.string(),
+    constraints: z.unknown(),
+    claimNameTemplate: z.string(),
+    requests: z.unknown().describe('amounts, each an integer or a {{ CEL }} template'),
+    enabled: z.boolean(),
+  },
+  status: policyStatus,
+});
+
+export const quotaOutputs = {
+  bucketList: listOutput('AllowanceBucketList', bucketOutput),
+  claimList: listOutput('ResourceClaimList', quotaClaimOutput),
+  grantList: listOutput('ResourceGrantList', grantOutput),
+  increaseList: listOutput('QuotaIncreaseRequestList', increaseOutput),
+  registrationList: listOutput('ResourceRegistrationList', registrationOutput),
+  grantPolicyList: listOutput('GrantCreationPolicyList', grantPolicyOutput),
+  claimPolicyList: listOutput('ClaimCreationPolicyList', claimPolicyOutput),
+  registrationDeleted: z.object({ resourceType: z.string() }),
+  deleted: z.object({ name: z.string() }),
+};

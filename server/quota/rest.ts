@@ -47,6 +47,12 @@ import {
   registrationPatchInput,
   registrationResource,
   registrationResourceInput,
+  claimPolicyOutput,
+  grantOutput,
+  grantPolicyOutput,
+  increaseOutput,
+  quotaOutputs,
+  registrationOutput,
 } from './resources';
 import { quotaName, resourceType } from './schemas';
 
@@ -82,6 +88,7 @@ export const quotaRoutes: RestRoute[] = [
   projectReadRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/allowancebuckets',
+    output: quotaOutputs.bucketList,
     group: quotaApi,
     summary:
       "List the project's allowance buckets: limit (sum of active grants), allocated (sum of live granted claims), available = max(0, limit − allocated), flag (Ok, Near ≥ 80 %, Full, Over). Operator tokens may read any project's.",
@@ -93,6 +100,7 @@ export const quotaRoutes: RestRoute[] = [
   tokenRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/resourceclaims',
+    output: quotaOutputs.claimList,
     group: quotaApi,
     summary:
       'The claim log, newest first: Granted (QuotaAvailable), Released, Denied (QuotaExceeded with requested/available/limit, or ValidationFailed), with the object that caused each',
@@ -123,6 +131,7 @@ export const quotaRoutes: RestRoute[] = [
   projectReadRoute({
     method: 'GET',
     path: GRANTS,
+    output: quotaOutputs.grantList,
     group: quotaApi,
     summary: "List the grants of the project with their Active condition. Operator tokens may read any project's.",
     query: z.object(pageQuery(200, 50)),
@@ -140,6 +149,7 @@ export const quotaRoutes: RestRoute[] = [
   tokenRoute({
     method: 'GET',
     path: INCREASES,
+    output: quotaOutputs.increaseList,
     group: quotaApi,
     summary: "List the project's quota increase requests and their outcome (Pending, Approved with the grant created, Rejected with the reason)",
     minRole: 'viewer',
@@ -158,6 +168,7 @@ export const quotaRoutes: RestRoute[] = [
   tokenRoute({
     method: 'POST',
     path: INCREASES,
+    output: increaseOutput,
     group: quotaApi,
     summary: 'Ask for more of a registered resource type, with a reason (one pending request per type: 409 otherwise); an operator approves or rejects it',
     minRole: 'editor',
@@ -172,6 +183,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'GET',
     path: REGISTRATIONS,
+    output: quotaOutputs.registrationList,
     group: quotaApi,
     summary: 'List ResourceRegistrations with their Active condition',
     // A short list: one per quota-managed type.
@@ -183,6 +195,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'POST',
     path: REGISTRATIONS,
+    output: registrationOutput,
     group: quotaApi,
     summary:
       "Register a resource type (201); grants waiting for it turn Active and their buckets' limits follow in the same transaction. 409 if already registered.",
@@ -192,6 +205,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'GET',
     path: REGISTRATION,
+    output: registrationOutput,
     group: quotaApi,
     summary: 'Read the registration of <group>/<resource>',
     handler: async ({ db, params }) => registrationResource(await getRegistration(db, typeFromPath(params))),
@@ -199,6 +213,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'PATCH',
     path: REGISTRATION,
+    output: registrationOutput,
     group: quotaApi,
     summary: 'Change the fields named in spec (description, units, type, claiming kinds); the resource type is immutable',
     body: jsonBody(registrationPatchInput),
@@ -212,6 +227,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'DELETE',
     path: REGISTRATION,
+    output: quotaOutputs.registrationDeleted,
     group: quotaApi,
     summary: 'Unregister a type (409 while any grant allows it or any live claim holds it)',
     handler: async ({ db, params, actor }) => deleteRegistration(db, typeFromPath(params), actor),
@@ -220,6 +236,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'POST',
     path: GRANTS,
+    output: grantOutput,
     group: quotaApi,
     summary: "Give any project a grant (201, source Operator); its buckets' limits follow in the same transaction. 409 if the name exists.",
     body: jsonBody(grantResourceInput),
@@ -234,6 +251,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'PUT',
     path: GRANT,
+    output: grantOutput,
     group: quotaApi,
     summary: "Replace a grant's allowances; shrinking below what is allocated revokes nothing (the bucket shows Over and new claims are denied)",
     body: jsonBody(grantReplaceInput),
@@ -249,6 +267,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'DELETE',
     path: GRANT,
+    output: quotaOutputs.deleted,
     group: quotaApi,
     summary: 'Delete a grant; limits drop in the same transaction (claims are not revoked)',
     handler: async ({ db, params, actor }) => {
@@ -260,6 +279,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'GET',
     path: GRANT_POLICIES,
+    output: quotaOutputs.grantPolicyList,
     group: quotaApi,
     summary: "List GrantCreationPolicies with their Ready condition (the CEL compiler's message when not Ready)",
     handler: async ({ db }) => {
@@ -270,6 +290,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'POST',
     path: GRANT_POLICIES,
+    output: grantPolicyOutput,
     group: quotaApi,
     summary:
       "Create a GrantCreationPolicy (trigger: Project created). Expressions that do not compile are stored not Ready with the compiler's message, and never applied.",
@@ -283,6 +304,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'PUT',
     path: GRANT_POLICY,
+    output: grantPolicyOutput,
     group: quotaApi,
     summary: "Replace a GrantCreationPolicy's spec (recompiled; generation bumped)",
     body: jsonBody(grantPolicyReplaceInput),
@@ -296,6 +318,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'DELETE',
     path: GRANT_POLICY,
+    output: quotaOutputs.deleted,
     group: quotaApi,
     summary: 'Delete a GrantCreationPolicy (grants it made stay)',
     handler: async ({ db, params, actor }) => deleteGrantPolicy(db, policyParams.parse(params).name, actor),
@@ -304,6 +327,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'GET',
     path: CLAIM_POLICIES,
+    output: quotaOutputs.claimPolicyList,
     group: quotaApi,
     summary: 'List ClaimCreationPolicies (one per kind) with their Ready condition',
     handler: async ({ db }) => {
@@ -314,6 +338,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'POST',
     path: CLAIM_POLICIES,
+    output: claimPolicyOutput,
     group: quotaApi,
     summary: 'Create a ClaimCreationPolicy for a kind (409 if the kind has one). A policy that is not Ready fails creates of its kind (fail closed).',
     body: jsonBody(claimPolicyResourceInput),
@@ -326,6 +351,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'PUT',
     path: CLAIM_POLICY,
+    output: claimPolicyOutput,
     group: quotaApi,
     summary: "Replace a ClaimCreationPolicy's spec (recompiled; generation bumped)",
     body: jsonBody(claimPolicyReplaceInput),
@@ -339,6 +365,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'DELETE',
     path: CLAIM_POLICY,
+    output: quotaOutputs.deleted,
     group: quotaApi,
     summary: 'Delete a ClaimCreationPolicy: its kind stops being quota-managed (live claims stay until released)',
     handler: async ({ db, params, actor }) => deleteClaimPolicy(db, policyParams.parse(params).name, actor),
@@ -347,6 +374,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'GET',
     path: '/api/v1/quotaincreaserequests',
+    output: quotaOutputs.increaseList,
     group: quotaApi,
     summary:
       "The increase-request queue of every project: Pending oldest first (default), or the Approved/Rejected history newest first; each with the project's bucket now",
@@ -368,6 +396,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'POST',
     path: '/api/v1/quotaincreaserequests/{name}/approve',
+    output: increaseOutput,
     group: quotaApi,
     summary:
       "Approve a pending request (body optional: amount, reason): a grant is created in the same transaction and the bucket's limit grows at once. 409 if already decided.",
@@ -380,6 +409,7 @@ export const quotaRoutes: RestRoute[] = [
   operatorRoute({
     method: 'POST',
     path: '/api/v1/quotaincreaserequests/{name}/reject',
+    output: increaseOutput,
     group: quotaApi,
     summary: 'Reject a pending request with the reason the tenant reads. 409 if already decided.',
     body: jsonBody(increaseRejectInput),

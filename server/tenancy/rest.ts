@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { anyTokenRoute, jsonReply, projectOrOperatorRoute, projectReadRoute, type ApiGroup, type RestRoute } from '@/server/http/declare';
 import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { findProject } from './projects';
-import { projectResource } from '@/server/workflows/project-resource';
+import { projectOutput, projectResource } from '@/server/workflows/project-resource';
 
 /** The core group: who a token acts for, and the project itself. */
 export const coreApi: ApiGroup = { name: 'core', description: 'Identity of the calling token; the project (read its phase, delete it)' };
@@ -13,6 +14,19 @@ export const tenancyRoutes: RestRoute[] = [
     path: '/api/v1/whoami',
     group: coreApi,
     summary: 'The project (and cluster) a project token acts for, or the operator an operator token acts for',
+    output: z.union([
+      z.object({
+        project: z.string(),
+        cluster: z.string().nullish().describe('the cluster of a cluster-scoped token'),
+        token: z.object({ id: z.uuid(), name: z.string(), kind: z.literal('project'), role: z.enum(['viewer', 'editor', 'owner']) }),
+      }),
+      z.object({
+        project: z.null(),
+        cluster: z.null(),
+        operator: z.string(),
+        token: z.object({ id: z.uuid(), name: z.string(), kind: z.literal('operator') }),
+      }),
+    ]),
     handler: async ({ principal }) =>
       principal.kind === 'project'
         ? {
@@ -29,6 +43,7 @@ export const tenancyRoutes: RestRoute[] = [
     group: coreApi,
     summary:
       'Read the project: its phase (Active or Deleting) and, while Deleting, what is left and which objects wait on which dependency (attempts, next attempt, last error). Operator tokens may read any project.',
+    output: projectOutput,
     handler: async ({ db, project }) => projectResource(await findProject(db, project.slug), await getDeletionStatus(db, project.id)),
   }),
 
@@ -38,6 +53,7 @@ export const tenancyRoutes: RestRoute[] = [
     group: coreApi,
     summary:
       'Delete the project (202): phase Deleting at once (creates in it answer 409 ProjectDeleting, reads still work), every token of the project revoked, then its claims, leases, clusters, machines (verified provider cleanup), quota claims, grants and networks released by the worker; what waits on the provider is retried with capped backoff and shown in status. An owner-role project token, or an operator token for any project. Idempotent.',
+    output: projectOutput,
     minRole: 'owner',
     // Every token of the project is revoked (this one too, when it is the project's); asking again answers the same 202.
     handler: async ({ db, project, actor }) => {

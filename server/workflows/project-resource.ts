@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { resourceOutput, timestamp } from '@/lib/rest-outputs';
 import type { ProjectRef } from '@/server/tenancy/projects';
 import type { DeletionStatus } from './project-deletion';
 
@@ -37,3 +39,34 @@ export function projectResource(project: Pick<ProjectRef, 'id' | 'slug' | 'name'
     },
   };
 }
+
+/** What `projectResource` answers (the project routes' declared output). */
+export const projectOutput = resourceOutput('v1', 'Project', {
+  metadata: { name: z.string(), uid: z.uuid(), organization: z.string() },
+  spec: { displayName: z.string() },
+  status: {
+    phase: z.enum(['Active', 'Deleting']),
+    deletion: z
+      .object({
+        requestedAt: timestamp.nullable(),
+        requestedBy: z.string().nullable(),
+        passes: z.number().int().nonnegative(),
+        nextPassAt: timestamp.nullable(),
+        remaining: z.record(z.string(), z.number().int().nonnegative()).describe('objects of each kind still to release'),
+        waitingOn: z.array(
+          z.object({
+            kind: z.string(),
+            name: z.string(),
+            dependency: z.string(),
+            status: z.string(),
+            attempts: z.number().int().nonnegative(),
+            nextAttemptAt: timestamp.nullable(),
+            lastError: z.string().nullable(),
+            since: timestamp,
+          }),
+        ),
+      })
+      .optional()
+      .describe('while Deleting'),
+  },
+});
