@@ -140,6 +140,8 @@ export const envSchema = z.object({
   PROJECT_DELETION_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
   /** The longest wait between a project deletion's passes (at least the base). */
   PROJECT_DELETION_RETRY_CAP_MS: integer(1, 86_400_000).default(60_000),
+  /** The worker samples every utilization series from the counters every this many minutes (crontab `*\/N`). */
+  CAPACITY_SAMPLE_MINUTES: integer(1, 60).default(1),
 
   // ---- Worker and provider --------------------------------------------------------------------
   WORKER_CONCURRENCY: integer(1, 64).default(4),
