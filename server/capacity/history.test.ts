@@ -189,7 +189,7 @@ describe('capacity history', () => {
     expect(net.body.items[0].points.length).toBeGreaterThanOrEqual(2);
     expect(net.body.items[0].forecast).toHaveProperty('state');
 
-    const cl = await get('/api/v1/projects/{project}/clusters/{name}/utilization', { name: 'c1' });
+    const cl = await get('/api/v1/projects/{project}/clusters/{cluster}/utilization', { cluster: 'c1' });
     expect(cl.body.items.map((s: { kind: string }) => s.kind).sort()).toEqual(['cluster-blocks', 'cluster-blocks', 'cluster-pods', 'cluster-pods']);
     const buckets = await get('/api/v1/projects/{project}/allowancebuckets/utilization', {}, '?resourceType=ipam.miloapis.com/ipclaims');
     expect(buckets.body.items).toHaveLength(1);

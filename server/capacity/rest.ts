@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DomainError } from '@/server/errors';
 import { projectReadRoute, type RestRoute } from '@/server/http/declare';
 import { ipamApi } from '@/server/ipam/rest';
 import { resourceName } from '@/server/ipam/schemas';
@@ -40,13 +41,17 @@ export const capacityRoutes: RestRoute[] = [
   }),
   projectReadRoute({
     method: 'GET',
-    path: '/api/v1/projects/{project}/clusters/{name}/utilization',
+    path: '/api/v1/projects/{project}/clusters/{cluster}/utilization',
     group: ipamApi,
     summary: "A cluster's pod addresses (of its node blocks) and node blocks (of its network) over time, per family, with forecasts",
     query: rangeQuery,
-    handler: async ({ db, project, params, query }) => {
+    handler: async ({ db, project, params, query, principal }) => {
       const range = resolveRange(query());
-      const name = resourceName.parse(params.name);
+      const name = params.cluster;
+      // A cluster token reads its own cluster only (any other is NotFound, as on the CNI routes).
+      const valid = resourceName.safeParse(name).success;
+      if (!valid || (principal.kind === 'project' && principal.clusterName && principal.clusterName !== name))
+        throw new DomainError('NotFound', `cluster "${name}" not found`, 'cluster');
       const id = await objectIdByName(db, project.id, 'cluster', name);
       return historyDoc('Cluster', name, range, await objectHistory(db, project.id, id, ['cluster-pods', 'cluster-blocks'], range));
     },

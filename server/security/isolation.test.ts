@@ -222,6 +222,7 @@ function restParams(route: string, w: World): Record<string, string> {
   if (route.includes('/ipclaims/{name}')) params.name = 'c1';
   if (route.includes('/retainedallocations/{name}')) params.name = 'r1';
   if (route.includes('/machines/{name}')) params.name = 'm1';
+  if (route.includes('/pools/{pool}')) params.pool = 'vpc-v4';
   return params;
 }
 const restBodies: Record<string, unknown> = {
