@@ -2,6 +2,7 @@ import { env } from '@/server/env';
 import type { MeridianTask } from './types';
 import { capacityPrune } from './tasks/capacity__prune';
 import { capacitySample } from './tasks/capacity__sample';
+import { webhookDeliver } from './tasks/webhook__deliver';
 import { capacityReconcile } from './tasks/capacity__reconcile';
 import { cniReturnBlock } from './tasks/cni__return_block';
 import { ipallocationExpire } from './tasks/ipallocation__expire';
@@ -26,6 +27,7 @@ export const tasks: Record<string, MeridianTask> = {
   quota__prune_claim_log: quotaPruneClaimLog,
   capacity__sample: capacitySample,
   capacity__prune: capacityPrune,
+  webhook__deliver: webhookDeliver,
 };
 
 /** The recurring jobs; the capacity sampler's interval is CAPACITY_SAMPLE_MINUTES. */
