@@ -223,9 +223,12 @@ function restParams(route: string, w: World): Record<string, string> {
   if (route.includes('/retainedallocations/{name}')) params.name = 'r1';
   if (route.includes('/machines/{name}')) params.name = 'm1';
   if (route.includes('/pools/{pool}')) params.pool = 'vpc-v4';
+  if (route.includes('/webhooks/{name}')) params.name = 'w1';
   return params;
 }
 const restBodies: Record<string, unknown> = {
+  '/api/v1/projects/{project}/webhooks': { name: 'w2', url: 'https://hooks.example.com/meridian' },
+  '/api/v1/projects/{project}/capacityalertrules': { warningPercent: 70 },
   '/api/v1/projects/{project}/networks': { metadata: { name: 'n2' }, spec: { cidrs: [{ cidr: '203.0.113.0/24' }] } },
   '/api/v1/projects/{project}/ipclaims': { metadata: { name: 'c2' }, spec: { network: 'vpc', prefixLength: 28 } },
   '/api/v1/projects/{project}/clusters': { name: 'k2', network: 'vpc' },
@@ -241,6 +244,11 @@ const restBodies: Record<string, unknown> = {
  */
 const operatorRouteCases: Record<string, { params?: (w: World) => Record<string, string>; body?: (w: World) => unknown }> = {
   'GET /api/v1/resourceregistrations': {},
+  'GET /api/v1/capacityalerts': {},
+  'GET /api/v1/webhooks': {},
+  'POST /api/v1/webhooks': { body: (w) => ({ name: `${w.tag}-hook`, url: 'https://hooks.example.com/meridian' }) },
+  'DELETE /api/v1/webhooks/{name}': { params: (w) => ({ name: `${w.tag}-hook` }) },
+  'GET /api/v1/webhooks/{name}/deliveries': { params: (w) => ({ name: `${w.tag}-hook` }) },
   'POST /api/v1/resourceregistrations': {
     body: (w) => ({ spec: { resourceType: `${w.tag}.example.com/others`, type: 'Entity', baseUnit: 'x', displayUnit: 'x', claimingKinds: ['Other'] } }),
   },
