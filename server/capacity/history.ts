@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, invalid } from '@/server/errors';
-import { forecastExhaustion, type Forecast, type TrendPoint } from './forecast';
+import { forecastExhaustion, type Forecast, type TrendPoint } from '@/lib/forecast';
 
 /**
  * The stored periods of every series and how long each is kept: per minute for 2 days, per hour for
