@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listAlerts } from '@/server/capacity/alerts';
 import { objectHistory, objectIdByName, resolveRange } from '@/server/capacity/history';
 import { resourceName } from '@/server/ipam/schemas';
-import { createTRPCRouter, platformProcedure, projectProcedure } from '../init';
+import { createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
 
 /** The console's time-range picker: how far back a chart reaches. */
 const rangeInput = z.enum(['1h', '24h', '7d', '30d', '90d', '3y']);
@@ -26,5 +26,7 @@ export const capacityRouter = createTRPCRouter({
     .input(z.strictObject({ firingOnly: z.boolean().default(false) }))
     .query(({ ctx, input }) => listAlerts(ctx.db, ctx.project.id, { firingOnly: input.firingOnly, limit: 50 })),
   /** Every project's firing alerts, for operators. */
-  operatorAlerts: platformProcedure('operator').query(({ ctx }) => listAlerts(ctx.db, null, { firingOnly: true, limit: 100 })),
+  operatorAlerts: platformProcedure('operator')
+    .input(noInput)
+    .query(({ ctx }) => listAlerts(ctx.db, null, { firingOnly: true, limit: 100 })),
 });
