@@ -24,6 +24,8 @@ CREATE TABLE "capacity_samples" (
 );
 --> statement-breakpoint
 ALTER TABLE "capacity_series" ADD CONSTRAINT "capacity_series_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "capacity_samples" ADD CONSTRAINT "capacity_samples_series_id_capacity_series_id_fk" FOREIGN KEY ("series_id") REFERENCES "public"."capacity_series"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+-- No foreign key from samples to series (see server/capacity/sql/capacity_series_delete_samples.sql).
+CREATE TRIGGER capacity_series_delete_samples BEFORE DELETE ON capacity_series FOR EACH ROW EXECUTE FUNCTION capacity_series_delete_samples();
+--> statement-breakpoint
 CREATE INDEX "capacity_series_object" ON "capacity_series" USING btree ("object_id");--> statement-breakpoint
 CREATE INDEX "capacity_series_project" ON "capacity_series" USING btree ("project_id","kind");

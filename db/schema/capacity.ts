@@ -40,9 +40,8 @@ export const capacitySeries = pgTable(
 export const capacitySamples = pgTable(
   'capacity_samples',
   {
-    seriesId: integer('series_id')
-      .notNull()
-      .references(() => capacitySeries.id, { onDelete: 'cascade' }),
+    /** The series (no foreign key: a trigger deletes a series' samples with it; see the migration). */
+    seriesId: integer('series_id').notNull(),
     step: integer('step').notNull(),
     at: timestamp('at', { withTimezone: true }).notNull(),
     used: numeric('used', { precision: 40, scale: 0 }).notNull(),

@@ -114,6 +114,11 @@ describe('capacity history', () => {
       { step: 86400, n: 2 },
     ]);
     expect(MAX_ROWS_PER_SERIES).toBe(2880 + 2160 + 1096);
+
+    // A series deleted (with its project, or pruned) takes its samples with it.
+    await db.execute(sql`delete from capacity_series where id = ${id}`);
+    const [{ n }] = (await db.execute(sql`select count(*)::int as n from capacity_samples where series_id = ${id}`)) as unknown as { n: number }[];
+    expect(n).toBe(0);
   });
 
   test('history reads aggregate to the step with the peak, from the finest period kept at `from`', async () => {
