@@ -133,6 +133,15 @@ const share = (used: string, capacity: string) => {
 /** A series' points over `range`: each the peak `used` and the latest `capacity` of its step. */
 export async function readSeriesPoints(db: DbOrTx, seriesId: number, range: HistoryRange): Promise<HistoryPoint[]> {
   const from = new Date(Math.floor(range.from.getTime() / (range.step * 1000)) * range.step * 1000).toISOString();
+  if (range.step === range.source) {
+    // One stored row per point: read as stored, no grouping.
+    const rows = (await db.execute(sql`
+      select to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, used::text as used, capacity::text as capacity
+        from capacity_samples
+       where series_id = ${seriesId} and step = ${range.source} and at >= ${from}::timestamptz and at <= ${range.to.toISOString()}::timestamptz
+       order by series_id, step, at`)) as unknown as { at: string; used: string; capacity: string }[];
+    return rows.map((r) => ({ ...r, utilization: share(r.used, r.capacity) }));
+  }
   const rows = (await db.execute(sql`
     select to_char(date_bin(make_interval(secs => ${range.step}), at, 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at,
            max(used)::text as used, (array_agg(capacity order by at desc))[1]::text as capacity
