@@ -13,23 +13,16 @@ AS $$
     ON CONFLICT (key) DO NOTHING
     RETURNING id, key
   ),
-  -- Hash joins on the key (a merge join would sort 10,000 keys in the database's collation).
-  v AS MATERIALIZED (
-    SELECT s.id, c.used, c.capacity FROM c JOIN capacity_series s ON s.key = c.key
-    UNION ALL
-    SELECT cr.id, c.used, c.capacity FROM created cr JOIN c ON c.key = cr.key
+  ids AS (
+    SELECT s.id, s.key FROM capacity_series s JOIN c ON c.key = s.key
+    UNION ALL SELECT id, key FROM created
   ),
+  v AS MATERIALIZED (SELECT ids.id, c.used, c.capacity FROM ids JOIN c ON c.key = ids.key),
   periods(step) AS (VALUES (60), (3600), (86400)),
-  -- Only what changes a period's row goes to the upsert: ON CONFLICT locks (writes) every row it
-  -- meets, even when its WHERE then leaves it alone, and most hours and days keep their peak.
   written AS (
     INSERT INTO capacity_samples AS cs (series_id, step, at, used, capacity)
-    SELECT x.id, x.step, x.at, x.used, x.capacity
-      FROM (SELECT v.id, periods.step, to_timestamp(floor(extract(epoch FROM p_at) / periods.step) * periods.step) AS at, v.used, v.capacity
-              FROM v CROSS JOIN periods) x
-      -- One primary-key probe per row (LIMIT keeps it a nested loop, never a scan of the history).
-      LEFT JOIN LATERAL (SELECT o.used, o.capacity FROM capacity_samples o WHERE o.series_id = x.id AND o.step = x.step AND o.at = x.at LIMIT 1) old ON true
-     WHERE old.used IS NULL OR old.used < x.used OR old.capacity <> x.capacity
+    SELECT v.id, periods.step, to_timestamp(floor(extract(epoch FROM p_at) / periods.step) * periods.step), v.used, v.capacity
+      FROM v CROSS JOIN periods
     ON CONFLICT (series_id, step, at) DO UPDATE
       SET used = greatest(cs.used, excluded.used), capacity = excluded.capacity
       WHERE cs.used < excluded.used OR cs.capacity <> excluded.capacity
