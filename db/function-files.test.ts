@@ -155,6 +155,7 @@ describe('function files', () => {
     const triggers = files.filter(definesTriggerFunction).map((f) => path.basename(f.file, '.sql'));
     expect(triggers.sort()).toEqual([
       'api_tokens_revoke_with_creator',
+      'capacity_series_delete_samples',
       'events_refuse_change',
       'machine_allocations_immutable',
       'machine_capacity_device_ref_immutable',

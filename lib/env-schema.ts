@@ -140,6 +140,17 @@ export const envSchema = z.object({
   PROJECT_DELETION_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
   /** The longest wait between a project deletion's passes (at least the base). */
   PROJECT_DELETION_RETRY_CAP_MS: integer(1, 86_400_000).default(60_000),
+  /** The worker samples every utilization series from the counters every this many minutes (crontab `*\/N`). */
+  CAPACITY_SAMPLE_MINUTES: integer(1, 60).default(1),
+  /** /metrics shows per-series capacity gauges for at most this many pools and this many buckets (the most utilized). */
+  CAPACITY_METRICS_MAX_SERIES: integer(0, 100_000).default(500),
+  /** `1`: alert webhooks may use plain http to any host (otherwise https, or http to a loopback host only). */
+  WEBHOOK_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
+  /** The first wait before a failed webhook delivery is retried; doubles per attempt (with jitter) up to the cap. */
+  WEBHOOK_RETRY_BASE_MS: integer(10, 3_600_000).default(1_000),
+  WEBHOOK_RETRY_CAP_MS: integer(10, 86_400_000).default(600_000),
+  /** How long one webhook delivery may take before it counts as failed. */
+  WEBHOOK_TIMEOUT_MS: integer(100, 60_000).default(5_000),
 
   // ---- Worker and provider --------------------------------------------------------------------
   WORKER_CONCURRENCY: integer(1, 64).default(4),

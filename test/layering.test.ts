@@ -36,6 +36,7 @@ const serverFolders: Record<string, 'adapter' | 'workflow' | 'domain' | 'platfor
   worker: 'adapter',
   workflows: 'workflow',
   audit: 'domain',
+  capacity: 'domain',
   cni: 'domain',
   fleet: 'domain',
   ipam: 'domain',

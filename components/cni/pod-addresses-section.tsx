@@ -1,4 +1,5 @@
 'use client';
+import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/app/_trpc/client';
 import { useCanEdit } from '@/components/projects/hooks';
@@ -54,6 +55,12 @@ export function PodAddressesSection({ project, network }: { project: string; net
           </Card>
         )}
       </div>
+
+      {here.map((c) => (
+        <Card key={c} title={`Cluster ${c} over time`}>
+          <UtilizationHistory project={project} object="cluster" name={c} />
+        </Card>
+      ))}
 
       {hasClusters && usage.data && (
         <>

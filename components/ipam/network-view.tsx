@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
+import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { PodAddressesSection } from '@/components/cni/pod-addresses-section';
 import { useCanEdit } from '@/components/projects/hooks';
 import { errorMessage } from '@/components/ui/errors';
@@ -82,6 +83,10 @@ export function NetworkView({ project, network }: { project: string; network: st
 
       <Card title="Utilization">
         <FamilyBars utilization={n.utilization} />
+      </Card>
+
+      <Card title="Utilization history">
+        <UtilizationHistory project={project} object="network" name={n.name} />
       </Card>
 
       <Card title="Pools">

@@ -1,4 +1,5 @@
 'use client';
+import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
@@ -233,6 +234,9 @@ export function QuotaView({ project }: { project: string }) {
       </div>
       <Card title="Allowances">
         <BucketBars project={project} />
+      </Card>
+      <Card title="Allowances over time">
+        <UtilizationHistory project={project} object="buckets" />
       </Card>
       <IncreaseRequests project={project} canRequest={canRequest} />
       <ClaimLog project={project} />

@@ -5,3 +5,4 @@ export * from './ipam';
 export * from './cni';
 export * from './quota';
 export * from './fleet';
+export * from './capacity';

@@ -1,3 +1,4 @@
+import { capacityRoutes } from '@/server/capacity/rest';
 import { cniRoutes } from '@/server/cni/rest';
 import { fleetRoutes, metalApi } from '@/server/fleet/rest';
 import { ipamApi, ipamRoutes } from '@/server/ipam/rest';
@@ -12,7 +13,10 @@ import { routeTable } from '@/server/http/route-table';
  * and `GET /api/v1/openapi.json` describe it, the request metrics label by its patterns, and the
  * isolation and fuzz suites enumerate it.
  */
-export const apiTable = routeTable([coreApi, ipamApi, quotaApi, metalApi], [...tenancyRoutes, ...ipamRoutes, ...cniRoutes, ...quotaRoutes, ...fleetRoutes]);
+export const apiTable = routeTable(
+  [coreApi, ipamApi, quotaApi, metalApi],
+  [...tenancyRoutes, ...ipamRoutes, ...cniRoutes, ...quotaRoutes, ...fleetRoutes, ...capacityRoutes],
+);
 
 /** Every declared route. */
 export const apiRoutes: readonly RestRoute[] = apiTable.routes;

@@ -260,6 +260,15 @@ const freshName = fc.oneof(
 
 /** Valid bodies per route (names vary so that some creates succeed and later ones collide). */
 const validBodies: Record<string, (name: string) => unknown[]> = {
+  'PUT /api/v1/projects/{project}/capacityalertrules': () => [
+    { warningPercent: 70, criticalPercent: 90 },
+    { network: 'vpc', forecastDays: 3, hysteresisPercent: 2, enabled: false },
+  ],
+  'POST /api/v1/projects/{project}/webhooks': (name) => [
+    { name, url: 'https://hooks.example.com/meridian' },
+    { name, url: 'http://127.0.0.1:9/hook' },
+  ],
+  'POST /api/v1/webhooks': (name) => [{ name, url: 'https://hooks.example.com/operators' }],
   'POST /api/v1/projects/{project}/networks': (name) => [
     { metadata: { name }, spec: { cidrs: [{ cidr: '198.18.0.0/28' }] } },
     {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decodeContinue, encodeContinue, jsonBody, jsonReply, pageQuery, tokenRoute, type ApiGroup, type RestRoute } from '@/server/http/declare';
+import { availableBlocks } from './available';
 import { createClaim, deleteClaim, getClaim, listClaims, listRetainedAllocations, releaseRetainedByName } from './claims';
 import { createNetwork, deleteNetwork, getNetwork, listNetworks } from './networks';
 import {
@@ -194,6 +195,32 @@ export const ipamRoutes: RestRoute[] = [
     handler: async ({ db, params, principal, actor }) => {
       const result = await releaseRetainedByName(db, principal.projectId, resourceName.parse(params.name), actor);
       return { kind: 'Status', status: 'Success', details: { name: result.name, kind: 'RetainedAllocation', cidr: result.cidr, released: result.released } };
+    },
+  }),
+  tokenRoute({
+    method: 'GET',
+    path: '/api/v1/projects/{project}/networks/{name}/pools/{pool}/available',
+    group: ipamApi,
+    summary:
+      'Free space of a pool, from its free-block table: with prefixLength, the first free blocks of that length in address order; without, the largest free blocks. A claim gets one by naming it as spec.address (with spec.pool)',
+    minRole: 'viewer',
+    query: z.object({
+      prefixLength: z.coerce.number().int().min(0).max(128).optional().describe('the block length wanted (e.g. 24); absent: the largest free blocks'),
+      limit: z.coerce.number().int().min(1).max(1000).default(10).describe('how many blocks (1–1000, default 10)'),
+    }),
+    handler: async ({ db, params, query, principal }) => {
+      const q = query();
+      const answer = await availableBlocks(db, principal.projectId, resourceName.parse(params.name), resourceName.parse(params.pool), {
+        prefixLength: q.prefixLength,
+        limit: q.limit,
+      });
+      return {
+        apiVersion: 'v1',
+        kind: 'AvailablePrefixList',
+        metadata: { network: params.name, pool: answer.pool },
+        spec: { prefixLength: answer.prefixLength },
+        items: answer.items,
+      };
     },
   }),
 ];

@@ -2,6 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { env } from '@/server/env';
+import { capacityMetricsText } from './capacity-metrics';
+
+const capacityMetricsMax = () => env().CAPACITY_METRICS_MAX_SERIES;
 
 /**
  * In-process metrics (this web process) live in a prom-client registry on `globalThis` (Next may
@@ -150,5 +154,5 @@ export async function databaseMetricsText(db: DbOrTx): Promise<string> {
   out.push('# TYPE meridian_project_deletion_blockers gauge');
   for (const dependency of ['provider', 'fleet', 'meridian'])
     out.push(`meridian_project_deletion_blockers{waiting_on="${dependency}"} ${d.blockers[dependency] ?? 0}`);
-  return out.join('\n') + '\n';
+  return out.join('\n') + '\n' + (await capacityMetricsText(db, capacityMetricsMax()));
 }

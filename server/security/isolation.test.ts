@@ -25,6 +25,7 @@ import { createIncreaseRequest } from '@/server/quota/increases';
 import { createClaimPolicy, createGrantPolicy } from '@/server/quota/policies';
 import { createRegistration } from '@/server/quota/registrations';
 import type { PlatformRole, SessionUser } from '@/server/tenancy/roles';
+import { createWebhookEndpoint } from '@/server/capacity/webhooks';
 import { createApiToken, createOperatorToken, revokeApiToken, revokeOperatorToken } from '@/server/tenancy/tokens';
 import { createCaller, appRouter } from '@/server/trpc/root';
 import { testDb, uniq } from '@/test/db';
@@ -101,6 +102,9 @@ export const procedureCases: Record<string, Case> = {
   'audit.project': { access: 'project', minRole: 'viewer', input: p({ limit: 5 }) },
   'ipam.networks.list': { access: 'project', minRole: 'viewer', input: p() },
   'ipam.networks.get': { access: 'project', minRole: 'viewer', input: p({ name: 'vpc' }) },
+  'capacity.history': { access: 'project', minRole: 'viewer', input: p({ object: 'network', name: 'vpc', range: '24h' }) },
+  'capacity.alerts': { access: 'project', minRole: 'viewer', input: p({ firingOnly: false }) },
+  'capacity.operatorAlerts': { access: 'platform', roles: ['operator'], input: () => undefined },
   'ipam.networks.create': { access: 'project', minRole: 'editor', input: p({ name: 'n2', cidrs: [{ cidr: '203.0.113.0/24' }] }) },
   'ipam.networks.delete': { access: 'project', minRole: 'editor', input: p({ name: 'vpc' }) },
   'ipam.networks.map': { access: 'project', minRole: 'viewer', input: p({ network: 'vpc' }) },
@@ -222,9 +226,13 @@ function restParams(route: string, w: World): Record<string, string> {
   if (route.includes('/ipclaims/{name}')) params.name = 'c1';
   if (route.includes('/retainedallocations/{name}')) params.name = 'r1';
   if (route.includes('/machines/{name}')) params.name = 'm1';
+  if (route.includes('/pools/{pool}')) params.pool = 'vpc-v4';
+  if (route.includes('/webhooks/{name}')) params.name = 'w1';
   return params;
 }
 const restBodies: Record<string, unknown> = {
+  '/api/v1/projects/{project}/webhooks': { name: 'w2', url: 'https://hooks.example.com/meridian' },
+  '/api/v1/projects/{project}/capacityalertrules': { warningPercent: 70 },
   '/api/v1/projects/{project}/networks': { metadata: { name: 'n2' }, spec: { cidrs: [{ cidr: '203.0.113.0/24' }] } },
   '/api/v1/projects/{project}/ipclaims': { metadata: { name: 'c2' }, spec: { network: 'vpc', prefixLength: 28 } },
   '/api/v1/projects/{project}/clusters': { name: 'k2', network: 'vpc' },
@@ -240,6 +248,11 @@ const restBodies: Record<string, unknown> = {
  */
 const operatorRouteCases: Record<string, { params?: (w: World) => Record<string, string>; body?: (w: World) => unknown }> = {
   'GET /api/v1/resourceregistrations': {},
+  'GET /api/v1/capacityalerts': {},
+  'GET /api/v1/webhooks': {},
+  'POST /api/v1/webhooks': { body: (w) => ({ name: `${w.tag}-hook2`, url: 'https://hooks.example.com/meridian' }) },
+  'DELETE /api/v1/webhooks/{name}': { params: (w) => ({ name: `${w.tag}-hook` }) },
+  'GET /api/v1/webhooks/{name}/deliveries': { params: (w) => ({ name: `${w.tag}-hook` }) },
   'POST /api/v1/resourceregistrations': {
     body: (w) => ({ spec: { resourceType: `${w.tag}.example.com/others`, type: 'Entity', baseUnit: 'x', displayUnit: 'x', claimingKinds: ['Other'] } }),
   },
@@ -379,6 +392,7 @@ beforeAll(async () => {
   // pending increase request and a machine awaiting approval in the victim project, and capacity
   // (one Available, one Quarantined) in a location of the world's own.
   const tag = uniq('iso');
+  await createWebhookEndpoint(db, { projectId: null, name: `${tag}-hook`, url: 'https://hooks.example.com/operators' }, actor, { allowHttp: false });
   const registration = await createRegistration(
     db,
     {

@@ -1,5 +1,6 @@
 import { createCallerFactory, createTRPCRouter } from './init';
 import { auditRouter } from './routers/audit';
+import { capacityRouter } from './routers/capacity';
 import { cniRouter } from './routers/cni';
 import { fleetRouter } from './routers/fleet';
 import { ipamRouter } from './routers/ipam';
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   sessions: sessionsRouter,
   simulator: simulatorRouter,
   fleet: fleetRouter,
+  capacity: capacityRouter,
   users: usersRouter,
 });
 

@@ -1,4 +1,8 @@
+import { env } from '@/server/env';
 import type { MeridianTask } from './types';
+import { capacityPrune } from './tasks/capacity__prune';
+import { capacitySample } from './tasks/capacity__sample';
+import { webhookDeliver } from './tasks/webhook__deliver';
 import { capacityReconcile } from './tasks/capacity__reconcile';
 import { cniReturnBlock } from './tasks/cni__return_block';
 import { ipallocationExpire } from './tasks/ipallocation__expire';
@@ -21,6 +25,19 @@ export const tasks: Record<string, MeridianTask> = {
   project__delete: projectDelete,
   quota__audit: quotaAudit,
   quota__prune_claim_log: quotaPruneClaimLog,
+  capacity__sample: capacitySample,
+  capacity__prune: capacityPrune,
+  webhook__deliver: webhookDeliver,
 };
 
-export const crontab = ['0 * * * * system__heartbeat_prune ?fill=1h', '*/5 * * * * quota__audit', '30 3 * * * quota__prune_claim_log'];
+/** The recurring jobs; the capacity sampler's interval is CAPACITY_SAMPLE_MINUTES. */
+export function crontab(sampleMinutes = env().CAPACITY_SAMPLE_MINUTES): string[] {
+  const every = sampleMinutes === 1 ? '*' : sampleMinutes === 60 ? '0' : `*/${sampleMinutes}`;
+  return [
+    '0 * * * * system__heartbeat_prune ?fill=1h',
+    '*/5 * * * * quota__audit',
+    '30 3 * * * quota__prune_claim_log',
+    `${every} * * * * capacity__sample`,
+    '17 * * * * capacity__prune',
+  ];
+}

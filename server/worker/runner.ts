@@ -91,7 +91,7 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
     concurrency: options.concurrency,
     noHandleSignals: true,
     taskList,
-    crontab: crontab.join('\n'),
+    crontab: crontab().join('\n'),
     events,
   });
   await beat();

@@ -3,7 +3,8 @@ import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
 import { OperatorClustersSection } from '@/components/cni/operator-clusters';
 import { OperatorNetworksView } from '@/components/ipam/operator-networks-view';
 import { adminPoolsInput, adminRetainedInput } from '@/components/ipam/queries';
-import { PageHeader } from '@/components/ui/primitives';
+import { Card, PageHeader } from '@/components/ui/primitives';
+import { OperatorCapacityAlerts } from '@/components/capacity/alerts-banner';
 import { requirePlatformRole } from '@/server/auth/guards';
 
 export const metadata: Metadata = { title: 'Networks' };
@@ -19,6 +20,9 @@ export default async function Page() {
     <>
       <PageHeader title="Networks" description="All networks and pools across projects, with utilization and retained allocations." />
       <HydrateClient>
+        <Card title="Capacity alerts">
+          <OperatorCapacityAlerts />
+        </Card>
         <OperatorNetworksView />
         <OperatorClustersSection />
       </HydrateClient>

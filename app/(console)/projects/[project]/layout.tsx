@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { HydrateClient, getQueryClient, serverCaller, trpc } from '@/app/_trpc/server';
+import { CapacityAlertsBanner } from '@/components/capacity/alerts-banner';
 import { DeletionStatus } from '@/components/projects/deletion';
 import { ProjectTabs } from '@/components/projects/project-tabs';
 
@@ -34,6 +35,7 @@ export default async function ProjectLayout({ children, params }: { children: Re
           </HydrateClient>
         </div>
       )}
+      <CapacityAlertsBanner project={project.slug} />
       <ProjectTabs slug={project.slug} />
       {children}
     </div>

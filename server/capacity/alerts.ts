@@ -1,0 +1,77 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+import { recordEvent, type Actor } from '@/server/audit/events';
+
+/** The rule a series falls under when neither its object nor its project has one. */
+export const DEFAULT_RULE = { warningPercent: 80, criticalPercent: 95, forecastDays: 7, hysteresisPercent: 5 } as const;
+
+/**
+ * Evaluates every series' alert conditions at `at` (SQL `capacity_alerts_evaluate`, one statement in
+ * one transaction: state, audit events, webhook outbox and delivery jobs together). The forecast
+ * condition is evaluated when `forecast` (hourly: it reads the hourly peaks of the last 7 days).
+ * Returns the number of alerts that fired or resolved.
+ */
+export async function evaluateAlerts(db: DbOrTx, at: Date, options: { forecast: boolean }): Promise<number> {
+  const [row] = (await db.execute(sql`select capacity_alerts_evaluate(${at.toISOString()}::timestamptz, ${options.forecast}) as n`)) as unknown as {
+    n: number;
+  }[];
+  return row.n;
+}
+
+export interface AlertView {
+  series: string;
+  kind: string;
+  objectId: string;
+  object: string | null;
+  family: 'IPv4' | 'IPv6' | null;
+  resourceType: string | null;
+  condition: 'warning' | 'critical' | 'forecast';
+  firing: boolean;
+  since: string;
+  value: number;
+  threshold: number;
+  message: string;
+  transitions: number;
+}
+
+/** A project's alerts (every project's when `projectId` is null, for operators): firing first, then the most recent. */
+export async function listAlerts(db: DbOrTx, projectId: string | null, options: { firingOnly?: boolean; limit?: number } = {}): Promise<AlertView[]> {
+  const rows = (await db.execute(sql`
+    select s.key as series, s.kind, s.object_id as "objectId",
+           coalesce((select n.name from networks n where n.id = s.object_id), (select p.name from ip_pools p where p.id = s.object_id),
+                    (select c.name from clusters c where c.id = s.object_id), s.resource_type) as object,
+           s.family, s.resource_type as "resourceType", a.condition, a.firing,
+           to_char(a.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as since, a.value, a.threshold, a.message, a.transitions
+      from capacity_alerts a join capacity_series s on s.id = a.series_id
+     where (${projectId}::uuid is null or a.project_id = ${projectId}::uuid) and (${options.firingOnly ?? false} = false or a.firing)
+     order by a.firing desc, a.since desc limit ${options.limit ?? 100}`)) as unknown as (Omit<AlertView, 'family'> & { family: number | null })[];
+  return rows.map((r) => ({ ...r, family: r.family === 4 ? 'IPv4' : r.family === 6 ? 'IPv6' : null }));
+}
+
+export interface AlertRuleInput {
+  /** A pool, network or cluster id (or the project's, for its buckets); null: every series of the project. */
+  objectId: string | null;
+  warningPercent: number;
+  criticalPercent: number;
+  forecastDays: number;
+  hysteresisPercent: number;
+  enabled: boolean;
+}
+
+/** Sets (creates or replaces) a project's rule for one object or for all its series; audited. */
+export async function setAlertRule(db: DbOrTx, projectId: string, input: AlertRuleInput, actor: Actor) {
+  await db.execute(sql`
+    insert into capacity_alert_rules (project_id, object_id, warning_percent, critical_percent, forecast_days, hysteresis_percent, enabled, created_by)
+    values (${projectId}, ${input.objectId}, ${input.warningPercent}, ${input.criticalPercent}, ${input.forecastDays}, ${input.hysteresisPercent}, ${input.enabled}, ${actor.label})
+    on conflict (project_id, coalesce(object_id, '00000000-0000-0000-0000-000000000000'::uuid)) do update
+      set warning_percent = excluded.warning_percent, critical_percent = excluded.critical_percent, forecast_days = excluded.forecast_days,
+          hysteresis_percent = excluded.hysteresis_percent, enabled = excluded.enabled`);
+  await recordEvent(db, {
+    actor,
+    projectId,
+    action: 'capacity.alertRule.set',
+    objectType: 'alertRule',
+    objectId: input.objectId ?? projectId,
+    after: { ...input },
+  });
+}

@@ -1,0 +1,212 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, test } from 'vitest';
+import type { Db } from '@/db/client';
+import { systemActor } from '@/server/audit/events';
+import { createCluster, findCluster } from '@/server/cni/clusters';
+import { addLease } from '@/server/cni/leases';
+import { createClaim, deleteClaim } from '@/server/ipam/claims';
+import { createNetwork } from '@/server/ipam/networks';
+import { createApiToken } from '@/server/tenancy/tokens';
+import { testDb } from '@/test/db';
+import { makeProject } from '@/test/fixtures';
+import { routeHandlers } from '@/test/rest';
+import { MAX_ROWS_PER_SERIES, objectHistory, pruneHistory, readSeriesPoints, recordSample, resolveRange, seriesOf, TIERS } from './history';
+
+const actor = systemActor('test');
+
+async function setup() {
+  const { db } = testDb();
+  const { project } = await makeProject(db);
+  const network = await createNetwork(
+    db,
+    project.id,
+    { name: 'vpc', cidrs: [{ cidr: '198.51.100.0/24', reserveLeading: 4 } as never, { cidr: '2001:db8::/64' }] },
+    actor,
+  );
+  return { db, project, networkId: (network as { id: string }).id };
+}
+
+async function samplesOf(db: Db, key: string) {
+  return (await db.execute(sql`
+    select cs.step, to_char(cs.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, cs.used::text as used, cs.capacity::text as capacity
+      from capacity_samples cs join capacity_series s on s.id = cs.series_id where s.key = ${key} order by cs.step, cs.at`)) as unknown as {
+    step: number;
+    at: string;
+    used: string;
+    capacity: string;
+  }[];
+}
+
+describe('capacity history', () => {
+  test('a sample records every series of the project from the exact counters, in the three periods', async () => {
+    const { db, project, networkId } = await setup();
+    await createCluster(db, project.id, { name: 'c1', network: 'vpc' }, actor);
+    const cluster = await findCluster(db, project.id, 'c1');
+    await createClaim(db, project.id, { name: 'web', network: 'vpc', prefixLength: 28, family: 4, reclaimPolicy: 'Delete' } as never, actor);
+    await addLease(db, cluster, { cniNetwork: 'k8s', containerId: 'ctr1', ifname: 'eth0', node: 'n1', podNamespace: 'default', podName: 'p1' }, actor);
+
+    const at = new Date('2031-03-04T05:06:30Z');
+    expect(await recordSample(db, at)).toBeGreaterThan(0);
+
+    const keys = (
+      (await db.execute(sql`select key, kind from capacity_series where project_id = ${project.id} order by key`)) as unknown as { key: string; kind: string }[]
+    ).map((r) => r.kind);
+    expect(keys.filter((k) => k === 'network')).toHaveLength(2);
+    expect(keys.filter((k) => k === 'pool')).toHaveLength(2);
+    expect(keys.filter((k) => k === 'cluster-pods')).toHaveLength(2);
+    expect(keys.filter((k) => k === 'cluster-blocks')).toHaveLength(2);
+    expect(keys.filter((k) => k === 'bucket').length).toBeGreaterThan(0);
+
+    // IPv4: 256 addresses, 4 reserved → 252 allocatable; the /28 claim and the node's /26 block → 80 used.
+    expect(await samplesOf(db, `network:${networkId}:4`)).toEqual([
+      { step: 60, at: '2031-03-04T05:06:00Z', used: '80', capacity: '252' },
+      { step: 3600, at: '2031-03-04T05:00:00Z', used: '80', capacity: '252' },
+      { step: 86400, at: '2031-03-04T00:00:00Z', used: '80', capacity: '252' },
+    ]);
+    expect((await samplesOf(db, `cluster-pods:${cluster.id}:4`))[0]).toMatchObject({ used: '1', capacity: '64' });
+    expect((await samplesOf(db, `cluster-blocks:${cluster.id}:4`))[0]).toMatchObject({ used: '64', capacity: '252' });
+    expect((await samplesOf(db, `bucket:${project.id}:ipam.miloapis.com/ipclaims`))[0]).toMatchObject({ used: '1', capacity: '100' });
+
+    // A later minute of the same hour: a new minute row; the hour and day keep the peak.
+    await deleteClaim(db, project.id, 'web', actor);
+    await recordSample(db, new Date('2031-03-04T05:07:10Z'));
+    await recordSample(db, new Date('2031-03-04T05:07:10Z')); // the same tick again changes nothing
+    expect(await samplesOf(db, `network:${networkId}:4`)).toEqual([
+      { step: 60, at: '2031-03-04T05:06:00Z', used: '80', capacity: '252' },
+      { step: 60, at: '2031-03-04T05:07:00Z', used: '64', capacity: '252' },
+      { step: 3600, at: '2031-03-04T05:00:00Z', used: '80', capacity: '252' },
+      { step: 86400, at: '2031-03-04T00:00:00Z', used: '80', capacity: '252' },
+    ]);
+  });
+
+  test('the counters are read without scanning allocations, leases or claims', async () => {
+    const { db } = testDb();
+    const plan = JSON.stringify(await db.execute(sql`explain (format json) select * from capacity_counters()`));
+    for (const table of ['ip_allocations', 'pod_leases', 'ip_claims', 'resource_claims', 'ip_free_blocks']) expect(plan).not.toContain(`"${table}"`);
+    expect(plan).toContain('"ip_pools"');
+  });
+
+  test('pruning keeps each period for its retention only', async () => {
+    const { db, networkId } = await setup();
+    const now = new Date('2031-06-01T00:00:00Z');
+    await recordSample(db, now);
+    const [{ id }] = (await db.execute(sql`select id from capacity_series where key = ${`network:${networkId}:4`}`)) as unknown as { id: number }[];
+    const ago = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
+    for (const [step, age] of [
+      [60, 2 * 86_400 - 60],
+      [60, 2 * 86_400 + 60],
+      [3600, 90 * 86_400 - 3600],
+      [3600, 90 * 86_400 + 3600],
+      [86_400, 1096 * 86_400 - 86_400],
+      [86_400, 1096 * 86_400 + 86_400],
+    ])
+      await db.execute(sql`insert into capacity_samples (series_id, step, at, used, capacity) values (${id}, ${step}, ${ago(age)}::timestamptz, 1, 10)`);
+    await pruneHistory(db, now);
+    const left = (await db.execute(
+      sql`select step, count(*)::int as n from capacity_samples where series_id = ${id} group by step order by step`,
+    )) as unknown as {
+      step: number;
+      n: number;
+    }[];
+    expect(left).toEqual([
+      { step: 60, n: 2 },
+      { step: 3600, n: 2 },
+      { step: 86400, n: 2 },
+    ]);
+    expect(MAX_ROWS_PER_SERIES).toBe(2880 + 2160 + 1096);
+
+    // A series deleted (with its project, or pruned) takes its samples with it.
+    await db.execute(sql`delete from capacity_series where id = ${id}`);
+    const [{ n }] = (await db.execute(sql`select count(*)::int as n from capacity_samples where series_id = ${id}`)) as unknown as { n: number }[];
+    expect(n).toBe(0);
+  });
+
+  test('history reads aggregate to the step with the peak, from the finest period kept at `from`', async () => {
+    const { db, project, networkId } = await setup();
+    const base = Date.parse('2031-07-01T10:00:00Z');
+    for (let i = 0; i < 10; i++) {
+      if (i === 3) await createClaim(db, project.id, { name: 'a', network: 'vpc', prefixLength: 26, family: 4, reclaimPolicy: 'Delete' } as never, actor);
+      if (i === 6) await deleteClaim(db, project.id, 'a', actor);
+      await recordSample(db, new Date(base + i * 60_000));
+    }
+    const [series] = await seriesOf(db, project.id, networkId, ['network']);
+    const now = new Date(base + 10 * 60_000);
+    const range = resolveRange({ from: '2031-07-01T10:00:00Z', to: '2031-07-01T10:09:59Z', step: '5m' }, now);
+    expect(range).toMatchObject({ step: 300, source: 60 });
+    expect(await readSeriesPoints(db, series.id, range)).toEqual([
+      { at: '2031-07-01T10:00:00Z', used: '64', capacity: '252', utilization: 0.253968 },
+      { at: '2031-07-01T10:05:00Z', used: '64', capacity: '252', utilization: 0.253968 },
+    ]);
+    const minutes = await readSeriesPoints(db, series.id, resolveRange({ from: '-10m', step: '1m' }, now));
+    expect(minutes.map((p) => p.used)).toEqual(['0', '0', '0', '64', '64', '64', '0', '0', '0', '0']);
+
+    const [v4] = await objectHistory(db, project.id, networkId, ['network'], resolveRange({ from: '-1h' }, now), now);
+    expect(v4).toMatchObject({ family: 'IPv4', current: { used: '0', capacity: '252' }, forecast: { state: 'notGrowing' } });
+  });
+
+  test.each([
+    [{}, { step: 300, source: 60 }],
+    [{ from: '-7d' }, { step: 3600, source: 3600 }],
+    [
+      { from: '-90d', step: '1h' },
+      { step: 3600, source: 3600 },
+    ],
+    [{ from: '-730d' }, { step: 86_400 * 2, source: 86_400 }],
+    [
+      { from: '-1h', step: '1' },
+      { step: 60, source: 60 },
+    ],
+    [
+      { from: '-1h', step: '90s' },
+      { step: 120, source: 60 },
+    ],
+  ])('range %o resolves to %o', (input, expected) => {
+    const r = resolveRange(input, new Date('2031-01-01T00:00:00Z'));
+    expect({ step: r.step, source: r.source }).toEqual(expected);
+  });
+
+  test.each([
+    [{ from: 'yesterday' }, 'from'],
+    [{ to: '2031-13-45' }, 'to'],
+    [{ from: '-1h', to: '-2h' }, 'from'],
+    [{ step: 'fast' }, 'step'],
+    [{ from: '-2d', to: '-1s', step: '1m' }, 'step'],
+  ])('range %o is refused naming %s', (input, field) => {
+    expect(() => resolveRange(input, new Date('2031-01-01T00:00:00Z'))).toThrow(expect.objectContaining({ code: 'ValidationFailed', field }));
+  });
+
+  test('REST: a network, a cluster and the buckets over time; another project is 404', async () => {
+    const { db, project } = await setup();
+    await createCluster(db, project.id, { name: 'c1', network: 'vpc' }, actor);
+    await recordSample(db, new Date(Date.now() - 120_000));
+    await recordSample(db);
+    const token = await createApiToken(db, { projectId: project.id, name: 'rest' }, actor);
+    const get = async (path: string, params: Record<string, string>, query = '', slug = project.slug) => {
+      const res = await routeHandlers(path).GET(new Request(`http://localhost/x${query}`, { headers: { authorization: `Bearer ${token.secret}` } }), {
+        params: Promise.resolve({ project: slug, ...params }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const net = await get('/api/v1/projects/{project}/networks/{name}/utilization', { name: 'vpc' }, '?from=-10m&step=1m');
+    expect(net.status).toBe(200);
+    expect(net.body).toMatchObject({ kind: 'UtilizationHistory', metadata: { name: 'vpc' }, spec: { step: 60, sourceStep: 60 } });
+    expect(net.body.items.map((s: { family: string }) => s.family)).toEqual(['IPv4', 'IPv6']);
+    expect(net.body.items[0].points.length).toBeGreaterThanOrEqual(2);
+    expect(net.body.items[0].forecast).toHaveProperty('state');
+
+    const cl = await get('/api/v1/projects/{project}/clusters/{cluster}/utilization', { cluster: 'c1' });
+    expect(cl.body.items.map((s: { kind: string }) => s.kind).sort()).toEqual(['cluster-blocks', 'cluster-blocks', 'cluster-pods', 'cluster-pods']);
+    const buckets = await get('/api/v1/projects/{project}/allowancebuckets/utilization', {}, '?resourceType=ipam.miloapis.com/ipclaims');
+    expect(buckets.body.items).toHaveLength(1);
+    expect(buckets.body.items[0]).toMatchObject({ kind: 'bucket', resourceType: 'ipam.miloapis.com/ipclaims' });
+
+    expect((await get('/api/v1/projects/{project}/networks/{name}/utilization', { name: 'nope' })).status).toBe(404);
+    expect((await get('/api/v1/projects/{project}/networks/{name}/utilization', { name: 'vpc' }, '?step=fast')).body).toMatchObject({
+      error: { code: 'ValidationFailed', field: 'step' },
+    });
+    const other = await makeProject(db);
+    await createNetwork(db, other.project.id, { name: 'vpc', cidrs: [{ cidr: '203.0.113.0/24' }] }, actor);
+    expect((await get('/api/v1/projects/{project}/networks/{name}/utilization', { name: 'vpc' }, '', other.project.slug)).status).toBe(404);
+    expect(TIERS).toHaveLength(3);
+  });
+});

@@ -1,0 +1,243 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+import { DomainError, invalid } from '@/server/errors';
+import { forecastExhaustion, type Forecast, type TrendPoint } from '@/lib/forecast';
+
+/**
+ * The stored periods of every series and how long each is kept: per minute for 2 days, per hour for
+ * 90 days, per day for 3 years (1096 days). A series therefore holds at most 2,880 + 2,160 + 1,096 =
+ * 6,136 rows, whatever its age.
+ */
+export const TIERS = [
+  { step: 60, keepSeconds: 2 * 86_400 },
+  { step: 3600, keepSeconds: 90 * 86_400 },
+  { step: 86_400, keepSeconds: 1096 * 86_400 },
+] as const;
+
+/** The most rows one series may hold (README: storage per series). */
+export const MAX_ROWS_PER_SERIES = TIERS.reduce((n, t) => n + t.keepSeconds / t.step, 0);
+
+/** The most points one history read returns; a range and step that would give more are refused. */
+export const MAX_POINTS = 2_500;
+
+/** The forecast's default window: the last 7 days. */
+export const FORECAST_WINDOW_SECONDS = 7 * 86_400;
+
+/**
+ * Records one sample of every series from the exact counters (SQL `capacity_sample`: one statement,
+ * never a scan of allocations). Returns how many series were sampled.
+ */
+export async function recordSample(db: DbOrTx, at: Date = new Date()): Promise<number> {
+  const [row] = (await db.execute(sql`select capacity_sample(${at.toISOString()}::timestamptz) as n`)) as unknown as { n: number }[];
+  return row.n;
+}
+
+/**
+ * Drops what each period keeps no longer (per index range of each series, no sequential scan), then
+ * series left with no samples whose object is gone. Returns the rows deleted.
+ */
+export async function pruneHistory(db: DbOrTx, now: Date = new Date()): Promise<{ samples: number; series: number }> {
+  let samples = 0;
+  for (const tier of TIERS) {
+    const cutoff = new Date(now.getTime() - tier.keepSeconds * 1000).toISOString();
+    const rows = (await db.execute(sql`
+      delete from capacity_samples cs using capacity_series s
+       where cs.series_id = s.id and cs.step = ${tier.step} and cs.at < ${cutoff}::timestamptz
+      returning 1`)) as unknown as unknown[];
+    samples += rows.length;
+  }
+  const gone = (await db.execute(sql`
+    delete from capacity_series s
+     where not exists (select 1 from capacity_samples cs where cs.series_id = s.id)
+       and not exists (select 1 from capacity_counters() c where c.key = s.key)
+    returning 1`)) as unknown as unknown[];
+  return { samples, series: gone.length };
+}
+
+export interface HistoryRange {
+  from: Date;
+  to: Date;
+  /** Seconds between points. */
+  step: number;
+  /** The stored period the points come from. */
+  source: number;
+}
+
+/** Steps a default range picks from: the finest that gives at most 500 points. */
+const NICE_STEPS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400];
+
+/** Parses `step` as seconds (`300`) or a duration (`30s`, `5m`, `1h`, `1d`). */
+export function parseStep(text: string): number | null {
+  const m = /^(\d{1,7})([smhd]?)$/.exec(text.trim());
+  if (!m) return null;
+  const n = Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return n > 0 ? n : null;
+}
+
+/** Parses a time bound: RFC 3339, epoch seconds, or `-<duration>` before `now` (`-7d`). */
+export function parseTime(text: string, now: Date): Date | null {
+  const t = text.trim();
+  if (/^-\d{1,7}[smhd]$/.test(t)) {
+    const s = parseStep(t.slice(1));
+    return s === null ? null : new Date(now.getTime() - s * 1000);
+  }
+  if (/^\d{1,12}$/.test(t)) return new Date(Number(t) * 1000);
+  if (!/^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(t)) return null;
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/**
+ * The range a history read covers: `to` defaults to now, `from` to a day before `to`, `step` to the
+ * finest stored period that gives at most 500 points. The points come from the finest period that
+ * is at most `step` and still kept at `from`; a step finer than that period is raised to it.
+ */
+export function resolveRange(input: { from?: string; to?: string; step?: string }, now: Date = new Date()): HistoryRange {
+  const to = input.to === undefined ? now : parseTime(input.to, now);
+  if (!to) throw invalid('to', 'to must be an RFC 3339 time, epoch seconds or -<duration> (e.g. -7d)');
+  const from = input.from === undefined ? new Date(to.getTime() - 86_400_000) : parseTime(input.from, now);
+  if (!from) throw invalid('from', 'from must be an RFC 3339 time, epoch seconds or -<duration> (e.g. -7d)');
+  if (from.getTime() >= to.getTime()) throw invalid('from', 'from must be before to');
+  const span = (to.getTime() - from.getTime()) / 1000;
+  let step: number;
+  if (input.step === undefined) {
+    step = NICE_STEPS.find((s) => span / s <= 500) ?? Math.ceil(span / 500 / 86_400) * 86_400;
+  } else {
+    const parsed = parseStep(input.step);
+    if (parsed === null) throw invalid('step', 'step must be seconds or a duration such as 5m, 1h, 1d');
+    step = parsed;
+  }
+  const age = (now.getTime() - from.getTime()) / 1000;
+  const kept = TIERS.filter((t) => t.keepSeconds >= age);
+  const tier = [...kept].reverse().find((t) => t.step <= step) ?? kept[0] ?? TIERS[TIERS.length - 1];
+  const source: number = tier.step;
+  if (step < source) step = source;
+  if (step % source !== 0) step = Math.ceil(step / source) * source;
+  if (span / step > MAX_POINTS) throw invalid('step', `from..to at this step gives more than ${MAX_POINTS} points; use a larger step`);
+  return { from, to, step, source };
+}
+
+export interface HistoryPoint {
+  at: string;
+  /** Exact decimal: the highest value sampled in the point's period. */
+  used: string;
+  capacity: string;
+  utilization: number;
+}
+
+const share = (used: string, capacity: string) => {
+  const c = Number(capacity);
+  return c === 0 ? (Number(used) > 0 ? 1 : 0) : Math.round((Number(used) / c) * 1e6) / 1e6;
+};
+
+/** A series' points over `range`: each the peak `used` and the latest `capacity` of its step. */
+export async function readSeriesPoints(db: DbOrTx, seriesId: number, range: HistoryRange): Promise<HistoryPoint[]> {
+  const from = new Date(Math.floor(range.from.getTime() / (range.step * 1000)) * range.step * 1000).toISOString();
+  if (range.step === range.source) {
+    // One stored row per point: read as stored, no grouping.
+    const rows = (await db.execute(sql`
+      select to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, used::text as used, capacity::text as capacity
+        from capacity_samples
+       where series_id = ${seriesId} and step = ${range.source} and at >= ${from}::timestamptz and at <= ${range.to.toISOString()}::timestamptz
+       order by series_id, step, at`)) as unknown as { at: string; used: string; capacity: string }[];
+    return rows.map((r) => ({ ...r, utilization: share(r.used, r.capacity) }));
+  }
+  const rows = (await db.execute(sql`
+    select to_char(date_bin(make_interval(secs => ${range.step}), at, 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at,
+           max(used)::text as used, (array_agg(capacity order by at desc))[1]::text as capacity
+      from capacity_samples
+     where series_id = ${seriesId} and step = ${range.source} and at >= ${from}::timestamptz and at <= ${range.to.toISOString()}::timestamptz
+     group by 1 order by 1`)) as unknown as { at: string; used: string; capacity: string }[];
+  return rows.map((r) => ({ ...r, utilization: share(r.used, r.capacity) }));
+}
+
+/**
+ * The forecast of one series from its samples in the window before `now`: hourly samples before
+ * the last two days, per-minute samples within them, each weighted by its period (forecast.ts).
+ */
+export async function seriesForecast(
+  db: DbOrTx,
+  seriesId: number,
+  now: Date = new Date(),
+  windowSeconds = FORECAST_WINDOW_SECONDS,
+): Promise<{ forecast: Forecast; windowDays: number }> {
+  const start = new Date(now.getTime() - windowSeconds * 1000);
+  const minuteFrom = new Date(Math.max(start.getTime(), Math.floor((now.getTime() - TIERS[0].keepSeconds * 1000) / 3_600_000) * 3_600_000));
+  const rows = (await db.execute(sql`
+    (select step, extract(epoch from at) * 1000 as at, used::float8 as used, capacity::float8 as capacity
+       from capacity_samples where series_id = ${seriesId} and step = 3600 and at >= ${start.toISOString()}::timestamptz and at < ${minuteFrom.toISOString()}::timestamptz)
+    union all
+    (select step, extract(epoch from at) * 1000, used::float8, capacity::float8
+       from capacity_samples where series_id = ${seriesId} and step = 60 and at >= ${minuteFrom.toISOString()}::timestamptz and at <= ${now.toISOString()}::timestamptz)
+    order by 2`)) as unknown as { step: number; at: string | number; used: number; capacity: number }[];
+  const points: TrendPoint[] = rows.map((r) => ({ at: Number(r.at), used: Number(r.used), weight: r.step }));
+  const capacity = rows.length ? Number(rows[rows.length - 1].capacity) : 0;
+  return { forecast: forecastExhaustion(points, capacity), windowDays: Math.round(windowSeconds / 86_400) };
+}
+
+export interface SeriesRef {
+  id: number;
+  key: string;
+  kind: string;
+  family: number | null;
+  resourceType: string | null;
+  objectId: string;
+}
+
+/** The series of one object of a project (a network's families, a cluster's, a project's buckets), by key. */
+export async function seriesOf(db: DbOrTx, projectId: string, objectId: string, kinds: string[]): Promise<SeriesRef[]> {
+  return (await db.execute(sql`
+    select id, key, kind, family, resource_type as "resourceType", object_id as "objectId"
+      from capacity_series where project_id = ${projectId} and object_id = ${objectId} and kind = any(string_to_array(${kinds.join(',')}, ','))
+     order by kind, family nulls last, resource_type`)) as unknown as SeriesRef[];
+}
+
+export interface SeriesHistory {
+  key: string;
+  kind: string;
+  family: 'IPv4' | 'IPv6' | null;
+  resourceType: string | null;
+  points: HistoryPoint[];
+  /** The counter as it is now (exact), when the object still exists. */
+  current: { used: string; capacity: string; utilization: number } | null;
+  forecast: Forecast;
+  forecastWindowDays: number;
+}
+
+/** Every series of an object, each with its points over `range`, its current value and its forecast. */
+export async function objectHistory(db: DbOrTx, projectId: string, objectId: string, kinds: string[], range: HistoryRange, now = new Date()) {
+  const series = await seriesOf(db, projectId, objectId, kinds);
+  const current = (await db.execute(sql`
+    select key, used::text as used, capacity::text as capacity from capacity_counters()
+     where project_id = ${projectId} and object_id = ${objectId} and kind = any(string_to_array(${kinds.join(',')}, ','))`)) as unknown as {
+    key: string;
+    used: string;
+    capacity: string;
+  }[];
+  const out: SeriesHistory[] = [];
+  for (const s of series) {
+    const now_ = current.find((c) => c.key === s.key);
+    const { forecast, windowDays } = await seriesForecast(db, s.id, now);
+    out.push({
+      key: s.key,
+      kind: s.kind,
+      family: s.family === 4 ? 'IPv4' : s.family === 6 ? 'IPv6' : null,
+      resourceType: s.resourceType,
+      points: await readSeriesPoints(db, s.id, range),
+      current: now_ ? { used: now_.used, capacity: now_.capacity, utilization: share(now_.used, now_.capacity) } : null,
+      forecast,
+      forecastWindowDays: windowDays,
+    });
+  }
+  return out;
+}
+
+/** A project's object id by name (network or cluster), or NotFound naming the field. */
+export async function objectIdByName(db: DbOrTx, projectId: string, kind: 'network' | 'cluster', name: string): Promise<string> {
+  const rows =
+    kind === 'network'
+      ? ((await db.execute(sql`select id from networks where project_id = ${projectId} and name = ${name}`)) as unknown as { id: string }[])
+      : ((await db.execute(sql`select id from clusters where project_id = ${projectId} and name = ${name}`)) as unknown as { id: string }[]);
+  if (!rows.length) throw new DomainError('NotFound', `${kind} "${name}" not found`, 'name');
+  return rows[0].id;
+}

@@ -1,0 +1,49 @@
+-- Every utilization series as the exact counters say it is now: the one place that knows where the
+-- counters live (pools' capacity/allocated, node blocks, allowance buckets), read by the sampler
+-- (capacity_sample), /metrics and the alert evaluation. Never scans allocations: one row per pool,
+-- per node block and per bucket is read.
+--
+--   kind            object        used                                  capacity
+--   pool            a pool        addresses allocated in it             its allocatable addresses
+--   network         network, fam  sum over its root pools               sum over its root pools
+--   cluster-pods    cluster, fam  pod addresses in its node blocks      addresses of its node blocks
+--   cluster-blocks  cluster, fam  addresses of its node blocks          the network's allocatable addresses
+--   bucket          project, type allocated                             limit
+--
+-- `reserved` is the pools' leading and trailing reservations (0 for the others): capacity +
+-- reserved is every address of the CIDRs.
+CREATE OR REPLACE FUNCTION capacity_counters()
+RETURNS TABLE (key text, kind text, project_id uuid, object_id uuid, network_id uuid, family smallint, resource_type text,
+               used numeric, capacity numeric, reserved numeric)
+LANGUAGE sql STABLE
+AS $$
+  SELECT 'pool:' || p.id, 'pool', p.project_id, p.id, p.network_id, p.family, NULL::text,
+         p.allocated, p.capacity, p.reserve_leading + p.reserve_trailing
+    FROM ip_pools p WHERE p.kind <> 'NodeBlock'
+  UNION ALL
+  SELECT 'network:' || p.network_id || ':' || p.family, 'network', p.project_id, p.network_id, p.network_id, p.family, NULL,
+         sum(p.allocated), sum(p.capacity), sum(p.reserve_leading + p.reserve_trailing)
+    FROM ip_pools p WHERE p.parent_pool_id IS NULL GROUP BY p.project_id, p.network_id, p.family
+  UNION ALL
+  SELECT 'cluster-pods:' || c.id || ':' || r.family, 'cluster-pods', c.project_id, c.id, c.network_id, r.family, NULL,
+         coalesce(b.allocated, 0), coalesce(b.size, 0), 0
+    FROM clusters c
+    JOIN (SELECT p.network_id, p.family, sum(p.capacity) AS capacity FROM ip_pools p WHERE p.parent_pool_id IS NULL GROUP BY 1, 2) r
+      ON r.network_id = c.network_id
+    LEFT JOIN (SELECT nb.cluster_id, nb.family, sum(p.allocated) AS allocated, sum(p.capacity + p.reserve_leading + p.reserve_trailing) AS size
+                 FROM node_blocks nb JOIN ip_pools p ON p.id = nb.pool_id GROUP BY 1, 2) b
+      ON b.cluster_id = c.id AND b.family = r.family
+  UNION ALL
+  SELECT 'cluster-blocks:' || c.id || ':' || r.family, 'cluster-blocks', c.project_id, c.id, c.network_id, r.family, NULL,
+         coalesce(b.size, 0), r.capacity, 0
+    FROM clusters c
+    JOIN (SELECT p.network_id, p.family, sum(p.capacity) AS capacity FROM ip_pools p WHERE p.parent_pool_id IS NULL GROUP BY 1, 2) r
+      ON r.network_id = c.network_id
+    LEFT JOIN (SELECT nb.cluster_id, nb.family, sum(p.capacity + p.reserve_leading + p.reserve_trailing) AS size
+                 FROM node_blocks nb JOIN ip_pools p ON p.id = nb.pool_id GROUP BY 1, 2) b
+      ON b.cluster_id = c.id AND b.family = r.family
+  UNION ALL
+  SELECT 'bucket:' || ab.project_id || ':' || ab.resource_type, 'bucket', ab.project_id, ab.project_id, NULL, NULL, ab.resource_type,
+         ab.allocated::numeric, ab."limit"::numeric, 0
+    FROM allowance_buckets ab
+$$;

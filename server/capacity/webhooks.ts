@@ -1,0 +1,233 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+import { recordEvent, type Actor } from '@/server/audit/events';
+import { DomainError, invalid } from '@/server/errors';
+
+/**
+ * Alert webhooks: endpoints registered by a project (its alerts) or by the operators (every
+ * project's), deliveries written to an outbox (`webhook_deliveries`) in the transaction that changes
+ * an alert's state (capacity_alerts_evaluate.sql), sent by the worker's `webhook__deliver` job (one
+ * per endpoint at a time, keyed), in order, at least once.
+ *
+ * Each request is `POST` with the JSON payload and
+ *   `Meridian-Webhook-Id: <event id>`        the idempotency key: the same on every attempt
+ *   `Meridian-Webhook-Timestamp: <unix s>`   when this attempt was signed
+ *   `Meridian-Webhook-Signature: v1=<hex>`   HMAC-SHA256 with the endpoint's secret over `<id>.<timestamp>.<body>`
+ * A receiver checks the signature and refuses timestamps more than 5 minutes off (replay).
+ * A 2xx answer delivers; anything else (or no answer within the timeout) is retried after a capped
+ * exponential backoff with jitter, and later deliveries to that endpoint wait behind it.
+ */
+
+export interface WebhookSettings {
+  allowHttp: boolean;
+  retryBaseMs: number;
+  retryCapMs: number;
+  timeoutMs: number;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** An endpoint URL must be https; plain http only for a loopback host or when allowed by configuration. */
+export function checkWebhookUrl(text: string, allowHttp: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid('url', 'url must be an absolute https:// URL');
+  }
+  if (url.username || url.password) throw invalid('url', 'url must not carry credentials');
+  if (url.protocol === 'https:') return url.toString();
+  if (url.protocol === 'http:' && (allowHttp || LOOPBACK.test(url.hostname))) return url.toString();
+  throw invalid('url', 'url must be https:// (plain http only for a loopback host, or with WEBHOOK_ALLOW_HTTP=1)');
+}
+
+/** The signature header's value for one attempt. */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** The wait before retry number `attempts` (1 = after the first failure): base × 2^(n−1), capped, with ±25 % jitter. */
+export function retryDelayMs(attempts: number, baseMs: number, capMs: number, random = Math.random()): number {
+  const raw = Math.min(capMs, baseMs * 2 ** Math.min(attempts - 1, 40));
+  return Math.round(Math.min(capMs, raw * (0.75 + random * 0.5)));
+}
+
+export interface WebhookEndpointView {
+  id: string;
+  name: string;
+  url: string;
+  enabled: boolean;
+  createdAt: string;
+  pending: number;
+  delivered: number;
+  lastError: string | null;
+}
+
+/** Registers an endpoint for a project (or, with `projectId` null, for the operators); the secret is returned here only. */
+export async function createWebhookEndpoint(
+  db: DbOrTx,
+  input: { projectId: string | null; name: string; url: string },
+  actor: Actor,
+  settings: Pick<WebhookSettings, 'allowHttp'>,
+) {
+  const url = checkWebhookUrl(input.url, settings.allowHttp);
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  try {
+    const [row] = (await db.execute(sql`
+      insert into webhook_endpoints (project_id, name, url, secret, created_by) values (${input.projectId}, ${input.name}, ${url}, ${secret}, ${actor.label})
+      returning id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt"`)) as unknown as { id: string; createdAt: string }[];
+    await recordEvent(db, {
+      actor,
+      projectId: input.projectId,
+      action: 'webhook.create',
+      objectType: 'webhookEndpoint',
+      objectId: row.id,
+      objectName: input.name,
+      after: { url },
+    });
+    return { id: row.id, name: input.name, url, secret, createdAt: row.createdAt };
+  } catch (e) {
+    if ((e as { cause?: { code?: string } }).cause?.code === '23505' || (e as { code?: string }).code === '23505')
+      throw new DomainError('Conflict', `webhook "${input.name}" exists`, 'name');
+    throw e;
+  }
+}
+
+/** The endpoints of a project (or the operators'), with their outbox counts. */
+export async function listWebhookEndpoints(db: DbOrTx, projectId: string | null): Promise<WebhookEndpointView[]> {
+  return (await db.execute(sql`
+    select e.id, e.name, e.url, e.enabled, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
+           (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.state = 'Pending') as pending,
+           (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.state = 'Delivered') as delivered,
+           (select d.last_error from webhook_deliveries d where d.endpoint_id = e.id and d.last_error is not null order by d.id desc limit 1) as "lastError"
+      from webhook_endpoints e where e.project_id is not distinct from ${projectId} order by e.name`)) as unknown as WebhookEndpointView[];
+}
+
+async function endpointByName(db: DbOrTx, projectId: string | null, name: string) {
+  const [row] = (await db.execute(sql`
+    select id, name from webhook_endpoints where project_id is not distinct from ${projectId} and name = ${name}`)) as unknown as {
+    id: string;
+    name: string;
+  }[];
+  if (!row) throw new DomainError('NotFound', `webhook "${name}" not found`, 'name');
+  return row;
+}
+
+/** Removes an endpoint and its delivery log. */
+export async function deleteWebhookEndpoint(db: DbOrTx, projectId: string | null, name: string, actor: Actor) {
+  const endpoint = await endpointByName(db, projectId, name);
+  await db.execute(sql`delete from webhook_endpoints where id = ${endpoint.id}`);
+  await recordEvent(db, { actor, projectId, action: 'webhook.delete', objectType: 'webhookEndpoint', objectId: endpoint.id, objectName: name });
+}
+
+export interface DeliveryView {
+  id: number;
+  eventId: string;
+  eventType: string;
+  state: 'Pending' | 'Delivered';
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** An endpoint's delivery log, newest first. */
+export async function listDeliveries(db: DbOrTx, projectId: string | null, name: string, limit = 50): Promise<DeliveryView[]> {
+  const endpoint = await endpointByName(db, projectId, name);
+  const iso = (col: string) => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+  return (await db.execute(sql`
+    select id::int as id, event_id as "eventId", event_type as "eventType", state, attempts,
+           case when state = 'Pending' then ${iso('next_attempt_at')} end as "nextAttemptAt",
+           last_status as "lastStatus", last_error as "lastError", ${iso('created_at')} as "createdAt", ${iso('delivered_at')} as "deliveredAt", payload
+      from webhook_deliveries where endpoint_id = ${endpoint.id} order by id desc limit ${limit}`)) as unknown as DeliveryView[];
+}
+
+/**
+ * Sends an endpoint's due deliveries, oldest first, until one fails (it is then retried after its
+ * backoff; the ones behind it wait, so a receiver sees an endpoint's events in order) or `batch`
+ * are sent. Returns when the endpoint's next attempt is due (null: nothing pending).
+ */
+export async function deliverPending(
+  db: DbOrTx,
+  endpointId: string,
+  settings: WebhookSettings,
+  batch = 100,
+): Promise<{ delivered: number; failed: number; nextAttemptAt: Date | null }> {
+  const [endpoint] = (await db.execute(sql`select url, secret, enabled from webhook_endpoints where id = ${endpointId}`)) as unknown as {
+    url: string;
+    secret: string;
+    enabled: boolean;
+  }[];
+  if (!endpoint || !endpoint.enabled) return { delivered: 0, failed: 0, nextAttemptAt: null };
+  const due = (await db.execute(sql`
+    select id::text as id, event_id as "eventId", payload::text as body, attempts, next_attempt_at <= now() as due from webhook_deliveries
+     where endpoint_id = ${endpointId} and state = 'Pending' order by id limit ${batch}`)) as unknown as {
+    id: string;
+    eventId: string;
+    body: string;
+    attempts: number;
+    due: boolean;
+  }[];
+  let delivered = 0;
+  let failed = 0;
+  for (const d of due) {
+    // In order: a delivery waiting for its retry holds back the ones behind it.
+    if (!d.due) break;
+    const timestamp = Math.floor(Date.now() / 1000);
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(endpoint.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(settings.timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Meridian-Webhooks/1',
+          'meridian-webhook-id': d.eventId,
+          'meridian-webhook-timestamp': String(timestamp),
+          'meridian-webhook-signature': signWebhook(endpoint.secret, d.eventId, timestamp, d.body),
+        },
+        body: d.body,
+      });
+      status = res.status;
+      await res.body?.cancel().catch(() => {});
+      if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
+    } catch (e) {
+      error = ((e as Error).cause as Error | undefined)?.message ?? (e as Error).message;
+    }
+    if (error === null) {
+      await db.execute(sql`
+        update webhook_deliveries set state = 'Delivered', attempts = attempts + 1, last_status = ${status}, last_error = null, delivered_at = now()
+         where id = ${d.id}::bigint and state = 'Pending'`);
+      delivered++;
+      continue;
+    }
+    const wait = retryDelayMs(d.attempts + 1, settings.retryBaseMs, settings.retryCapMs);
+    await db.execute(sql`
+      update webhook_deliveries set attempts = attempts + 1, last_status = ${status}, last_error = ${error.slice(0, 500)},
+             next_attempt_at = now() + ${`${wait} milliseconds`}::interval
+       where id = ${d.id}::bigint and state = 'Pending'`);
+    failed++;
+    break;
+  }
+  const [next] = (await db.execute(sql`
+    select next_attempt_at as at from webhook_deliveries where endpoint_id = ${endpointId} and state = 'Pending' order by id limit 1`)) as unknown as {
+    at: string | Date | null;
+  }[];
+  return { delivered, failed, nextAttemptAt: next?.at ? new Date(next.at) : null };
+}
+
+/** The delivery settings from the environment's values. */
+export function webhookSettings(e: {
+  WEBHOOK_ALLOW_HTTP: '0' | '1';
+  WEBHOOK_RETRY_BASE_MS: number;
+  WEBHOOK_RETRY_CAP_MS: number;
+  WEBHOOK_TIMEOUT_MS: number;
+}): WebhookSettings {
+  return { allowHttp: e.WEBHOOK_ALLOW_HTTP === '1', retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, retryCapMs: e.WEBHOOK_RETRY_CAP_MS, timeoutMs: e.WEBHOOK_TIMEOUT_MS };
+}
