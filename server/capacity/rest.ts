@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '@/server/errors';
 import { env } from '@/server/env';
-import { jsonBody, jsonReply, operatorRoute, projectReadRoute, tokenRoute, type RestRoute } from '@/server/http/declare';
+import { jsonBody, jsonReply, listOutput, operatorRoute, projectReadRoute, statusOutput, timestamp, tokenRoute, type RestRoute } from '@/server/http/declare';
 import { ipamApi } from '@/server/ipam/rest';
 import { resourceName } from '@/server/ipam/schemas';
 import { quotaApi } from '@/server/quota/rest';
@@ -46,6 +46,101 @@ const historyDoc = (kind: string, name: string, range: ReturnType<typeof resolve
   items: series,
 });
 
+// ---- What the routes answer ---------------------------------------------------------------------
+
+const exact = z.string().regex(/^\d+$/).describe('exact decimal');
+const family = z.enum(['IPv4', 'IPv6']).nullable();
+const forecastOutput = z.union([
+  z.object({ state: z.enum(['full', 'growing']), slopePerDay: z.number(), fullAt: timestamp, secondsToFull: z.number().nonnegative() }),
+  z.object({ state: z.literal('notGrowing'), slopePerDay: z.number() }),
+  z.object({ state: z.literal('insufficientData') }),
+]);
+const historyOutput = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('UtilizationHistory'),
+  metadata: z.object({ name: z.string(), object: z.string() }),
+  spec: z.object({ from: timestamp, to: timestamp, step: z.number().int().positive(), sourceStep: z.unknown() }),
+  items: z.array(
+    z.object({
+      key: z.string(),
+      kind: z.string(),
+      family,
+      resourceType: z.string().nullable(),
+      points: z.array(z.object({ at: timestamp, used: exact, capacity: exact, utilization: z.number() })),
+      current: z.object({ used: exact, capacity: exact, utilization: z.number() }).nullable(),
+      forecast: forecastOutput,
+      forecastWindowDays: z.number(),
+    }),
+  ),
+});
+const alertListOutput = listOutput(
+  'CapacityAlertList',
+  z.object({
+    series: z.string(),
+    kind: z.string(),
+    objectId: z.uuid(),
+    object: z.string().nullable(),
+    family,
+    resourceType: z.string().nullable(),
+    condition: z.enum(['warning', 'critical', 'forecast']),
+    firing: z.boolean(),
+    since: timestamp,
+    value: z.number(),
+    threshold: z.number(),
+    message: z.string(),
+    transitions: z.number().int(),
+  }),
+);
+const webhookListOutput = listOutput(
+  'WebhookList',
+  z.object({
+    id: z.uuid(),
+    name: z.string(),
+    url: z.string(),
+    enabled: z.boolean(),
+    createdAt: timestamp,
+    pending: z.number().int(),
+    delivered: z.number().int(),
+    lastError: z.string().nullable(),
+  }),
+);
+const webhookCreatedOutput = z.object({
+  kind: z.literal('Webhook'),
+  id: z.uuid(),
+  name: z.string(),
+  url: z.string(),
+  secret: z.string().describe('the signing secret, shown once'),
+  createdAt: timestamp,
+});
+const deliveryListOutput = listOutput(
+  'WebhookDeliveryList',
+  z.object({
+    id: z.number().int(),
+    eventId: z.string().describe("the receiver's idempotency key"),
+    eventType: z.string(),
+    state: z.enum(['Pending', 'Delivered']),
+    attempts: z.number().int(),
+    nextAttemptAt: timestamp.nullable(),
+    lastStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: timestamp,
+    deliveredAt: timestamp.nullable(),
+    payload: z.record(z.string(), z.unknown()),
+  }),
+);
+const alertRuleOutput = z.object({
+  kind: z.literal('CapacityAlertRule'),
+  spec: z.object({
+    network: z.string().nullable(),
+    cluster: z.string().nullable(),
+    warningPercent: z.number(),
+    criticalPercent: z.number(),
+    forecastDays: z.number().int(),
+    hysteresisPercent: z.number(),
+    enabled: z.boolean(),
+  }),
+});
+
 /**
  * Utilization history over REST: the series the worker samples (server/capacity), with their
  * current value and forecast. Read by the project's tokens (viewer and up) or an operator token.
@@ -54,6 +149,7 @@ export const capacityRoutes: RestRoute[] = [
   projectReadRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/networks/{name}/utilization',
+    output: historyOutput,
     group: ipamApi,
     summary:
       "A network's utilization over time, per family (points: peak used and capacity per step), its current counters and the time to exhaustion forecast from the last 7 days",
@@ -68,6 +164,7 @@ export const capacityRoutes: RestRoute[] = [
   projectReadRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/clusters/{cluster}/utilization',
+    output: historyOutput,
     group: ipamApi,
     summary: "A cluster's pod addresses (of its node blocks) and node blocks (of its network) over time, per family, with forecasts",
     query: rangeQuery,
@@ -85,6 +182,7 @@ export const capacityRoutes: RestRoute[] = [
   projectReadRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/allowancebuckets/utilization',
+    output: historyOutput,
     group: quotaApi,
     summary: "The project's allowance buckets over time (allocated against limit), with forecasts; ?resourceType= picks one",
     query: rangeQuery.extend({ resourceType: z.string().max(200).optional().describe('one resource type, e.g. ipam.miloapis.com/ipclaims') }),
@@ -99,6 +197,7 @@ export const capacityRoutes: RestRoute[] = [
   projectReadRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/capacityalerts',
+    output: alertListOutput,
     group: ipamApi,
     summary: "The project's capacity alerts (warning, critical, forecast) per series: firing first, then the latest transitions; ?firing=true for firing only",
     query: z.object({ firing: z.enum(['true', 'false']).optional().describe('true: firing alerts only') }),
@@ -106,11 +205,13 @@ export const capacityRoutes: RestRoute[] = [
       apiVersion: 'v1',
       kind: 'CapacityAlertList',
       items: await listAlerts(db, project.id, { firingOnly: query().firing === 'true' }),
+      metadata: { continue: null },
     }),
   }),
   tokenRoute({
     method: 'PUT',
     path: '/api/v1/projects/{project}/capacityalertrules',
+    output: alertRuleOutput,
     group: ipamApi,
     summary:
       "Set the alert thresholds of the project's series, or of one network's, pool's or cluster's (defaults: warning 80 %, critical 95 %, full within 7 days, 5 points of hysteresis)",
@@ -138,14 +239,21 @@ export const capacityRoutes: RestRoute[] = [
   tokenRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/webhooks',
+    output: webhookListOutput,
     group: ipamApi,
     summary: "The project's alert webhook endpoints with their pending and delivered counts and last error (secrets are shown only when created)",
     minRole: 'viewer',
-    handler: async ({ db, principal }) => ({ apiVersion: 'v1', kind: 'WebhookList', items: await listWebhookEndpoints(db, principal.projectId) }),
+    handler: async ({ db, principal }) => ({
+      apiVersion: 'v1',
+      kind: 'WebhookList',
+      items: await listWebhookEndpoints(db, principal.projectId),
+      metadata: { continue: null },
+    }),
   }),
   tokenRoute({
     method: 'POST',
     path: '/api/v1/projects/{project}/webhooks',
+    output: webhookCreatedOutput,
     group: ipamApi,
     summary: 'Register an alert webhook endpoint (https; http only for loopback or with WEBHOOK_ALLOW_HTTP=1); the answer carries its signing secret, once',
     minRole: 'editor',
@@ -161,6 +269,7 @@ export const capacityRoutes: RestRoute[] = [
   tokenRoute({
     method: 'DELETE',
     path: '/api/v1/projects/{project}/webhooks/{name}',
+    output: statusOutput('Webhook'),
     group: ipamApi,
     summary: 'Remove an alert webhook endpoint and its delivery log',
     minRole: 'editor',
@@ -172,6 +281,7 @@ export const capacityRoutes: RestRoute[] = [
   tokenRoute({
     method: 'GET',
     path: '/api/v1/projects/{project}/webhooks/{name}/deliveries',
+    output: deliveryListOutput,
     group: ipamApi,
     summary: "An endpoint's delivery log, newest first: event id (the receiver's idempotency key), state, attempts, next attempt, last status and error",
     minRole: 'viewer',
@@ -179,11 +289,13 @@ export const capacityRoutes: RestRoute[] = [
       apiVersion: 'v1',
       kind: 'WebhookDeliveryList',
       items: await listDeliveries(db, principal.projectId, resourceName.parse(params.name)),
+      metadata: { continue: null },
     }),
   }),
   operatorRoute({
     method: 'GET',
     path: '/api/v1/capacityalerts',
+    output: alertListOutput,
     group: ipamApi,
     summary: "Every project's capacity alerts, firing first",
     query: z.object({ firing: z.enum(['true', 'false']).optional().describe('true: firing alerts only') }),
@@ -191,18 +303,21 @@ export const capacityRoutes: RestRoute[] = [
       apiVersion: 'v1',
       kind: 'CapacityAlertList',
       items: await listAlerts(db, null, { firingOnly: query().firing === 'true' }),
+      metadata: { continue: null },
     }),
   }),
   operatorRoute({
     method: 'GET',
     path: '/api/v1/webhooks',
+    output: webhookListOutput,
     group: ipamApi,
     summary: "The operators' alert webhook endpoints (they receive every project's alerts)",
-    handler: async ({ db }) => ({ apiVersion: 'v1', kind: 'WebhookList', items: await listWebhookEndpoints(db, null) }),
+    handler: async ({ db }) => ({ apiVersion: 'v1', kind: 'WebhookList', items: await listWebhookEndpoints(db, null), metadata: { continue: null } }),
   }),
   operatorRoute({
     method: 'POST',
     path: '/api/v1/webhooks',
+    output: webhookCreatedOutput,
     group: ipamApi,
     summary: "Register an operators' alert webhook endpoint for every project's alerts; the answer carries its signing secret, once",
     body: jsonBody(webhookBody),
@@ -215,6 +330,7 @@ export const capacityRoutes: RestRoute[] = [
   operatorRoute({
     method: 'DELETE',
     path: '/api/v1/webhooks/{name}',
+    output: statusOutput('Webhook'),
     group: ipamApi,
     summary: "Remove an operators' alert webhook endpoint",
     handler: async ({ db, params, actor }) => {
@@ -225,12 +341,14 @@ export const capacityRoutes: RestRoute[] = [
   operatorRoute({
     method: 'GET',
     path: '/api/v1/webhooks/{name}/deliveries',
+    output: deliveryListOutput,
     group: ipamApi,
     summary: "An operators' endpoint's delivery log, newest first",
     handler: async ({ db, params }) => ({
       apiVersion: 'v1',
       kind: 'WebhookDeliveryList',
       items: await listDeliveries(db, null, resourceName.parse(params.name)),
+      metadata: { continue: null },
     }),
   }),
 ];

@@ -203,6 +203,13 @@ export const ipamRoutes: RestRoute[] = [
     group: ipamApi,
     summary:
       'Free space of a pool, from its free-block table: with prefixLength, the first free blocks of that length in address order; without, the largest free blocks. A claim gets one by naming it as spec.address (with spec.pool)',
+    output: z.object({
+      apiVersion: z.literal('v1'),
+      kind: z.literal('AvailablePrefixList'),
+      metadata: z.object({ network: z.string(), pool: z.object({ name: z.string(), cidr: z.string(), family: z.enum(['IPv4', 'IPv6']) }) }),
+      spec: z.object({ prefixLength: z.number().int().nullable() }),
+      items: z.array(z.object({ cidr: z.string(), size: z.string().regex(/^\d+$/) })),
+    }),
     minRole: 'viewer',
     query: z.object({
       prefixLength: z.coerce.number().int().min(0).max(128).optional().describe('the block length wanted (e.g. 24); absent: the largest free blocks'),
