@@ -58,6 +58,8 @@ async function main() {
 
   // Baseline: single-row inserts into a plain table, same database, same concurrency.
   await db.execute(sql`create table bench_baseline (id bigserial primary key, cluster text, container text, created_at timestamptz default now())`);
+  // The set-up's writes reach the statistics before the baseline starts.
+  await sleep(STATS_SETTLE_MS);
   const baselineCpu = cpuMeter({}, { postgres: bench.cpuSource });
   const baselineWrites = await writeMeter(db);
   const baseline = await runConcurrent(ADDS, CONCURRENCY, async (i) => {
