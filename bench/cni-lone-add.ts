@@ -78,7 +78,7 @@ async function main() {
     // Warm-up: connections, plans, the verified token.
     for (let i = 0; i < 50; i++) await addThenDel();
     const back: { add: number; del: number }[] = [];
-    const cpu = cpuMeter({ web: web.proc.pid }, { database: new URL(bench.url).pathname.slice(1) });
+    const cpu = cpuMeter({ web: web.proc.pid }, { postgres: bench.cpuSource });
     for (let i = 0; i < ADDS; i++) back.push(await addThenDel());
     const cpuPerPair = cpu.perOp(ADDS);
     // The floor of any call on this machine now: a REST path that does not exist (no database), and

@@ -29,7 +29,7 @@ import { makeTempDir, randomToken, spawnSimulator } from '../simulator/spawn-sim
 import { updateGrant } from '../server/quota/grants';
 import { createOrganization } from '../server/tenancy/projects';
 import { createProject } from '../server/workflows/project-creation';
-import { benchDatabase, percentile, postgresCpuSeconds, processCpuSeconds, seedBenchFleet, startWorker } from './lib/harness';
+import { benchDatabase, percentile, postgresCpuMeter, processCpuSeconds, seedBenchFleet, startWorker } from './lib/harness';
 
 const machineCount = Number(process.argv[2] ?? 200);
 const inFlight = Number(process.argv[3] ?? 25);
@@ -232,20 +232,21 @@ async function main() {
     await run('warm', warmup, Math.min(inFlight, warmup));
     const sampler = process.env.BENCH_SAMPLE ? sampleActivity(database.url) : undefined;
     const load = os.loadavg();
-    const databaseName = new URL(database.url).pathname.slice(1);
+    const postgresCpu = postgresCpuMeter(database.cpuSource);
     const cpuBefore = {
       workers: workers.map((c) => processCpuSeconds(c.pid)),
       simulator: processCpuSeconds(sim.child.pid),
       bench: process.cpuUsage(),
-      postgres: postgresCpuSeconds(databaseName),
+      postgres: 0,
     };
     const { ids, calls, seconds } = await run('m', machineCount, inFlight);
     const cpuAfter = {
       workers: workers.map((c) => processCpuSeconds(c.pid)),
       simulator: processCpuSeconds(sim.child.pid),
       bench: process.cpuUsage(cpuBefore.bench),
-      postgres: postgresCpuSeconds(databaseName),
+      postgres: postgresCpu.seconds(),
     };
+    postgresCpu.stop();
     const loadAfter = os.loadavg();
     const samples = await sampler?.stop();
 

@@ -106,7 +106,7 @@ async function main() {
     let errors = 0;
     const latencies: number[] = [];
     // CPU per request, by process: steadier than the rate on a shared machine.
-    const cpu = cpuMeter({ web: web.proc.pid });
+    const cpu = cpuMeter({ web: web.proc.pid }, { postgres: bench.cpuSource });
     const started = performance.now();
     await Promise.all(
       Array.from({ length: 16 }, async (_, w) => {

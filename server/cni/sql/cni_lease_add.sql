@@ -3,8 +3,9 @@
 -- from the node's first block with room. It first finds, and locks, a block with room for every
 -- family it must allocate, and only then writes: a family without one returns {"needsBlock":
 -- [families]} with nothing written (server/cni/leases.ts addLease then carves a block with
--- cni_node_block_ensure_locked and calls again). Otherwise it allocates (ipam_allocate), records
--- the leases and one audit event, and returns {"addresses": [{family, address, block}]}, or
+-- cni_node_block_ensure_locked and calls again). Otherwise it takes each address from its block
+-- (below: what ipam_allocate does, for one address of a block already locked) and records the leases
+-- and one audit event, and returns {"addresses": [{family, address, block}]}, or
 -- {"noPools": true} when the network has no pools. An ADD that takes an address from the last
 -- quarter of the node's last block with room says so ("lowOnRoom": [families]): addLease then
 -- carves the node's next block in the background, so the node's ADDs rarely wait for a carve.
@@ -24,7 +25,8 @@ DECLARE
   v_family int;
   v_lease record;
   v_block record;
-  v_alloc_id uuid;
+  v_pool uuid;
+  v_from cidr;
   v_alloc_cidr cidr;
   v_out jsonb := '[]'::jsonb;
   v_created jsonb := '[]'::jsonb;
@@ -74,16 +76,34 @@ BEGIN
   END IF;
   FOR v_item IN SELECT value FROM jsonb_array_elements(v_todo) LOOP
     v_family := (v_item->>'family')::int;
-    -- The block is locked and has room (allocated < capacity, and a node block holds single addresses only).
-    SELECT o_allocation_id, o_cidr INTO v_alloc_id, v_alloc_cidr
-    FROM ipam_allocate((v_item->>'pool')::uuid, CASE v_family WHEN 4 THEN 32 ELSE 128 END, NULL, 'PodAddress', NULL, NULL);
-    IF v_alloc_id IS NULL THEN
+    v_pool := (v_item->>'pool')::uuid;
+    -- A node block holds single addresses only, and its row is locked above: its FirstFit address is
+    -- the first address of its lowest free block, which gives way to what is left of it (ipam_split).
+    -- Four statements where ipam_allocate's general path (any size, pinned or BestFit, the pool row
+    -- locked and read again, one probe per block size) takes seven: bench/cni-lone-add.
+    DELETE FROM ip_free_blocks
+    WHERE pool_id = v_pool AND cidr = (SELECT f.cidr FROM ip_free_blocks f WHERE f.pool_id = v_pool ORDER BY f.cidr LIMIT 1)
+    RETURNING cidr INTO v_from;
+    IF v_from IS NULL THEN
       RAISE EXCEPTION 'node block % has no free address although its counters say so', v_item->>'block' USING ERRCODE = 'MC002';
     END IF;
+    v_alloc_cidr := set_masklen(v_from, CASE v_family WHEN 4 THEN 32 ELSE 128 END);
+    IF v_alloc_cidr <> v_from THEN
+      INSERT INTO ip_free_blocks (pool_id, cidr, prefix_length)
+        SELECT v_pool, s, masklen(s) FROM ipam_split(v_from, v_alloc_cidr) AS s;
+    END IF;
+    -- The allocation (the exclusion constraint checks it) and the lease that owns it, in one statement.
+    WITH a AS (
+      INSERT INTO ip_allocations (pool_id, project_id, network_id, cidr, kind, size)
+        VALUES (v_pool, (p->>'project')::uuid, (p->>'network')::uuid, v_alloc_cidr, 'PodAddress', 1)
+        RETURNING id
+    )
     INSERT INTO pod_leases (project_id, cluster_id, cni_network, container_id, ifname, family, pool_id, allocation_id, address,
                             pod_namespace, pod_name, node)
-      VALUES ((p->>'project')::uuid, v_cluster, p->>'cniNetwork', p->>'containerId', p->>'ifname', v_family, (v_item->>'pool')::uuid,
-              v_alloc_id, v_alloc_cidr, p->>'podNamespace', p->>'podName', v_node);
+      SELECT (p->>'project')::uuid, v_cluster, p->>'cniNetwork', p->>'containerId', p->>'ifname', v_family, v_pool,
+             a.id, v_alloc_cidr, p->>'podNamespace', p->>'podName', v_node
+      FROM a;
+    UPDATE ip_pools SET allocated = allocated + 1, allocation_count = allocation_count + 1 WHERE id = v_pool;
     v_out := v_out || jsonb_build_object('family', v_family, 'address', v_alloc_cidr::text, 'block', v_item->>'block');
     v_created := v_created || to_jsonb(v_alloc_cidr::text);
   END LOOP;

@@ -19,6 +19,8 @@
 -- before the ADD.)
 CREATE OR REPLACE FUNCTION cni_lease_add_confirmed(p jsonb) RETURNS jsonb
 LANGUAGE plpgsql
+-- Planned once per session: plan_cache_mode (see server/ipam/sql/ipam_allocate.sql).
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
   v_cluster_live boolean;

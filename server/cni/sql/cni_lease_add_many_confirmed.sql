@@ -1,10 +1,12 @@
 -- A batch of confirmed CNI ADDs (cni_lease_add_confirmed, for cni_lease_add_many): its clusters
 -- locked FOR KEY SHARE in one order (so batches never deadlock on them), then each ADD refused whose
 -- token has no role ({"tokenRevoked": true}), a role below editor ({"tokenForbidden": true}) or whose
--- cluster is gone ({"clusterGone": true}); the others go to cni_lease_add_many, and the answers come
--- back in the order given.
+-- cluster is gone ({"clusterGone": true}), each token's role read once; the others go to
+-- cni_lease_add_many, and the answers come back in the order given.
 CREATE OR REPLACE FUNCTION cni_lease_add_many_confirmed(p_items jsonb) RETURNS jsonb
 LANGUAGE plpgsql
+-- Planned once per session: plan_cache_mode (see server/ipam/sql/ipam_allocate.sql).
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
   v_clusters uuid[];
@@ -24,7 +26,12 @@ BEGIN
                         WHEN NOT (x.v->>'cluster')::uuid = ANY (coalesce(v_clusters, '{}')) THEN '{"clusterGone": true}'::jsonb
                    END ORDER BY x.i) INTO v_answer
   FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(v, i)
-  LEFT JOIN LATERAL (SELECT r.role FROM api_token_roles((x.v->>'token')::uuid) r WHERE x.v ? 'token') t ON true;
+  -- Each token read once per batch, however many of its ADDs the batch holds (a node's, a cluster's).
+  LEFT JOIN (
+    SELECT k.token, r.role
+    FROM (SELECT DISTINCT (y->>'token')::uuid AS token FROM jsonb_array_elements(p_items) AS y WHERE y ? 'token') k
+    LEFT JOIN LATERAL (SELECT r.role FROM api_token_roles(k.token) r) r ON true
+  ) t ON x.v ? 'token' AND t.token = (x.v->>'token')::uuid;
   IF NOT EXISTS (SELECT 1 FROM unnest(v_answer) AS a WHERE a IS NOT NULL) THEN
     RETURN cni_lease_add_many(p_items);
   END IF;
