@@ -40,7 +40,8 @@ export const validInputs: Record<string, (w: World) => unknown> = {
   'tokens.operator.create': () => ({ name: 'op' }),
   'tokens.operator.revoke': () => ({ id: id() }),
   // `direction` is what the console's infinite query adds to every page's input.
-  'audit.list': () => ({ action: 'x', search: 'y', limit: 5, direction: 'forward' }),
+  'audit.list': () => ({ action: 'x', search: 'y', since: new Date(0), until: new Date(), cursor: '1.1', limit: 5, direction: 'forward' }),
+  'audit.filterChoices': () => undefined,
   'audit.project': (w) => ({ project: w.project, actor: 'a', search: 'y', limit: 5, direction: 'forward' }),
   'ipam.networks.list': (w) => ({ project: w.project, search: 'v', limit: 5 }),
   'ipam.networks.get': (w) => ({ project: w.project, name: 'vpc' }),

@@ -111,10 +111,11 @@ export function Select(props: SelectHTMLAttributes<HTMLSelectElement>) {
   return <select {...props} className={cx(inputClass, props.className)} />;
 }
 
-export function Table({ head, children, empty }: { head: ReactNode[]; children: ReactNode; empty?: ReactNode }) {
+/** A table that scrolls sideways inside its own box when it is wider than the screen (the page never does). */
+export function Table({ head, children, empty, label }: { head: ReactNode[]; children: ReactNode; empty?: ReactNode; label?: string }) {
   return (
     <div className="overflow-x-auto">
-      <table className="min-w-full divide-y divide-slate-200 text-sm">
+      <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label={label}>
         <thead>
           <tr>
             {head.map((h, i) => (
