@@ -65,7 +65,7 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   // The console shows the bucket full and the denial with its reason.
   await tenant.goto(`/projects/${PROJECT}/quota`);
   await expect(tenant.getByTestId(`bucket-${IPCLAIMS}`)).toHaveAttribute('data-tone', 'red');
-  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute(
+  await expect(tenant.getByRole('meter', { name: 'IP claims quota' })).toHaveAttribute(
     'aria-valuetext',
     new RegExp(`^${held} of ${held} claims used · 0 available`),
   );
@@ -97,10 +97,7 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   const ok = await api.post('/ipclaims', { metadata: { name: claimName }, spec: { network, prefixLength: 28 } });
   expect(ok.status()).toBe(201);
   await tenant.reload();
-  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute(
-    'aria-valuetext',
-    new RegExp(`^${held + 1} of ${held + 1} claims used`),
-  );
+  await expect(tenant.getByRole('meter', { name: 'IP claims quota' })).toHaveAttribute('aria-valuetext', new RegExp(`^${held + 1} of ${held + 1} claims used`));
   await expect(
     tenant
       .getByTestId('claim-row')

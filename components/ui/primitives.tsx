@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { fieldSentence } from './messages';
 import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
 
 const cx = (...parts: (string | false | null | undefined)[]) => parts.filter(Boolean).join(' ');
@@ -95,7 +96,7 @@ export function Field({
       {hint && !error && <p className="text-xs text-slate-500">{hint}</p>}
       {error && (
         <p className="text-xs text-red-700" id={`${htmlFor}-error`} data-testid={`${htmlFor}-error`}>
-          {error}
+          {fieldSentence(error, label.replace(/\s*\(optional\)$/i, ''))}
         </p>
       )}
     </div>
