@@ -176,3 +176,13 @@ test('a claim form returns to Delete after a Retain claim; the skip link jumps t
   expect((await page.request.get(icon!)).status()).toBe(200);
   expect(errors).toEqual([]);
 });
+
+test('a location marked Unavailable shows none of its machines as available', async ({ page }) => {
+  await signIn(page, 'operator@example.com');
+  await page.goto('/operator/fleet');
+  const lon1 = page.getByTestId('inventory-lon1');
+  await expect(lon1).toContainText('Unavailable: power maintenance');
+  const cells = lon1.getByRole('cell');
+  await expect(cells.first()).toContainText(/0 of \d+ available \(location unavailable\)/);
+  for (const text of await cells.allTextContents()) if (text.trim() !== 'none') expect(text).toMatch(/^0 of \d+ available \(location unavailable\)/);
+});
