@@ -88,6 +88,11 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   await expect(queued).toContainText(PROJECT);
   await expect(queued).toContainText(`${held} of ${held}`);
   await queued.getByRole('button', { name: 'Approve' }).click();
+  // The approval is confirmed first, and says what it changes.
+  const confirm = operator.getByRole('dialog', { name: `Approve 1 more IP claims for ${PROJECT}?` });
+  await expect(confirm).toContainText(`${PROJECT}'s IP claims limit goes from ${held} to ${held + 1}`);
+  await confirm.getByRole('button', { name: 'Approve' }).click();
+  await expect(operator.getByTestId('approval-done')).toHaveText(`Approved: ${PROJECT}'s IP claims limit went from ${held} to ${held + 1}.`);
   await expect(operator.getByTestId('queue-row').filter({ hasText: reason })).toHaveCount(0);
 
   // The tenant sees the outcome, and the same create now succeeds.
