@@ -41,8 +41,8 @@ interface Filters {
 }
 const noFilters: Filters = { projectId: '', actor: '', objectType: '', action: '', since: '', until: '', search: '' };
 
-/** A `datetime-local` value (the browser's local time) as a Date; undefined when empty. */
-const localTime = (value: string) => (value ? new Date(value) : undefined);
+/** A `datetime-local` value (the browser's local time) as an ISO instant; undefined when empty. */
+const localTime = (value: string) => (value ? new Date(value).toISOString() : undefined);
 
 /**
  * The audit log, newest first, filtered and paginated on the server (keyset: "Load older events"
@@ -72,8 +72,8 @@ export function EventsView({ project }: { project?: string }) {
   const exportParams = new URLSearchParams();
   if (projectSlug) exportParams.set('project', projectSlug);
   for (const key of ['action', 'actor', 'objectType', 'search'] as const) if (input[key]) exportParams.set(key, input[key]!);
-  if (input.since) exportParams.set('since', input.since.toISOString());
-  if (input.until) exportParams.set('until', input.until.toISOString());
+  if (input.since) exportParams.set('since', input.since);
+  if (input.until) exportParams.set('until', input.until);
 
   return (
     <div className="space-y-3">

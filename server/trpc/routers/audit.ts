@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authedProcedure, createTRPCRouter, platformProcedure, projectProcedure } from '../init';
+import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
 import { hasPlatformRole } from '@/server/tenancy/roles';
 import { EVENT_CURSOR, auditFilterChoices, listEvents } from '@/server/audit/events';
 
@@ -8,8 +8,15 @@ const filter = z.strictObject({
   objectType: z.string().max(50).optional(),
   actor: z.string().max(200).optional(),
   search: z.string().max(200).optional(),
-  since: z.date().optional(),
-  until: z.date().optional(),
+  /** Time range, ISO 8601 with an offset (`2026-12-01T00:00:00Z`). */
+  since: z.iso
+    .datetime({ offset: true })
+    .transform((t) => new Date(t))
+    .optional(),
+  until: z.iso
+    .datetime({ offset: true })
+    .transform((t) => new Date(t))
+    .optional(),
   cursor: z.string().regex(EVENT_CURSOR, 'is not a cursor returned by this list').optional(),
   /** Sent by the console's infinite query with every page (tRPC adds it); pages only go forward. */
   direction: z.enum(['forward', 'backward']).optional(),
@@ -25,7 +32,7 @@ export const auditRouter = createTRPCRouter({
    * What the audit log's filters offer: the actions and object kinds that occur (names, not data:
    * any signed-in user), and for operators and admins the projects.
    */
-  filterChoices: authedProcedure.query(async ({ ctx }) => {
+  filterChoices: authedProcedure.input(noInput).query(async ({ ctx }) => {
     const choices = await auditFilterChoices(ctx.db);
     return hasPlatformRole(ctx.session.user, 'operator', 'admin') ? choices : { ...choices, projects: [] };
   }),
