@@ -8,6 +8,8 @@ import { demoPassword, signIn } from './fixtures';
  * the skip link and the favicon.
  */
 const stamp = Date.now().toString(36);
+// Several roles' pages per test, on a shared 2-core machine.
+test.describe.configure({ timeout: 120_000 });
 
 async function pageAs(browser: Browser, email: string, password = demoPassword): Promise<Page> {
   const page = await (await browser.newContext()).newPage();

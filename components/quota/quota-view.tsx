@@ -1,6 +1,6 @@
 'use client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { useCanEdit } from '@/components/projects/hooks';
@@ -64,12 +64,13 @@ function IncreaseRequests({ project, canRequest }: { project: string; canRequest
   const types = useQuery(trpc.quota.resourceTypes.queryOptions());
   const requests = useQuery(trpc.quota.increases.list.queryOptions(increasesInput(project)));
   const [sent, setSent] = useState<string | null>(null);
-  const [formKey, setFormKey] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
   const create = useMutation(
     trpc.quota.increases.create.mutationOptions({
       onSuccess: (r) => {
         setSent(`Your request for ${formatCount(r.amount)} more ${resourceName(r.resourceType)} was sent: an operator will approve or reject it.`);
-        setFormKey((k) => k + 1);
+        // Back to the defaults for the next request.
+        formRef.current?.reset();
         void queryClient.invalidateQueries({ queryKey: trpc.quota.increases.list.queryKey() });
       },
     }),
@@ -92,7 +93,7 @@ function IncreaseRequests({ project, canRequest }: { project: string; canRequest
     <Card title="Increase requests">
       {canRequest ? (
         <form
-          key={formKey}
+          ref={formRef}
           onSubmit={onSubmit}
           onChange={() => create.error && create.reset()}
           className="grid gap-3 md:grid-cols-[minmax(0,16rem)_8rem_minmax(0,1fr)_auto] md:items-end"
