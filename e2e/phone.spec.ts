@@ -49,21 +49,24 @@ test.describe.serial('phone viewport', () => {
   test('a tenant creates a network and requests a machine from a phone', async ({ page }) => {
     await signIn(page, 'tenant@example.com');
     await page.goto('/projects/acme-prod/networks');
-    const network = `phone-vpc-${stamp}`;
+    // Each phone project makes its own network and machine (one range each: roots of a project may not overlap).
+    const narrow = test.info().project.name === 'phone-360';
+    const tag = `${narrow ? 360 : 390}-${stamp}`;
+    const network = `phone-vpc-${tag}`;
     await page.getByLabel('Name', { exact: true }).fill(network);
-    await page.getByLabel('Root CIDR', { exact: true }).fill('203.0.113.0/24');
+    await page.getByLabel('Root CIDR', { exact: true }).fill(narrow ? '203.0.113.128/25' : '203.0.113.0/25');
     await page.getByRole('button', { name: 'Create network' }).click();
     await expect(page).toHaveURL(new RegExp(`/networks/${network}$`));
-    await page.getByLabel('Claim name').fill(`phone-claim-${stamp}`);
+    await page.getByLabel('Claim name').fill(`phone-claim-${tag}`);
     await page.getByLabel('Prefix length', { exact: true }).fill('28');
     await page.getByRole('button', { name: 'Create claim' }).click();
-    await expect(page.getByRole('table', { name: 'Claims' }).getByRole('row', { name: new RegExp(`phone-claim-${stamp}`) })).toBeVisible();
+    await expect(page.getByRole('table', { name: 'Claims' }).getByRole('row', { name: new RegExp(`phone-claim-${tag}`) })).toBeVisible();
     await expectNoHorizontalOverflow(page, page.url());
 
     await page.goto('/projects/acme-prod/machines');
     const form = page.getByRole('form', { name: 'Request a machine' });
     if (!(await form.isVisible())) await page.getByRole('button', { name: 'Request a machine' }).click();
-    const machine = `phone-m-${stamp}`;
+    const machine = `phone-m-${tag}`;
     await form.getByLabel('Name', { exact: true }).fill(machine);
     await form.getByLabel('Class', { exact: true }).selectOption('c1.small');
     await form.getByLabel('Profile', { exact: true }).selectOption('ubuntu-24.04');

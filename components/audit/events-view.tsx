@@ -169,7 +169,7 @@ export function EventsView({ project }: { project?: string }) {
         <div className="rounded-lg border border-slate-200 bg-white">
           <Table label="Audit events" head={['Time', ...(project ? [] : ['Project']), 'Actor', 'Object', 'Action', 'Reason']}>
             {rows.map((e) => {
-              const href = auditObjectHref(e);
+              const href = auditObjectHref(e, !project);
               const object = e.objectName ?? e.objectId ?? '';
               return (
                 <tr key={e.id}>

@@ -1,5 +1,12 @@
-/** The console page of an audit event's object, when it has one the reader can open. */
-export function auditObjectHref(e: { projectSlug: string | null; objectType: string; objectId: string | null; objectName: string | null }): string | null {
+/**
+ * The console page of an audit event's object, when it has one the reader can open: project pages
+ * for a project's events; operator pages (tokens, quota administration) only in the operators' log
+ * (`staff`). Users are not linked (their page is for admins only).
+ */
+export function auditObjectHref(
+  e: { projectSlug: string | null; objectType: string; objectId: string | null; objectName: string | null },
+  staff: boolean,
+): string | null {
   const p = e.projectSlug ? `/projects/${e.projectSlug}` : null;
   const name = e.objectName ? encodeURIComponent(e.objectName) : null;
   switch (e.objectType) {
@@ -13,13 +20,14 @@ export function auditObjectHref(e: { projectSlug: string | null; objectType: str
     case 'cluster':
       return p && `${p}/networks`;
     case 'apiToken':
-      return p ? `${p}/tokens` : '/operator/tokens';
+      return p ? `${p}/tokens` : staff ? '/operator/tokens' : null;
     case 'project':
       return p;
     case 'user':
-      return e.objectId ? `/operator/users/${e.objectId}` : null;
+      return null;
     default:
-      if (e.objectType.startsWith('quota') || /policy|grant|registration|bucket|increase/i.test(e.objectType)) return p ? `${p}/quota` : '/operator/quota';
+      if (e.objectType.startsWith('quota') || /policy|grant|registration|bucket|increase/i.test(e.objectType))
+        return p ? `${p}/quota` : staff ? '/operator/quota' : null;
       return p;
   }
 }
