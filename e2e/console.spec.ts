@@ -117,9 +117,22 @@ test('an operator finds a release in the audit log by project, kind and action, 
   await filters.getByLabel('From').fill('');
   await filters.getByRole('button', { name: 'Filter' }).click();
 
-  // The event links to its object.
+  // The event links to where an operator finds such objects (the fleet), and that page opens.
   await row.getByRole('link', { name: machine }).click();
-  await expect(operator).toHaveURL(new RegExp(`/projects/acme-prod/machines/${machine}$`));
+  await expect(operator).toHaveURL(/\/operator\/fleet$/);
+  await expect(operator.getByRole('heading', { level: 1 })).toBeVisible();
+  await expect(operator.getByTestId('inventory-ams1')).toBeVisible();
+
+  // In the project's own timeline the event links to the machine's page.
+  await tenant.goto('/projects/acme-prod/activity');
+  await tenant
+    .getByRole('table', { name: 'Audit events' })
+    .getByRole('row', { name: new RegExp(machine) })
+    .first()
+    .getByRole('link', { name: machine })
+    .click();
+  await expect(tenant).toHaveURL(new RegExp(`/projects/acme-prod/machines/${machine}$`));
+  await expect(tenant.getByRole('heading', { level: 1, name: machine })).toBeVisible();
 
   // A tenant cannot export the whole log.
   expect((await tenant.request.get('/api/audit/export')).status()).toBe(403);
