@@ -33,6 +33,12 @@ export default defineConfig({
       ],
     },
   },
+  // Desktop runs every spec; the phone projects run e2e/phone.spec.ts at a phone's viewport (390 and 360 px wide).
+  projects: [
+    { name: 'desktop', testIgnore: /phone\.spec\.ts$/ },
+    { name: 'phone-390', testMatch: /phone\.spec\.ts$/, use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } },
+    { name: 'phone-360', testMatch: /phone\.spec\.ts$/, use: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } },
+  ],
   webServer: {
     command: 'node --import tsx bin/start.ts',
     url: `http://localhost:${port}/readyz`,

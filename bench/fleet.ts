@@ -269,14 +269,14 @@ async function main() {
       ['Allocating', 'machine.phase.Allocating', 'machine.phase.Bound'],
       ['Bound', 'machine.phase.Bound', 'machine.phase.Installing'],
       ['Installing', 'machine.phase.Installing', 'machine.phase.Ready'],
-      ['Ready, release requested', 'machine.delete', 'machine.phase.Releasing'],
+      ['Ready, release requested', 'machine.release.requested', 'machine.phase.Releasing'],
       ['Releasing', 'machine.phase.Releasing', 'machine.phase.Released'],
     ];
     const totals: [string, string, string][] = [
       ['request → Ready', 'machine.create', 'machine.phase.Ready'],
-      ['release → Released', 'machine.delete', 'machine.phase.Released'],
+      ['release → Released', 'machine.release.requested', 'machine.phase.Released'],
       ['request → Released', 'machine.create', 'machine.phase.Released'],
-      ['(Ready → user releases)', 'machine.phase.Ready', 'machine.delete'],
+      ['(Ready → user releases)', 'machine.phase.Ready', 'machine.release.requested'],
     ];
     const durations = (from: string, to: string) => [...at.values()].filter((m) => m[from] !== undefined && m[to] !== undefined).map((m) => m[to] - m[from]);
     await new Promise((r) => setTimeout(r, 1_200)); // workers add their job counts once a second

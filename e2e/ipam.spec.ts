@@ -106,13 +106,13 @@ test.describe.serial('IPAM console', () => {
     await expect(page).toHaveURL(new RegExp(`/projects/acme-dev/networks/${v6network}$`));
 
     // capacity = allocated + reserved + free, the reserved space as its own figure.
-    await expect(page.getByTestId('IPv6-figures')).toContainText('0 allocated · 2^64 reserved · 1.2e24 free of 2^80');
+    await expect(page.getByTestId('IPv6-figures')).toContainText('0 % · 0 allocated · 2⁶⁴ reserved · 1.2 × 10²⁴ free of 2⁸⁰');
     await expect(page.getByRole('meter', { name: 'IPv6 utilization' })).toHaveAttribute(
       'aria-valuetext',
-      '0% (0 allocated, 18,446,744,073,709,551,616 reserved, 1,208,907,372,870,555,465,154,560 free of 1,208,925,819,614,629,174,706,176 addresses)',
+      '0 % (0 allocated, 18,446,744,073,709,551,616 reserved, 1,208,907,372,870,555,465,154,560 free of 1,208,925,819,614,629,174,706,176 addresses)',
     );
     const poolRow = page.getByRole('table', { name: 'Pools' }).getByRole('row', { name: new RegExp(`${v6network}-v6`) });
-    await expect(poolRow.getByRole('cell').nth(6)).toHaveText('2^64');
+    await expect(poolRow.getByRole('cell').nth(6)).toHaveText('2⁶⁴');
     await expect(map(page).getByRole('button', { name: /^Reserved, 2001:db8:e2::\/64/ })).toBeVisible();
 
     // A Retain claim takes the first /64 after the reservation; deleting it leaves the block retained.
@@ -133,7 +133,7 @@ test.describe.serial('IPAM console', () => {
     const section = page.getByRole('region', { name: 'Retained allocations' });
     const retainedRow = section.getByRole('row', { name: new RegExp(retained) });
     await expect(retainedRow).toContainText('2001:db8:e2:1::/64');
-    await expect(page.getByTestId('IPv6-figures')).toContainText('2^64 allocated · 2^64 reserved');
+    await expect(page.getByTestId('IPv6-figures')).toContainText('2⁶⁴ allocated · 2⁶⁴ reserved');
 
     // While it is retained the network cannot be deleted.
     await page.getByRole('button', { name: 'Delete network' }).click();
@@ -154,7 +154,7 @@ test.describe.serial('IPAM console', () => {
     await expect(confirm).toBeHidden();
     await expect(section.getByTestId('retained-notice')).toHaveText(`Released 2001:db8:e2:1::/64 (${retained}).`);
     await expect(retainedRow).toHaveCount(0);
-    await expect(page.getByTestId('IPv6-figures')).toContainText('0 allocated · 2^64 reserved');
+    await expect(page.getByTestId('IPv6-figures')).toContainText('0 allocated · 2⁶⁴ reserved');
 
     await page.getByRole('button', { name: 'Delete network' }).click();
     await page

@@ -65,7 +65,7 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   // The console shows the bucket full and the denial with its reason.
   await tenant.goto(`/projects/${PROJECT}/quota`);
   await expect(tenant.getByTestId(`bucket-${IPCLAIMS}`)).toHaveAttribute('data-tone', 'red');
-  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute(
+  await expect(tenant.getByRole('meter', { name: 'IP claims quota' })).toHaveAttribute(
     'aria-valuetext',
     new RegExp(`^${held} of ${held} claims used · 0 available`),
   );
@@ -88,6 +88,11 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   await expect(queued).toContainText(PROJECT);
   await expect(queued).toContainText(`${held} of ${held}`);
   await queued.getByRole('button', { name: 'Approve' }).click();
+  // The approval is confirmed first, and says what it changes.
+  const confirm = operator.getByRole('dialog', { name: `Approve 1 more IP claims for ${PROJECT}?` });
+  await expect(confirm).toContainText(`${PROJECT}'s IP claims limit goes from ${held} to ${held + 1}`);
+  await confirm.getByRole('button', { name: 'Approve' }).click();
+  await expect(operator.getByTestId('approval-done')).toHaveText(`Approved: ${PROJECT}'s IP claims limit went from ${held} to ${held + 1}.`);
   await expect(operator.getByTestId('queue-row').filter({ hasText: reason })).toHaveCount(0);
 
   // The tenant sees the outcome, and the same create now succeeds.
@@ -97,10 +102,7 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   const ok = await api.post('/ipclaims', { metadata: { name: claimName }, spec: { network, prefixLength: 28 } });
   expect(ok.status()).toBe(201);
   await tenant.reload();
-  await expect(tenant.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute(
-    'aria-valuetext',
-    new RegExp(`^${held + 1} of ${held + 1} claims used`),
-  );
+  await expect(tenant.getByRole('meter', { name: 'IP claims quota' })).toHaveAttribute('aria-valuetext', new RegExp(`^${held + 1} of ${held + 1} claims used`));
   await expect(
     tenant
       .getByTestId('claim-row')

@@ -40,7 +40,16 @@ export const validInputs: Record<string, (w: World) => unknown> = {
   'tokens.operator.create': () => ({ name: 'op' }),
   'tokens.operator.revoke': () => ({ id: id() }),
   // `direction` is what the console's infinite query adds to every page's input.
-  'audit.list': () => ({ action: 'x', search: 'y', limit: 5, direction: 'forward' }),
+  'audit.list': () => ({
+    action: 'x',
+    search: 'y',
+    since: '2026-01-01T00:00:00Z',
+    until: '2026-12-31T23:59:59.999Z',
+    cursor: '1.1',
+    limit: 5,
+    direction: 'forward',
+  }),
+  'audit.filterChoices': () => undefined,
   'audit.project': (w) => ({ project: w.project, actor: 'a', search: 'y', limit: 5, direction: 'forward' }),
   'ipam.networks.list': (w) => ({ project: w.project, search: 'v', limit: 5 }),
   'ipam.networks.get': (w) => ({ project: w.project, name: 'vpc' }),

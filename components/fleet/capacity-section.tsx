@@ -131,7 +131,7 @@ export function CapacitySection({
                       )}
                     </td>
                     <td className="px-3 py-2">
-                      {c.health === 'Healthy' ? <span className="text-slate-700">Healthy</span> : <Badge tone="red">{c.health}</Badge>}
+                      <HealthCell health={c.health} state={c.state} />
                     </td>
                     <td
                       className="whitespace-nowrap px-3 py-2 text-xs text-slate-600"
@@ -208,4 +208,15 @@ export function CapacitySection({
       )}
     </Card>
   );
+}
+
+/**
+ * A device's health as people should read it: the provider's last health report, except that a
+ * quarantined device is not called healthy (it is quarantined because something about it — a
+ * failed wipe, an operator's doubt — is not known to be right).
+ */
+function HealthCell({ health, state }: { health: string; state: string }) {
+  if (health !== 'Healthy') return <Badge tone="red">{health}</Badge>;
+  if (state === 'Quarantined') return <Badge tone="amber">Not verified</Badge>;
+  return <span className="text-slate-700">Healthy</span>;
 }

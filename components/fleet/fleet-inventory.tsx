@@ -81,6 +81,9 @@ export function Inventory({
                       .map((s) => ({ s, n: cell.filter((r) => r.state === s).reduce((n, r) => n + r.count, 0) }))
                       .filter((x) => x.n > 0);
                     const sick = cell.filter((r) => r.health !== 'Healthy').reduce((n, r) => n + r.count, 0);
+                    // Machines in a location that takes no requests are not available, whatever their own state.
+                    const closed = usability !== undefined && !usability.usable;
+                    const available = closed ? 0 : (byState.find((x) => x.s === 'Available')?.n ?? 0);
                     return (
                       <td key={c} className="min-w-40 rounded-md bg-white p-2 align-top ring-1 ring-inset ring-slate-200">
                         {total === 0 ? (
@@ -89,13 +92,15 @@ export function Inventory({
                           <button type="button" className="block w-full text-left" onClick={() => onShow('', l)} title={`Show capacity in ${l}`}>
                             <span className="flex items-baseline justify-between text-xs text-slate-600">
                               <span>
-                                <strong className="text-sm tabular-nums text-slate-900">{byState.find((x) => x.s === 'Available')?.n ?? 0}</strong> of {total}{' '}
-                                available
+                                <strong className={cx('text-sm tabular-nums', closed || available === 0 ? 'text-red-700' : 'text-slate-900')}>
+                                  {available}
+                                </strong>{' '}
+                                of {total} available{closed && <span className="text-red-700"> (location unavailable)</span>}
                               </span>
                               {sick > 0 && <Badge tone="red">{sick} unhealthy</Badge>}
                             </span>
                             <span
-                              className="mt-1 flex h-2 w-full overflow-hidden rounded-full bg-slate-100"
+                              className={cx('mt-1 flex h-2 w-full overflow-hidden rounded-full bg-slate-100', closed && 'opacity-40 grayscale')}
                               role="img"
                               aria-label={byState.map((x) => `${x.n} ${x.s}`).join(', ')}
                             >

@@ -19,9 +19,9 @@ interface Item {
 
 const eventTitles: Record<string, string> = {
   'machine.create': 'Requested',
-  'machine.delete': 'Release requested',
-  'machine.reject': 'Rejected by an operator',
-  'machine.forceRelease': 'Force released by an operator',
+  'machine.release.requested': 'Release requested',
+  'machine.request.rejected': 'Rejected by an operator',
+  'machine.release.forced': 'Force released by an operator',
   'machine.install.retry': 'Install retried',
 };
 

@@ -34,11 +34,14 @@ export function CreateClaimForm({ project, network, pools }: { project: string; 
   const invalidate = useInvalidateIpam();
   const claimPools = pools.filter((p) => p.kind !== 'NodeBlock');
   const initialFamily = claimPools.some((p) => p.family === 4) || claimPools.length === 0 ? 'IPv4' : 'IPv6';
-  const [draft, setDraft] = useState<Draft>({ name: '', family: initialFamily, prefixLength: '', address: '', pool: '', reclaimPolicy: 'Delete' });
+  const defaults: Draft = { name: '', family: initialFamily, prefixLength: '', address: '', pool: '', reclaimPolicy: 'Delete' };
+  const [draft, setDraft] = useState<Draft>(defaults);
   const [created, setCreated] = useState<{ name: string; cidr: string; pool: string; isNew: boolean } | null>(null);
+  // A change clears the last attempt's errors (they were about the old values) and its success note.
   const set = (patch: Partial<Draft>) => {
     setDraft((d) => ({ ...d, ...patch }));
     setCreated(null);
+    if (create.error) create.reset();
   };
 
   const familyNumber = draft.family === 'IPv6' ? 6 : 4;
@@ -60,7 +63,8 @@ export function CreateClaimForm({ project, network, pools }: { project: string; 
     trpc.ipam.claims.create.mutationOptions({
       onSuccess: (result) => {
         setCreated({ name: result.claim.name, cidr: result.claim.allocatedCidr, pool: result.claim.pool, isNew: result.created });
-        setDraft((d) => ({ ...d, name: '', address: '' }));
+        // Back to the defaults for the next claim (a Retain chosen for this one is not silently kept).
+        setDraft(defaults);
         void invalidate();
       },
     }),

@@ -1,6 +1,6 @@
 import { cx } from '@/components/ui/primitives';
 import type { FamilyTotals } from '@/server/ipam/networks';
-import { exactCount, formatCount, formatPercent } from './format';
+import { exactCount, formatCount, formatPercent, formatShare } from './format';
 
 /** An exact count shown readably, with the exact value in the tooltip. */
 export function Count({ value, className }: { value: string; className?: string }) {
@@ -50,12 +50,17 @@ export function UtilizationBar({
 }) {
   const pct = Math.min(100, Math.max(0, utilization * 100));
   const hasReserved = reserved !== '0';
+  // The share from the exact counters (allocated of the allocatable space), not the rounded ratio.
+  const allocatable = (BigInt(capacity) - BigInt(reserved)).toString();
+  const shareText = formatShare(allocated, allocatable);
   return (
     <div className="min-w-0">
       <div className={cx('flex items-baseline justify-between gap-2 text-xs', compact ? 'mb-0.5' : 'mb-1')}>
         <span className="font-medium text-slate-700">{label}</span>
         <span className="truncate text-slate-600" data-testid={`${label}-figures`}>
-          <span className="font-medium text-slate-800">{formatPercent(utilization)}</span>
+          <span className="font-medium text-slate-800" title={`${exactCount(allocated)} of ${exactCount(allocatable)} allocatable addresses`}>
+            {shareText}
+          </span>
           <span className="text-slate-400"> · </span>
           <Count value={allocated} /> <span className="text-slate-400">allocated</span>
           {hasReserved && (
@@ -80,7 +85,7 @@ export function UtilizationBar({
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={Number(pct.toFixed(4))}
-        aria-valuetext={`${formatPercent(utilization)} (${exactCount(allocated)} allocated, ${exactCount(reserved)} reserved, ${exactCount(available)} free of ${exactCount(capacity)} addresses)`}
+        aria-valuetext={`${shareText} (${exactCount(allocated)} allocated, ${exactCount(reserved)} reserved, ${exactCount(available)} free of ${exactCount(capacity)} addresses)`}
         className={cx('flex w-full overflow-hidden rounded-full bg-slate-100 ring-1 ring-inset ring-slate-200', compact ? 'h-1.5' : 'h-2.5')}
       >
         <div className={cx('h-full', barTone(utilization))} style={{ width: share(allocated, capacity, '3px') }} />

@@ -8,3 +8,10 @@ export function useCanEdit(project: string): boolean {
   const { data } = useQuery(trpc.projects.get.queryOptions({ project }));
   return data ? data.role !== 'viewer' : false;
 }
+
+/** The signed-in user's role in this project (`viewer`, `editor` or `owner`); undefined until it is known. */
+export function useProjectRole(project: string): 'viewer' | 'editor' | 'owner' | undefined {
+  const trpc = useTRPC();
+  const { data } = useQuery(trpc.projects.get.queryOptions({ project }));
+  return data?.role;
+}

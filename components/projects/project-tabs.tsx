@@ -18,7 +18,7 @@ export function ProjectTabs({ slug }: { slug: string }) {
   const pathname = usePathname();
   const base = `/projects/${slug}`;
   return (
-    <nav aria-label="Project" className="mb-6 flex gap-1 border-b border-slate-200">
+    <nav aria-label="Project" className="mb-6 flex gap-1 overflow-x-auto border-b border-slate-200">
       {projectTabs.map((tab) => {
         const href = base + tab.path;
         const active = tab.path === '' ? pathname === base : pathname.startsWith(href);
@@ -28,7 +28,7 @@ export function ProjectTabs({ slug }: { slug: string }) {
             href={href}
             aria-current={active ? 'page' : undefined}
             className={cx(
-              '-mb-px border-b-2 px-3 py-2 text-sm',
+              '-mb-px shrink-0 whitespace-nowrap border-b-2 px-3 py-2 text-sm',
               active ? 'border-brand-600 font-medium text-brand-700' : 'border-transparent text-slate-600 hover:text-slate-900',
             )}
           >

@@ -4,7 +4,11 @@ import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { Pager } from '@/components/ui/pager';
 import { Badge, Button, Card, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { errorMessage } from '@/components/ui/errors';
+import { formatCount } from '@/components/ui/numbers';
 import { ErrorLine, useInvalidateQuota } from './admin-parts';
+import { resourceName } from './resource-names';
 import { ADMIN_PAGE_SIZE, queueInput } from './queries';
 
 /** Tenants' requests for more quota, oldest first: approve (possibly a different amount) or reject with a reason. */
@@ -14,7 +18,25 @@ export function IncreaseQueue() {
   const [status, setStatus] = useState<'Pending' | 'Approved' | 'Rejected'>('Pending');
   const [offset, setOffset] = useState(0);
   const queue = useQuery({ ...trpc.quota.admin.increases.queue.queryOptions(queueInput(status, offset)), placeholderData: keepPreviousData });
-  const approve = useMutation(trpc.quota.admin.increases.approve.mutationOptions({ onSuccess: () => void invalidate() }));
+  // An approval is confirmed first, with what it changes; afterwards the page says what changed.
+  const [confirming, setConfirming] = useState<{
+    id: string;
+    project: string;
+    resourceType: string;
+    amount: number;
+    limit: number | null;
+    reason?: string;
+  } | null>(null);
+  const [approved, setApproved] = useState<string | null>(null);
+  const approve = useMutation(
+    trpc.quota.admin.increases.approve.mutationOptions({
+      onSuccess: () => {
+        if (confirming) setApproved(describeApproval(confirming, 'done'));
+        setConfirming(null);
+        void invalidate();
+      },
+    }),
+  );
   const reject = useMutation(trpc.quota.admin.increases.reject.mutationOptions({ onSuccess: () => void invalidate() }));
   const items = queue.data?.items ?? [];
   return (
@@ -36,7 +58,28 @@ export function IncreaseQueue() {
         </Select>
       }
     >
-      <ErrorLine error={approve.error ?? reject.error} testId="queue-error" />
+      <ErrorLine error={confirming ? reject.error : (approve.error ?? reject.error)} testId="queue-error" />
+      {approved && (
+        <p className="mb-3 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900" role="status" data-testid="approval-done">
+          {approved}
+        </p>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title={`Approve ${formatCount(confirming.amount)} more ${resourceName(confirming.resourceType)} for ${confirming.project}?`}
+          confirmLabel="Approve"
+          tone="primary"
+          pending={approve.isPending}
+          error={approve.error ? errorMessage(approve.error) : null}
+          onCancel={() => {
+            setConfirming(null);
+            approve.reset();
+          }}
+          onConfirm={() => approve.mutate({ id: confirming.id, amount: confirming.amount, reason: confirming.reason })}
+        >
+          {describeApproval(confirming, 'ask')}
+        </ConfirmDialog>
+      )}
       {queue.isSuccess && items.length === 0 ? (
         <EmptyState title={status === 'Pending' ? 'No requests waiting' : `No ${status.toLowerCase()} requests`}>
           Tenants&apos; requests for more quota appear here, oldest first, with their reason and the project&apos;s bucket now.
@@ -64,7 +107,17 @@ export function IncreaseQueue() {
                       const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
                       const reason = String(f.get('reason') ?? '');
                       if (submitter?.value === 'reject') reject.mutate({ id: r.id, reason });
-                      else approve.mutate({ id: r.id, amount: Number(f.get('amount')) || undefined, reason: reason || undefined });
+                      else {
+                        setApproved(null);
+                        setConfirming({
+                          id: r.id,
+                          project: r.project,
+                          resourceType: r.resourceType,
+                          amount: Number(f.get('amount')) || r.amount,
+                          limit: r.bucket ? Number(r.bucket.limit) : null,
+                          reason: reason || undefined,
+                        });
+                      }
                     }}
                   >
                     <Input name="amount" type="number" min={1} defaultValue={r.amount} aria-label="Amount to grant" className="w-20" />
@@ -101,4 +154,14 @@ export function IncreaseQueue() {
       )}
     </Card>
   );
+}
+
+/** What approving changes, as a question before and a statement after: the project's limit, from and to. */
+function describeApproval(a: { project: string; resourceType: string; amount: number; limit: number | null }, when: 'ask' | 'done'): string {
+  const what = `${a.project}'s ${resourceName(a.resourceType)} limit`;
+  const change =
+    a.limit === null
+      ? `${when === 'ask' ? 'becomes' : 'is now'} ${formatCount(a.amount)}`
+      : `${when === 'ask' ? 'goes' : 'went'} from ${formatCount(a.limit)} to ${formatCount(a.limit + a.amount)}`;
+  return when === 'ask' ? `A grant of ${formatCount(a.amount)} is added: ${what} ${change}.` : `Approved: ${what} ${change}.`;
 }

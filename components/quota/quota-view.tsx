@@ -1,11 +1,13 @@
 'use client';
 import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { useCanEdit } from '@/components/projects/hooks';
 import { Pager } from '@/components/ui/pager';
+import { formatCount } from '@/components/ui/numbers';
+import { resourceName } from './resource-names';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { QuotaBar } from './quota-bar';
 import { CLAIM_LOG_PAGE_SIZE, claimLogInput, increasesInput, type ClaimLogStatus } from './queries';
@@ -63,10 +65,13 @@ function IncreaseRequests({ project, canRequest }: { project: string; canRequest
   const types = useQuery(trpc.quota.resourceTypes.queryOptions());
   const requests = useQuery(trpc.quota.increases.list.queryOptions(increasesInput(project)));
   const [sent, setSent] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const create = useMutation(
     trpc.quota.increases.create.mutationOptions({
       onSuccess: (r) => {
-        setSent(`Request for ${r.amount} more ${r.resourceType} sent: an operator will approve or reject it.`);
+        setSent(`Your request for ${formatCount(r.amount)} more ${resourceName(r.resourceType)} was sent: an operator will approve or reject it.`);
+        // Back to the defaults for the next request.
+        formRef.current?.reset();
         void queryClient.invalidateQueries({ queryKey: trpc.quota.increases.list.queryKey() });
       },
     }),
@@ -88,12 +93,18 @@ function IncreaseRequests({ project, canRequest }: { project: string; canRequest
   return (
     <Card title="Increase requests">
       {canRequest ? (
-        <form onSubmit={onSubmit} className="grid gap-3 md:grid-cols-[minmax(0,16rem)_8rem_minmax(0,1fr)_auto] md:items-end" aria-label="Request an increase">
+        <form
+          ref={formRef}
+          onSubmit={onSubmit}
+          onChange={() => create.error && create.reset()}
+          className="grid gap-3 md:grid-cols-[minmax(0,16rem)_8rem_minmax(0,1fr)_auto] md:items-end"
+          aria-label="Request an increase"
+        >
           <Field label="Resource type" htmlFor="increase-type" error={fieldError(create.error, 'resourceType')}>
             <Select id="increase-type" name="resourceType" required>
               {types.data?.map((t) => (
                 <option key={t.resourceType} value={t.resourceType}>
-                  {t.resourceType}
+                  {resourceName(t.resourceType)}
                 </option>
               ))}
             </Select>
@@ -131,7 +142,9 @@ function IncreaseRequests({ project, canRequest }: { project: string; canRequest
             {requests.data?.items.map((r) => (
               <tr key={r.id} data-testid="increase-row">
                 <Td className="whitespace-nowrap font-mono text-xs">{formatTime(r.createdAt)}</Td>
-                <Td>{r.resourceType}</Td>
+                <Td>
+                  <span title={r.resourceType}>{resourceName(r.resourceType)}</span>
+                </Td>
                 <Td className="tabular-nums">{r.amount}</Td>
                 <Td>{r.reason}</Td>
                 <Td>{outcomeBadge(r.status)}</Td>
@@ -194,7 +207,7 @@ function ClaimLog({ project }: { project: string }) {
                 <Td>
                   {c.resourceRef.kind} <span className="text-slate-500">{c.resourceRef.name}</span>
                 </Td>
-                <Td className="text-xs">{c.requests.map((r) => `${r.amount} ${r.resourceType}`).join(', ')}</Td>
+                <Td className="text-xs">{c.requests.map((r) => `${formatCount(r.amount)} ${resourceName(r.resourceType)}`).join(', ')}</Td>
                 <Td>{outcomeBadge(c.status)}</Td>
                 <Td className="text-slate-600">
                   <span className="font-medium text-slate-700">{c.reason}</span>: {c.message}

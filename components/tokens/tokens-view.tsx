@@ -4,9 +4,17 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { errorMessage, fieldError } from '@/components/ui/errors';
+import { useProjectRole } from '@/components/projects/hooks';
 
+/**
+ * A project's API tokens. Everyone in the project sees the list; only owners are offered Create
+ * and Revoke (the server refuses the others). A refusal that still happens (the role changed
+ * meanwhile) is shown in the row of the token, next to its Revoke button.
+ */
 export function TokensView({ project }: { project: string }) {
   const trpc = useTRPC();
+  const role = useProjectRole(project);
+  const isOwner = role === 'owner';
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.tokens.list.queryOptions({ project }));
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
@@ -15,11 +23,14 @@ export function TokensView({ project }: { project: string }) {
     trpc.tokens.create.mutationOptions({
       onSuccess: (t) => {
         setSecret({ name: t.name, secret: t.secret });
+        // The form returns to its defaults for the next token.
+        setFormKey((k) => k + 1);
         void invalidate();
       },
     }),
   );
   const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSuccess: () => void invalidate() }));
+  const [formKey, setFormKey] = useState(0);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -34,42 +45,49 @@ export function TokensView({ project }: { project: string }) {
 
   return (
     <div className="space-y-6">
-      <Card title="Create a token">
-        <form onSubmit={onSubmit} className="grid gap-4 md:grid-cols-4 md:items-end">
-          <Field label="Name" htmlFor="token-name" error={fieldError(create.error, 'name')}>
-            <Input id="token-name" name="name" placeholder="ci-pipeline" required />
-          </Field>
-          <Field
-            label="Cluster (optional)"
-            htmlFor="token-cluster"
-            hint="Restricts the token to one cluster's pod addresses"
-            error={fieldError(create.error, 'cluster')}
-          >
-            <Input id="token-cluster" name="cluster" placeholder="prod-east" />
-          </Field>
-          <Field label="Access" htmlFor="token-role">
-            <Select id="token-role" name="role" defaultValue="editor">
-              <option value="editor">Read and write</option>
-              <option value="viewer">Read only</option>
-              <option value="owner">Owner (can also delete the project)</option>
-            </Select>
-          </Field>
-          <Button type="submit" disabled={create.isPending}>
-            Create token
-          </Button>
-        </form>
-        {create.error && !fieldError(create.error, 'name') && !fieldError(create.error, 'cluster') && (
-          <div className="mt-3">
-            <Alert>{errorMessage(create.error)}</Alert>
-          </div>
-        )}
-        {secret && <NewTokenSecret name={secret.name} secret={secret.secret} />}
-      </Card>
+      {role && !isOwner && (
+        <p className="text-sm text-slate-600" data-testid="tokens-owner-only">
+          Only an owner of this project can create or revoke tokens.
+        </p>
+      )}
+      {isOwner && (
+        <Card title="Create a token">
+          <form key={formKey} onSubmit={onSubmit} onChange={() => create.error && create.reset()} className="grid gap-4 md:grid-cols-4 md:items-end">
+            <Field label="Name" htmlFor="token-name" error={fieldError(create.error, 'name')}>
+              <Input id="token-name" name="name" placeholder="ci-pipeline" required />
+            </Field>
+            <Field
+              label="Cluster (optional)"
+              htmlFor="token-cluster"
+              hint="Restricts the token to one cluster's pod addresses"
+              error={fieldError(create.error, 'cluster')}
+            >
+              <Input id="token-cluster" name="cluster" placeholder="prod-east" />
+            </Field>
+            <Field label="Access" htmlFor="token-role">
+              <Select id="token-role" name="role" defaultValue="editor">
+                <option value="editor">Read and write</option>
+                <option value="viewer">Read only</option>
+                <option value="owner">Owner (can also delete the project)</option>
+              </Select>
+            </Field>
+            <Button type="submit" disabled={create.isPending}>
+              Create token
+            </Button>
+          </form>
+          {create.error && !fieldError(create.error, 'name') && !fieldError(create.error, 'cluster') && (
+            <div className="mt-3">
+              <Alert>{errorMessage(create.error)}</Alert>
+            </div>
+          )}
+          {secret && <NewTokenSecret name={secret.name} secret={secret.secret} />}
+        </Card>
+      )}
       <Card title="Tokens">
         {tokens.data && tokens.data.length === 0 ? (
           <EmptyState title="No API tokens">Tokens for automation and for clusters&apos; CNI plugins appear here with when they were last used.</EmptyState>
         ) : (
-          <Table head={['Name', 'Prefix', 'Cluster', 'Access', 'Created', 'Last used', '']}>
+          <Table label="Tokens" head={['Name', 'Prefix', 'Cluster', 'Access', 'Created', 'Last used', ...(isOwner ? [''] : [])]}>
             {tokens.data?.map((t) => (
               <tr key={t.id}>
                 <Td>{t.name}</Td>
@@ -87,11 +105,14 @@ export function TokensView({ project }: { project: string }) {
                 </Td>
                 <Td>{formatTime(t.createdAt)}</Td>
                 <Td>{formatTime(t.lastUsedAt)}</Td>
-                <RevokeCell
-                  token={t}
-                  question={`Revoke token "${t.name}"? Clients using it stop working at once.`}
-                  onRevoke={() => revoke.mutate({ project, id: t.id })}
-                />
+                {isOwner ? (
+                  <RevokeCell
+                    token={t}
+                    question={`Revoke token "${t.name}"? Clients using it stop working at once.`}
+                    onRevoke={() => revoke.mutate({ project, id: t.id })}
+                    error={revoke.variables?.id === t.id && revoke.error ? errorMessage(revoke.error) : null}
+                  />
+                ) : null}
               </tr>
             ))}
           </Table>
@@ -108,13 +129,21 @@ export function RevokeCell({
   token,
   question,
   onRevoke,
+  error,
 }: {
   token: { name: string; revokedAt: Date | string | null };
   question: string;
   onRevoke: () => void;
+  /** Why the last revocation of this token was refused, shown beside the button. */
+  error?: string | null;
 }) {
   return (
     <Td>
+      {error && (
+        <p role="status" className="mb-1 max-w-xs text-xs text-red-700" data-testid="revoke-error">
+          {error}
+        </p>
+      )}
       {token.revokedAt ? (
         <Badge tone="red">revoked</Badge>
       ) : (

@@ -1,3 +1,5 @@
+import { fieldSentence } from './messages';
+
 /** Reading tRPC errors in forms: the field-level message for one input, or the overall message. */
 interface ErrorLike {
   message: string;
@@ -13,11 +15,19 @@ export function fieldError(error: unknown, field: string): string | null {
   return null;
 }
 
+/**
+ * The overall message of a failed call, as a sentence: a validation problem names its field in
+ * words ("Description must have at most 500 characters."); a refusal says what to do; other domain
+ * errors keep their code in front (`QuotaExceeded: requested 1 …`), which operators search for.
+ */
 export function errorMessage(error: unknown): string {
-  const e = error as ErrorLike | null;
+  const e = error as (ErrorLike & { data?: { code?: string | null } | null }) | null;
   if (!e) return '';
   const zod = e.data?.fieldErrors && Object.entries(e.data.fieldErrors).find(([, v]) => v?.length);
-  if (zod) return `${zod[0]}: ${zod[1]![0]}`;
+  if (zod) return fieldSentence(`${zod[0]}: ${zod[1]![0]}`);
+  if (e.data?.code === 'UNAUTHORIZED') return 'Your session has ended. Sign in again to continue.';
+  if (e.data?.code === 'FORBIDDEN' && !e.data.domainCode) return `Not allowed: ${e.message}.`;
+  if (e.data?.domainCode === 'ValidationFailed') return fieldSentence(e.message);
   return e.data?.domainCode ? `${e.data.domainCode}: ${e.message}` : e.message;
 }
 

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { fieldSentence } from './messages';
 import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
 
 const cx = (...parts: (string | false | null | undefined)[]) => parts.filter(Boolean).join(' ');
@@ -95,7 +96,7 @@ export function Field({
       {hint && !error && <p className="text-xs text-slate-500">{hint}</p>}
       {error && (
         <p className="text-xs text-red-700" id={`${htmlFor}-error`} data-testid={`${htmlFor}-error`}>
-          {error}
+          {fieldSentence(error, label.replace(/\s*\(optional\)$/i, ''))}
         </p>
       )}
     </div>
@@ -111,10 +112,11 @@ export function Select(props: SelectHTMLAttributes<HTMLSelectElement>) {
   return <select {...props} className={cx(inputClass, props.className)} />;
 }
 
-export function Table({ head, children, empty }: { head: ReactNode[]; children: ReactNode; empty?: ReactNode }) {
+/** A table that scrolls sideways inside its own box when it is wider than the screen (the page never does). */
+export function Table({ head, children, empty, label }: { head: ReactNode[]; children: ReactNode; empty?: ReactNode; label?: string }) {
   return (
     <div className="overflow-x-auto">
-      <table className="min-w-full divide-y divide-slate-200 text-sm">
+      <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label={label}>
         <thead>
           <tr>
             {head.map((h, i) => (

@@ -390,7 +390,7 @@ describe('lifecycle edges', () => {
     expect(released.items.map((m) => m.id)).toEqual([first.id]);
     expect((await getMachine(f.db, f.project.id, 'web-1', first.id)).phase).toBe('Released');
     const history = await machineTimeline(f.db, first.id);
-    expect(history.map((e) => e.action)).toEqual(expect.arrayContaining(['machine.create', 'machine.delete', 'machine.phase.Released']));
+    expect(history.map((e) => e.action)).toEqual(expect.arrayContaining(['machine.create', 'machine.release.requested', 'machine.phase.Released']));
     expect(history.every((e) => e.action !== 'machine.create' || (e.after as { class: string }).class === `${f.tag}.cls`)).toBe(true);
     // Deleting by name addresses the live machine, never the released one.
     await deleteMachine(f.db, f.project.id, 'web-1', actor);

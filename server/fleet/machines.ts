@@ -153,7 +153,7 @@ export async function deleteMachine(db: Db, projectId: string, name: string, act
         .set({ deletionRequestedAt: sql`now()`, updatedAt: sql`now()` })
         .where(eq(machines.id, m.id))
         .returning({ notified: notifyMachine });
-      await recordEvent(tx, { actor, projectId, action: 'machine.delete', objectType: 'machine', objectId: m.id, objectName: name, reason });
+      await recordEvent(tx, { actor, projectId, action: 'machine.release.requested', objectType: 'machine', objectId: m.id, objectName: name, reason });
     }
     await wakeMachine(tx, m.id);
     return { name, phase: m.phase as MachinePhase };
@@ -196,7 +196,15 @@ export async function rejectMachine(db: Db, machineId: string, reason: string, a
       .set({ deletionRequestedAt: sql`now()` })
       .where(eq(machines.id, m.id))
       .returning({ notified: notifyMachine });
-    await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.reject', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
+    await recordEvent(tx, {
+      actor,
+      projectId: m.projectId,
+      action: 'machine.request.rejected',
+      objectType: 'machine',
+      objectId: m.id,
+      objectName: m.name,
+      reason,
+    });
     await wakeMachine(tx, m.id);
     return { id: m.id, name: m.name };
   });

@@ -214,7 +214,15 @@ export async function forceReleaseMachine(db: Db, machineId: string, reason: str
       .set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` })
       .where(eq(machines.id, m.id))
       .returning({ notified: notifyMachine });
-    await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.forceRelease', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
+    await recordEvent(tx, {
+      actor,
+      projectId: m.projectId,
+      action: 'machine.release.forced',
+      objectType: 'machine',
+      objectId: m.id,
+      objectName: m.name,
+      reason,
+    });
     // A machine that never bound is left to its reconciler, which releases it as a deletion does
     // (its quota and addresses with it, so its name can be taken again); one that was bound fails.
     const phase = m.phase as MachinePhase;

@@ -538,7 +538,7 @@ describe('REST v1 operator routes: fleet', () => {
     const rejected = await call(machineReject.POST, f.op, 'POST', { ...p, name: 'db-2' }, { reason: 'class reserved for the launch' });
     expect(rejected.status).toBe(200);
     const [ev] = (await f.db.execute(
-      sql`select reason, actor_label from events where project_id = ${f.project.id} and action = 'machine.reject'`,
+      sql`select reason, actor_label from events where project_id = ${f.project.id} and action = 'machine.request.rejected'`,
     )) as unknown as Record<string, string>[];
     expect(ev).toEqual({ reason: 'class reserved for the launch', actor_label: `${f.operator.email} (token:automation)` });
 

@@ -93,7 +93,8 @@ export type ClaimPolicyInput = z.infer<typeof claimPolicyInput>;
 
 export const increaseCreateInput = z.strictObject({
   resourceType,
-  amount: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000_000),
+  // The bound is checked first: 99999999999999999999 is "too large", not "not a whole number" (it is no longer exact as a double).
+  amount: z.number().max(1_000_000_000, 'must be at most 1,000,000,000').int('must be a whole number').min(1, 'must be at least 1'),
   reason: z.string().trim().min(3, 'say why you need it (at least 3 characters)').max(1000),
 });
 export type IncreaseCreateInput = z.infer<typeof increaseCreateInput>;

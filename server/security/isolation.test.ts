@@ -100,6 +100,8 @@ export const procedureCases: Record<string, Case> = {
   'tokens.operator.revoke': { access: 'platform', roles: ['operator'], input: () => ({ id: uuid }) },
   'audit.list': { access: 'platform', roles: ['operator', 'admin'], input: () => ({ limit: 5 }) },
   'audit.project': { access: 'project', minRole: 'viewer', input: p({ limit: 5 }) },
+  // Names of actions and object kinds only; the projects list is empty unless operator or admin.
+  'audit.filterChoices': { access: 'authed' },
   'ipam.networks.list': { access: 'project', minRole: 'viewer', input: p() },
   'ipam.networks.get': { access: 'project', minRole: 'viewer', input: p({ name: 'vpc' }) },
   'capacity.history': { access: 'project', minRole: 'viewer', input: p({ object: 'network', name: 'vpc', range: '24h' }) },

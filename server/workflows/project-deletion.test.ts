@@ -352,7 +352,7 @@ describe('deleting a project while the provider is unavailable', () => {
       'ipallocation.release',
       'network.delete',
       'quota.increase.reject',
-      'machine.delete',
+      'machine.release.requested',
       'machine.phase.Released',
       'quota.grant.delete',
       'project.deleted',

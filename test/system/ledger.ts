@@ -83,7 +83,7 @@ export class Ledger {
   }
 
   machineReleased(name: string, o: Uncertain) {
-    this.count('machine.delete', o);
+    this.count('machine.release.requested', o);
     const entry = this.machines.get(name)!;
     if (o.kind === 'ack') this.machines.set(name, { belief: 'present', release: 'acked' });
     else if (changedMaybe(o)) this.machines.set(name, { ...entry, release: entry.release === 'acked' ? 'acked' : 'maybe' });
