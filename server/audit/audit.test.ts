@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, test } from 'vitest';
-import { inject } from 'vitest';
+import { describe, expect, test, inject } from 'vitest';
 import { createDb } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
 import { createCaller } from '@/server/trpc/root';
