@@ -3,7 +3,9 @@ import { auditRouter } from './routers/audit';
 import { cniRouter } from './routers/cni';
 import { fleetRouter } from './routers/fleet';
 import { ipamRouter } from './routers/ipam';
+import { invitationsRouter } from './routers/invitations';
 import { meRouter } from './routers/me';
+import { organizationsRouter } from './routers/organizations';
 import { projectsRouter } from './routers/projects';
 import { quotaRouter } from './routers/quota';
 import { sessionsRouter } from './routers/sessions';
@@ -13,7 +15,9 @@ import { usersRouter } from './routers/users';
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
+  organizations: organizationsRouter,
   projects: projectsRouter,
+  invitations: invitationsRouter,
   tokens: tokensRouter,
   audit: auditRouter,
   ipam: ipamRouter,
