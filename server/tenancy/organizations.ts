@@ -4,7 +4,7 @@ import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
 import { hasPlatformRole, type MemberRole, type SessionUser } from './roles';
-import { checkDisplayName } from './slugs';
+import { checkDisplayName, slugPattern } from './slugs';
 
 export interface OrganizationRef {
   id: string;
@@ -24,6 +24,8 @@ export interface OrganizationAccess {
  * organizations are not revealed.
  */
 export async function resolveOrganizationAccess(db: DbOrTx, user: SessionUser, slug: string): Promise<OrganizationAccess> {
+  // A path parameter that cannot be a slug names nothing (and is never sent to the database).
+  if (!slugPattern.test(slug)) throw new DomainError('NotFound', `organization "${slug.slice(0, 63)}" not found`, 'organization');
   const [row] = await db
     .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, role: memberships.role })
     .from(organizations)

@@ -64,7 +64,7 @@ export async function createProjectWith(
     return await db.transaction(async (tx) => {
       const [project] = await tx
         .insert(projects)
-        .values({ organizationId: input.organizationId, slug: input.slug, name, description })
+        .values({ organizationId: input.organizationId, slug: input.slug, name, ...(description ? { description } : {}) })
         .returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
       await recordEvent(tx, {
         actor,

@@ -40,6 +40,8 @@ export async function createUser(
 }
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
+  // Input that cannot be an e-mail address names no user (and text PostgreSQL cannot store never reaches it).
+  if (email.length > 320 || !emailPattern.test(email.trim().toLowerCase()) || /[\u0000\ud800-\udfff]/.test(email)) return undefined;
   const [user] = await db
     .select({
       id: users.id,
