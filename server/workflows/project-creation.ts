@@ -8,11 +8,20 @@ import { createProjectWith } from '@/server/tenancy/projects';
 import { hasPlatformRole, roleAtLeast, type SessionUser } from '@/server/tenancy/roles';
 
 /**
- * Creates a project in an organization with the quota grants its GrantCreationPolicies give it, in
- * one transaction: the project never exists without them. A taken slug is Conflict.
+ * Creates a project in an organization with the quota grants its GrantCreationPolicies give it
+ * (and, with `owner`, that user as its owner), in one transaction: the project never exists
+ * without them. A taken slug is Conflict.
  */
-export function createProject(db: Db, input: { organizationId: string; slug: string; name: string; description?: string }, actor: Actor) {
-  return createProjectWith(db, input, actor, (tx, project) => applyGrantPolicies(tx, project, actor));
+export function createProject(
+  db: Db,
+  input: { organizationId: string; slug: string; name: string; description?: string },
+  actor: Actor,
+  options: { owner?: string } = {},
+) {
+  return createProjectWith(db, input, actor, async (tx, project) => {
+    await applyGrantPolicies(tx, project, actor);
+    if (options.owner) await grantRole(tx, { projectId: project.id }, options.owner, 'owner', actor);
+  });
 }
 
 /**
@@ -31,14 +40,8 @@ export async function createProjectFor(
   if (!hasPlatformRole(user, 'operator') && !(role && roleAtLeast(role, 'editor'))) {
     throw new DomainError('Forbidden', `creating projects in "${organization.slug}" needs the editor or owner role there`, 'organization');
   }
-  const project = await createProjectWith(
-    db,
-    { organizationId: organization.id, slug: input.slug, name: input.name, description: input.description },
-    actor,
-    async (tx, created) => {
-      await applyGrantPolicies(tx, created, actor);
-      await grantRole(tx, { projectId: created.id }, user.id, 'owner', actor);
-    },
-  );
+  const project = await createProject(db, { organizationId: organization.id, slug: input.slug, name: input.name, description: input.description }, actor, {
+    owner: user.id,
+  });
   return { ...project, organizationSlug: organization.slug };
 }
