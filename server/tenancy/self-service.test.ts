@@ -283,3 +283,51 @@ describe('platform administration', () => {
     }
   });
 });
+
+describe('REST v1 with user tokens', () => {
+  const call = async (method: string, path: string, pattern: string, params: Record<string, string>, token: string, body?: unknown) => {
+    const { routeHandlers } = await import('@/test/rest');
+    const res = await routeHandlers(pattern)[method as 'GET'](
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+      { params: Promise.resolve(params) },
+    );
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> & { error?: { code: string } } };
+  };
+
+  test('a user token creates an organization and a project with its quota; a project token cannot; duplicates and reserved slugs are refused', async () => {
+    const user = await makeUser(db());
+    const token = (await createUserToken(db(), { userId: user.id, name: 'laptop' }, system)).secret;
+    const org = uniq('rorg');
+    const made = await call('POST', '/api/v1/organizations', '/api/v1/organizations', {}, token, { metadata: { name: org }, spec: { displayName: 'R' } });
+    expect(made).toMatchObject({ status: 201, json: { kind: 'Organization', metadata: { name: org }, status: { role: 'owner' } } });
+    const slug = uniq('rprj');
+    const body = { metadata: { name: slug, organization: org }, spec: { displayName: 'P', description: 'made over REST' } };
+    const project = await call('POST', '/api/v1/projects', '/api/v1/projects', {}, token, body);
+    expect(project).toMatchObject({ status: 201, json: { kind: 'Project', metadata: { name: slug, organization: org }, status: { phase: 'Active' } } });
+    const id = (project.json.metadata as { uid: string }).uid;
+    expect((await listBuckets(db(), id)).find((b) => b.resourceType === 'ipam.miloapis.com/ipclaims')).toMatchObject({ limit: 100, allocated: 0 });
+    expect((await call('POST', '/api/v1/projects', '/api/v1/projects', {}, token, body)).json.error?.code).toBe('Conflict');
+    const reserved = await call('POST', '/api/v1/projects', '/api/v1/projects', {}, token, { ...body, metadata: { name: 'settings', organization: org } });
+    expect(reserved).toMatchObject({ status: 400, json: { error: { code: 'ValidationFailed' } } });
+
+    // A project token of the new project cannot create projects, whatever its role.
+    const { createApiToken } = await import('./tokens');
+    const projectToken = (await createApiToken(db(), { projectId: id, name: 'o', role: 'owner' }, system)).secret;
+    const refused = await call('POST', '/api/v1/projects', '/api/v1/projects', {}, projectToken, { ...body, metadata: { name: uniq('x'), organization: org } });
+    expect(refused).toMatchObject({ status: 403, json: { error: { code: 'Forbidden' } } });
+
+    // The last owner cannot leave over REST either.
+    const leave = await call(
+      'DELETE',
+      `/api/v1/projects/${slug}/members/${user.email}`,
+      '/api/v1/projects/{project}/members/{user}',
+      { project: slug, user: user.email },
+      token,
+    );
+    expect(leave).toMatchObject({ status: 409, json: { error: { code: 'LastOwner' } } });
+  });
+});
