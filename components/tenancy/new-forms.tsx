@@ -62,8 +62,9 @@ export function NewProjectForm({ organization }: { organization?: string }) {
       },
     }),
   );
-  const usable = (orgs.data ?? []).filter((o) => o.role === 'owner' || o.role === 'editor');
-  if (orgs.data && usable.length === 0) {
+  if (!orgs.data) return <p className="text-sm text-slate-500">Loading your organizations…</p>;
+  const usable = orgs.data.filter((o) => o.role === 'owner' || o.role === 'editor');
+  if (usable.length === 0) {
     return (
       <EmptyState title="Create an organization first" action={<TextLink href="/organizations/new">New organization</TextLink>}>
         Projects belong to an organization. You are not an owner or editor of any organization yet.
@@ -104,7 +105,7 @@ export function NewProjectForm({ organization }: { organization?: string }) {
           <Input id="project-description" name="description" maxLength={1000} />
         </Field>
         {err && !shown && <Alert testId="new-project-error">{errorMessage(err)}</Alert>}
-        <Button type="submit" disabled={create.isPending || !orgs.data}>
+        <Button type="submit" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create project'}
         </Button>
       </form>
