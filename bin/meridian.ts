@@ -17,11 +17,22 @@ import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
 import { dataDir, env, envOrExit } from '../server/env';
 import { isDomainError } from '../server/errors';
-import { addMembership, removeMembership } from '../server/tenancy/projects';
+import { addMemberByEmail, removeMember } from '../server/tenancy/members';
+import { createPasswordReset } from '../server/tenancy/password-resets';
+import { addMembership, createOrganization, removeMembership } from '../server/tenancy/projects';
+import { createProject } from '../server/workflows/project-creation';
 import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
-import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '../server/tenancy/tokens';
+import {
+  createApiToken,
+  createOperatorToken,
+  createUserToken,
+  listApiTokens,
+  listOperatorTokens,
+  revokeApiToken,
+  revokeOperatorToken,
+} from '../server/tenancy/tokens';
 import { listSessions, revokeSession, revokeUserSessions } from '../server/tenancy/sessions';
-import { createUser, deleteUser, findUserByEmail, setPassword, setUserDisabled } from '../server/tenancy/users';
+import { createUser, deleteUser, findUserByEmail, listUsers, setPassword, setPlatformRoles, setUserDisabled } from '../server/tenancy/users';
 import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
@@ -34,6 +45,12 @@ const usage = `usage: npm run meridian -- <command> [options]
   seed                                      seed demo data (once per database)
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
               [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
+  user list                                 every user: id, e-mail, name, platform roles, state, live sessions
+  user roles --email E [--platform-role operator|qa|admin]...
+                                            set the user's platform roles (none: remove them all); the
+                                            last admin keeps the admin role
+  user reset-password --email E             print a one-time password-reset link (24 h); the user's
+                                            sessions end when it is used
   user disable --email E | user enable --email E
                                             a disabled user cannot sign in, their sessions end and
                                             the tokens they created (and their operator tokens) stop
@@ -42,12 +59,23 @@ const usage = `usage: npm run meridian -- <command> [options]
   user password --email E --password P      set a password; ends all of the user's sessions
   user sessions --email E                   list the user's live sessions
   user sign-out --email E [--id SESSION]    end one session, or (without --id) all of them
-  member remove --email E (--org SLUG | --project SLUG)
-                                            removes the user's role there; the tokens they created
-                                            act from then on with what rights they keep
+  org create --slug SLUG --name NAME [--owner-email EMAIL]
+                                            create an organization (EMAIL becomes its owner)
+  project create --org SLUG --slug SLUG --name NAME [--description TEXT] [--owner-email EMAIL]
+                                            create a project with its quota grants (EMAIL: its owner)
+  member add --email E --role owner|editor|viewer (--org SLUG | --project SLUG)
+                                            give an existing user a role there (keeps a higher one)
+  member role --email E --role owner|editor|viewer (--org SLUG | --project SLUG)
+                                            set a member's role; the last owner cannot be demoted
+  member remove --email E (--org SLUG | --project SLUG) [--force]
+                                            removes the user's role there (not the last owner's,
+                                            unless --force); the tokens they created act from then
+                                            on with what rights they keep
   token create --project SLUG [--cluster NAME] [--name NAME] [--read-only | --owner]
                                             prints the new token alone on stdout (--owner: may also
                                             delete the project)
+  token create --user EMAIL [--name NAME]   a user token acting for EMAIL on the tenancy routes
+                                            (organizations, projects, members); prints it alone
   token create --operator --user EMAIL [--name NAME]
                                             an operator token acting for EMAIL (a platform operator);
                                             prints the new token alone on stdout
@@ -96,6 +124,11 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       user: { type: 'string' },
       id: { type: 'string' },
       prefix: { type: 'string' },
+      slug: { type: 'string' },
+      role: { type: 'string' },
+      'owner-email': { type: 'string' },
+      description: { type: 'string' },
+      force: { type: 'boolean' },
     },
     strict: true,
   });
@@ -147,12 +180,59 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     err(`user ${values.email} deleted; the tokens they created are revoked`);
     return 0;
   }
-  if (group === 'member' && verb === 'remove') {
+  if (group === 'user' && verb === 'list') {
+    for (const u of await listUsers(db)) {
+      process.stdout.write(`${u.id}\t${u.email}\t${u.name}\t${u.platformRoles.join(',') || '-'}\t${u.disabled ? 'disabled' : 'enabled'}\t${u.sessions}\n`);
+    }
+    return 0;
+  }
+  if (group === 'user' && verb === 'roles') {
+    const roles = (values['platform-role'] ?? []) as PlatformRole[];
+    for (const r of roles) if (!platformRoles.includes(r)) throw new Error(`--platform-role must be one of ${platformRoles.join(', ')}`);
+    const user = await setPlatformRoles(db, await userId(db, need('email')), roles, actor);
+    err(`${user.email}: platform roles ${user.platformRoles.join(', ') || 'none'}`);
+    return 0;
+  }
+  if (group === 'user' && verb === 'reset-password') {
+    const link = await createPasswordReset(db, await userId(db, need('email')), null, actor);
+    const origin = env().AUTH_URL ? new URL(env().AUTH_URL!).origin : '';
+    process.stdout.write(`${origin}${link.path}\n`);
+    err(`one-time password-reset link for ${link.email}, valid until ${link.expiresAt.toISOString()}${origin ? '' : ' (prefix it with the console URL)'}`);
+    return 0;
+  }
+  if (group === 'org' && verb === 'create') {
+    const owner = values['owner-email'] ? await userId(db, values['owner-email']) : undefined;
+    const org = await createOrganization(db, { slug: need('slug'), name: need('name'), owner }, actor);
+    process.stdout.write(`${org.id}\n`);
+    err(`organization ${org.slug} created${owner ? `, owned by ${values['owner-email']}` : ''}`);
+    return 0;
+  }
+  if (group === 'project' && verb === 'create') {
+    const orgId = await organizationId(db, need('org'));
+    const owner = values['owner-email'] ? await userId(db, values['owner-email']) : undefined;
+    const project = await createProject(db, { organizationId: orgId, slug: need('slug'), name: need('name'), description: values.description }, actor, {
+      owner,
+    });
+    process.stdout.write(`${project.id}\n`);
+    err(`project ${project.slug} created in ${values.org} with its quota grants${owner ? `, owned by ${values['owner-email']}` : ''}`);
+    return 0;
+  }
+  if (group === 'member' && (verb === 'add' || verb === 'role' || verb === 'remove')) {
     if (Boolean(values.org) === Boolean(values.project)) throw new Error('exactly one of --org and --project is required');
-    const id = await userId(db, need('email'));
+    const email = need('email');
     const scope = values.org ? { organizationId: await organizationId(db, values.org) } : { projectId: await projectId(db, values.project!) };
-    await db.transaction((tx) => removeMembership(tx, { userId: id, ...scope }, actor));
-    err(`removed ${values.email}'s role on ${values.org ? `organization ${values.org}` : `project ${values.project}`}`);
+    const where = values.org ? `organization ${values.org}` : `project ${values.project}`;
+    if (verb === 'remove') {
+      const id = await userId(db, email);
+      if (values.force) await db.transaction((tx) => removeMembership(tx, { userId: id, ...scope }, actor));
+      else await removeMember(db, scope, id, actor);
+      err(`removed ${email}'s role on ${where}`);
+      return 0;
+    }
+    const role = need('role') as MemberRole;
+    if (!memberRoles.includes(role)) throw new Error(`--role must be one of ${memberRoles.join(', ')}`);
+    const result = await addMemberByEmail(db, scope, email, role, actor, { exact: verb === 'role' });
+    err(`${email} is ${result.role} on ${where}${result.changed ? '' : ' (unchanged)'}`);
     return 0;
   }
   if (group === 'user' && (verb === 'password' || verb === 'sessions' || verb === 'sign-out')) {
@@ -208,6 +288,14 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       err(`operator token ${id} revoked`);
       return 0;
     }
+  }
+  if (group === 'token' && verb === 'create' && values.user && !values.project) {
+    const token = await db.transaction(async (tx) =>
+      createUserToken(tx, { userId: await userId(tx as unknown as Db, values.user!), name: values.name ?? 'cli-user' }, actor),
+    );
+    process.stdout.write(`${token.secret}\n`);
+    err(`user token ${token.id} (${token.prefix}…) created, acting for ${token.user}`);
+    return 0;
   }
   if (group === 'token' && verb === 'create') {
     const slug = need('project');

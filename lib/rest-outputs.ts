@@ -37,17 +37,22 @@ export function resourceOutput<M extends z.ZodRawShape, S extends z.ZodRawShape,
   });
 }
 
-/** A page of `item`s: `{ apiVersion?, kind, items, metadata: { continue, total? } }`. */
+/** A list of `item`s: `{ apiVersion?, kind, items, metadata?: { continue, total? } }` (a list without pages has no `continue`). */
 export function listOutput(kind: string, item: z.ZodType, metadata: z.ZodRawShape = {}) {
   return z.object({
     apiVersion: z.literal('v1').optional(),
     kind: z.literal(kind),
     items: z.array(item),
-    metadata: z.object({ continue: continueToken.optional(), total: z.number().int().nonnegative().optional(), ...metadata }),
+    metadata: z.object({ continue: continueToken.optional(), total: z.number().int().nonnegative().optional(), ...metadata }).optional(),
   });
 }
 
-/** The answer of a delete: `{ kind: 'Status', status: 'Success', details: { name, kind, … } }`. */
-export function statusOutput(kind: string, details: z.ZodRawShape = {}) {
-  return z.object({ kind: z.literal('Status'), status: z.literal('Success'), details: z.object({ name: z.string(), kind: z.literal(kind), ...details }) });
+/** The answer of a delete: `{ kind: 'Status', status: 'Success', details: { name, kind?, … } }`. */
+export function statusOutput(kind?: string, details: z.ZodRawShape = {}) {
+  return z.object({
+    apiVersion: z.literal('v1').optional(),
+    kind: z.literal('Status'),
+    status: z.literal('Success'),
+    details: z.object({ name: z.string(), ...(kind ? { kind: z.literal(kind) } : {}), ...details }),
+  });
 }

@@ -45,5 +45,9 @@ export const errorTable: Record<ErrorCode, { trpc: TrpcCode; http: number }> = {
   InvalidTransition: { trpc: 'CONFLICT', http: 409 },
   CheckMismatch: { trpc: 'CONFLICT', http: 409 },
   ProjectDeleting: { trpc: 'CONFLICT', http: 409 },
+  /** Removing or demoting the last owner of an organization or project. */
+  LastOwner: { trpc: 'CONFLICT', http: 409 },
+  /** An invitation or password-reset link that was used, revoked or has expired. */
+  LinkUnusable: { trpc: 'PRECONDITION_FAILED', http: 410 },
   DatabaseUnavailable: { trpc: 'SERVICE_UNAVAILABLE', http: 503 },
 };

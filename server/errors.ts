@@ -31,6 +31,8 @@ export const errorCodes = [
   'InvalidTransition',
   'CheckMismatch',
   'ProjectDeleting',
+  'LastOwner',
+  'LinkUnusable',
   'DatabaseUnavailable',
 ] as const;
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { expect, inject, test } from 'vitest';
 import { systemActor } from '@/server/audit/events';
 import { addMembership } from '@/server/tenancy/projects';
@@ -25,9 +26,12 @@ test('the admin CLI disables, enables and deletes users and removes memberships;
   };
   expect(await role()).toBe('owner');
 
-  await cli(['member', 'remove', '--email', user.email, '--project', project.slug]);
+  // The user is the project's only owner: removing them needs --force (the admin's override).
+  const last = (await cli(['member', 'remove', '--email', user.email, '--project', project.slug]).catch(failure)) as Failure;
+  expect(last.stderr).toContain('LastOwner');
+  await cli(['member', 'remove', '--email', user.email, '--project', project.slug, '--force']);
   expect(await role()).toBeUndefined();
-  const again = (await cli(['member', 'remove', '--email', user.email, '--project', project.slug]).catch(failure)) as Failure;
+  const again = (await cli(['member', 'remove', '--email', user.email, '--project', project.slug, '--force']).catch(failure)) as Failure;
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('NotFound');
   const both = (await cli(['member', 'remove', '--email', user.email, '--project', project.slug, '--org', org.slug]).catch(failure)) as Failure;
@@ -44,4 +48,41 @@ test('the admin CLI disables, enables and deletes users and removes memberships;
   const gone = (await cli(['user', 'disable', '--email', user.email]).catch(failure)) as Failure;
   expect(gone.stderr).toContain(`user "${user.email}" not found`);
   // Nine CLI processes, each starting TypeScript: allow for a busy machine.
+}, 240_000);
+
+test('the admin CLI creates organizations and projects (with their quota) and manages members; the last owner stays', async () => {
+  const { db } = testDb();
+  const owner = await makeUser(db);
+  const other = await makeUser(db);
+  const slug = `cli-${Date.now().toString(36)}`;
+  await cli(['org', 'create', '--slug', `${slug}-org`, '--name', 'CLI org', '--owner-email', owner.email]);
+  await cli(['project', 'create', '--org', `${slug}-org`, '--slug', slug, '--name', 'CLI project', '--owner-email', owner.email]);
+  const buckets = (await db.execute(
+    sql`select b."limit"::int as "limit" from allowance_buckets b join projects p on p.id = b.project_id where p.slug = ${slug} and b.resource_type = 'ipam.miloapis.com/ipclaims'`,
+  )) as unknown as { limit: number }[];
+  expect(buckets).toEqual([{ limit: 100 }]);
+  const reserved = (await cli(['project', 'create', '--org', `${slug}-org`, '--slug', 'admin', '--name', 'x']).catch(failure)) as Failure;
+  expect(reserved.stderr).toContain('reserved');
+
+  await cli(['member', 'add', '--email', other.email, '--role', 'editor', '--project', slug]);
+  const demoteLast = (await cli(['member', 'role', '--email', owner.email, '--role', 'viewer', '--project', slug]).catch(failure)) as Failure;
+  expect(demoteLast.stderr).toContain('LastOwner');
+  await cli(['member', 'role', '--email', other.email, '--role', 'owner', '--project', slug]);
+  await cli(['member', 'role', '--email', owner.email, '--role', 'viewer', '--project', slug]);
+  const roles = (await db.execute(
+    sql`select u.email, m.role from memberships m join users u on u.id = m.user_id join projects p on p.id = m.project_id where p.slug = ${slug} order by m.role`,
+  )) as unknown as { email: string; role: string }[];
+  expect(roles.map((r) => [r.email, r.role]).sort()).toEqual(
+    [
+      [other.email, 'owner'],
+      [owner.email, 'viewer'],
+    ].sort(),
+  );
+
+  const list = await cli(['user', 'list']);
+  expect(list.stdout).toContain(owner.email);
+  const link = await cli(['user', 'reset-password', '--email', owner.email]);
+  expect(link.stdout.trim()).toMatch(/\/reset-password\/pwr_[\w-]+$/);
+  await cli(['user', 'roles', '--email', other.email, '--platform-role', 'qa']);
+  expect(((await db.execute(sql`select platform_roles::text[] as r from users where id = ${other.id}`)) as unknown as { r: string[] }[])[0].r).toEqual(['qa']);
 }, 240_000);

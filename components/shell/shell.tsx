@@ -1,11 +1,10 @@
 'use client';
-import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useParams, usePathname, useRouter } from 'next/navigation';
+import { usePathname } from 'next/navigation';
 import { signOut } from 'next-auth/react';
 import { useEffect, useState, type ReactNode } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
 import { cx } from '@/components/ui/primitives';
+import { ProjectSwitcher } from '@/components/tenancy/project-switcher';
 import type { NavSection } from './nav';
 
 /**
@@ -116,31 +115,5 @@ function NavLinks({ nav, pathname, label }: { nav: NavSection[]; pathname: strin
         </div>
       ))}
     </nav>
-  );
-}
-
-function ProjectSwitcher() {
-  const trpc = useTRPC();
-  const router = useRouter();
-  const params = useParams<{ project?: string }>();
-  const { data: projects } = useQuery(trpc.projects.list.queryOptions());
-  if (!projects || projects.length === 0) return <span className="text-sm text-slate-500">No projects</span>;
-  return (
-    <label className="flex min-w-0 items-center gap-2 text-sm text-slate-600">
-      <span className="hidden sm:inline">Project</span>
-      <select
-        aria-label="Switch project"
-        className="min-w-0 max-w-[11rem] rounded-md border border-slate-300 bg-white px-2 py-1 text-sm sm:max-w-none"
-        value={params.project ?? ''}
-        onChange={(e) => e.target.value && router.push(`/projects/${e.target.value}`)}
-      >
-        <option value="">Choose…</option>
-        {projects.map((p) => (
-          <option key={p.id} value={p.slug}>
-            {p.organizationSlug} / {p.slug}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }

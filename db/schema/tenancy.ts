@@ -30,6 +30,8 @@ export const projects = pgTable(
       .references(() => organizations.id),
     slug: text('slug').notNull().unique(),
     name: text('name').notNull(),
+    /** Free text its owners give it (shown in the console and over REST). */
+    description: text('description').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     phase: text('phase').notNull().default('Active'),
     deletionRequestedAt: timestamp('deletion_requested_at', { withTimezone: true }),
@@ -125,9 +127,11 @@ export const memberships = pgTable(
 
 /**
  * What an API token acts for: `project` tokens for one project (optionally one cluster), `operator`
- * tokens for one platform operator (no project: they act on the operator routes only).
+ * tokens for one platform operator (no project: they act on the operator routes only), `user`
+ * tokens for the user who created them, with that user's current memberships (the tenancy routes:
+ * organizations, projects, members), never more.
  */
-export const tokenKind = pgEnum('token_kind', ['project', 'operator']);
+export const tokenKind = pgEnum('token_kind', ['project', 'operator', 'user']);
 
 /**
  * Bearer tokens for machine clients (CNI plugin, automation). A project token is bound to one
@@ -171,10 +175,11 @@ export const apiTokens = pgTable(
     index('api_tokens_created_by')
       .on(t.createdBy)
       .where(sql`${t.createdBy} is not null`),
+    // `kind::text`: the check names the `user` value as text, so the migration that adds the value can add the check too.
     check(
       'api_tokens_kind_scope',
-      sql`(${t.kind} = 'project' and ${t.projectId} is not null and ${t.userId} is null)
-       or (${t.kind} = 'operator' and ${t.projectId} is null and ${t.userId} is not null and ${t.clusterName} is null)`,
+      sql`(${t.kind}::text = 'project' and ${t.projectId} is not null and ${t.userId} is null)
+       or (${t.kind}::text in ('operator', 'user') and ${t.projectId} is null and ${t.userId} is not null and ${t.clusterName} is null)`,
     ),
   ],
 );
@@ -239,4 +244,60 @@ export const sessions = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
   (t) => [index('sessions_user').on(t.userId, t.lastSeenAt)],
+);
+
+/**
+ * An invitation to an organization or a project (exactly one of the two) for an e-mail address,
+ * with the role the invitee gets. The link's secret is shown once; only its SHA-256 is stored.
+ * Single use: accepting sets `accepted_at` in a conditional update (a second acceptance finds
+ * none); it expires at `expires_at` and owners can revoke it before.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id').references(() => projects.id, { onDelete: 'cascade' }),
+    /** Lower-cased, as `users.email`. */
+    email: text('email').notNull(),
+    role: memberRole('role').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    /** The first characters of the secret, to tell invitations apart in lists. */
+    prefix: text('prefix').notNull(),
+    invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    acceptedBy: uuid('accepted_by').references(() => users.id, { onDelete: 'set null' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    check('invitations_scope', sql`(${t.organizationId} is null) <> (${t.projectId} is null)`),
+    index('invitations_project')
+      .on(t.projectId)
+      .where(sql`${t.projectId} is not null`),
+    index('invitations_organization')
+      .on(t.organizationId)
+      .where(sql`${t.organizationId} is not null`),
+  ],
+);
+
+/**
+ * A one-time password-reset link an administrator made for a user: only the SHA-256 of its secret
+ * is stored; used once (`used_at`, set by a conditional update), or never after `expires_at`.
+ */
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('password_resets_user').on(t.userId)],
 );

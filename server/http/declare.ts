@@ -3,8 +3,8 @@ import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
 import type { ModuleName } from '@/lib/env-schema';
 import { DomainError } from '@/server/errors';
-import type { MemberRole } from '@/server/tenancy/roles';
-import type { ApiPrincipal, GoneClusterToken, OperatorPrincipal, TokenPrincipal } from '@/server/tenancy/tokens';
+import type { MemberRole, SessionUser } from '@/server/tenancy/roles';
+import type { ApiPrincipal, GoneClusterToken, OperatorPrincipal, TokenPrincipal, UserPrincipal } from '@/server/tenancy/tokens';
 import { jsonReply, JsonReply } from './buffered';
 
 /**
@@ -107,6 +107,9 @@ export type AnyBodyReader = (key?: string) => unknown;
  * - `projectOrOperator`: a project write by the project's own tokens with at least `minRole` (not a
  *   cluster token), or by an operator token, for any project;
  * - `operator`: an operator token only (project and cluster tokens 403);
+ * - `user`: a token that acts for a person — a user token, or an operator token (its operator) —
+ *   with that person's current memberships, which the handler checks (project and cluster tokens
+ *   403: they act within their project only);
  * - `anyToken`: any valid token, whatever it acts for.
  */
 export type RouteAuth =
@@ -137,6 +140,7 @@ export type RouteAuth =
   | { kind: 'projectRead' }
   | { kind: 'projectOrOperator'; minRole: MemberRole }
   | { kind: 'operator' }
+  | { kind: 'user' }
   | { kind: 'anyToken' };
 
 /**
@@ -168,6 +172,8 @@ export type ProjectReadContext<P, Q = undefined, B = undefined> = Inputs<P, Q, B
 export type ProjectOrOperatorContext<P, Q = undefined, B = undefined> = ProjectReadContext<P, Q, B>;
 /** An `operator` route's handler: the operator token and the operator's audit actor. */
 export type OperatorContext<P, Q = undefined, B = undefined> = Inputs<P, Q, B> & { principal: OperatorPrincipal; actor: Actor };
+/** A `user` route's handler: the user or operator token, the person it acts for (as the domain sees a signed-in user) and the audit actor. */
+export type UserContext<P, Q = undefined, B = undefined> = Inputs<P, Q, B> & { principal: UserPrincipal | OperatorPrincipal; user: SessionUser; actor: Actor };
 /** An `anyToken` route's handler: whoever calls. */
 export type AnyTokenContext<P, Q = undefined, B = undefined> = Inputs<P, Q, B> & { principal: ApiPrincipal; actor: Actor };
 
@@ -297,6 +303,18 @@ export function operatorRoute<const P extends string, Q extends Query = undefine
   spec: Common<RouteMethod, P, Q, B> & { handler: (context: OperatorContext<PathParams<P>, Q, B>) => HandlerResult },
 ): RestRoute {
   return declare(spec, { kind: 'operator' });
+}
+
+/**
+ * A route for a person's token (a user token, or an operator token acting for its operator): the
+ * handler gets the user and decides with their current memberships, as the console does for a
+ * signed-in user. Project and cluster tokens are refused (403) before the path or body is read;
+ * unknown, revoked and disabled users' tokens get 401.
+ */
+export function userRoute<const P extends string, Q extends Query = undefined, B extends Body = undefined>(
+  spec: Common<RouteMethod, P, Q, B> & { handler: (context: UserContext<PathParams<P>, Q, B>) => HandlerResult },
+): RestRoute {
+  return declare(spec, { kind: 'user' });
 }
 
 /** A route any valid token may call, whatever it acts for (identity: `GET /api/v1/whoami`). */

@@ -96,16 +96,25 @@ function callers(route: RestRoute) {
     case 'operator':
       return { description: 'Needs an operator token (acts for a platform operator); project and cluster tokens are refused with 403.', token: 'operator' };
     case 'projectRead':
-      return { description: 'Project tokens of this project (viewer and up), or an operator token for any project.', token: 'project:viewer+operator' };
+      return {
+        description: 'Project tokens of this project (viewer and up), user tokens of its members, or an operator token for any project.',
+        token: 'project:viewer+operator',
+      };
     case 'projectOrOperator':
       return {
-        description: `Project tokens of this project (${auth.minRole} and up), or an operator token for any project.`,
+        description: `Project tokens of this project (${auth.minRole} and up, not cluster tokens), user tokens of its members with that role, or an operator token for any project.`,
         token: `project:${auth.minRole}+operator`,
       };
     case 'token':
       return { token: `project:${auth.minRole}` };
+    case 'user':
+      return {
+        description:
+          "Needs a user token (acts for the user who made it, with that user's current memberships) or an operator token (its operator); project and cluster tokens are refused with 403.",
+        token: 'user+operator',
+      };
     case 'anyToken':
-      return { description: 'Any valid token: project, cluster or operator.', token: 'any' };
+      return { description: 'Any valid token: project, cluster, user or operator.', token: 'any' };
   }
 }
 

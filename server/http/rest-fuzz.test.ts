@@ -32,7 +32,8 @@ import { createGrant } from '@/server/quota/grants';
 import { createIncreaseRequest } from '@/server/quota/increases';
 import { createClaimPolicy, createGrantPolicy } from '@/server/quota/policies';
 import { createRegistration } from '@/server/quota/registrations';
-import { createApiToken, createOperatorToken } from '@/server/tenancy/tokens';
+import { addMembership } from '@/server/tenancy/projects';
+import { createApiToken, createOperatorToken, createUserToken } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/error-table';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
@@ -48,6 +49,10 @@ interface World {
   slug: string;
   /** A project editor token, and an operator token for the operator routes. */
   token: string;
+  /** A user token of the project's and the organization's owner, for the user routes; and a member it may change. */
+  userToken: string;
+  orgSlug: string;
+  memberEmail: string;
   operatorToken: string;
   tokenIds: string[];
   /** When the fixtures were made: the operator's events on global objects are counted from here. */
@@ -70,7 +75,12 @@ let world: World;
 beforeAll(async () => {
   const { db } = testDb();
   const startedAt = new Date().toISOString();
-  const { project } = await makeProject(db);
+  const { org, project } = await makeProject(db);
+  const owner = await makeUser(db, { projectId: project.id, role: 'owner' });
+  await addMembership(db, { userId: owner.id, role: 'owner', organizationId: org.id }, actor);
+  const member = await makeUser(db, { projectId: project.id, role: 'viewer' });
+  await addMembership(db, { userId: member.id, role: 'viewer', organizationId: org.id }, actor);
+  const userToken = await createUserToken(db, { userId: owner.id, name: 'fuzz-user' }, actor);
   await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '192.0.2.0/24' }, { cidr: '2001:db8::/48' }] }, actor);
   await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor);
   await createNetwork(db, project.id, { name: 'metal', cidrs: [{ cidr: '203.0.113.0/24' }, { cidr: '2001:db8:100::/48' }] }, actor);
@@ -138,6 +148,9 @@ beforeAll(async () => {
     projectId: project.id,
     slug: project.slug,
     token: token.secret,
+    userToken: userToken.secret,
+    orgSlug: org.slug,
+    memberEmail: member.email,
     operatorToken: op.secret,
     tokenIds: [token.id, op.id],
     startedAt,
@@ -230,7 +243,8 @@ const routeOf = (s: Sent) => apiRoutes.find((r) => key(r) === s.key)!;
 
 async function send(s: Sent): Promise<Answer> {
   const route = routeOf(s);
-  const headers: Record<string, string> = { authorization: `Bearer ${route.auth.kind === 'operator' ? world.operatorToken : world.token}` };
+  const token = route.auth.kind === 'operator' ? world.operatorToken : route.auth.kind === 'user' ? world.userToken : world.token;
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (s.contentType !== undefined) headers['content-type'] = s.contentType;
   const res = await (routeHandlers(route.path)[route.method] as Handler)(
     new Request(`http://localhost${route.path}${s.query}`, { method: route.method, headers, body: s.body }),
@@ -425,6 +439,31 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
   'POST /api/v1/machinecapacities/{name}/quarantine': () => [{}, { reason: 'disk' }],
   'POST /api/v1/machinecapacities/{name}/return': () => [{}, { reason: 'fixed' }],
   'POST /api/v1/machinecapacities/{name}/retire': () => [{ reason: 'old' }],
+  // User routes (a user token of the project's and organization's owner).
+  'POST /api/v1/organizations': (name) => [
+    { metadata: { name: `fz-${name}`.slice(0, 63) }, spec: { displayName: 'Fuzz org' } },
+    { apiVersion: 'v1', kind: 'Organization', metadata: { name: `fz-o-${name}`.slice(0, 63) }, spec: { displayName: 'Fuzz org' } },
+  ],
+  'PATCH /api/v1/organizations/{organization}': () => [
+    { spec: { displayName: 'Renamed by fuzz' } },
+    { apiVersion: 'v1', kind: 'Organization', spec: { displayName: 'Again' } },
+  ],
+  'POST /api/v1/projects': (name) => [
+    { metadata: { name: `fz-${name}`.slice(0, 63), organization: world.orgSlug }, spec: { displayName: 'Fuzz project' } },
+    {
+      apiVersion: 'v1',
+      kind: 'Project',
+      metadata: { name: `fz-p-${name}`.slice(0, 63), organization: world.orgSlug },
+      spec: { displayName: 'P', description: 'd' },
+    },
+  ],
+  'PUT /api/v1/organizations/{organization}/members/{user}': () => [{ spec: { role: 'viewer' } }, { kind: 'Member', spec: { role: 'editor' } }],
+  'PUT /api/v1/projects/{project}/members/{user}': () => [{ spec: { role: 'viewer' } }, { kind: 'Member', spec: { role: 'editor' } }],
+  'POST /api/v1/organizations/{organization}/invitations': (name) => [{ spec: { email: `${name}@example.com`, role: 'viewer' } }],
+  'POST /api/v1/projects/{project}/invitations': (name) => [
+    { spec: { email: `${name}@example.com`, role: 'editor' } },
+    { kind: 'Invitation', spec: { email: 'x@example.com', role: 'owner' } },
+  ],
 };
 
 /** A policy input without its name: the `spec` of its REST body. */
@@ -436,6 +475,8 @@ function specOf<T extends { name: string }>(input: T): Omit<T, 'name'> {
 /** The fixture of this file a route's path parameter names, where there is one. */
 function fixtureParam(r: RestRoute, name: string): string | undefined {
   if (name === 'cluster') return world.cluster;
+  if (name === 'organization') return world.orgSlug;
+  if (name === 'user') return world.memberEmail;
   if (name === 'group') return world.registration.split('/')[0];
   if (name === 'resource') return world.registration.split('/')[1];
   if (name !== 'name') return undefined;
@@ -700,10 +741,11 @@ const queryNames = (r: RestRoute) => Object.keys(r.query?.shape ?? {});
 function modelFor(r: RestRoute): RouteModel | undefined {
   const k = key(r);
   const params: Record<string, fc.Arbitrary<string>> = {};
-  for (const name of ['cluster', 'name', 'group', 'resource']) {
+  for (const name of ['cluster', 'name', 'group', 'resource', 'organization', 'user']) {
     const arb = pathParam(r, name);
     if (arb) params[name] = arb;
   }
+  if (r.path.includes('{id}')) params.id = fc.oneof(fc.uuid(), nameParam);
   if (r.path.includes('{command}')) {
     params.command =
       r.method === 'GET'
@@ -825,7 +867,7 @@ describe('REST v1 bodies are strict', () => {
   function validRequests(r: RestRoute): { params: Record<string, string>; body: unknown }[] {
     if (key(r) === cni) return Object.entries(cniBodies('strict')).map(([command, body]) => ({ params: { cluster: world.cluster, command }, body }));
     const params: Record<string, string> = {};
-    for (const name of ['cluster', 'name', 'group', 'resource']) {
+    for (const name of ['cluster', 'name', 'group', 'resource', 'organization', 'user']) {
       const value = r.path.includes(`{${name}}`) ? fixtureParam(r, name) : undefined;
       if (value !== undefined) params[name] = value;
     }

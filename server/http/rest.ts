@@ -4,9 +4,18 @@ import { withDeadline } from '@/db/deadline';
 import { env } from '@/server/env';
 import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError, isDomainError, validationFailed } from '@/server/errors';
 import { internalErrorBody } from '@/server/observability/log';
-import { projectIdBySlug } from '@/server/tenancy/projects';
+import { projectIdBySlug, resolveProjectAccess } from '@/server/tenancy/projects';
 import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
-import { forgetVerifiedToken, revokedTokenOfGoneCluster, tokenActor, verifyApiToken, type ApiPrincipal, type TokenPrincipal } from '@/server/tenancy/tokens';
+import {
+  forgetVerifiedToken,
+  principalUser,
+  revokedTokenOfGoneCluster,
+  tokenActor,
+  verifyApiToken,
+  type ApiPrincipal,
+  type TokenPrincipal,
+  type UserPrincipal,
+} from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/error-table';
 import { jsonReply, JsonReply, type BufferedRequest } from './buffered';
 import { TOKEN_PROJECT, type AnyBodyReader, type BodySpec, type RestRoute } from './declare';
@@ -95,6 +104,16 @@ function checkProjectToken(principal: TokenPrincipal, params: Record<string, str
   return null;
 }
 
+/**
+ * A user token on a route of the path's project: the project and the user's role there, as the
+ * console resolves them for the signed-in user (404 where they have none, 403 below `minRole`).
+ */
+async function userProjectAccess(principal: UserPrincipal, inputs: Inputs, minRole: MemberRole): Promise<JsonReply | { id: string; slug: string }> {
+  const access = await resolveProjectAccess(inputs.db, principalUser(principal), inputs.params.project);
+  if (!roleAtLeast(access.role, minRole)) return errorReply(403, 'Forbidden', `this needs the ${minRole} role in project "${access.project.slug}"`);
+  return { id: access.project.id, slug: access.project.slug };
+}
+
 interface Inputs {
   db: Db;
   params: Record<string, string>;
@@ -108,11 +127,17 @@ async function authorize(route: RestRoute, principal: ApiPrincipal, inputs: Inpu
   const actor = tokenActor(principal);
   switch (auth.kind) {
     case 'token': {
+      if (principal.kind === 'user')
+        return errorReply(403, 'Forbidden', 'a user token acts on the tenancy routes only; use a project token for project routes');
       if (principal.kind !== 'project') return operatorTokenHere();
       const params = auth.projectFromToken && inputs.params.project === TOKEN_PROJECT ? { ...inputs.params, project: principal.projectSlug } : inputs.params;
       return checkProjectToken(principal, params, auth.minRole) ?? { ...inputs, principal, actor };
     }
     case 'projectRead':
+      if (principal.kind === 'user') {
+        const project = await userProjectAccess(principal, inputs, 'viewer');
+        return project instanceof JsonReply ? project : { ...inputs, principal, actor, project };
+      }
       if (principal.kind === 'project') {
         return (
           checkProjectToken(principal, inputs.params, 'viewer') ?? {
@@ -125,6 +150,10 @@ async function authorize(route: RestRoute, principal: ApiPrincipal, inputs: Inpu
       }
       return { ...inputs, principal, actor, project: { id: await projectIdBySlug(inputs.db, inputs.params.project), slug: inputs.params.project } };
     case 'projectOrOperator':
+      if (principal.kind === 'user') {
+        const project = await userProjectAccess(principal, inputs, auth.minRole);
+        return project instanceof JsonReply ? project : { ...inputs, principal, actor, project };
+      }
       if (principal.kind === 'project') {
         const refused = checkProjectToken(principal, inputs.params, auth.minRole);
         if (refused) return refused;
@@ -133,8 +162,14 @@ async function authorize(route: RestRoute, principal: ApiPrincipal, inputs: Inpu
       }
       return { ...inputs, principal, actor, project: { id: await projectIdBySlug(inputs.db, inputs.params.project), slug: inputs.params.project } };
     case 'operator':
-      if (principal.kind !== 'operator') return errorReply(403, 'Forbidden', 'this route needs an operator token; project and cluster tokens cannot use it');
+      if (principal.kind !== 'operator')
+        return errorReply(403, 'Forbidden', 'this route needs an operator token; project, cluster and user tokens cannot use it');
       return { ...inputs, principal, actor };
+    case 'user':
+      if (principal.kind === 'project') {
+        return errorReply(403, 'Forbidden', 'this route needs a user token (or an operator token); a project token acts within its project only');
+      }
+      return { ...inputs, principal, actor, user: principalUser(principal) };
     case 'anyToken':
       return { ...inputs, principal, actor };
   }

@@ -54,7 +54,7 @@ describe('declaring a route', () => {
     const own = tokenRoute({ method: 'GET', path: '/api/v1/projects/{project}/things', group, summary: 's', output, minRole: 'editor', handler });
     expect(own.auth).toEqual({ kind: 'token', minRole: 'editor' });
     const auths = new Set(apiRoutes.map((r: RestRoute) => r.auth.kind));
-    expect([...auths].sort()).toEqual(['anyToken', 'operator', 'projectOrOperator', 'projectRead', 'token']);
+    expect([...auths].sort()).toEqual(['anyToken', 'operator', 'projectOrOperator', 'projectRead', 'token', 'user']);
   });
 });
 

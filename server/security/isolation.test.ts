@@ -26,7 +26,9 @@ import { createClaimPolicy, createGrantPolicy } from '@/server/quota/policies';
 import { createRegistration } from '@/server/quota/registrations';
 import type { PlatformRole, SessionUser } from '@/server/tenancy/roles';
 import { createWebhookEndpoint } from '@/server/capacity/webhooks';
-import { createApiToken, createOperatorToken, revokeApiToken, revokeOperatorToken } from '@/server/tenancy/tokens';
+import { addMembership } from '@/server/tenancy/projects';
+import { createApiToken, createOperatorToken, createUserToken, revokeApiToken, revokeOperatorToken, revokeUserToken } from '@/server/tenancy/tokens';
+import { setUserDisabled } from '@/server/tenancy/users';
 import { createCaller, appRouter } from '@/server/trpc/root';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
@@ -37,6 +39,10 @@ const actor = systemActor('test');
 interface World {
   slug: string;
   projectId: string;
+  /** The victim project's organization, and a user who is a viewer there. */
+  orgSlug: string;
+  orgId: string;
+  orgViewer: SessionUser;
   owner: SessionUser;
   viewer: SessionUser;
   stranger: SessionUser;
@@ -52,6 +58,13 @@ interface World {
     operator: string;
     operatorRevoked: string;
     operatorDemoted: string;
+    /** User tokens: of the project's owner and viewer, of a stranger, revoked, of a disabled user. */
+    userOwner: string;
+    userViewer: string;
+    userStranger: string;
+    userRevoked: string;
+    userDisabled: string;
+    userOrgViewer: string;
   };
   /** Objects the operator routes are aimed at; every name starts with `tag`. */
   tag: string;
@@ -71,7 +84,11 @@ type Case =
   | { access: 'public' }
   | { access: 'authed'; input?: (w: World) => unknown }
   | { access: 'project'; minRole: 'viewer' | 'editor' | 'owner'; input: (w: World) => Record<string, unknown> }
-  | { access: 'platform'; roles: PlatformRole[]; input: (w: World) => unknown };
+  | { access: 'platform'; roles: PlatformRole[]; input: (w: World) => unknown }
+  /** Scoped to `input.organization`: strangers NOT_FOUND, organization viewers FORBIDDEN below `minRole`. */
+  | { access: 'organization'; minRole: 'viewer' | 'editor' | 'owner'; input: (w: World) => Record<string, unknown> }
+  /** Public, gated by a link's secret: a made-up one is refused (PRECONDITION_FAILED), signed in or not. */
+  | { access: 'link'; input: () => unknown };
 
 const p =
   (extra: Record<string, unknown> = {}) =>
@@ -88,6 +105,53 @@ export const procedureCases: Record<string, Case> = {
   'projects.deletion': { access: 'project', minRole: 'viewer', input: p() },
   'projects.delete': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, confirm: w.slug }) },
   'projects.admin.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
+  'projects.create': { access: 'organization', minRole: 'editor', input: (w) => ({ organization: w.orgSlug, slug: 'iso-new-project', name: 'x' }) },
+  'projects.members.list': { access: 'project', minRole: 'viewer', input: p() },
+  'projects.members.add': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, email: w.stranger.email, role: 'owner' }) },
+  'projects.members.setRole': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, userId: w.owner.id, role: 'viewer' }) },
+  'projects.members.remove': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, userId: w.owner.id }) },
+  // Leaving needs only membership: the viewer case would leave, so it is the stranger (NOT_FOUND) that is checked.
+  'projects.members.leave': { access: 'project', minRole: 'viewer', input: p() },
+  'projects.invitations.list': { access: 'project', minRole: 'owner', input: p() },
+  'projects.invitations.create': { access: 'project', minRole: 'owner', input: p({ email: 'iso-invitee@example.com', role: 'owner' }) },
+  'projects.invitations.revoke': { access: 'project', minRole: 'owner', input: p({ id: uuid }) },
+  'organizations.list': { access: 'authed' },
+  'organizations.create': { access: 'authed', input: () => ({ slug: uniq('iso-org'), name: 'mine' }) },
+  'organizations.get': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.rename': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, name: 'taken over' }) },
+  'organizations.delete': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, confirm: w.orgSlug }) },
+  'organizations.members.list': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.members.add': {
+    access: 'organization',
+    minRole: 'owner',
+    input: (w) => ({ organization: w.orgSlug, email: w.stranger.email, role: 'owner' }),
+  },
+  'organizations.members.setRole': {
+    access: 'organization',
+    minRole: 'owner',
+    input: (w) => ({ organization: w.orgSlug, userId: w.orgViewer.id, role: 'owner' }),
+  },
+  'organizations.members.remove': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, userId: w.orgViewer.id }) },
+  'organizations.members.leave': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.invitations.list': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.invitations.create': {
+    access: 'organization',
+    minRole: 'owner',
+    input: (w) => ({ organization: w.orgSlug, email: 'iso@example.com', role: 'owner' }),
+  },
+  'organizations.invitations.revoke': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, id: uuid }) },
+  'invitations.preview': { access: 'link', input: () => ({ token: 'inv_made-up' }) },
+  'invitations.accept': { access: 'authed', input: () => ({ token: 'inv_made-up' }) },
+  'invitations.acceptNew': { access: 'link', input: () => ({ token: 'inv_made-up', name: 'N', password: 'a long password' }) },
+  'users.setDisabled': { access: 'platform', roles: ['admin'], input: (w) => ({ userId: w.owner.id, disabled: true }) },
+  'users.resetPassword': { access: 'platform', roles: ['admin'], input: (w) => ({ userId: w.owner.id }) },
+  'users.setPlatformRoles': { access: 'platform', roles: ['admin'], input: (w) => ({ userId: w.owner.id, roles: ['admin'] }) },
+  'users.delete': { access: 'platform', roles: ['admin'], input: (w) => ({ userId: w.owner.id }) },
+  'users.passwordReset.preview': { access: 'link', input: () => ({ token: 'pwr_made-up' }) },
+  'users.passwordReset.use': { access: 'link', input: () => ({ token: 'pwr_made-up', newPassword: 'a long password' }) },
+  'tokens.user.list': { access: 'authed' },
+  'tokens.user.create': { access: 'authed', input: () => ({ name: 'mine' }) },
+  'tokens.user.revoke': { access: 'authed', input: () => ({ id: uuid }) },
   // Another user's sessions: only an admin may see or end them (server/tenancy/sessions.test.ts).
   'sessions.list': { access: 'authed', input: (w) => ({ userId: w.owner.id }) },
   'sessions.revoke': { access: 'authed', input: (w) => ({ userId: w.owner.id, id: uuid }) },
@@ -322,6 +386,66 @@ const operatorRouteCases: Record<string, { params?: (w: World) => Record<string,
   'POST /api/v1/machinecapacities/{name}/retire': { params: (w) => ({ name: w.targets.available }), body: () => ({ reason: 'x' }) },
 };
 
+/**
+ * User routes (user and operator tokens): path parameters and bodies aimed at the victim's
+ * organization and project. `scoped`: the route addresses one of them (a stranger gets 404);
+ * otherwise it lists or creates the caller's own. `minRole` owner: the project's viewer is refused.
+ */
+const userRouteCases: Record<string, { params: (w: World) => Record<string, string>; body?: (w: World) => unknown; scoped: boolean; minRole?: 'owner' }> = {
+  'GET /api/v1/organizations': { params: () => ({}), scoped: false },
+  'POST /api/v1/organizations': { params: () => ({}), body: () => ({ metadata: { name: uniq('iso-org') }, spec: { displayName: 'Mine' } }), scoped: false },
+  'GET /api/v1/organizations/{organization}': { params: (w) => ({ organization: w.orgSlug }), scoped: true },
+  'PATCH /api/v1/organizations/{organization}': {
+    params: (w) => ({ organization: w.orgSlug }),
+    body: () => ({ spec: { displayName: 'taken' } }),
+    scoped: true,
+    minRole: 'owner',
+  },
+  'DELETE /api/v1/organizations/{organization}': { params: (w) => ({ organization: w.orgSlug }), scoped: true, minRole: 'owner' },
+  'GET /api/v1/organizations/{organization}/members': { params: (w) => ({ organization: w.orgSlug }), scoped: true },
+  'PUT /api/v1/organizations/{organization}/members/{user}': {
+    params: (w) => ({ organization: w.orgSlug, user: w.stranger.email }),
+    body: () => ({ spec: { role: 'owner' } }),
+    scoped: true,
+    minRole: 'owner',
+  },
+  'DELETE /api/v1/organizations/{organization}/members/{user}': {
+    params: (w) => ({ organization: w.orgSlug, user: w.orgViewer.email }),
+    scoped: true,
+    minRole: 'owner',
+  },
+  'GET /api/v1/organizations/{organization}/invitations': { params: (w) => ({ organization: w.orgSlug }), scoped: true, minRole: 'owner' },
+  'POST /api/v1/organizations/{organization}/invitations': {
+    params: (w) => ({ organization: w.orgSlug }),
+    body: () => ({ spec: { email: 'iso@example.com', role: 'owner' } }),
+    scoped: true,
+    minRole: 'owner',
+  },
+  'DELETE /api/v1/organizations/{organization}/invitations/{id}': { params: (w) => ({ organization: w.orgSlug, id: uuid }), scoped: true, minRole: 'owner' },
+  'GET /api/v1/projects': { params: () => ({}), scoped: false },
+  'POST /api/v1/projects': {
+    params: () => ({}),
+    body: (w) => ({ metadata: { name: 'iso-new-project', organization: w.orgSlug }, spec: { displayName: 'x' } }),
+    scoped: true,
+  },
+  'GET /api/v1/projects/{project}/members': { params: (w) => ({ project: w.slug }), scoped: true },
+  'PUT /api/v1/projects/{project}/members/{user}': {
+    params: (w) => ({ project: w.slug, user: w.stranger.email }),
+    body: () => ({ spec: { role: 'owner' } }),
+    scoped: true,
+    minRole: 'owner',
+  },
+  'DELETE /api/v1/projects/{project}/members/{user}': { params: (w) => ({ project: w.slug, user: w.owner.email }), scoped: true, minRole: 'owner' },
+  'GET /api/v1/projects/{project}/invitations': { params: (w) => ({ project: w.slug }), scoped: true, minRole: 'owner' },
+  'POST /api/v1/projects/{project}/invitations': {
+    params: (w) => ({ project: w.slug }),
+    body: () => ({ spec: { email: 'iso@example.com', role: 'owner' } }),
+    scoped: true,
+    minRole: 'owner',
+  },
+  'DELETE /api/v1/projects/{project}/invitations/{id}': { params: (w) => ({ project: w.slug, id: uuid }), scoped: true, minRole: 'owner' },
+};
+
 function registrationParams(w: World) {
   const [group, resource] = w.targets.registration.split('/');
   return { group, resource };
@@ -356,7 +480,13 @@ async function snapshot(projectId: string) {
            (select string_agg(name || '=' || generation, ';' order by name) from grant_creation_policies where name like ${tag}) as grantPolicies,
            (select string_agg(name || '=' || generation, ';' order by name) from claim_creation_policies where name like ${tag}) as claimPolicies,
            (select count(*) from api_tokens where user_id = ${world.operator.id} and revoked_at is null)::int as operatorTokens,
-           (select count(*) from events where object_name like ${tag})::int as platformEvents`)) as unknown as Record<string, number | string | null>[];
+           (select count(*) from events where object_name like ${tag})::int as platformEvents,
+           (select string_agg(user_id || '=' || role, ';' order by user_id) from memberships where project_id = ${projectId} or organization_id = ${world.orgId}) as members,
+           (select count(*) from invitations where (project_id = ${projectId} or organization_id = ${world.orgId}) and revoked_at is null)::int as invitations,
+           (select string_agg(slug || '=' || name, ';') from organizations where id = ${world.orgId}) as organization,
+           (select count(*) from projects where organization_id = ${world.orgId})::int as orgProjects,
+           (select string_agg(email || '=' || platform_roles::text || (disabled_at is not null)::text, ';' order by email) from users where id in (${world.owner.id}, ${world.viewer.id}, ${world.orgViewer.id})) as users,
+           (select count(*) from password_resets where user_id = ${world.owner.id})::int as resets`)) as unknown as Record<string, number | string | null>[];
   return row;
 }
 
@@ -373,6 +503,14 @@ beforeAll(async () => {
   const owner = await makeUser(db, { projectId: victim.project.id, role: 'owner' });
   const viewer = await makeUser(db, { projectId: victim.project.id, role: 'viewer' });
   const stranger = await makeUser(db, { projectId: other.project.id, role: 'owner' });
+  const orgViewer = await makeUser(db);
+  await addMembership(db, { userId: orgViewer.id, role: 'viewer', organizationId: victim.org.id }, actor);
+  const userToken = (userId: string) => createUserToken(db, { userId, name: 'me' }, actor);
+  const userRevoked = await userToken(owner.id);
+  await revokeUserToken(db, owner.id, userRevoked.id, actor);
+  const disabled = await makeUser(db, { projectId: victim.project.id, role: 'owner' });
+  const userDisabled = await userToken(disabled.id);
+  await setUserDisabled(db, disabled.id, true, actor);
   const tok = (projectId: string, extra: { role?: 'viewer' | 'editor' | 'owner'; clusterName?: string } = {}) =>
     createApiToken(db, { projectId, name: 't', ...extra }, actor);
   const revoked = await tok(victim.project.id);
@@ -469,6 +607,9 @@ beforeAll(async () => {
   world = {
     slug: victim.project.slug,
     projectId: victim.project.id,
+    orgSlug: victim.org.slug,
+    orgId: victim.org.id,
+    orgViewer,
     owner,
     viewer,
     stranger,
@@ -484,6 +625,12 @@ beforeAll(async () => {
       operator: (await opToken(operator.id)).secret,
       operatorRevoked: operatorRevoked.secret,
       operatorDemoted: operatorDemoted.secret,
+      userOwner: (await userToken(owner.id)).secret,
+      userViewer: (await userToken(viewer.id)).secret,
+      userStranger: (await userToken(stranger.id)).secret,
+      userRevoked: userRevoked.secret,
+      userDisabled: userDisabled.secret,
+      userOrgViewer: (await userToken(orgViewer.id)).secret,
     },
     tag,
     targets: {
@@ -540,6 +687,25 @@ describe('tRPC isolation', () => {
         const low = await callProcedure(world.viewer, name, input);
         expect(low.ok ? 'answered' : low.error.code).toBe('FORBIDDEN');
       }
+    } else if (c.access === 'organization') {
+      const input = c.input(world);
+      const out = await callProcedure(null, name, input);
+      expect(out.ok ? 'answered' : out.error.code).toBe('UNAUTHORIZED');
+      const foreign = await callProcedure(world.stranger, name, input);
+      expect(foreign.ok ? 'answered' : foreign.error.code).toBe('NOT_FOUND');
+      expect(foreign.ok ? '' : foreign.error.message).toBe(`organization "${world.orgSlug}" not found`);
+      // A project owner is no member of the organization: the same.
+      const projectOwner = await callProcedure(world.owner, name, input);
+      expect(projectOwner.ok ? 'answered' : projectOwner.error.code).toBe('NOT_FOUND');
+      if (c.minRole !== 'viewer') {
+        const low = await callProcedure(world.orgViewer, name, input);
+        expect(low.ok ? 'answered' : low.error.code).toBe('FORBIDDEN');
+      }
+    } else if (c.access === 'link') {
+      for (const user of [null, world.stranger]) {
+        const r = await callProcedure(user, name, c.input());
+        expect(r.ok ? 'answered' : r.error.code).toBe('PRECONDITION_FAILED');
+      }
     } else {
       const input = c.input(world);
       const out = await callProcedure(null, name, input);
@@ -578,7 +744,8 @@ function caller(route: RestRoute, handler: RouteHandler, params: Record<string, 
 
 describe('REST isolation', () => {
   const key = (r: RestRoute) => `${r.method} ${r.path}`;
-  const tenantRoutes = apiRoutes.filter((r) => r.auth.kind !== 'operator').map(key);
+  const tenantRoutes = apiRoutes.filter((r) => r.auth.kind !== 'operator' && r.auth.kind !== 'user').map(key);
+  const userRoutes = apiRoutes.filter((r) => r.auth.kind === 'user').map(key);
   const operatorRoutes = apiRoutes.filter((r) => r.auth.kind === 'operator').map(key);
 
   test('every operator route has an isolation case', () => {
@@ -630,6 +797,46 @@ describe('REST isolation', () => {
       for (const t of [world.tokens.operatorRevoked, world.tokens.operatorDemoted]) expect((await call(t)).status).toBe(401);
     }
     expect(await snapshot(world.projectId)).toEqual(before);
+  });
+
+  test.each(userRoutes)('%s refuses project tokens, strangers, members below the role, revoked and disabled users', async (k) => {
+    const route = apiRoutes.find((r) => key(r) === k)!;
+    const c = userRouteCases[k];
+    expect(c, 'add this route to userRouteCases in server/security/isolation.test.ts').toBeDefined();
+    const call = caller(route, routeHandler(route), c.params(world), c.body?.(world));
+    const before = await snapshot(world.projectId);
+    for (const token of [null, world.tokens.revoked, world.tokens.userRevoked, world.tokens.userDisabled]) expect((await call(token)).status).toBe(401);
+    const t = world.tokens;
+    for (const [who, token] of Object.entries({ editor: t.editor, owner: t.owner, viewer: t.viewer, foreign: t.foreign, cluster: t.cluster })) {
+      const r = await call(token);
+      expect({ who, status: r.status }).toEqual({ who, status: 403 });
+      for (const secret of [world.owner.email, '192.0.2']) expect(r.text).not.toContain(secret);
+    }
+    const stranger = await call(t.userStranger);
+    if (c.scoped) {
+      expect(stranger.status).toBe(404);
+      expect(stranger.text).not.toContain(world.owner.email);
+    } else {
+      // Lists and creates act on the stranger's own things: nothing of the victim's shows.
+      expect(stranger.status).toBeLessThan(300);
+      expect(stranger.text).not.toContain(world.slug);
+    }
+    if (c.minRole === 'owner') {
+      const viewer = await call(t.userViewer);
+      expect(viewer.status).toBe(c.params(world).organization ? 404 : 403);
+    }
+    expect(await snapshot(world.projectId)).toEqual(before);
+  });
+
+  test('user routes are answered for the members they act for: the guards are what refuse', async () => {
+    for (const k of userRoutes.filter((r) => r.startsWith('GET '))) {
+      const route = apiRoutes.find((r) => key(r) === k)!;
+      const token = route.path.includes('{organization}') ? world.tokens.userOrgViewer : world.tokens.userOwner;
+      const minRole = userRouteCases[k].minRole;
+      const r = await caller(route, routeHandler(route), userRouteCases[k].params(world), undefined)(token);
+      // The organization's viewer is below the owner role its invitation list needs.
+      expect({ k, status: r.status }).toEqual({ k, status: minRole === 'owner' && route.path.includes('{organization}') ? 403 : 200 });
+    }
   });
 
   test.each(operatorRoutes)('%s refuses project, cluster, revoked and demoted-operator tokens, and anonymous calls', async (k) => {

@@ -2,24 +2,34 @@ import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError, invalid, pgCode } from '@/server/errors';
+import { DomainError, pgCode } from '@/server/errors';
 import { maxRole, type MemberRole, type SessionUser, hasPlatformRole } from './roles';
+import { checkDescription, checkDisplayName, checkSlug } from './slugs';
 
-export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export { slugPattern } from './slugs';
 
-function checkSlug(field: string, slug: string) {
-  if (!slugPattern.test(slug)) {
-    throw invalid(field, 'must be 1-63 lower-case letters, digits or dashes, starting and ending with a letter or digit');
-  }
-}
-
-/** Creates an organization; its slug is unique. */
-export async function createOrganization(db: Db, input: { slug: string; name: string }, actor: Actor) {
+/**
+ * Creates an organization; its slug is unique, valid and not reserved. With `owner`, that user
+ * becomes its owner in the same transaction (a user creating one for themself).
+ */
+export async function createOrganization(db: Db, input: { slug: string; name: string; owner?: string }, actor: Actor) {
   checkSlug('slug', input.slug);
+  const name = checkDisplayName('name', input.name);
   try {
     return await db.transaction(async (tx) => {
-      const [org] = await tx.insert(organizations).values(input).returning({ id: organizations.id, slug: organizations.slug });
-      await recordEvent(tx, { actor, action: 'organization.create', objectType: 'organization', objectId: org.id, objectName: org.slug, after: input });
+      const [org] = await tx
+        .insert(organizations)
+        .values({ slug: input.slug, name })
+        .returning({ id: organizations.id, slug: organizations.slug, name: organizations.name });
+      await recordEvent(tx, {
+        actor,
+        action: 'organization.create',
+        objectType: 'organization',
+        objectId: org.id,
+        objectName: org.slug,
+        after: { slug: input.slug, name },
+      });
+      if (input.owner) await addMembership(tx, { userId: input.owner, role: 'owner', organizationId: org.id }, actor);
       return org;
     });
   } catch (e) {
@@ -43,14 +53,19 @@ export interface CreatedProject {
  */
 export async function createProjectWith(
   db: Db,
-  input: { organizationId: string; slug: string; name: string },
+  input: { organizationId: string; slug: string; name: string; description?: string },
   actor: Actor,
   alongside: (tx: DbOrTx, project: CreatedProject) => Promise<unknown>,
 ) {
   checkSlug('slug', input.slug);
+  const name = checkDisplayName('name', input.name);
+  const description = checkDescription(input.description ?? '');
   try {
     return await db.transaction(async (tx) => {
-      const [project] = await tx.insert(projects).values(input).returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
+      const [project] = await tx
+        .insert(projects)
+        .values({ organizationId: input.organizationId, slug: input.slug, name, ...(description ? { description } : {}) })
+        .returning({ id: projects.id, slug: projects.slug, organizationId: projects.organizationId });
       await recordEvent(tx, {
         actor,
         projectId: project.id,
@@ -58,9 +73,9 @@ export async function createProjectWith(
         objectType: 'project',
         objectId: project.id,
         objectName: project.slug,
-        after: input,
+        after: { organizationId: input.organizationId, slug: input.slug, name, description },
       });
-      await alongside(tx, { ...project, name: input.name });
+      await alongside(tx, { ...project, name });
       return project;
     });
   } catch (e) {

@@ -234,7 +234,11 @@ describe('migration 0031', () => {
     const old = createDb(url.toString(), { max: 2 });
     try {
       await migrateDatabase(url.toString(), { through: '0028_ipam_reservations_exact' });
-      const { project } = await makeProject(old.db);
+      // Rows written as the schema of then has them (today's code writes columns added later).
+      const slug = uniq('p');
+      const [project] = (await old.db.execute(sql`
+        with o as (insert into organizations (slug, name) values (${slug + '-org'}, 'org') returning id)
+        insert into projects (organization_id, slug, name) select id, ${slug}, ${slug} from o returning id`)) as unknown as { id: string }[];
       const user = await makeUser(old.db, { projectId: project.id, role: 'owner' });
       const byUser = await createApiToken(
         old.db,

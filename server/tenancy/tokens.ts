@@ -5,7 +5,7 @@ import { isTransaction, sidePool, type DbOrTx } from '@/db/client';
 import { apiTokens, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
-import { hasPlatformRole, type MemberRole, type PlatformRole } from './roles';
+import { hasPlatformRole, type MemberRole, type PlatformRole, type SessionUser } from './roles';
 
 const TOKEN_PREFIX = 'mrd_';
 
@@ -179,6 +179,61 @@ export async function revokeOperatorToken(db: DbOrTx, tokenId: string, actor: Ac
 }
 
 /**
+ * Issues a user token: it acts for `userId` on the tenancy routes (organizations, projects,
+ * members, invitations), with that user's memberships and platform roles as they are at each use,
+ * and stops when the user is disabled or deleted. Users make their own (the console's account
+ * page, the admin CLI for a user). Returns the secret exactly once.
+ */
+export async function createUserToken(db: DbOrTx, input: { userId: string; name: string }, actor: Actor) {
+  const name = checkTokenName(input.name);
+  const [user] = await db.select({ id: users.id, email: users.email, disabledAt: users.disabledAt }).from(users).where(eq(users.id, input.userId));
+  if (!user) throw new DomainError('NotFound', `user ${input.userId} not found`, 'user');
+  if (user.disabledAt) throw invalid('user', `${user.email} is disabled`);
+  const { secret, prefix, tokenHash } = newSecret();
+  const [row] = await db
+    .insert(apiTokens)
+    .values({ kind: 'user', userId: user.id, name, prefix, tokenHash, createdBy: user.id })
+    .returning({ id: apiTokens.id, name: apiTokens.name, prefix: apiTokens.prefix, createdAt: apiTokens.createdAt });
+  await recordEvent(db, {
+    actor,
+    action: 'token.create',
+    objectType: 'apiToken',
+    objectId: row.id,
+    objectName: name,
+    after: { kind: 'user', prefix: row.prefix, user: user.email },
+  });
+  return { ...row, user: user.email, secret };
+}
+
+/** A user's own user tokens, newest first, without secrets. */
+export async function listUserTokens(db: DbOrTx, userId: string) {
+  return db
+    .select({
+      id: apiTokens.id,
+      name: apiTokens.name,
+      prefix: apiTokens.prefix,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      revokedAt: apiTokens.revokedAt,
+    })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.kind, 'user'), eq(apiTokens.userId, userId)))
+    .orderBy(desc(apiTokens.createdAt));
+}
+
+/** Revokes one of a user's own user tokens; revoking twice is a no-op, anyone else's is NotFound. */
+export async function revokeUserToken(db: DbOrTx, userId: string, tokenId: string, actor: Actor) {
+  const [row] = await db
+    .update(apiTokens)
+    .set({ revokedAt: sql`coalesce(${apiTokens.revokedAt}, now())` })
+    .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.kind, 'user'), eq(apiTokens.userId, userId)))
+    .returning({ id: apiTokens.id, name: apiTokens.name });
+  if (!row) throw new DomainError('NotFound', `token "${tokenId}" not found`);
+  await recordEvent(db, { actor, action: 'token.revoke', objectType: 'apiToken', objectId: row.id, objectName: row.name, after: { kind: 'user' } });
+  return row;
+}
+
+/**
  * A cluster token's cluster, read with the token in the same statement (it saves the CNI lease API
  * a query per call): the cluster and its network as the CNI domain's lease operations take them
  * (server/cni calls this shape `ClusterRef`; tenancy owns it because the token read fills it).
@@ -213,13 +268,26 @@ export interface OperatorPrincipal {
   tokenName: string;
   userId: string;
   userEmail: string;
+  /** The operator's platform roles now (operator or admin among them). */
+  platformRoles: PlatformRole[];
 }
 
-export type ApiPrincipal = TokenPrincipal | OperatorPrincipal;
+/** A user token: acts for its user, with the user's current memberships and platform roles. */
+export interface UserPrincipal {
+  kind: 'user';
+  tokenId: string;
+  tokenName: string;
+  userId: string;
+  userEmail: string;
+  userName: string;
+  platformRoles: PlatformRole[];
+}
+
+export type ApiPrincipal = TokenPrincipal | OperatorPrincipal | UserPrincipal;
 
 interface TokenRow {
   token_hash: string;
-  kind: 'project' | 'operator';
+  kind: 'project' | 'operator' | 'user';
   token_id: string;
   token_name: string;
   project_id: string | null;
@@ -229,6 +297,7 @@ interface TokenRow {
   role: MemberRole | null;
   user_id: string | null;
   user_email: string | null;
+  user_name: string | null;
   user_roles: PlatformRole[] | null;
   user_disabled: boolean | null;
   stale: boolean;
@@ -248,7 +317,7 @@ async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
   const rows = (await db.execute(sql`
     select t.token_hash, t.kind, t.id as token_id, t.name as token_name, t.project_id, p.slug as project_slug, t.cluster_name,
            (select r.role from api_token_roles(t.id) r) as role,
-           u.id as user_id, u.email as user_email, u.platform_roles as user_roles, u.disabled_at is not null as user_disabled,
+           u.id as user_id, u.email as user_email, u.name as user_name, u.platform_roles::text[] as user_roles, u.disabled_at is not null as user_disabled,
            t.last_used_at is null or t.last_used_at < now() - interval '60 seconds' as stale,
            c.id as cluster_id, n.id as network_id, n.name as network_name, c.node_block_prefix_v4, c.node_block_prefix_v6
     from api_tokens t
@@ -288,8 +357,21 @@ function principalOf(row: TokenRow): ApiPrincipal | undefined {
         : {}),
     };
   }
-  if (!row.user_id || !row.user_email || row.user_disabled || !hasPlatformRole({ platformRoles: row.user_roles ?? [] }, OPERATOR_ROLE)) return undefined;
-  return { kind: 'operator', tokenId: row.token_id, tokenName: row.token_name, userId: row.user_id, userEmail: row.user_email };
+  if (!row.user_id || !row.user_email || row.user_disabled) return undefined;
+  const platformRoles = row.user_roles ?? [];
+  if (row.kind === 'user') {
+    return {
+      kind: 'user',
+      tokenId: row.token_id,
+      tokenName: row.token_name,
+      userId: row.user_id,
+      userEmail: row.user_email,
+      userName: row.user_name ?? row.user_email,
+      platformRoles,
+    };
+  }
+  if (!hasPlatformRole({ platformRoles }, OPERATOR_ROLE)) return undefined;
+  return { kind: 'operator', tokenId: row.token_id, tokenName: row.token_name, userId: row.user_id, userEmail: row.user_email, platformRoles };
 }
 
 /**
@@ -391,6 +473,14 @@ export async function revokedTokenOfGoneCluster(db: DbOrTx, secret: string): Pro
  * the user's id, so operator decisions are attributed to the person behind the automation.
  */
 export const tokenActor = (p: ApiPrincipal): Actor =>
-  p.kind === 'operator'
+  p.kind === 'operator' || p.kind === 'user'
     ? { type: 'token', id: p.tokenId, label: `${p.userEmail} (token:${p.tokenName})`, userId: p.userId }
     : { type: 'token', id: p.tokenId, label: `token:${p.tokenName}` };
+
+/** The user an operator or user token acts for, as the domain sees a signed-in user. */
+export const principalUser = (p: OperatorPrincipal | UserPrincipal): SessionUser => ({
+  id: p.userId,
+  email: p.userEmail,
+  name: p.kind === 'user' ? p.userName : p.userEmail,
+  platformRoles: p.platformRoles,
+});

@@ -4,10 +4,10 @@ import { users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
 import { hashPassword, verifyPassword } from './password';
-import type { PlatformRole, SessionUser } from './roles';
+import { platformRoles as allPlatformRoles, type PlatformRole, type SessionUser } from './roles';
 import { revokeUserSessions, SESSION_MAX_AGE_SECONDS } from './sessions';
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Creates a user; e-mail is stored lower-cased and must be unique. */
 export async function createUser(
@@ -40,6 +40,9 @@ export async function createUser(
 }
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
+  // Input that cannot be an e-mail address names no user (and text PostgreSQL cannot store never reaches it).
+  // eslint-disable-next-line no-control-regex -- NUL is text PostgreSQL cannot store
+  if (email.length > 320 || !emailPattern.test(email.trim().toLowerCase()) || /[\u0000\ud800-\udfff]/.test(email)) return undefined;
   const [user] = await db
     .select({
       id: users.id,
@@ -137,4 +140,36 @@ export async function listUsers(db: DbOrTx) {
     sessions: number;
   }[];
   return rows.map((r) => ({ id: r.id, email: r.email, name: r.name, platformRoles: r.platform_roles, disabled: r.disabled_at !== null, sessions: r.sessions }));
+}
+
+/**
+ * Sets a user's platform roles (administrators). The last enabled admin cannot give up the admin
+ * role, so the platform always keeps someone who can administer it. Takes effect at the user's
+ * next request (roles are read with the session) and on their operator tokens at once.
+ */
+export async function setPlatformRoles(db: DbOrTx, userId: string, roles: PlatformRole[], actor: Actor) {
+  const wanted = [...new Set(roles)].filter((r) => allPlatformRoles.includes(r)).sort();
+  return db.transaction(async (tx) => {
+    // One decision at a time about who holds admin: a transaction-scoped advisory lock.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:platform-admins'))`);
+    const [user] = await tx.select({ id: users.id, email: users.email, platformRoles: users.platformRoles }).from(users).where(eq(users.id, userId));
+    if (!user) throw new DomainError('NotFound', `user ${userId} not found`, 'user');
+    if (user.platformRoles.includes('admin') && !wanted.includes('admin')) {
+      const [others] = (await tx.execute(
+        sql`select count(*)::int as n from users where id <> ${userId} and 'admin' = any(platform_roles) and disabled_at is null`,
+      )) as unknown as { n: number }[];
+      if (others.n === 0) throw new DomainError('LastOwner', 'the last admin cannot give up the admin role; make another user admin first', 'roles');
+    }
+    await tx.update(users).set({ platformRoles: wanted }).where(eq(users.id, userId));
+    await recordEvent(tx, {
+      actor,
+      action: 'user.platformRoles',
+      objectType: 'user',
+      objectId: user.id,
+      objectName: user.email,
+      before: { platformRoles: user.platformRoles },
+      after: { platformRoles: wanted },
+    });
+    return { id: user.id, email: user.email, platformRoles: wanted };
+  });
 }

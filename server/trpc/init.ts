@@ -8,6 +8,7 @@ import { env } from '@/server/env';
 import { asDomainError, isDomainError, validationFailed, type FieldIssue } from '@/server/errors';
 import { refuseUnstorableText } from '@/server/http/untrusted-text';
 import { errorIdOf, internalErrorMessage } from '@/server/observability/log';
+import { resolveOrganizationAccess } from '@/server/tenancy/organizations';
 import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
 import { hasPlatformRole, roleAtLeast, type MemberRole, type PlatformRole, type SessionUser } from '@/server/tenancy/roles';
 import { errorTable } from '@/server/error-table';
@@ -117,14 +118,36 @@ type AuthedContext = Context & { user: SessionUser; actor: Actor };
  * `scope` resolves the project for the caller (refusing as it sees fit) into context additions.
  */
 function projectScoped<Extra extends object>(scope: (ctx: AuthedContext, project: string) => Promise<Extra>) {
+  return scopedBy('project', projectSlug, scope);
+}
+
+/** `projectScoped` for any one scoping field of the input (`project`, `organization`). */
+function scopedBy<Key extends string, Extra extends object>(key: Key, slug: z.ZodString, scope: (ctx: AuthedContext, value: string) => Promise<Extra>) {
   const withInput = <S extends z.ZodObject>(schema: S) =>
-    authedProcedure.input(schema).use(async ({ ctx, input, next }) => next({ ctx: { ...ctx, ...(await scope(ctx, (input as { project: string }).project)) } }));
+    authedProcedure.input(schema).use(async ({ ctx, input, next }) => next({ ctx: { ...ctx, ...(await scope(ctx, (input as Record<Key, string>)[key])) } }));
   return {
-    ...withInput(z.strictObject({ project: projectSlug })),
-    /** The procedure's own input; `project` is added to it. */
+    ...withInput(z.strictObject({ [key]: slug } as Record<Key, z.ZodString>)),
+    /** The procedure's own input; the scoping field is added to it. */
     input: <Shape extends z.ZodRawShape, Config extends z.core.$ZodObjectConfig>(schema: z.ZodObject<Shape, Config>) =>
-      withInput(schema.extend({ project: projectSlug })),
+      withInput(schema.extend({ [key]: slug } as Record<Key, z.ZodString>)),
   };
+}
+
+export const organizationSlug = z.string().regex(slugPattern, 'must be an organization slug');
+
+/**
+ * A member of the organization named by `input.organization` holding at least `minRole` (platform
+ * admins: owner). Platform operators may read any organization (`minRole` viewer). Others get
+ * NOT_FOUND (its existence is not revealed); members below the role get FORBIDDEN.
+ */
+export function organizationProcedure(minRole: MemberRole) {
+  return scopedBy('organization', organizationSlug, async (ctx, slug) => {
+    const access = await resolveOrganizationAccess(ctx.db, ctx.user, slug);
+    if (!(access.role ? roleAtLeast(access.role, minRole) : minRole === 'viewer')) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in organization "${slug}"` });
+    }
+    return { organization: access.organization, role: access.role };
+  });
 }
 
 /**

@@ -4,7 +4,9 @@ import { capacityRouter } from './routers/capacity';
 import { cniRouter } from './routers/cni';
 import { fleetRouter } from './routers/fleet';
 import { ipamRouter } from './routers/ipam';
+import { invitationsRouter } from './routers/invitations';
 import { meRouter } from './routers/me';
+import { organizationsRouter } from './routers/organizations';
 import { projectsRouter } from './routers/projects';
 import { quotaRouter } from './routers/quota';
 import { sessionsRouter } from './routers/sessions';
@@ -14,7 +16,9 @@ import { usersRouter } from './routers/users';
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
+  organizations: organizationsRouter,
   projects: projectsRouter,
+  invitations: invitationsRouter,
   tokens: tokensRouter,
   audit: auditRouter,
   ipam: ipamRouter,

@@ -13,8 +13,17 @@ export default async function ProjectsPage() {
         description="The projects you are a member of. A project is the tenant boundary: its networks, quota and machines are visible only to its members."
       />
       {projects.length === 0 ? (
-        <EmptyState title="You are not a member of any project yet">
-          Projects you are added to appear here, with their networks, pod addresses, quota and machines. Ask an owner of your organization to add you.
+        <EmptyState
+          title="You are not a member of any project yet"
+          action={
+            <div className="flex justify-center gap-4">
+              <TextLink href="/organizations/new">New organization</TextLink>
+              <TextLink href="/projects/new">New project</TextLink>
+            </div>
+          }
+        >
+          Create an organization and a project of your own, or ask an owner to invite you to theirs. Projects appear here with their networks, pod addresses,
+          quota and machines.
         </EmptyState>
       ) : (
         <div className="rounded-lg border border-slate-200 bg-white">
@@ -25,7 +34,9 @@ export default async function ProjectsPage() {
                   <TextLink href={`/projects/${p.slug}`}>{p.slug}</TextLink> {p.phase === 'Deleting' && <Badge tone="amber">Deleting</Badge>}
                   <div className="text-xs text-slate-500">{p.name}</div>
                 </Td>
-                <Td>{p.organizationName}</Td>
+                <Td>
+                  <TextLink href={`/organizations/${p.organizationSlug}`}>{p.organizationName}</TextLink>
+                </Td>
                 <Td>
                   <Badge tone={p.role === 'owner' ? 'blue' : 'slate'}>{p.role}</Badge>
                 </Td>

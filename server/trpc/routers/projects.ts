@@ -2,11 +2,57 @@ import { z } from 'zod';
 import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectOrStaffProcedure, projectProcedure } from '../init';
 import { invalid } from '@/server/errors';
 import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/project-deletion';
-import { listAllProjects, listProjectsForUser } from '@/server/tenancy/projects';
+import { createProjectFor } from '@/server/workflows/project-creation';
+import { createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
+import { addMemberByEmail, listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
+import { listAllProjects, listProjectsForUser, slugPattern } from '@/server/tenancy/projects';
+import { displayName, email, memberRole } from './organizations';
 
 export const projectsRouter = createTRPCRouter({
   list: authedProcedure.input(noInput).query(({ ctx }) => listProjectsForUser(ctx.db, ctx.user)),
   get: projectProcedure('viewer').query(({ ctx }) => ({ ...ctx.project, role: ctx.role })),
+  /**
+   * Creates a project in an organization where the user is owner or editor (platform operators:
+   * any): the user becomes its owner and its quota grants are made in the same transaction.
+   */
+  create: authedProcedure
+    .input(
+      z.strictObject({
+        organization: z.string().regex(slugPattern, 'must be an organization slug'),
+        slug: z.string().regex(slugPattern, 'lower-case letters, digits and dashes (1-63)'),
+        name: displayName,
+        description: z.string().trim().max(1000).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => createProjectFor(ctx.db, ctx.user, input, ctx.actor)),
+  members: createTRPCRouter({
+    list: projectProcedure('viewer').query(({ ctx }) => listMembers(ctx.db, { projectId: ctx.project.id })),
+    /** Gives an existing user a role (owners); people without an account are invited. */
+    add: projectProcedure('owner')
+      .input(z.strictObject({ email, role: memberRole }))
+      .mutation(({ ctx, input }) => addMemberByEmail(ctx.db, { projectId: ctx.project.id }, input.email, input.role, ctx.actor)),
+    /** Changes a member's role (owners); the last owner cannot be demoted. */
+    setRole: projectProcedure('owner')
+      .input(z.strictObject({ userId: z.uuid(), role: memberRole }))
+      .mutation(({ ctx, input }) => setMemberRole(ctx.db, { projectId: ctx.project.id }, input.userId, input.role, ctx.actor)),
+    remove: projectProcedure('owner')
+      .input(z.strictObject({ userId: z.uuid() }))
+      .mutation(({ ctx, input }) => removeMember(ctx.db, { projectId: ctx.project.id }, input.userId, ctx.actor)),
+    /** The user leaves the project (not its last owner). */
+    leave: projectProcedure('viewer').mutation(({ ctx }) => removeMember(ctx.db, { projectId: ctx.project.id }, ctx.user.id, ctx.actor, { leaving: true })),
+  }),
+  invitations: createTRPCRouter({
+    list: projectProcedure('owner').query(({ ctx }) => listInvitations(ctx.db, { projectId: ctx.project.id })),
+    /** Invites an e-mail address with a role; returns the single-use link once. */
+    create: projectProcedure('owner')
+      .input(z.strictObject({ email, role: memberRole }))
+      .mutation(({ ctx, input }) =>
+        createInvitation(ctx.db, { scope: { projectId: ctx.project.id }, email: input.email, role: input.role, invitedBy: ctx.user.id }, ctx.actor),
+      ),
+    revoke: projectProcedure('owner')
+      .input(z.strictObject({ id: z.uuid() }))
+      .mutation(({ ctx, input }) => revokeInvitation(ctx.db, { projectId: ctx.project.id }, input.id, ctx.actor)),
+  }),
   /** Where the project's deletion stands: what is left, and what waits on which dependency. */
   deletion: projectOrStaffProcedure('viewer', 'operator').query(({ ctx }) => getDeletionStatus(ctx.db, ctx.project.id)),
   /**

@@ -1,6 +1,16 @@
 import { z } from 'zod';
-import { createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
-import { createApiToken, createOperatorToken, listApiTokens, listOperatorTokens, revokeApiToken, revokeOperatorToken } from '@/server/tenancy/tokens';
+import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
+import {
+  createApiToken,
+  createOperatorToken,
+  createUserToken,
+  listApiTokens,
+  listOperatorTokens,
+  listUserTokens,
+  revokeApiToken,
+  revokeOperatorToken,
+  revokeUserToken,
+} from '@/server/tenancy/tokens';
 
 const tokenName = z.string().trim().min(1, 'a name is required').max(100);
 
@@ -40,5 +50,15 @@ export const tokensRouter = createTRPCRouter({
     revoke: platformProcedure('operator')
       .input(z.strictObject({ id: z.uuid() }))
       .mutation(({ ctx, input }) => ctx.db.transaction((tx) => revokeOperatorToken(tx, input.id, ctx.actor))),
+  }),
+  /** User tokens: act for the signed-in user on the tenancy REST routes (organizations, projects, members), with their current rights. */
+  user: createTRPCRouter({
+    list: authedProcedure.input(noInput).query(({ ctx }) => listUserTokens(ctx.db, ctx.user.id)),
+    create: authedProcedure
+      .input(z.strictObject({ name: tokenName }))
+      .mutation(({ ctx, input }) => ctx.db.transaction((tx) => createUserToken(tx, { userId: ctx.user.id, name: input.name }, ctx.actor))),
+    revoke: authedProcedure
+      .input(z.strictObject({ id: z.uuid() }))
+      .mutation(({ ctx, input }) => ctx.db.transaction((tx) => revokeUserToken(tx, ctx.user.id, input.id, ctx.actor))),
   }),
 });

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
-import { UsersView } from '@/components/sessions/sessions-view';
+import { UsersAdminView } from '@/components/tenancy/users-admin';
 import { PageHeader } from '@/components/ui/primitives';
 import { requirePlatformRole } from '@/server/auth/guards';
 
@@ -11,9 +11,12 @@ export default async function UsersPage() {
   await getQueryClient().prefetchQuery(trpc.users.list.queryOptions());
   return (
     <>
-      <PageHeader title="Users" description="Every user, with their live sessions. Open a user's sessions to sign them out of one browser or everywhere." />
+      <PageHeader
+        title="Users"
+        description="Every user: platform roles, disable or enable (their sessions and tokens stop at once), a one-time password-reset link, and their live sessions."
+      />
       <HydrateClient>
-        <UsersView />
+        <UsersAdminView />
       </HydrateClient>
     </>
   );

@@ -1,0 +1,162 @@
+'use client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+import { useTRPC } from '@/app/_trpc/client';
+import { errorMessage, fieldMessage } from '@/components/ui/errors';
+import { Alert, Badge, Button, Card, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+
+const roles = ['viewer', 'editor', 'owner'] as const;
+type Role = (typeof roles)[number];
+
+/**
+ * The members of a project or an organization: roles (owners change them), removal, leaving, and
+ * invitations by e-mail (the single-use link is shown once, pending ones can be revoked).
+ */
+export function MembersView(props: { kind: 'project' | 'organization'; slug: string; role: Role | null; userId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const { kind, slug } = props;
+  const owner = props.role === 'owner';
+  // The two routers' member and invitation procedures are the same but for the scoping field
+  // (`project` or `organization`): typed as the project's, called with the right field.
+  const api = (kind === 'project' ? trpc.projects : trpc.organizations) as unknown as typeof trpc.projects;
+  const scope = (kind === 'project' ? { project: slug } : { organization: slug }) as unknown as { project: string };
+  const members = useQuery(api.members.list.queryOptions(scope));
+  const invitations = useQuery({ ...api.invitations.list.queryOptions(scope), enabled: owner });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: api.members.list.queryKey() });
+    void queryClient.invalidateQueries({ queryKey: api.invitations.list.queryKey() });
+  };
+  const setRole = useMutation(api.members.setRole.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(api.members.remove.mutationOptions({ onSuccess: refresh }));
+  const leave = useMutation(api.members.leave.mutationOptions({ onSuccess: () => router.push('/projects') }));
+  const revoke = useMutation(api.invitations.revoke.mutationOptions({ onSuccess: refresh }));
+  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const invite = useMutation(
+    api.invitations.create.mutationOptions({
+      onSuccess: (created) => {
+        setLink({ email: created.email, url: `${window.location.origin}${created.path}` });
+        refresh();
+      },
+    }),
+  );
+  const error = setRole.error ?? remove.error ?? leave.error ?? revoke.error;
+
+  function onInvite(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    invite.mutate({ ...scope, email: String(form.get('email') ?? '').trim(), role: String(form.get('role')) as Role });
+  }
+
+  return (
+    <div className="space-y-6">
+      <Card
+        title="Members"
+        actions={
+          <Button type="button" variant="secondary" disabled={leave.isPending} onClick={() => leave.mutate(scope)}>
+            Leave {kind}
+          </Button>
+        }
+      >
+        {error && (
+          <div className="mb-3">
+            <Alert testId="members-error">{errorMessage(error)}</Alert>
+          </div>
+        )}
+        <Table head={['Member', 'Role', 'Since', '']}>
+          {(members.data ?? []).map((m) => (
+            <tr key={m.userId} data-testid={`member-${m.email}`}>
+              <Td>
+                {m.email} {m.userId === props.userId && <Badge>you</Badge>} {m.disabled && <Badge tone="red">disabled</Badge>}
+                <div className="text-xs text-slate-500">{m.name}</div>
+              </Td>
+              <Td>
+                {owner ? (
+                  <Select
+                    aria-label={`Role of ${m.email}`}
+                    value={m.role}
+                    disabled={setRole.isPending}
+                    onChange={(e) => setRole.mutate({ ...scope, userId: m.userId, role: e.target.value as Role })}
+                  >
+                    {roles.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </Select>
+                ) : (
+                  <Badge tone={m.role === 'owner' ? 'blue' : 'slate'}>{m.role}</Badge>
+                )}
+              </Td>
+              <Td>{formatTime(m.since)}</Td>
+              <Td>
+                {owner && m.userId !== props.userId && (
+                  <Button type="button" variant="secondary" onClick={() => remove.mutate({ ...scope, userId: m.userId })}>
+                    Remove
+                  </Button>
+                )}
+              </Td>
+            </tr>
+          ))}
+        </Table>
+      </Card>
+      {owner && (
+        <Card title="Invite people">
+          <form onSubmit={onInvite} className="flex flex-wrap items-end gap-3" noValidate>
+            <Field label="E-mail" htmlFor="invite-email" error={fieldMessage(invite.error, 'email')}>
+              <Input id="invite-email" name="email" type="email" required />
+            </Field>
+            <Field label="Role" htmlFor="invite-role">
+              <Select id="invite-role" name="role" defaultValue="editor">
+                {roles.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+            <Button type="submit" disabled={invite.isPending}>
+              Create invitation
+            </Button>
+          </form>
+          {invite.error && !fieldMessage(invite.error, 'email') && (
+            <div className="mt-3">
+              <Alert testId="invite-error">{errorMessage(invite.error)}</Alert>
+            </div>
+          )}
+          {link && (
+            <div className="mt-3">
+              <Alert tone="green" testId="invitation-link">
+                Send this link to {link.email}. It works once, for 7 days, and is not shown again:{' '}
+                <code className="break-all" data-testid="invitation-url">
+                  {link.url}
+                </code>
+              </Alert>
+            </div>
+          )}
+          <div className="mt-4">
+            <Table head={['Pending invitation', 'Role', 'Expires', '']} empty="No pending invitations.">
+              {(invitations.data ?? []).map((i) => (
+                <tr key={i.id}>
+                  <Td>
+                    {i.email}
+                    <div className="text-xs text-slate-500">by {i.invitedBy ?? 'someone'}</div>
+                  </Td>
+                  <Td>{i.role}</Td>
+                  <Td>{formatTime(i.expiresAt)}</Td>
+                  <Td>
+                    <Button type="button" variant="secondary" onClick={() => revoke.mutate({ ...scope, id: i.id })}>
+                      Revoke
+                    </Button>
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          </div>
+        </Card>
+      )}
+    </div>
+  );
+}

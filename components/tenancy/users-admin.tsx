@@ -1,0 +1,92 @@
+'use client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { useTRPC } from '@/app/_trpc/client';
+import { errorMessage } from '@/components/ui/errors';
+import { Alert, Badge, Button, Card, Table, Td } from '@/components/ui/primitives';
+
+const platformRoles = ['operator', 'qa', 'admin'] as const;
+
+/**
+ * Every user, for administrators: platform roles (toggled in place), disable and enable (their
+ * sessions and tokens stop at once), a one-time password-reset link (shown once), and their
+ * sessions.
+ */
+export function UsersAdminView() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const users = useQuery(trpc.users.list.queryOptions());
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
+  const setDisabled = useMutation(trpc.users.setDisabled.mutationOptions({ onSuccess: refresh }));
+  const setRoles = useMutation(trpc.users.setPlatformRoles.mutationOptions({ onSuccess: refresh }));
+  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const reset = useMutation(
+    trpc.users.resetPassword.mutationOptions({ onSuccess: (r) => setLink({ email: r.email, url: `${window.location.origin}${r.path}` }) }),
+  );
+  const error = setDisabled.error ?? setRoles.error ?? reset.error;
+  return (
+    <Card title="Users">
+      {error && (
+        <div className="mb-3">
+          <Alert testId="users-error">{errorMessage(error)}</Alert>
+        </div>
+      )}
+      {link && (
+        <div className="mb-3">
+          <Alert tone="green" testId="reset-link">
+            One-time password-reset link for {link.email} (24 hours, shown once):{' '}
+            <code className="break-all" data-testid="reset-url">
+              {link.url}
+            </code>
+          </Alert>
+        </div>
+      )}
+      <Table head={['E-mail', 'Name', 'Platform roles', 'State', 'Sessions', '']}>
+        {users.data?.map((u) => (
+          <tr key={u.id} data-testid={`user-${u.email}`}>
+            <Td>{u.email}</Td>
+            <Td>{u.name}</Td>
+            <Td>
+              <div className="flex gap-3">
+                {platformRoles.map((role) => (
+                  <label key={role} className="flex items-center gap-1 text-xs">
+                    <input
+                      type="checkbox"
+                      aria-label={`${role} role of ${u.email}`}
+                      checked={u.platformRoles.includes(role)}
+                      disabled={setRoles.isPending}
+                      onChange={(e) =>
+                        setRoles.mutate({
+                          userId: u.id,
+                          roles: e.target.checked ? [...u.platformRoles, role] : u.platformRoles.filter((r) => r !== role),
+                        })
+                      }
+                    />
+                    {role}
+                  </label>
+                ))}
+              </div>
+            </Td>
+            <Td>{u.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</Td>
+            <Td>
+              <Link className="text-brand-700 hover:underline" href={`/operator/users/${u.id}`} aria-label={`Sessions of ${u.email}`}>
+                {u.sessions} session{u.sessions === 1 ? '' : 's'}
+              </Link>
+            </Td>
+            <Td>
+              <div className="flex gap-2">
+                <Button type="button" variant="secondary" onClick={() => setDisabled.mutate({ userId: u.id, disabled: !u.disabled })}>
+                  {u.disabled ? 'Enable' : 'Disable'}
+                </Button>
+                <Button type="button" variant="secondary" onClick={() => reset.mutate({ userId: u.id })}>
+                  Reset password
+                </Button>
+              </div>
+            </Td>
+          </tr>
+        ))}
+      </Table>
+    </Card>
+  );
+}
