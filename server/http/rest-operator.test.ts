@@ -97,6 +97,7 @@ describe('operator tokens', () => {
       tokenName: 'ops',
       userId: operator.id,
       userEmail: operator.email,
+      platformRoles: ['operator', 'qa'],
     });
     const who = await call(whoami.GET, token.secret, 'GET');
     expect(who.body).toMatchObject({ project: null, operator: operator.email, token: { kind: 'operator', name: 'ops' } });
