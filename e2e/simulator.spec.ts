@@ -138,8 +138,10 @@ test('QA loses the next response, sees it consumed in the live log, and switches
     const adminPage = await admin.newPage();
     await signIn(adminPage, 'admin@example.com');
     await adminPage.goto('/operator/audit');
-    await adminPage.getByLabel('Action starts with').fill('simulator.');
-    await adminPage.getByRole('button', { name: 'Filter' }).click();
+    const filters = adminPage.getByRole('form', { name: 'Filter events' });
+    // "simulator." is the group of every simulator action.
+    await filters.getByLabel('Action').selectOption('simulator.');
+    await filters.getByRole('button', { name: 'Filter' }).click();
     // Newest first: the clear, then the two switch-ons of this test.
     const rows = adminPage.getByRole('row');
     await expect(rows.nth(1)).toContainText('simulator.faults.clear');

@@ -2,7 +2,6 @@ import { expect, test, type Page } from '@playwright/test';
 import { signIn } from './fixtures';
 
 const PROJECT = 'acme-dev';
-const IPCLAIMS = 'ipam.miloapis.com/ipclaims';
 
 /** Creates a network in a project through its networks page, trying a few free /24s (other specs share the project). */
 async function createNetwork(page: Page, project: string, name: string) {
@@ -73,7 +72,7 @@ test('a new user accepts an invitation, creates an organization, a project, a ne
   await member.getByRole('button', { name: 'Create claim' }).click();
   await expect(member.getByRole('table', { name: 'Claims' }).getByRole('row', { name: /first/ })).toContainText('/28');
   await member.goto(`/projects/${project}/quota`);
-  await expect(member.getByRole('meter', { name: `${IPCLAIMS} quota` })).toHaveAttribute('aria-valuetext', /^1 of 100 claims used · 99 available/);
+  await expect(member.getByRole('meter', { name: 'IP claims quota' })).toHaveAttribute('aria-valuetext', /^1 of 100 claims used · 99 available/);
 
   // As an editor of the invited project the member can write there.
   await createNetwork(member, PROJECT, `e2e-ten-${stamp}`);

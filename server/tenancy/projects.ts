@@ -192,7 +192,9 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
     for (const m of mine) {
       if (m.projectId === p.id || m.organizationId === p.organizationId) role = maxRole(role, m.role);
     }
-    return { ...p, phase: p.phase as ProjectPhase, role: role! };
+    // Whether the user may open the organization's page (a member of only the project may not).
+    const organizationVisible = isAdmin || hasPlatformRole(user, 'operator') || orgIds.includes(p.organizationId);
+    return { ...p, phase: p.phase as ProjectPhase, role: role!, organizationVisible };
   });
 }
 

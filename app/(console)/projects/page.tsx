@@ -34,9 +34,7 @@ export default async function ProjectsPage() {
                   <TextLink href={`/projects/${p.slug}`}>{p.slug}</TextLink> {p.phase === 'Deleting' && <Badge tone="amber">Deleting</Badge>}
                   <div className="text-xs text-slate-500">{p.name}</div>
                 </Td>
-                <Td>
-                  <TextLink href={`/organizations/${p.organizationSlug}`}>{p.organizationName}</TextLink>
-                </Td>
+                <Td>{p.organizationVisible ? <TextLink href={`/organizations/${p.organizationSlug}`}>{p.organizationName}</TextLink> : p.organizationName}</Td>
                 <Td>
                   <Badge tone={p.role === 'owner' ? 'blue' : 'slate'}>{p.role}</Badge>
                 </Td>

@@ -1,4 +1,6 @@
+import { TRPCError } from '@trpc/server';
 import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
 import { HydrateClient, getQueryClient, serverCaller, trpc } from '@/app/_trpc/server';
 import { MembersView } from '@/components/tenancy/members-view';
 import { Badge, Card, PageHeader, Table, Td, TextLink } from '@/components/ui/primitives';
@@ -8,7 +10,14 @@ export const metadata: Metadata = { title: 'Organization' };
 export default async function OrganizationPage({ params }: { params: Promise<{ organization: string }> }) {
   const { organization } = await params;
   const caller = await serverCaller();
-  const [org, me] = await Promise.all([caller.organizations.get({ organization }), caller.me.get()]);
+  const [org, me] = await Promise.all([
+    caller.organizations.get({ organization }).catch((e: unknown) => {
+      // Another tenant's organization, or one the user holds no role in: not found, as everywhere.
+      if (e instanceof TRPCError && (e.code === 'NOT_FOUND' || e.code === 'BAD_REQUEST')) notFound();
+      throw e;
+    }),
+    caller.me.get(),
+  ]);
   await getQueryClient().prefetchQuery(trpc.organizations.members.list.queryOptions({ organization }));
   return (
     <>
