@@ -131,10 +131,20 @@ export async function createOperatorToken(db: DbOrTx, input: { userId: string; n
   if (user.disabledAt || !hasPlatformRole(user, OPERATOR_ROLE)) {
     throw invalid('user', `${user.email} is not an active platform operator; operator tokens act only for operators`);
   }
+  return insertUserBoundToken(db, { kind: 'operator', user, name, createdBy: input.createdBy ?? null }, actor);
+}
+
+/** Stores a token acting for `user` (operator or user kind) and audits it; the secret is returned here only. */
+async function insertUserBoundToken(
+  db: DbOrTx,
+  input: { kind: 'operator' | 'user'; user: { id: string; email: string }; name: string; createdBy: string | null },
+  actor: Actor,
+) {
+  const { kind, user, name } = input;
   const { secret, prefix, tokenHash } = newSecret();
   const [row] = await db
     .insert(apiTokens)
-    .values({ kind: 'operator', userId: user.id, name, prefix, tokenHash, createdBy: input.createdBy ?? null })
+    .values({ kind, userId: user.id, name, prefix, tokenHash, createdBy: input.createdBy })
     .returning({ id: apiTokens.id, name: apiTokens.name, prefix: apiTokens.prefix, createdAt: apiTokens.createdAt });
   await recordEvent(db, {
     actor,
@@ -142,7 +152,7 @@ export async function createOperatorToken(db: DbOrTx, input: { userId: string; n
     objectType: 'apiToken',
     objectId: row.id,
     objectName: name,
-    after: { kind: 'operator', prefix: row.prefix, user: user.email },
+    after: { kind, prefix: row.prefix, user: user.email },
   });
   return { ...row, user: user.email, secret };
 }
@@ -189,20 +199,7 @@ export async function createUserToken(db: DbOrTx, input: { userId: string; name:
   const [user] = await db.select({ id: users.id, email: users.email, disabledAt: users.disabledAt }).from(users).where(eq(users.id, input.userId));
   if (!user) throw new DomainError('NotFound', `user ${input.userId} not found`, 'user');
   if (user.disabledAt) throw invalid('user', `${user.email} is disabled`);
-  const { secret, prefix, tokenHash } = newSecret();
-  const [row] = await db
-    .insert(apiTokens)
-    .values({ kind: 'user', userId: user.id, name, prefix, tokenHash, createdBy: user.id })
-    .returning({ id: apiTokens.id, name: apiTokens.name, prefix: apiTokens.prefix, createdAt: apiTokens.createdAt });
-  await recordEvent(db, {
-    actor,
-    action: 'token.create',
-    objectType: 'apiToken',
-    objectId: row.id,
-    objectName: name,
-    after: { kind: 'user', prefix: row.prefix, user: user.email },
-  });
-  return { ...row, user: user.email, secret };
+  return insertUserBoundToken(db, { kind: 'user', user, name, createdBy: user.id }, actor);
 }
 
 /** A user's own user tokens, newest first, without secrets. */
