@@ -89,9 +89,46 @@ async function waitForPrimary(target: PgTarget, config: pg.ClientConfig, waitMs:
   }
 }
 
+/**
+ * `pg` reports a connection lost under a query ("Connection terminated unexpectedly") and a pool
+ * that could not connect in time with no error code at all. Clients and pools made here give such
+ * errors the SQLSTATE of a connection failure (08006), so callers tell them apart by code alone:
+ * graphile-worker's retries (server/worker/runner.ts) and the web's DatabaseUnavailable.
+ */
+const CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect)/;
+
+export function withConnectionCode(e: unknown): unknown {
+  if (e instanceof Error && (e as { code?: unknown }).code === undefined && CONNECTION_LOST.test(e.message)) {
+    (e as Error & { code: string }).code = '08006';
+  }
+  return e;
+}
+
+const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as Promise<unknown> | undefined)?.then === 'function';
+
+/** Wraps `fn` (a method of `pg`'s with promise and callback forms) so that its promise form rejects with coded errors. */
+function coded<F extends (...args: never[]) => unknown>(fn: F): F {
+  return ((...args: never[]) => {
+    const result = fn(...args);
+    return isPromise(result)
+      ? result.catch((e: unknown) => {
+          throw withConnectionCode(e);
+        })
+      : result;
+  }) as F;
+}
+
+/** A `pg.Client` whose promise-form queries reject connection losses with a code (`withConnectionCode`). */
+class CodedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.query = coded(this.query.bind(this));
+  }
+}
+
 /** A `pg.Client` class whose connections go to the primary among `target`'s hosts. */
 function primaryClientClass(target: PgTarget, probeConfig: pg.ClientConfig, waitMs: number): typeof pg.Client {
-  return class PrimaryClient extends pg.Client {
+  return class PrimaryClient extends CodedClient {
     constructor(config?: pg.ClientConfig) {
       super(config);
     }
@@ -121,15 +158,22 @@ function primaryClientClass(target: PgTarget, probeConfig: pg.ClientConfig, wait
 export function createPgPool(url: string, options: Omit<pg.PoolConfig, 'connectionString'> & { waitForPrimaryMs?: number } = {}): pg.Pool {
   const { waitForPrimaryMs = 0, ...config } = options;
   const target = pgTarget(url);
-  if (target.urls.length === 1 && !target.primaryOnly) return new pg.Pool({ ...config, connectionString: url });
-  const Client = primaryClientClass(target, { connectionTimeoutMillis: config.connectionTimeoutMillis }, waitForPrimaryMs);
-  return new pg.Pool({ ...config, connectionString: target.urls[0], Client });
+  const pool =
+    target.urls.length === 1 && !target.primaryOnly
+      ? new pg.Pool({ ...config, connectionString: url, Client: CodedClient })
+      : new pg.Pool({
+          ...config,
+          connectionString: target.urls[0],
+          Client: primaryClientClass(target, { connectionTimeoutMillis: config.connectionTimeoutMillis }, waitForPrimaryMs),
+        });
+  pool.connect = coded(pool.connect.bind(pool));
+  return pool;
 }
 
 /** A `pg.Client` on `url` (single- or multi-host). */
 export function createPgClient(url: string, options: Omit<pg.ClientConfig, 'connectionString'> = {}): pg.Client {
   const target = pgTarget(url);
-  if (target.urls.length === 1 && !target.primaryOnly) return new pg.Client({ ...options, connectionString: url });
+  if (target.urls.length === 1 && !target.primaryOnly) return new CodedClient({ ...options, connectionString: url });
   const Client = primaryClientClass(target, { connectionTimeoutMillis: options.connectionTimeoutMillis }, 0);
   return new Client({ ...options, connectionString: target.urls[0] });
 }

@@ -1,7 +1,8 @@
 /**
- * The worker's recovery of a dead worker's jobs, on real PostgreSQL (a database of its own, so that
- * this worker runs no other test's jobs): a job that a live worker holds for longer than the
- * dead-worker threshold stays its own — it is not unlocked and run a second time beside itself.
+ * The worker on real PostgreSQL (a database of its own, so that this worker runs no other test's
+ * jobs): a job that a live worker holds for longer than the dead-worker threshold stays its own —
+ * it is not unlocked and run a second time beside itself; and a job's failure is recorded once the
+ * database answers again when the connection recording it is lost, the worker running on.
  */
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -13,6 +14,7 @@ import { createClaim, deleteClaim } from '@/server/ipam/claims';
 import { createNetwork } from '@/server/ipam/networks';
 import { makeProject } from '@/test/fixtures';
 import { enqueueJob } from '@/server/jobs/enqueue';
+import { TcpProxy } from '@/test/tcp-proxy';
 import { startWorker } from './runner';
 
 const actor = systemActor('test');
@@ -99,3 +101,46 @@ test('a job a live worker holds past the dead-worker threshold (30 s) is not unl
     await worker.stop();
   }
 }, 120_000);
+
+test('a failure recorded on a connection that is lost under it is recorded once the database answers, and the worker runs on', async () => {
+  const { db } = handle;
+  const direct = new URL(url);
+  const proxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
+  const viaProxy = new URL(url);
+  viaProxy.host = `127.0.0.1:${proxy.port}`;
+  let ran!: () => void;
+  const okRan = new Promise<void>((r) => (ran = r));
+  const worker = await startWorker(handle, viaProxy.toString(), {
+    concurrency: 1,
+    tasks: {
+      // Fails while the network to the database stalls and then drops: graphile-worker records the
+      // failure on a pooled connection whose query gets no answer and then loses the connection.
+      test__fail_then_drop: async () => {
+        proxy.stall();
+        setTimeout(() => {
+          proxy.cut();
+          setTimeout(() => proxy.resume(), 1_500);
+        }, 500);
+        throw new Error('task failed');
+      },
+      test__ok: async () => ran(),
+    },
+  });
+  try {
+    await enqueueJob(db, 'test__fail_then_drop', {}, { jobKey: 'fail-then-drop' });
+    let job: { attempts: number; last_error: string | null; locked_by: string | null } | undefined;
+    for (let i = 0; i < 300; i++) {
+      [job] = (await db.execute(
+        sql`select attempts, last_error, locked_by from graphile_worker._private_jobs where key = 'fail-then-drop'`,
+      )) as unknown as (typeof job & object)[];
+      if (job?.last_error) break;
+      await sleep(100);
+    }
+    expect(job).toEqual({ attempts: 1, last_error: 'task failed (attempt 1 of 25)', locked_by: null });
+    await enqueueJob(db, 'test__ok', {});
+    await okRan;
+  } finally {
+    await worker.stop();
+    await proxy.close();
+  }
+}, 60_000);

@@ -3,12 +3,14 @@ import { hostname } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { EventEmitter } from 'node:events';
 import { makeWorkerUtils, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { RETRYABLE_ERROR_CODES } from 'graphile-worker/dist/lib';
 import type pg from 'pg';
 import { createPgPool } from '@/db/pg';
 import type { DbHandle } from '@/db/client';
 import { log } from '@/server/observability/log';
 import { incrementCounter } from '@/server/observability/metrics';
 import { crontab, tasks } from './registry';
+import type { MeridianTask } from './types';
 
 const HEARTBEAT_MS = 5_000;
 
@@ -39,14 +41,42 @@ async function unlockJobsOfDeadWorkers(handle: DbHandle, pgPool: pg.Pool) {
 }
 
 /**
+ * graphile-worker retries its own statements (fetching a job, recording its success or failure)
+ * only on the error codes in its RETRYABLE_ERROR_CODES; any other error recording an outcome is
+ * an unhandled rejection that ends the process, and the jobs it held stay locked until another
+ * worker finds it dead. A database restart or failover loses connections with codes it does not
+ * list (ECONNRESET, 57P01 admin shutdown, 08006 from db/pg.ts for a connection lost under a
+ * query): they are added here, so the outcome is recorded once the database answers again.
+ */
+const CONNECTION_LOSS_CODES = ['08000', '08001', '08003', '08006', '57P01', '57P02', '25006', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE'];
+for (const code of CONNECTION_LOSS_CODES) RETRYABLE_ERROR_CODES[code] ??= { minDelay: 200, maxDelay: 5_000 };
+
+/**
+ * The error a failed job records (graphile-worker keeps its message as the job's `last_error`),
+ * naming the attempt that failed: "… (attempt 2 of 25)". A job whose key is added again while it
+ * runs is retired by graphile-worker (its attempts set to the maximum, so that it never runs again;
+ * the new job does its work), and one that then fails reads attempts = max_attempts like a job
+ * that used up its attempts; its message tells the two apart.
+ */
+function withAttempt(e: unknown, attempt: number, maxAttempts: number): Error {
+  const error = e instanceof Error ? e : new Error(String(e));
+  error.message = `${error.message} (attempt ${attempt} of ${maxAttempts})`;
+  return error;
+}
+
+/**
  * Runs the graphile-worker runner with Meridian's tasks. Several workers may run against one
  * database; graphile-worker hands each job to exactly one (SKIP LOCKED). The worker records a
  * heartbeat for /readyz and counts job outcomes in the shared counters.
  */
-export async function startWorker(handle: DbHandle, connectionString: string, options: { concurrency: number }) {
+export async function startWorker(
+  handle: DbHandle,
+  connectionString: string,
+  options: { concurrency: number; /** The tasks to run (default: Meridian's registry). */ tasks?: Record<string, MeridianTask> },
+) {
   const workerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const taskList: TaskList = {};
-  for (const [name, task] of Object.entries(tasks)) {
+  for (const [name, task] of Object.entries(options.tasks ?? tasks)) {
     taskList[name] = async (payload, helpers) => {
       // A trace of every run (debug level), logged inside the job's lock: the scale-out and chaos
       // tests read it from all workers to prove that no job ran twice and that no two runs of one
@@ -57,7 +87,7 @@ export async function startWorker(handle: DbHandle, connectionString: string, op
         await task(payload, { db: handle.db, helpers });
       } catch (e) {
         trace('error');
-        throw e;
+        throw withAttempt(e, helpers.job.attempts, helpers.job.max_attempts);
       }
       trace('success');
     };

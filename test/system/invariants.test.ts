@@ -14,7 +14,8 @@ import { createNetwork } from '@/server/ipam/networks';
 import { createOrganization } from '@/server/tenancy/projects';
 import { createProject } from '@/server/workflows/project-creation';
 import { freshDatabase, type JobRun } from './harness';
-import { checkFleet, checkIpam, checkJobs, checkQuota } from './invariants';
+import { enqueueJob } from '@/server/jobs/enqueue';
+import { checkFleet, checkIpam, checkJobs, checkQueue, checkQuota } from './invariants';
 import { checkLedger, Ledger } from './ledger';
 
 const actor = systemActor('test');
@@ -108,6 +109,24 @@ test('the job checks catch a job run twice and overlapping reconciler runs, not 
   expect(checkJobs([run('1', 1, 0, 25), run('2', 2, 20, 30)], [])).toEqual([expect.stringContaining('overlapped')]);
   expect(checkJobs([run('1', 1, 0), run('2', 2, 20, 30)], [{ process: 'w1', pid: 1, at: 5 }])).toEqual([]);
   expect(checkJobs([run('1', 1, 0), run('2', 2, 20, 30)], [])).toEqual([expect.stringContaining('overlapped')]);
+});
+
+test('the queue check reports a job that used up its attempts, not one retired while it ran', async () => {
+  const { db } = handle;
+  for (const key of ['used-up', 'retired', 'marked']) await enqueueJob(db, 'machine__reconcile', { machineId: key }, { jobKey: key, maxAttempts: 5 });
+  const fail = (key: string, attempts: number, error: string) =>
+    db.execute(sql`update graphile_worker._private_jobs set attempts = ${attempts}, last_error = ${error} where key = ${key}`);
+  try {
+    expect(await checkQueue(db)).toEqual([]);
+    // A retired job: graphile-worker set attempts to the maximum while its second attempt ran.
+    await fail('retired', 5, 'connection lost (attempt 2 of 5)');
+    expect(await checkQueue(db)).toEqual([]);
+    await fail('used-up', 5, 'connection lost (attempt 5 of 5)');
+    await fail('marked', 5, 'Manually marked as failed');
+    expect(await checkQueue(db)).toEqual([expect.stringContaining('permanently failed job'), expect.stringContaining('permanently failed job')]);
+  } finally {
+    await db.execute(sql`delete from graphile_worker._private_jobs where key in ('used-up', 'retired', 'marked')`);
+  }
 });
 
 test('the ledger check catches a lost acknowledgement and a refused request that left something behind', async () => {

@@ -296,8 +296,13 @@ export function checkJobs(runs: JobRun[], kills: Kill[]): string[] {
  */
 export function checkQueue(db: Db): Promise<string[]> {
   return expectNoRows(db, {
+    // Not one graphile-worker retired while it ran (its key added again: attempts set to the
+    // maximum, the new job doing its work), which the worker's recorded message tells apart by
+    // the attempt that failed (server/worker/runner.ts).
     'permanently failed job': sql`
-      select id, task_id, attempts, last_error from graphile_worker._private_jobs where attempts >= max_attempts and last_error is not null`,
+      select id, task_id, attempts, last_error from graphile_worker._private_jobs
+      where attempts >= max_attempts and last_error is not null
+        and coalesce(substring(last_error from '\\(attempt (\\d+) of \\d+\\)$')::int, max_attempts) >= max_attempts`,
     // Locked by a worker that is gone (no heartbeat for 30 s): stuck until someone unlocks it.
     'job locked by a dead worker': sql`
       select j.id, j.task_id, j.locked_by, j.locked_at from graphile_worker._private_jobs j
