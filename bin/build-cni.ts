@@ -11,11 +11,12 @@
  * The directory names are the container platforms' (`TARGETARCH`), so that a multi-platform image
  * build copies the right one (deploy/kubernetes/cni/Containerfile).
  *
- * The runtime for this machine's architecture is the one npm installed (`@oven/bun-linux-<arch>`,
- * an optional dependency of `bun`). The other architecture's runtime is that package for the other
- * CPU, fetched once with `npm pack` (from the npm registry, integrity-checked by npm) into
- * node_modules/.cache/meridian-cni and handed to Bun with `--compile-executable-path`, so Bun itself
- * downloads nothing. `--target linux-amd64` (or `linux-arm64`) builds one architecture only.
+ * Each executable embeds Bun's runtime for its CPU, handed to Bun with `--compile-executable-path`
+ * so that Bun itself downloads nothing: for x64 the baseline build (no AVX2 needed),
+ * `@oven/bun-linux-x64-baseline`, an optional dependency of ours; for arm64 `@oven/bun-linux-aarch64`,
+ * an optional dependency of `bun`. A runtime npm did not install (the other architecture's) is
+ * fetched once with `npm pack` (from the npm registry, integrity-checked by npm) into
+ * node_modules/.cache/meridian-cni. `--target linux-amd64` (or `linux-arm64`) builds one architecture only.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, openSync, readSync, closeSync, readFileSync } from 'node:fs';
@@ -36,7 +37,8 @@ export type CniTarget = (typeof CNI_TARGETS)[number];
 
 /** Bun's name of each architecture: its `--target` and its runtime package on npm. */
 const BUN: Record<CniTarget, { target: string; pkg: string }> = {
-  'linux-amd64': { target: 'bun-linux-x64', pkg: '@oven/bun-linux-x64' },
+  // The baseline build (x86-64 without AVX2): a node's CPU may be older than Haswell, or a VM may hide AVX2.
+  'linux-amd64': { target: 'bun-linux-x64-baseline', pkg: '@oven/bun-linux-x64-baseline' },
   'linux-arm64': { target: 'bun-linux-arm64', pkg: '@oven/bun-linux-aarch64' },
 };
 
@@ -87,9 +89,20 @@ export function hostBun(): string {
   return found;
 }
 
-/** The Bun runtime for another architecture: its npm package, fetched once by `npm pack` into node_modules/.cache. */
-async function foreignRuntime(target: CniTarget): Promise<string> {
+/**
+ * The Bun runtime the executable for `target` embeds: its npm package as npm installed it (the x64
+ * baseline runtime is an optional dependency, installed on x64 Linux), or else fetched once by
+ * `npm pack` into node_modules/.cache — always the version of the installed `bun`.
+ */
+async function targetRuntime(target: CniTarget): Promise<string> {
   const version = bunVersion();
+  try {
+    const dir = path.dirname(require.resolve(`${BUN[target].pkg}/package.json`, { paths: [root, bunPackageDir()] }));
+    const installed = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+    if (installed.version === version && isElf(path.join(dir, 'bin', 'bun'))) return path.join(dir, 'bin', 'bun');
+  } catch {
+    // not installed for this machine: fetched below
+  }
   const cache = path.join(root, 'node_modules', '.cache', 'meridian-cni', `${BUN[target].pkg.replace('/', '+')}-${version}`);
   const binary = path.join(cache, 'package', 'bin', 'bun');
   if (isElf(binary)) return binary;
@@ -132,7 +145,8 @@ export async function buildCni(options: { outFile?: string; target?: CniTarget }
     '--no-compile-autoload-bunfig',
     `--outfile=${outFile}`,
   ];
-  if (target !== host) args.push(`--compile-executable-path=${await foreignRuntime(target)}`);
+  // Always the runtime named here, so Bun itself downloads nothing and the host's build is the one shipped.
+  args.push(`--compile-executable-path=${await targetRuntime(target)}`);
   try {
     await exec(hostBun(), args, { cwd: root, maxBuffer: 16 << 20, env: { ...process.env, NO_COLOR: '1' } });
   } catch (e) {
