@@ -149,15 +149,18 @@ export async function cmdCheck(conf: NetConf, env: CniEnv): Promise<void> {
   log(`CHECK network=${conf.name} container=${env.containerId} ifname=${env.ifname} ok`);
 }
 
-/** GC (1.1.0): the server releases this cluster's leases of this network not in the valid list. */
-export async function cmdGc(conf: NetConf): Promise<void> {
+/**
+ * GC (1.1.0): the server releases this node's leases of this network not in the valid list. The
+ * runtime lists its own node's attachments only, so the plugin names the node (as ADD records it).
+ */
+export async function cmdGc(conf: NetConf, env: CniEnv): Promise<void> {
   if (!atLeast(conf.cniVersion, '1.1.0'))
     throw new CniError(ERR_INCOMPATIBLE_VERSION, 'config version does not allow GC', `cniVersion ${conf.cniVersion} < 1.1.0`);
   // Without the list every lease would look stale: refuse rather than release everything.
   if (!conf.validAttachments) throw configError('cni.dev/valid-attachments', 'is required for GC');
   let answer: unknown;
   try {
-    answer = await call(conf, 'POST', '/gc', { cniNetwork: conf.name, validAttachments: conf.validAttachments });
+    answer = await call(conf, 'POST', '/gc', { cniNetwork: conf.name, node: await nodeName(conf, env), validAttachments: conf.validAttachments });
   } catch (e) {
     throw e instanceof ServerError ? toCniError(e) : e;
   }

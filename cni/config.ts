@@ -254,7 +254,7 @@ export interface CniEnv {
   ifname: string;
   args: Record<string, string>;
   path: string;
-  /** MERIDIAN_NODE_NAME (ADD only): the node recorded with the lease, before `ipam.node` and the host name. */
+  /** MERIDIAN_NODE_NAME (ADD and GC): the node recorded with the lease and whose leases GC considers, before `ipam.node` and the host name. */
   node?: string;
 }
 
@@ -262,7 +262,8 @@ export interface CniEnv {
  * The plugin's own variables, besides the CNI_* its runtime sets: listed with the server's in the
  * README's Configuration table (server/env.test.ts checks that they are). Each is validated by the
  * invocations that read it: MERIDIAN_CNI_QUIET by every command but VERSION, MERIDIAN_NODE_NAME by
- * ADD, the only command that records a node (so a DEL never fails on it).
+ * ADD (which records the node) and GC (which releases that node's stale leases), so a DEL never
+ * fails on it.
  */
 export const PLUGIN_VARIABLES = ['MERIDIAN_NODE_NAME', 'MERIDIAN_CNI_QUIET'] as const;
 
@@ -323,7 +324,7 @@ export function readEnv(command: string, env: NodeJS.ProcessEnv): CniEnv {
       if ((out.args[k]?.length ?? 0) > MAX_NAME_LENGTH) throw envError('CNI_ARGS', `${k} is longer than ${MAX_NAME_LENGTH} characters`);
     }
   }
-  if (command === 'ADD') {
+  if (command === 'ADD' || command === 'GC') {
     const node = env.MERIDIAN_NODE_NAME?.trim();
     if (node) {
       if (node.length > MAX_NAME_LENGTH) throw envError('MERIDIAN_NODE_NAME', `is longer than ${MAX_NAME_LENGTH} characters`);

@@ -87,7 +87,7 @@ export async function run(procEnv: NodeJS.ProcessEnv, input: () => Promise<strin
         await cmdCheck(conf, env);
         break;
       case 'GC':
-        await cmdGc(conf);
+        await cmdGc(conf, env);
         break;
       case 'STATUS':
         await cmdStatus(conf);

@@ -51,8 +51,8 @@ describe('MERIDIAN_CNI_QUIET', () => {
 });
 
 describe('MERIDIAN_NODE_NAME', () => {
-  it('an invalid name fails ADD with code 4 naming it, before any request', async () => {
-    const { stdout, status } = await run(env('ADD', { MERIDIAN_NODE_NAME: 'node/1', MERIDIAN_CNI_QUIET: '1' }), async () => conf);
+  it.each(['ADD', 'GC'])('an invalid name fails %s with code 4 naming it, before any request', async (command) => {
+    const { stdout, status } = await run(env(command, { MERIDIAN_NODE_NAME: 'node/1', MERIDIAN_CNI_QUIET: '1' }), async () => conf);
     expect(status).toBe(1);
     expect(JSON.parse(stdout)).toMatchObject({ code: 4, msg: 'invalid environment variable MERIDIAN_NODE_NAME: "node/1" is not a node name' });
   });

@@ -341,7 +341,12 @@ describe('GC', () => {
       CNI_ARGS: undefined,
     });
     expectSuccessNoOutput(r);
-    expect(server.requestsFor('gc').at(-1)!.body).toEqual({ cniNetwork: net, validAttachments: valid });
+    // The node GC names is the one ADD recorded: the server considers that node's leases only.
+    expect(server.requestsFor('gc').at(-1)!.body).toEqual({
+      cniNetwork: net,
+      node: (server.requestsFor('add').at(-1)!.body as { node: string }).node,
+      validAttachments: valid,
+    });
     expect(server.leases.has(`${net}|${keep}|eth0`)).toBe(true);
     expect(server.leases.has(`${net}|${drop1}|eth0`)).toBe(false);
     expect(server.leases.has(`${net}|${drop2}|eth0`)).toBe(false);
@@ -352,7 +357,7 @@ describe('GC', () => {
     const valid = [{ containerID: 'abc', ifname: 'eth0' }];
     const r = await cni('GC', netconf({ cniVersion: '1.1.0', name: 'gc-other', extra: { 'cni.dev/attachments': valid } }));
     expectSuccessNoOutput(r);
-    expect(server.requestsFor('gc').at(-1)!.body).toEqual({ cniNetwork: 'gc-other', validAttachments: valid });
+    expect(server.requestsFor('gc').at(-1)!.body).toEqual({ cniNetwork: 'gc-other', node: expect.any(String), validAttachments: valid });
   });
 
   it('refuses without a valid-attachment list (7) rather than releasing everything', async () => {

@@ -206,6 +206,8 @@ export class FakeLeaseServer {
         return this.send(res, 200, { ok: true });
       }
       case 'gc': {
+        if (typeof b.node !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(b.node))
+          return this.fail(res, 400, 'ValidationFailed', 'node must be a node name', 'node');
         const valid = b.validAttachments;
         if (!Array.isArray(valid)) return this.fail(res, 400, 'ValidationFailed', 'validAttachments is required', 'validAttachments');
         const keep = new Set(
@@ -214,7 +216,8 @@ export class FakeLeaseServer {
         const released: { containerId: string; ifname: string; address: string }[] = [];
         let kept = 0;
         for (const [k, lease] of [...this.leases]) {
-          if (lease.cniNetwork !== b.cniNetwork) continue;
+          // The sending node's leases only, as the lease API does.
+          if (lease.cniNetwork !== b.cniNetwork || lease.node !== b.node) continue;
           if (keep.has(k)) {
             kept++;
             continue;

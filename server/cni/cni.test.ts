@@ -119,11 +119,29 @@ describe('CNI leases', () => {
       { containerID: 'ctr0', ifname: 'eth0' },
       { containerID: 'ctr1', ifname: 'eth0' },
     ];
-    const spared = await gcLeases(db, c, { cniNetwork: 'k8s-pod-network', validAttachments: valid }, 3600, actor);
+    const spared = await gcLeases(db, c, { cniNetwork: 'k8s-pod-network', node: 'n1', validAttachments: valid }, 3600, actor);
     expect(spared).toMatchObject({ released: [], spared: 3 });
-    const result = await gcLeases(db, c, { cniNetwork: 'k8s-pod-network', validAttachments: valid }, 0, actor);
+    const result = await gcLeases(db, c, { cniNetwork: 'k8s-pod-network', node: 'n1', validAttachments: valid }, 0, actor);
     expect(result.released.map((r) => r.containerId).sort()).toEqual(['ctr2', 'ctr3', 'ctr4']);
     expect((await listLeases(db, c.projectId, { limit: 50, offset: 0 })).total).toBe(2);
+  });
+
+  test("GC from one node releases that node's stale leases only: another node's pods keep theirs", async () => {
+    const { db, clusters } = await setup();
+    const [c] = clusters;
+    for (let i = 0; i < 3; i++) await addLease(db, c, key(i, 'node-a'), actor);
+    for (let i = 3; i < 6; i++) await addLease(db, c, key(i, 'node-b'), actor);
+    // node-a's runtime knows its own attachments only (ctr0 still runs there; ctr1 and ctr2 are gone).
+    const result = await gcLeases(
+      db,
+      c,
+      { cniNetwork: 'k8s-pod-network', node: 'node-a', validAttachments: [{ containerID: 'ctr0', ifname: 'eth0' }] },
+      0,
+      actor,
+    );
+    expect(result.released.map((r) => r.containerId).sort()).toEqual(['ctr1', 'ctr2']);
+    const left = await listLeases(db, c.projectId, { limit: 50, offset: 0 });
+    expect(left.items.map((l) => l.containerId).sort()).toEqual(['ctr0', 'ctr3', 'ctr4', 'ctr5']);
   });
 
   test('STATUS says exhausted when no address can be had', async () => {

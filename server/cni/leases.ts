@@ -300,13 +300,15 @@ export async function checkLease(db: Db, cluster: ClusterRef, key: LeaseKey, pre
 }
 
 /**
- * CNI GC: releases the cluster's leases on `cniNetwork` that are not in the runtime's valid
- * attachments, sparing leases younger than the grace period (an ADD may be in flight).
+ * CNI GC: releases the leases of `node` (the node whose runtime sent the list) on `cniNetwork`
+ * that are not in the runtime's valid attachments, sparing leases younger than the grace period
+ * (an ADD may be in flight). Other nodes' leases are never considered: a runtime lists only the
+ * attachments of its own node.
  */
 export async function gcLeases(
   db: Db,
   cluster: ClusterRef,
-  input: { cniNetwork: string; validAttachments: { containerID: string; ifname: string }[] },
+  input: { cniNetwork: string; node: string; validAttachments: { containerID: string; ifname: string }[] },
   graceSeconds: number,
   actor: Actor,
 ) {
@@ -315,7 +317,7 @@ export async function gcLeases(
     db,
     sql`
     select id, container_id, ifname, created_at > now() - ${`${graceSeconds} seconds`}::interval as young
-    from pod_leases where cluster_id = ${cluster.id} and cni_network = ${input.cniNetwork}`,
+    from pod_leases where node = ${input.node} and cluster_id = ${cluster.id} and cni_network = ${input.cniNetwork}`,
   );
   const stale = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && !c.young);
   const spared = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && c.young).length;
@@ -328,8 +330,8 @@ export async function gcLeases(
       objectType: 'cluster',
       objectId: cluster.id,
       objectName: cluster.name,
-      reason: `GC released ${released.length} lease(s)${spared ? `, spared ${spared} younger than ${graceSeconds}s` : ''}`,
-      after: { released: released.map((r) => r.address) },
+      reason: `GC on node ${input.node} released ${released.length} lease(s)${spared ? `, spared ${spared} younger than ${graceSeconds}s` : ''}`,
+      after: { node: input.node, released: released.map((r) => r.address) },
     });
   }
   return { released, kept: candidates.length - released.length, spared };

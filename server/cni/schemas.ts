@@ -16,12 +16,13 @@ const ifname = z
 const k8sName = z.string().max(253).optional();
 
 export const leaseKey = z.strictObject({ cniNetwork, containerId, ifname });
+const node = z
+  .string()
+  .min(1, 'is required')
+  .max(253)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a node name');
 export const addInput = leaseKey.extend({
-  node: z
-    .string()
-    .min(1, 'is required')
-    .max(253)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a node name'),
+  node,
   podNamespace: k8sName,
   podName: k8sName,
 });
@@ -35,6 +36,11 @@ export const checkInput = leaseKey.extend({
 });
 export const gcInput = z.strictObject({
   cniNetwork,
+  /**
+   * The node whose runtime sends the list: a runtime knows its own node's attachments only, so GC
+   * considers that node's leases only (a list from one node says nothing of another's pods).
+   */
+  node,
   validAttachments: z.array(z.strictObject({ containerID: z.string().max(256), ifname: z.string().max(15) })).max(100_000),
 });
 

@@ -85,7 +85,7 @@ describe('CNI ADD confirms its token', () => {
     for (const [command, body] of [
       ['del', leaseKey],
       ['check', { ...leaseKey, prevResult: { ips: added.body.ips } }],
-      ['gc', { cniNetwork: 'k8s', validAttachments: [] }],
+      ['gc', { cniNetwork: 'k8s', node: 'n1', validAttachments: [] }],
       ['status', undefined],
     ] as const) {
       expect(await call('k1', command, body), command).toMatchObject({ status: 401, authenticate: 'Bearer' });
@@ -219,7 +219,7 @@ describe('CNI ADD confirms its token', () => {
     for (const [command, body] of [
       ['add', key(2)],
       ['check', { ...leaseKey, prevResult: { ips: added.body.ips } }],
-      ['gc', { cniNetwork: 'k8s', validAttachments: [] }],
+      ['gc', { cniNetwork: 'k8s', node: 'n1', validAttachments: [] }],
       ['status', undefined],
     ] as const) {
       expect(await call('k1', command, body, old.secret), command).toMatchObject({ status: 401, authenticate: 'Bearer' });

@@ -509,7 +509,7 @@ const cniBodies = (cid: string) => ({
     ifname: 'eth0',
     prevResult: { cniVersion: '1.0.0', ips: [{ address: '198.51.100.2/28', gateway: '198.51.100.1' }] },
   },
-  gc: { cniNetwork: 'podnet', validAttachments: [{ containerID: cid, ifname: 'eth0' }] },
+  gc: { cniNetwork: 'podnet', node: 'node-1', validAttachments: [{ containerID: cid, ifname: 'eth0' }] },
 });
 
 interface BodyCase {
