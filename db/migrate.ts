@@ -104,6 +104,7 @@ export async function migrateDatabase(
   }
   const pgPool = createPgPool(url, { max: 1 });
   pgPool.on('error', () => {}); // an idle connection lost here only ends the migration's pool
+  pgPool.on('connect', (client) => client.on('error', () => {}));
   try {
     await runMigrations({ pgPool });
   } finally {

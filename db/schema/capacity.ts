@@ -47,5 +47,7 @@ export const capacitySamples = pgTable(
     used: numeric('used', { precision: 40, scale: 0 }).notNull(),
     capacity: numeric('capacity', { precision: 40, scale: 0 }).notNull(),
   },
+  // The primary key also INCLUDEs used and capacity (migration 0036, which drizzle cannot express):
+  // a chart's read is an index-only scan.
   (t) => [primaryKey({ columns: [t.seriesId, t.step, t.at] })],
 );

@@ -86,6 +86,28 @@ describe('capacity history', () => {
     expect(plan).toContain('"ip_pools"');
   });
 
+  test("a chart's read of one series is an index-only scan (the key carries the values)", async () => {
+    const { db } = await setup();
+    await recordSample(db, new Date('2031-05-01T00:00:00Z'));
+    // What autovacuum does for the insert-mostly table: marks the settled pages all-visible.
+    await db.execute(sql`vacuum analyze capacity_samples`);
+    const [{ id }] = (await db.execute(sql`select id from capacity_series order by id limit 1`)) as unknown as { id: number }[];
+    const range = resolveRange({ from: '2031-02-01T00:00:00Z', to: '2031-05-01T00:00:00Z', step: '1h' }, new Date('2031-05-01T00:00:00Z'));
+    const plan = await db.transaction(async (tx) => {
+      // Any plan but a scan of the key: the question is only whether that scan needs the heap.
+      await tx.execute(sql`set local enable_seqscan = off`);
+      await tx.execute(sql`set local enable_bitmapscan = off`);
+      await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+      return JSON.stringify(
+        await tx.execute(sql`explain (format json)
+          select at, used, capacity from capacity_samples
+           where series_id = ${id} and step = ${range.source} and at >= ${range.from.toISOString()}::timestamptz and at <= ${range.to.toISOString()}::timestamptz
+           order by series_id, step, at`),
+      );
+    });
+    expect(plan).toContain('"Node Type":"Index Only Scan"');
+  });
+
   test('pruning keeps each period for its retention only', async () => {
     const { db, networkId } = await setup();
     const now = new Date('2031-06-01T00:00:00Z');
