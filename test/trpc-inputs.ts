@@ -90,6 +90,7 @@ export const validInputs: Record<string, (w: World) => unknown> = {
   'capacity.history': (w) => ({ project: w.project, object: 'network', name: 'vpc', range: '7d' }),
   'capacity.alerts': (w) => ({ project: w.project, firingOnly: true }),
   'capacity.operatorAlerts': () => undefined,
+  'capacity.fleetHistory': () => ({ range: '7d' }),
   'capacity.audit': (w) => ({ project: w.project, network: 'vpc', limit: 10, cursor: 'WyJ2cGMtdjQiLCIiXQ' }),
   'capacity.webhooks.list': (w) => ({ project: w.project }),
   'capacity.webhooks.create': (w) => ({ project: w.project, name: 'hook', url: 'https://hooks.example.com/x' }),

@@ -246,3 +246,39 @@ export async function objectIdByName(db: DbOrTx, projectId: string, kind: 'netwo
   if (!rows.length) throw new DomainError('NotFound', `${kind} "${name}" not found`, 'name');
   return rows[0].id;
 }
+
+export interface FleetSeries {
+  family: 'IPv4' | 'IPv6';
+  points: HistoryPoint[];
+  /** The sum of the counters now. */
+  current: { used: string; capacity: string; utilization: number };
+}
+
+/**
+ * Fleet-wide address utilization over `range`, per family: at each step, the sum over every
+ * network of its peak `used` and its latest `capacity` in that step (networks with no sample in a
+ * step add nothing to it), and the sum of the counters now. For the operators' overview.
+ */
+export async function fleetHistory(db: DbOrTx, range: HistoryRange): Promise<FleetSeries[]> {
+  const from = new Date(Math.floor(range.from.getTime() / (range.step * 1000)) * range.step * 1000).toISOString();
+  const rows = (await db.execute(sql`
+    with per as (
+      select s.family, date_bin(make_interval(secs => ${range.step}), cs.at, 'epoch'::timestamptz) as b,
+             max(cs.used) as used, (array_agg(cs.capacity order by cs.at desc))[1] as capacity
+        from capacity_series s join capacity_samples cs on cs.series_id = s.id
+       where s.kind = 'network' and cs.step = ${range.source} and cs.at >= ${from}::timestamptz and cs.at <= ${range.to.toISOString()}::timestamptz
+       group by s.family, cs.series_id, 2)
+    select family, to_char(b at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, sum(used)::text as used, sum(capacity)::text as capacity
+      from per group by family, b order by family, b`)) as unknown as { family: number; at: string; used: string; capacity: string }[];
+  const now = (await db.execute(sql`
+    select family, sum(used)::text as used, sum(capacity)::text as capacity from capacity_counters() where kind = 'network' group by family order by family`)) as unknown as {
+    family: number;
+    used: string;
+    capacity: string;
+  }[];
+  return now.map((c) => ({
+    family: c.family === 4 ? 'IPv4' : 'IPv6',
+    points: rows.filter((r) => r.family === c.family).map((r) => ({ at: r.at, used: r.used, capacity: r.capacity, utilization: share(r.used, r.capacity) })),
+    current: { used: c.used, capacity: c.capacity, utilization: share(c.used, c.capacity) },
+  }));
+}

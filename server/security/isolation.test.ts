@@ -171,6 +171,7 @@ export const procedureCases: Record<string, Case> = {
   'capacity.history': { access: 'project', minRole: 'viewer', input: p({ object: 'network', name: 'vpc', range: '24h' }) },
   'capacity.alerts': { access: 'project', minRole: 'viewer', input: p({ firingOnly: false }) },
   'capacity.operatorAlerts': { access: 'platform', roles: ['operator'], input: () => undefined },
+  'capacity.fleetHistory': { access: 'platform', roles: ['operator'], input: () => ({ range: '24h' }) },
   'capacity.audit': { access: 'project', minRole: 'viewer', input: p({ network: 'vpc' }) },
   'capacity.webhooks.list': { access: 'project', minRole: 'viewer', input: p() },
   'capacity.webhooks.create': { access: 'project', minRole: 'owner', input: p({ name: 'w9', url: 'https://hooks.example.com/x' }) },

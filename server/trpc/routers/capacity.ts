@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decodeAuditCursor, encodeAuditCursor, networkAuditPage } from '@/server/capacity/address-audit';
 import { listAlerts } from '@/server/capacity/alerts';
-import { objectHistory, objectIdByName, resolveRange } from '@/server/capacity/history';
+import { fleetHistory, objectHistory, objectIdByName, resolveRange } from '@/server/capacity/history';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listDeliveries, listWebhookEndpoints, webhookSettings } from '@/server/capacity/webhooks';
 import { env } from '@/server/env';
 import { resourceName } from '@/server/ipam/schemas';
@@ -30,6 +30,13 @@ export const capacityRouter = createTRPCRouter({
   alerts: projectProcedure('viewer')
     .input(z.strictObject({ firingOnly: z.boolean().default(false) }))
     .query(({ ctx, input }) => listAlerts(ctx.db, ctx.project.id, { firingOnly: input.firingOnly, limit: 50 })),
+  /** Fleet-wide address utilization per family (the sum over every network), for the operators' overview. */
+  fleetHistory: platformProcedure('operator')
+    .input(z.strictObject({ range: rangeInput.default('24h') }))
+    .query(async ({ ctx, input }) => {
+      const range = resolveRange({ from: RANGE_FROM[input.range] });
+      return { range: { from: range.from.toISOString(), to: range.to.toISOString(), step: range.step }, series: await fleetHistory(ctx.db, range) };
+    }),
   /** Every project's firing alerts, for operators. */
   operatorAlerts: platformProcedure('operator')
     .input(noInput)
