@@ -7,6 +7,8 @@ import { createClaim, deleteClaim } from '@/server/ipam/claims';
 import { createChildPool, createNetwork } from '@/server/ipam/networks';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
+import { routeHandlers } from '@/test/rest';
+import { createApiToken } from '@/server/tenancy/tokens';
 import { decodeAuditCursor, encodeAuditCursor, networkAuditCsv, networkAuditPage, type AuditEntry, type AuditPool } from './address-audit';
 
 const actor = systemActor('test');
@@ -169,5 +171,35 @@ describe('address audit', () => {
     // Dual-stack: one lease per family of each attachment.
     expect(final.items.filter((i) => i.ownerKind === 'PodLease')).toHaveLength(48);
     expect(final.items.filter((i) => i.ownerKind === 'IPClaim')).toHaveLength(24);
+  });
+
+  test('over REST: pages of the report with their pools, a continue token, 404 for another project and 400 for a bad token', async () => {
+    const { db, project } = await setup();
+    await createClaim(db, project.id, { name: 'web', network: 'vpc', family: 4, prefixLength: 28, reclaimPolicy: 'Delete' }, actor);
+    const token = await createApiToken(db, { projectId: project.id, name: 'audit' }, actor);
+    const get = async (slug: string, query: string, secret = token.secret) => {
+      const res = await routeHandlers('/api/v1/projects/{project}/networks/{name}/audit').GET(
+        new Request(`http://localhost/x${query}`, { headers: { authorization: `Bearer ${secret}` } }),
+        { params: Promise.resolve({ project: slug, name: 'vpc' }) },
+      );
+      return { status: res.status, body: await res.json() };
+    };
+    const whole = await get(project.slug, '');
+    expect(whole.status).toBe(200);
+    expect(whole.body).toMatchObject({ kind: 'AddressAudit', metadata: { name: 'vpc', continue: null } });
+    expect(whole.body.pools.every((p: AuditPool) => p.consistent)).toBe(true);
+    const rows: string[] = [];
+    let next = '';
+    do {
+      const page = await get(project.slug, `?limit=2${next ? `&continue=${next}` : ''}`);
+      expect(page.status).toBe(200);
+      rows.push(...page.body.items.map((i: AuditEntry) => `${i.pool}:${i.cidr}`));
+      next = page.body.metadata.continue ?? '';
+    } while (next);
+    expect(rows).toEqual(whole.body.items.map((i: AuditEntry) => `${i.pool}:${i.cidr}`));
+    expect((await get(project.slug, '?continue=bm9wZQ')).body).toMatchObject({ error: { code: 'ValidationFailed', field: 'continue' } });
+    const other = await makeProject(db);
+    const otherToken = await createApiToken(db, { projectId: other.project.id, name: 'audit' }, actor);
+    expect((await get(project.slug, '', otherToken.secret)).status).toBe(404);
   });
 });

@@ -203,7 +203,7 @@ export const capacityRoutes: RestRoute[] = [
     group: ipamApi,
     summary:
       "A network's address audit, pool by pool in address order: every allocation with its owner (claim, machine interface, child pool, node block, pod lease), every reservation and free block, and each pool's counters with the totals of what is listed, all read in one snapshot per page (the console's CSV export reads the whole report in one snapshot)",
-    query: z.object(pageQuery(5000, 1000)),
+    query: z.object({ ...pageQuery(5000, 1000), continue: z.string().max(400).optional().describe('token from the previous page') }),
     handler: async ({ db, project, params, query }) => {
       const q = query();
       const name = resourceName.parse(params.name);
