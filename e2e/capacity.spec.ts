@@ -103,7 +103,10 @@ test('a network filled past 80 % shows its history, forecast, a firing alert del
   const ts = String(delivery.headers['meridian-webhook-timestamp']);
   expect(delivery.headers['meridian-webhook-signature']).toBe(`v1=${createHmac('sha256', secret).update(`${id}.${ts}.${delivery.body}`).digest('hex')}`);
   await page.goto(`/projects/${PROJECT}/webhooks`);
-  await page.getByRole('row', { name: new RegExp(hook) }).getByRole('button', { name: 'Deliveries' }).click();
+  await page
+    .getByRole('row', { name: new RegExp(hook) })
+    .getByRole('button', { name: 'Deliveries' })
+    .click();
   const log = page.getByRole('table', { name: `Deliveries to ${hook}` });
   await expect(log).toContainText('capacity.alert.firing');
   await expect(log).toContainText('Delivered');
