@@ -64,6 +64,9 @@ describe('one forecast method for alerts and display', () => {
       ['rising-far', [64], (h) => 64 - 0.3 * h, undefined],
       // Hourly peaks rising to 192 while the per-minute samples of the last two days sit at 192.
       ['peaks-rise-minutes-flat', [128, 64], (h) => 192 - 0.45 * h, () => 192],
+      // Bursts: hourly peaks flat for five days, then climbing to 240 over the last two, while the
+      // per-minute samples between the bursts stay at 150 (a fit of those would see no growth).
+      ['bursts', [128, 64, 32, 16], (h) => (h > 48 ? 150 : 150 + (48 - h) * 1.875), () => 150],
       ['flat', [64, 32, 4], () => 100, undefined],
       ['shrinking', [64], (h) => 64 + h, undefined],
       // +1/h, 192 used: ~2.7 days left.
