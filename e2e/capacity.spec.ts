@@ -1,5 +1,24 @@
+import { createHmac } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { signIn } from './fixtures';
+
+/** A webhook receiver on loopback (plain http is allowed there): records each request with its body. */
+async function webhookReceiver() {
+  const received: { headers: IncomingMessage['headers']; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
+}
 
 const PROJECT = 'acme-dev';
 
@@ -16,11 +35,25 @@ async function tenantApi(page: Page) {
   };
 }
 
-test('a network filled past 80 % shows its history, forecast, a firing alert and its free blocks', async ({ page }) => {
-  test.setTimeout(240_000);
+test('a network filled past 80 % shows its history, forecast, a firing alert delivered to a webhook, its free blocks and its address audit', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
   await signIn(page, 'tenant@example.com');
   const api = await tenantApi(page);
   const stamp = Date.now().toString(36);
+
+  // A webhook for the project's alerts, registered in the console: its secret is shown once.
+  const receiver = await webhookReceiver();
+  const hook = `e2e-hook-${stamp}`;
+  await page.goto(`/projects/${PROJECT}/webhooks`);
+  await page.getByLabel('Name').fill(hook);
+  await page.getByLabel('URL').fill(receiver.url);
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  const secret = (await page.getByTestId('new-webhook-secret').locator('code').textContent())!.trim();
+  expect(secret).toMatch(/^whsec_/);
+  await expect(page.getByRole('table', { name: 'Webhooks' })).toContainText(hook);
+
   const network = `e2e-cap-${stamp}`;
   let created = false;
   for (let i = 0; i < 8 && !created; i++) {
@@ -62,4 +95,82 @@ test('a network filled past 80 % shows its history, forecast, a firing alert and
   await expect(banner.getByRole('list', { name: 'Capacity notifications' })).toContainText(`network ${network} IPv4 at 87.5 % (warning at 80 %)`);
   const alerts = await (await api.get('/capacityalerts?firing=true')).json();
   expect(alerts.items.map((a: { object: string; condition: string }) => `${a.object}:${a.condition}`)).toContain(`${network}:warning`);
+
+  // The alert reached the receiver, signed with the endpoint's secret, and shows in the delivery log.
+  await expect.poll(() => receiver.received.some((r) => r.body.includes(network)), { timeout: 60_000 }).toBe(true);
+  const delivery = receiver.received.find((r) => r.body.includes(network))!;
+  const id = String(delivery.headers['meridian-webhook-id']);
+  const ts = String(delivery.headers['meridian-webhook-timestamp']);
+  expect(delivery.headers['meridian-webhook-signature']).toBe(`v1=${createHmac('sha256', secret).update(`${id}.${ts}.${delivery.body}`).digest('hex')}`);
+  await page.goto(`/projects/${PROJECT}/webhooks`);
+  await page
+    .getByRole('row', { name: new RegExp(hook) })
+    .getByRole('button', { name: 'Deliveries' })
+    .click();
+  const log = page.getByRole('table', { name: `Deliveries to ${hook}` });
+  await expect(log).toContainText('capacity.alert.firing');
+  await expect(log).toContainText('Delivered');
+  await receiver.close();
+
+  // The address audit: every block with its owner, pools balanced, and the CSV download.
+  await page.goto(`/projects/${PROJECT}/networks/${network}`);
+  await page.getByRole('link', { name: 'Address audit' }).click();
+  await expect(page.getByRole('heading', { name: 'Address audit' })).toBeVisible();
+  const pools = page.getByRole('table', { name: 'Pool totals' });
+  await expect(pools.getByRole('row', { name: new RegExp(`${network}-v4`) })).toContainText('match');
+  const rows = page.getByRole('table', { name: 'Address audit' });
+  await expect(rows).toContainText(`${network}-a`);
+  await expect(rows).toContainText('Free');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+  expect(download.suggestedFilename()).toMatch(new RegExp(`^address-audit-${PROJECT}-${network}-.*\\.csv$`));
+  const csv = await readFile((await download.path())!, 'utf8');
+  expect(csv.split('\r\n')[0]).toBe('pool,pool_cidr,cidr,kind,addresses,owner_kind,owner,detail,created_at');
+  expect(csv).toContain(`,Claim,32,IPClaim,${network}-a,`);
+  expect(csv).not.toContain('INCONSISTENT');
+});
+
+test('webhooks in the console: owners register (bad URLs refused) and delete, viewers only see, operators have their own', async ({ page }) => {
+  const stamp = Date.now().toString(36);
+  await signIn(page, 'tenant@example.com');
+  await page.goto(`/projects/${PROJECT}/webhooks`);
+  await page.getByLabel('Name').fill(`e2e-bad-${stamp}`);
+  await page.getByLabel('URL').fill('http://hooks.example.com/meridian');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await expect(page.getByTestId('webhook-url-error')).toContainText('https://');
+  await expect(page.getByRole('table', { name: 'Webhooks' })).not.toContainText(`e2e-bad-${stamp}`);
+
+  const name = `e2e-ok-${stamp}`;
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('URL').fill('https://hooks.example.com/meridian');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await expect(page.getByTestId('new-webhook-secret')).toContainText(name);
+  const row = page.getByRole('row', { name: new RegExp(name) });
+  await expect(row).toContainText('https://hooks.example.com/meridian');
+  await row.getByRole('button', { name: 'Deliveries' }).click();
+  await expect(page.getByText('No deliveries yet')).toBeVisible();
+  await row.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Delete webhook' }).click();
+  await expect(page.getByRole('row', { name: new RegExp(name) })).toHaveCount(0);
+
+  await page.context().clearCookies();
+  await signIn(page, 'viewer@example.com');
+  await page.goto(`/projects/${PROJECT}/webhooks`);
+  await expect(page.getByTestId('webhooks-owner-only')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Register webhook' })).toHaveCount(0);
+
+  await page.context().clearCookies();
+  await signIn(page, 'operator@example.com');
+  await page.goto('/operator/webhooks');
+  await page.getByLabel('Name').fill(`e2e-ops-${stamp}`);
+  await page.getByLabel('URL').fill('https://hooks.example.com/operators');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await expect(page.getByTestId('new-webhook-secret')).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Webhooks' })).toContainText(`e2e-ops-${stamp}`);
+
+  // The operators' overview charts the fleet's addresses with the range picker.
+  await page.goto('/operator/networks');
+  const fleet = page.getByTestId('fleet-utilization-history');
+  await expect(fleet.getByTestId('fleet-current').first()).toContainText('in use now');
+  await fleet.getByRole('button', { name: '7d' }).click();
+  await expect(fleet.getByRole('button', { name: '7d' })).toHaveAttribute('aria-pressed', 'true');
 });

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, cx } from '@/components/ui/primitives';
+import { formatUsage } from '@/components/ui/numbers';
 import { describeForecast, type Forecast } from '@/lib/forecast';
 
 export const RANGES = ['1h', '24h', '7d', '30d', '90d', '3y'] as const;
@@ -122,6 +123,39 @@ export function UtilizationHistory({ project, object, name }: { project: string;
               <span className="font-medium text-slate-700">{label}</span>
               <span className="text-slate-600" data-testid="forecast">
                 {describeForecast(s.forecast as Forecast, s.forecastWindowDays)}
+              </span>
+            </div>
+            <Sparkline points={s.points} from={q.data.range.from} to={q.data.range.to} label={label} />
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+/** Fleet-wide address utilization (the sum over every network) per family, with the range picker: the operators' overview. */
+export function FleetUtilizationHistory() {
+  const trpc = useTRPC();
+  const [range, setRange] = useState<ChartRange>('24h');
+  const q = useQuery({ ...trpc.capacity.fleetHistory.queryOptions({ range }), refetchInterval: 60_000 });
+  return (
+    <div className="space-y-3" data-testid="fleet-utilization-history">
+      <div className="flex items-center justify-between gap-2">
+        <p className="text-xs text-slate-500">
+          Every network&apos;s addresses summed, per family; each point is the sum of the networks&apos; peaks in its step.
+        </p>
+        <RangePicker value={range} onChange={setRange} />
+      </div>
+      {q.error && <Alert>{errorMessage(q.error)}</Alert>}
+      {q.data && q.data.series.length === 0 && <p className="text-sm text-slate-500">No networks yet.</p>}
+      {q.data?.series.map((s) => {
+        const label = `Fleet addresses ${s.family}`;
+        return (
+          <div key={s.family}>
+            <div className="flex flex-wrap items-baseline justify-between gap-2 text-xs">
+              <span className="font-medium text-slate-700">{label}</span>
+              <span className="text-slate-600" data-testid="fleet-current">
+                {formatUsage(s.current.used, s.current.capacity)} in use now
               </span>
             </div>
             <Sparkline points={s.points} from={q.data.range.from} to={q.data.range.to} label={label} />

@@ -74,11 +74,19 @@ export function NetworkView({ project, network }: { project: string; network: st
             <span>created {formatTime(n.createdAt)}</span>
           </p>
         </div>
-        {canEdit && (
-          <Button variant="secondary" className="text-red-700!" onClick={() => setConfirmDelete(true)}>
-            Delete network
-          </Button>
-        )}
+        <div className="flex flex-wrap gap-2">
+          <Link
+            href={`/projects/${project}/networks/${n.name}/audit`}
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+          >
+            Address audit
+          </Link>
+          {canEdit && (
+            <Button variant="secondary" className="text-red-700!" onClick={() => setConfirmDelete(true)}>
+              Delete network
+            </Button>
+          )}
+        </div>
       </div>
 
       <Card title="Utilization">

@@ -10,6 +10,7 @@ export const projectTabs = [
   { path: '/machines', label: 'Machines' },
   { path: '/quota', label: 'Quota' },
   { path: '/tokens', label: 'API tokens' },
+  { path: '/webhooks', label: 'Webhooks' },
   { path: '/members', label: 'Members' },
   { path: '/activity', label: 'Activity' },
   { path: '/settings', label: 'Settings' },

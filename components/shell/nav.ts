@@ -29,6 +29,7 @@ export function navFor(user: Pick<SessionUser, 'platformRoles'>): NavSection[] {
         { href: '/operator/quota', label: 'Quota admin' },
         { href: '/operator/audit', label: 'Audit log' },
         { href: '/operator/tokens', label: 'Operator tokens' },
+        { href: '/operator/webhooks', label: 'Alert webhooks' },
       ],
     });
   }

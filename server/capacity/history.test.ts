@@ -10,7 +10,7 @@ import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { routeHandlers } from '@/test/rest';
-import { MAX_ROWS_PER_SERIES, objectHistory, pruneHistory, readSeriesPoints, recordSample, resolveRange, seriesOf, TIERS } from './history';
+import { fleetHistory, MAX_ROWS_PER_SERIES, objectHistory, pruneHistory, readSeriesPoints, recordSample, resolveRange, seriesOf, TIERS } from './history';
 
 const actor = systemActor('test');
 
@@ -163,7 +163,8 @@ describe('capacity history', () => {
     expect(minutes.map((p) => p.used)).toEqual(['0', '0', '0', '64', '64', '64', '0', '0', '0', '0']);
 
     const [v4] = await objectHistory(db, project.id, networkId, ['network'], resolveRange({ from: '-1h' }, now), now);
-    expect(v4).toMatchObject({ family: 'IPv4', current: { used: '0', capacity: '252' }, forecast: { state: 'notGrowing' } });
+    // Ten minutes of history are one hourly peak: no line to fit yet.
+    expect(v4).toMatchObject({ family: 'IPv4', current: { used: '0', capacity: '252' }, forecast: { state: 'insufficientData' } });
   });
 
   test.each([
@@ -230,5 +231,39 @@ describe('capacity history', () => {
     await createNetwork(db, other.project.id, { name: 'vpc', cidrs: [{ cidr: '203.0.113.0/24' }] }, actor);
     expect((await get('/api/v1/projects/{project}/networks/{name}/utilization', { name: 'vpc' }, '', other.project.slug)).status).toBe(404);
     expect(TIERS).toHaveLength(3);
+  });
+
+  test('fleet history sums every network per family at each step, each network at its peak of the step', async () => {
+    const { db, project, networkId } = await setup();
+    const base = Date.parse('2041-02-03T04:00:00Z');
+    await recordSample(db, new Date(base));
+    await createClaim(db, project.id, { name: 'f1', network: 'vpc', prefixLength: 26, family: 4, reclaimPolicy: 'Delete' } as never, actor);
+    await recordSample(db, new Date(base + 60_000));
+    await deleteClaim(db, project.id, 'f1', actor);
+    await recordSample(db, new Date(base + 120_000));
+    const direct = async (at: number) =>
+      (
+        (await db.execute(sql`
+          select sum(cs.used)::text as used from capacity_samples cs join capacity_series s on s.id = cs.series_id
+           where s.kind = 'network' and s.family = 4 and cs.step = 60 and cs.at = ${new Date(at).toISOString()}::timestamptz`)) as unknown as { used: string }[]
+      )[0].used;
+    const now = new Date(base + 180_000);
+    const minutes = await fleetHistory(db, resolveRange({ from: '2041-02-03T04:00:00Z', to: '2041-02-03T04:02:00Z', step: '1m' }, now));
+    const v4 = minutes.find((f) => f.family === 'IPv4')!;
+    expect(v4.points.map((p) => p.used)).toEqual([await direct(base), await direct(base + 60_000), await direct(base + 120_000)]);
+    // One 5-minute step: every network at its peak of the step (this one's is the minute with the claim).
+    const [bin] = (await fleetHistory(db, resolveRange({ from: '2041-02-03T04:00:00Z', to: '2041-02-03T04:02:00Z', step: '5m' }, now))).find(
+      (f) => f.family === 'IPv4',
+    )!.points;
+    const [peaks] = (await db.execute(sql`
+      select sum(m)::text as used from (select max(cs.used) as m from capacity_samples cs join capacity_series s on s.id = cs.series_id
+       where s.kind = 'network' and s.family = 4 and cs.step = 60 and cs.at >= ${new Date(base).toISOString()}::timestamptz
+         and cs.at < ${new Date(base + 300_000).toISOString()}::timestamptz group by cs.series_id) x`)) as unknown as { used: string }[];
+    expect(bin.used).toBe(peaks.used);
+    const mine = (await db.execute(sql`
+      select max(cs.used)::text as used from capacity_samples cs join capacity_series s on s.id = cs.series_id
+       where s.key = ${`network:${networkId}:4`} and cs.step = 60 and cs.at >= ${new Date(base).toISOString()}::timestamptz`)) as unknown as { used: string }[];
+    expect(mine[0].used).toBe('64');
+    expect(minutes.map((f) => f.family)).toContain('IPv6');
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, invalid } from '@/server/errors';
-import { forecastExhaustion, type Forecast, type TrendPoint } from '@/lib/forecast';
+import { forecastFromTrend, type Forecast } from '@/lib/forecast';
 
 /**
  * The stored periods of every series and how long each is kept: per minute for 2 days, per hour for
@@ -152,8 +152,8 @@ export async function readSeriesPoints(db: DbOrTx, seriesId: number, range: Hist
 }
 
 /**
- * The forecast of one series from its samples in the window before `now`: hourly samples before
- * the last two days, per-minute samples within them, each weighted by its period (forecast.ts).
+ * The forecast of one series at `now`: its trend over the window from SQL `capacity_trend` (the
+ * method the alert evaluation uses too), made a forecast by lib/forecast.ts.
  */
 export async function seriesForecast(
   db: DbOrTx,
@@ -161,18 +161,23 @@ export async function seriesForecast(
   now: Date = new Date(),
   windowSeconds = FORECAST_WINDOW_SECONDS,
 ): Promise<{ forecast: Forecast; windowDays: number }> {
-  const start = new Date(now.getTime() - windowSeconds * 1000);
-  const minuteFrom = new Date(Math.max(start.getTime(), Math.floor((now.getTime() - TIERS[0].keepSeconds * 1000) / 3_600_000) * 3_600_000));
-  const rows = (await db.execute(sql`
-    (select step, extract(epoch from at) * 1000 as at, used::float8 as used, capacity::float8 as capacity
-       from capacity_samples where series_id = ${seriesId} and step = 3600 and at >= ${start.toISOString()}::timestamptz and at < ${minuteFrom.toISOString()}::timestamptz)
-    union all
-    (select step, extract(epoch from at) * 1000, used::float8, capacity::float8
-       from capacity_samples where series_id = ${seriesId} and step = 60 and at >= ${minuteFrom.toISOString()}::timestamptz and at <= ${now.toISOString()}::timestamptz)
-    order by 2`)) as unknown as { step: number; at: string | number; used: number; capacity: number }[];
-  const points: TrendPoint[] = rows.map((r) => ({ at: Number(r.at), used: Number(r.used), weight: r.step }));
-  const capacity = rows.length ? Number(rows[rows.length - 1].capacity) : 0;
-  return { forecast: forecastExhaustion(points, capacity), windowDays: Math.round(windowSeconds / 86_400) };
+  const [row] = (await db.execute(sql`
+    select slope, extract(epoch from latest_at) * 1000 as "latestAt", latest_used as "latestUsed", latest_capacity as "latestCapacity"
+      from capacity_trend(${now.toISOString()}::timestamptz, make_interval(secs => ${windowSeconds}), ${seriesId}::bigint)`)) as unknown as {
+    slope: number | null;
+    latestAt: string | number;
+    latestUsed: number;
+    latestCapacity: number;
+  }[];
+  const trend = row
+    ? {
+        slope: row.slope === null ? null : Number(row.slope),
+        latestAt: Number(row.latestAt),
+        latestUsed: Number(row.latestUsed),
+        latestCapacity: Number(row.latestCapacity),
+      }
+    : null;
+  return { forecast: forecastFromTrend(trend), windowDays: Math.round(windowSeconds / 86_400) };
 }
 
 export interface SeriesRef {
@@ -240,4 +245,40 @@ export async function objectIdByName(db: DbOrTx, projectId: string, kind: 'netwo
       : ((await db.execute(sql`select id from clusters where project_id = ${projectId} and name = ${name}`)) as unknown as { id: string }[]);
   if (!rows.length) throw new DomainError('NotFound', `${kind} "${name}" not found`, 'name');
   return rows[0].id;
+}
+
+export interface FleetSeries {
+  family: 'IPv4' | 'IPv6';
+  points: HistoryPoint[];
+  /** The sum of the counters now. */
+  current: { used: string; capacity: string; utilization: number };
+}
+
+/**
+ * Fleet-wide address utilization over `range`, per family: at each step, the sum over every
+ * network of its peak `used` and its latest `capacity` in that step (networks with no sample in a
+ * step add nothing to it), and the sum of the counters now. For the operators' overview.
+ */
+export async function fleetHistory(db: DbOrTx, range: HistoryRange): Promise<FleetSeries[]> {
+  const from = new Date(Math.floor(range.from.getTime() / (range.step * 1000)) * range.step * 1000).toISOString();
+  const rows = (await db.execute(sql`
+    with per as (
+      select s.family, date_bin(make_interval(secs => ${range.step}), cs.at, 'epoch'::timestamptz) as b,
+             max(cs.used) as used, (array_agg(cs.capacity order by cs.at desc))[1] as capacity
+        from capacity_series s join capacity_samples cs on cs.series_id = s.id
+       where s.kind = 'network' and cs.step = ${range.source} and cs.at >= ${from}::timestamptz and cs.at <= ${range.to.toISOString()}::timestamptz
+       group by s.family, cs.series_id, 2)
+    select family, to_char(b at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, sum(used)::text as used, sum(capacity)::text as capacity
+      from per group by family, b order by family, b`)) as unknown as { family: number; at: string; used: string; capacity: string }[];
+  const now = (await db.execute(sql`
+    select family, sum(used)::text as used, sum(capacity)::text as capacity from capacity_counters() where kind = 'network' group by family order by family`)) as unknown as {
+    family: number;
+    used: string;
+    capacity: string;
+  }[];
+  return now.map((c) => ({
+    family: c.family === 4 ? 'IPv4' : 'IPv6',
+    points: rows.filter((r) => r.family === c.family).map((r) => ({ at: r.at, used: r.used, capacity: r.capacity, utilization: share(r.used, r.capacity) })),
+    current: { used: c.used, capacity: c.capacity, utilization: share(c.used, c.capacity) },
+  }));
 }

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { DomainError } from '@/server/errors';
 import { env } from '@/server/env';
 import { jsonBody, jsonReply, listOutput, operatorRoute, projectReadRoute, statusOutput, timestamp, tokenRoute, type RestRoute } from '@/server/http/declare';
+import { pageQuery } from '@/server/http/pagination';
 import { ipamApi } from '@/server/ipam/rest';
 import { resourceName } from '@/server/ipam/schemas';
 import { quotaApi } from '@/server/quota/rest';
 import { listAlerts, setAlertRule } from './alerts';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listDeliveries, listWebhookEndpoints, webhookSettings } from './webhooks';
 import { objectHistory, objectIdByName, resolveRange, type SeriesHistory } from './history';
+import { decodeAuditCursor, encodeAuditCursor, networkAuditPage } from './address-audit';
 
 const rangeQuery = z.object({
   from: z.string().max(40).optional().describe('start: RFC 3339, epoch seconds or -<duration> (e.g. -7d); default a day before `to`'),
@@ -128,6 +130,39 @@ const deliveryListOutput = listOutput(
     payload: z.record(z.string(), z.unknown()),
   }),
 );
+const auditOutput = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('AddressAudit'),
+  metadata: z.object({ name: z.string(), continue: z.string().nullable().describe('pass as ?continue= for the next page; null on the last page') }),
+  pools: z.array(
+    z.object({
+      name: z.string(),
+      cidr: z.string(),
+      family: z.enum(['IPv4', 'IPv6']),
+      kind: z.string(),
+      parent: z.string().nullable(),
+      size: exact.describe("the CIDR's addresses"),
+      counters: z.object({ capacity: exact, allocated: exact, reserved: exact, allocations: z.number().int() }).describe("the pool's maintained counters"),
+      totals: z
+        .object({ allocated: exact, reserved: exact, free: exact, allocations: z.number().int(), freeBlocks: z.number().int() })
+        .describe('sums of what the report lists, read in the same snapshot'),
+      consistent: z.boolean().describe('totals.allocated = counters.allocated, totals.reserved = counters.reserved, allocated + reserved + free = size'),
+    }),
+  ),
+  items: z.array(
+    z.object({
+      pool: z.string(),
+      poolCidr: z.string(),
+      cidr: z.string(),
+      kind: z.enum(['Claim', 'Retained', 'Reservation', 'PoolCarve', 'PodAddress', 'Free']),
+      addresses: exact,
+      ownerKind: z.string().nullable().describe('IPClaim, MachineInterface, ChildPool, NodeBlock, PodLease, RetainedClaim or Reservation'),
+      owner: z.string().nullable(),
+      detail: z.string().nullable(),
+      createdAt: timestamp.nullable(),
+    }),
+  ),
+});
 const alertRuleOutput = z.object({
   kind: z.literal('CapacityAlertRule'),
   spec: z.object({
@@ -159,6 +194,21 @@ export const capacityRoutes: RestRoute[] = [
       const name = resourceName.parse(params.name);
       const id = await objectIdByName(db, project.id, 'network', name);
       return historyDoc('Network', name, range, await objectHistory(db, project.id, id, ['network'], range));
+    },
+  }),
+  projectReadRoute({
+    method: 'GET',
+    path: '/api/v1/projects/{project}/networks/{name}/audit',
+    output: auditOutput,
+    group: ipamApi,
+    summary:
+      "A network's address audit, pool by pool in address order: every allocation with its owner (claim, machine interface, child pool, node block, pod lease), every reservation and free block, and each pool's counters with the totals of what is listed, all read in one snapshot per page (the console's CSV export reads the whole report in one snapshot)",
+    query: z.object({ ...pageQuery(5000, 1000), continue: z.string().max(400).optional().describe('token from the previous page') }),
+    handler: async ({ db, project, params, query }) => {
+      const q = query();
+      const name = resourceName.parse(params.name);
+      const page = await networkAuditPage(db, project.id, name, decodeAuditCursor(q.continue), q.limit);
+      return { apiVersion: 'v1', kind: 'AddressAudit', metadata: { name, continue: encodeAuditCursor(page.next) }, pools: page.pools, items: page.items };
     },
   }),
   projectReadRoute({

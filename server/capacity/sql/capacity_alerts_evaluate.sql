@@ -7,9 +7,11 @@
 -- Conditions (the series' rule: its object's, else its project's, else the defaults 80 / 95 / 7 / 5):
 --   warning   fires at used/capacity ≥ warning %, resolves below warning − hysteresis points;
 --   critical  the same at critical %;
---   forecast  (only when p_forecast) fires when the least-squares slope of the hourly peaks of the
---             last 7 days is > 0 and (capacity − used) / slope ≤ forecast days; resolves when the
---             slope is ≤ 0 or the time to full exceeds 1.25 × the forecast days.
+--   forecast  (only when p_forecast) fires when the series' time to full over the last 7 days
+--             (capacity_trend.sql: the same method the console and REST display) is at most the
+--             forecast days: 0 when the latest sample is at or above its capacity, else
+--             (capacity − latest used) / slope when the slope is > 0; resolves when the slope is
+--             ≤ 0 or the time to full exceeds 1.25 × the forecast days.
 -- Between the two bounds the state stays as it was (hysteresis: no flapping around a threshold).
 -- Returns the number of transitions.
 CREATE OR REPLACE FUNCTION capacity_alerts_evaluate(p_at timestamptz, p_forecast boolean) RETURNS integer
@@ -29,10 +31,9 @@ AS $$
      WHERE c.capacity > 0
   ),
   trend AS (
-    SELECT cs.series_id, regr_slope(cs.used::float8, extract(epoch FROM cs.at)) AS slope
-      FROM capacity_samples cs
-     WHERE p_forecast AND cs.step = 3600 AND cs.at >= p_at - interval '7 days' AND cs.at <= p_at
-     GROUP BY cs.series_id HAVING count(*) >= 2
+    SELECT t.series_id, t.slope, t.latest_used, t.latest_capacity
+      -- An empty window without p_forecast: nothing is read then.
+      FROM capacity_trend(p_at, CASE WHEN p_forecast THEN interval '7 days' ELSE interval '0' END) t
   ),
   cond AS (
     SELECT cur.*, 'warning' AS condition, 100 * used / capacity AS value, warn AS fire_at, warn - hyst AS clear_below, true AS up FROM cur WHERE enabled
@@ -40,7 +41,8 @@ AS $$
     SELECT cur.*, 'critical', 100 * used / capacity, crit, crit - hyst, true FROM cur WHERE enabled
     UNION ALL
     SELECT cur.*, 'forecast',
-           CASE WHEN t.slope > 0 THEN greatest(capacity - used, 0) / t.slope / 86400 ELSE 'Infinity'::float8 END,
+           CASE WHEN t.latest_used >= t.latest_capacity THEN 0
+                WHEN t.slope > 0 THEN (t.latest_capacity - t.latest_used) / t.slope / 86400 ELSE 'Infinity'::float8 END,
            fdays, fdays * 1.25, false
       FROM cur JOIN trend t ON t.series_id = cur.id WHERE enabled AND p_forecast
   ),

@@ -1,12 +1,17 @@
 import { z } from 'zod';
+import { decodeAuditCursor, encodeAuditCursor, networkAuditPage } from '@/server/capacity/address-audit';
 import { listAlerts } from '@/server/capacity/alerts';
-import { objectHistory, objectIdByName, resolveRange } from '@/server/capacity/history';
+import { fleetHistory, objectHistory, objectIdByName, resolveRange } from '@/server/capacity/history';
+import { createWebhookEndpoint, deleteWebhookEndpoint, listDeliveries, listWebhookEndpoints, webhookSettings } from '@/server/capacity/webhooks';
+import { env } from '@/server/env';
 import { resourceName } from '@/server/ipam/schemas';
 import { createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
 
 /** The console's time-range picker: how far back a chart reaches. */
 const rangeInput = z.enum(['1h', '24h', '7d', '30d', '90d', '3y']);
 const RANGE_FROM: Record<z.infer<typeof rangeInput>, string> = { '1h': '-1h', '24h': '-24h', '7d': '-7d', '30d': '-30d', '90d': '-90d', '3y': '-1096d' };
+
+const webhookInput = z.strictObject({ name: resourceName, url: z.string().min(1).max(2048) });
 
 export const capacityRouter = createTRPCRouter({
   /** A network's (per family), a cluster's or the project's buckets' utilization over a range, with current value and forecast. */
@@ -25,8 +30,58 @@ export const capacityRouter = createTRPCRouter({
   alerts: projectProcedure('viewer')
     .input(z.strictObject({ firingOnly: z.boolean().default(false) }))
     .query(({ ctx, input }) => listAlerts(ctx.db, ctx.project.id, { firingOnly: input.firingOnly, limit: 50 })),
+  /** Fleet-wide address utilization per family (the sum over every network), for the operators' overview. */
+  fleetHistory: platformProcedure('operator')
+    .input(z.strictObject({ range: rangeInput.default('24h') }))
+    .query(async ({ ctx, input }) => {
+      const range = resolveRange({ from: RANGE_FROM[input.range] });
+      return { range: { from: range.from.toISOString(), to: range.to.toISOString(), step: range.step }, series: await fleetHistory(ctx.db, range) };
+    }),
   /** Every project's firing alerts, for operators. */
   operatorAlerts: platformProcedure('operator')
     .input(noInput)
     .query(({ ctx }) => listAlerts(ctx.db, null, { firingOnly: true, limit: 100 })),
+  /** A page of a network's address audit (rows and every pool's counters and totals, one snapshot). */
+  audit: projectProcedure('viewer')
+    .input(z.strictObject({ network: resourceName, limit: z.number().int().min(1).max(1000).default(200), cursor: z.string().max(400).optional() }))
+    .query(async ({ ctx, input }) => {
+      const page = await networkAuditPage(ctx.db, ctx.project.id, input.network, decodeAuditCursor(input.cursor), input.limit);
+      return { ...page, next: encodeAuditCursor(page.next) };
+    }),
+  /** The project's alert webhook endpoints (project owners register and remove them). */
+  webhooks: createTRPCRouter({
+    list: projectProcedure('viewer')
+      .input(z.strictObject({}))
+      .query(({ ctx }) => listWebhookEndpoints(ctx.db, ctx.project.id)),
+    create: projectProcedure('owner')
+      .input(webhookInput)
+      .mutation(({ ctx, input }) =>
+        ctx.db.transaction((tx) =>
+          createWebhookEndpoint(tx, { projectId: ctx.project.id, name: input.name, url: input.url }, ctx.actor, webhookSettings(env())),
+        ),
+      ),
+    delete: projectProcedure('owner')
+      .input(z.strictObject({ name: resourceName }))
+      .mutation(({ ctx, input }) => ctx.db.transaction((tx) => deleteWebhookEndpoint(tx, ctx.project.id, input.name, ctx.actor))),
+    deliveries: projectProcedure('viewer')
+      .input(z.strictObject({ name: resourceName }))
+      .query(({ ctx, input }) => listDeliveries(ctx.db, ctx.project.id, input.name)),
+  }),
+  /** The operators' endpoints: they receive every project's alerts. */
+  operatorWebhooks: createTRPCRouter({
+    list: platformProcedure('operator')
+      .input(noInput)
+      .query(({ ctx }) => listWebhookEndpoints(ctx.db, null)),
+    create: platformProcedure('operator')
+      .input(webhookInput)
+      .mutation(({ ctx, input }) =>
+        ctx.db.transaction((tx) => createWebhookEndpoint(tx, { projectId: null, name: input.name, url: input.url }, ctx.actor, webhookSettings(env()))),
+      ),
+    delete: platformProcedure('operator')
+      .input(z.strictObject({ name: resourceName }))
+      .mutation(({ ctx, input }) => ctx.db.transaction((tx) => deleteWebhookEndpoint(tx, null, input.name, ctx.actor))),
+    deliveries: platformProcedure('operator')
+      .input(z.strictObject({ name: resourceName }))
+      .query(({ ctx, input }) => listDeliveries(ctx.db, null, input.name)),
+  }),
 });

@@ -5,6 +5,7 @@ import { OperatorNetworksView } from '@/components/ipam/operator-networks-view';
 import { adminPoolsInput, adminRetainedInput } from '@/components/ipam/queries';
 import { Card, PageHeader } from '@/components/ui/primitives';
 import { OperatorCapacityAlerts } from '@/components/capacity/alerts-banner';
+import { FleetUtilizationHistory } from '@/components/capacity/history-chart';
 import { requirePlatformRole } from '@/server/auth/guards';
 
 export const metadata: Metadata = { title: 'Networks' };
@@ -20,6 +21,9 @@ export default async function Page() {
     <>
       <PageHeader title="Networks" description="All networks and pools across projects, with utilization and retained allocations." />
       <HydrateClient>
+        <Card title="Fleet address utilization">
+          <FleetUtilizationHistory />
+        </Card>
         <Card title="Capacity alerts">
           <OperatorCapacityAlerts />
         </Card>
