@@ -306,7 +306,7 @@ export const capacityRoutes: RestRoute[] = [
     output: webhookCreatedOutput,
     group: ipamApi,
     summary: 'Register an alert webhook endpoint (https; http only for loopback or with WEBHOOK_ALLOW_HTTP=1); the answer carries its signing secret, once',
-    minRole: 'editor',
+    minRole: 'owner',
     body: jsonBody(webhookBody),
     handler: async ({ db, body, principal, actor }) => {
       const b = body();
@@ -322,7 +322,7 @@ export const capacityRoutes: RestRoute[] = [
     output: statusOutput('Webhook'),
     group: ipamApi,
     summary: 'Remove an alert webhook endpoint and its delivery log',
-    minRole: 'editor',
+    minRole: 'owner',
     handler: async ({ db, params, principal, actor }) => {
       await db.transaction((tx) => deleteWebhookEndpoint(tx, principal.projectId, resourceName.parse(params.name), actor));
       return { kind: 'Status', status: 'Success', details: { name: params.name, kind: 'Webhook' } };

@@ -47,8 +47,9 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 interface World {
   projectId: string;
   slug: string;
-  /** A project editor token, and an operator token for the operator routes. */
+  /** A project editor token (an owner token for the routes that need the owner role), and an operator token for the operator routes. */
   token: string;
+  ownerToken: string;
   /** A user token of the project's and the organization's owner, for the user routes; and a member it may change. */
   userToken: string;
   orgSlug: string;
@@ -102,6 +103,7 @@ beforeAll(async () => {
   const device = `dev-${tag}`;
   await db.insert(machineCapacity).values({ deviceRef: device, classId: capClass.id, locationId: loc.id });
   const token = await createApiToken(db, { projectId: project.id, name: 'fuzz' }, actor);
+  const ownerToken = await createApiToken(db, { projectId: project.id, name: 'fuzz-owner', role: 'owner' }, actor);
   const operator = await makeUser(db, { platformRoles: ['operator'] });
   const op = await createOperatorToken(db, { userId: operator.id, name: 'fuzz-operator', createdBy: operator.id }, actor);
   const registration = `${tag}.example.com/things`;
@@ -149,6 +151,7 @@ beforeAll(async () => {
     slug: project.slug,
     token: token.secret,
     userToken: userToken.secret,
+    ownerToken: ownerToken.secret,
     orgSlug: org.slug,
     memberEmail: member.email,
     operatorToken: op.secret,
@@ -243,7 +246,15 @@ const routeOf = (s: Sent) => apiRoutes.find((r) => key(r) === s.key)!;
 
 async function send(s: Sent): Promise<Answer> {
   const route = routeOf(s);
-  const token = route.auth.kind === 'operator' ? world.operatorToken : route.auth.kind === 'user' ? world.userToken : world.token;
+  const token =
+    route.auth.kind === 'operator'
+      ? world.operatorToken
+      : route.auth.kind === 'user'
+        ? world.userToken
+        : // Owner token routes get the owner token; the project's deletion (projectOrOperator) keeps the editor's refusal.
+          route.auth.kind === 'token' && route.auth.minRole === 'owner'
+          ? world.ownerToken
+          : world.token;
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (s.contentType !== undefined) headers['content-type'] = s.contentType;
   const res = await (routeHandlers(route.path)[route.method] as Handler)(
