@@ -1,4 +1,5 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { cx } from '@/components/ui/primitives';
 import type { CatalogueClass, CatalogueLocation } from './format';
 
@@ -89,7 +90,7 @@ export function AvailabilityMatrix({
                   className="rounded-md bg-slate-50 px-2 py-1.5 text-xs text-slate-600 ring-1 ring-inset ring-slate-200"
                   data-testid="location-unusable"
                 >
-                  <span className="font-semibold text-red-700">Unavailable</span> — {loc.reason}
+                  <StatusBadge kind="location" state="Unavailable" /> {loc.reason}
                 </td>
               )}
             </tr>
