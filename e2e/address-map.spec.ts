@@ -103,7 +103,7 @@ test('blocks show their CIDR, owner and size on hover and focus; Claim this pins
 test('an IPv6 pool shows its used blocks at a readable width with the free runs collapsed into labelled gaps', async ({ page }) => {
   await signIn(page, 'tenant@example.com');
   await createNetwork(page, v6network, '2001:db8:e5::/48');
-  await page.getByLabel('Family').selectOption('IPv6');
+  await page.getByRole('form', { name: 'Create claim' }).getByLabel('Family').selectOption('IPv6');
   await claim(page, `v6-${stamp}`, '64', '2001:db8:e5::/64');
 
   await expect(page.getByRole('radio', { name: 'Compressed' })).toHaveAttribute('aria-checked', 'true');

@@ -26,7 +26,7 @@ test('a pool reads Ready in green, and Exhausted in red once its last block is c
   await signIn(page, 'tenant@example.com');
   await page.goto('/projects/acme-dev/networks');
   await page.getByLabel('Name', { exact: true }).fill(network);
-  await page.getByLabel('Root CIDR', { exact: true }).fill('192.0.2.252/30');
+  await page.getByLabel('Root CIDR', { exact: true }).fill('100.64.1.0/30');
   await page.getByRole('button', { name: 'Create network' }).click();
   await expect(page).toHaveURL(new RegExp(`/networks/${network}$`));
   const status = page
@@ -39,7 +39,7 @@ test('a pool reads Ready in green, and Exhausted in red once its last block is c
   await page.getByLabel('Claim name').fill(`all-${network}`);
   await page.getByLabel('Prefix length', { exact: true }).fill('30');
   await page.getByRole('button', { name: 'Create claim' }).click();
-  await expect(page.getByTestId('claim-created')).toContainText('192.0.2.252/30');
+  await expect(page.getByTestId('claim-created')).toContainText('100.64.1.0/30');
   await expect(status).toHaveText('Exhausted');
   await expect(status).toHaveAttribute('data-status-tone', 'red');
 });
