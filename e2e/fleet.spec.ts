@@ -72,7 +72,7 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
   await requestArmMachine(tenant, approved);
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
-  await expect(tenant.getByTestId('phase-reason')).toContainText('requires operator approval');
+  await expect(tenant.getByTestId('phase-reason')).toContainText('Waiting for an operator to approve the request.');
   await expect(tenant.getByTestId('live-indicator')).toHaveAttribute('data-state', 'live');
 
   // The operator's queue shows both with the matching free capacity; one is rejected (a reason is required), one approved in bulk.
