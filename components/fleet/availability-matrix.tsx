@@ -66,7 +66,7 @@ export function AvailabilityMatrix({
                         <span
                           className={cx(
                             'text-base font-semibold tabular-nums',
-                            total === 0 ? 'text-slate-300' : free === 0 ? 'text-red-700' : 'text-slate-900',
+                            total === 0 ? 'text-slate-300' : free === 0 ? 'text-amber-700' : 'text-slate-900',
                           )}
                         >
                           {total === 0 ? '—' : free}
@@ -75,7 +75,7 @@ export function AvailabilityMatrix({
                         {total > 0 && (
                           <span className="mt-1 h-1 w-full overflow-hidden rounded-full bg-slate-100" aria-hidden>
                             <span
-                              className={cx('block h-full rounded-full', free === 0 ? 'bg-red-400' : ratio < 0.34 ? 'bg-amber-400' : 'bg-emerald-500')}
+                              className={cx('block h-full rounded-full', ratio < 0.34 ? 'bg-amber-400' : 'bg-emerald-500')}
                               style={{ width: `${Math.max(free ? 8 : 0, ratio * 100)}%` }}
                             />
                           </span>

@@ -48,7 +48,13 @@ export const statusTable = {
     Succeeded: s('green', 'Succeeded'),
     Unknown: s('amber', 'Unknown'),
     Failed: s('red', 'Failed'),
+    Rejected: s('red', 'Rejected'),
     Superseded: s('slate', 'Superseded'),
+  },
+  /** Free machines of a class in a location: none free means a request waits (amber), not that anything is wrong. */
+  freeCapacity: {
+    Free: s('green', 'free'),
+    NoneFree: s('amber', 'none free'),
   },
   /** A location for the machine service. */
   location: {
