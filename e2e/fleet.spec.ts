@@ -72,7 +72,7 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
   await requestArmMachine(tenant, approved);
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'AwaitingApproval');
-  await expect(tenant.getByTestId('phase-reason')).toContainText('requires operator approval');
+  await expect(tenant.getByTestId('phase-reason')).toContainText('Waiting for an operator to approve the request.');
   await expect(tenant.getByTestId('live-indicator')).toHaveAttribute('data-state', 'live');
 
   // The operator's queue shows both with the matching free capacity; one is rejected (a reason is required), one approved in bulk.
@@ -125,7 +125,17 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await expect(confirm).toBeHidden();
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'Released', { timeout: 60_000 });
   await expect(tenant.getByTestId('phase-reason')).toContainText('quarantined');
-  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' })).toContainText('Failed');
+  // The tenant reads plain sentences; the provider's fault text stays under the entry's Details.
+  await expect(tenant.getByTestId('phase-reason')).toContainText('nothing more is needed from you');
+  const cleanupEntry = tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' });
+  await expect(cleanupEntry).toContainText('Failed');
+  await expect(cleanupEntry).toContainText('Wiping the machine failed at the provider: an operator will check the hardware.');
+  for (const jargon of ['cleanupFailAssets', 'stays open', 'resolving by lookup', 'fencing token', 'epoch']) {
+    await expect(tenant.getByTestId('phase-reason')).not.toContainText(jargon, { useInnerText: true });
+    await expect(tenant.getByRole('list', { name: 'Timeline' })).not.toContainText(jargon, { useInnerText: true });
+  }
+  await cleanupEntry.getByText('Details').click();
+  await expect(cleanupEntry.getByText(/cleanupFailAssets fault.*stays open/)).toBeVisible();
 
   // Released, the machine leaves the tenant's default list; the Released filter shows it, and its name can be requested again.
   await tenant.goto(`/projects/${PROJECT}/machines`);
@@ -156,6 +166,9 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   const capacityRow = operator.getByTestId('capacity-row').filter({ hasText: device });
   await expect(capacityRow).toContainText('Quarantined');
   await expect(capacityRow).toContainText('cleanup failed');
+  // A quarantined device is never called Healthy: its health reads Not verified, in amber.
+  await expect(capacityRow.locator('[data-status-tone]').filter({ hasText: /^(Healthy|Not verified)$/ })).toHaveText('Not verified');
+  await expect(capacityRow.locator('[data-status-tone]').filter({ hasText: 'Not verified' })).toHaveAttribute('data-status-tone', 'amber');
   const operationRows = operator.getByTestId('operation-row').filter({ hasText: device });
   const releaseCleanup = operationRows.filter({ hasText: 'cleanup-' });
   await expect(releaseCleanup).toContainText('Failed');

@@ -103,6 +103,7 @@ export const validInputs: Record<string, (w: World) => unknown> = {
   'ipam.networks.create': (w) => ({ project: w.project, name: 'n2', description: 'd', cidrs: [{ cidr: '198.51.100.0/24', strategy: 'BestFit' }] }),
   'ipam.networks.delete': (w) => ({ project: w.project, name: 'absent' }),
   'ipam.networks.map': (w) => ({ project: w.project, network: 'vpc' }),
+  'ipam.pools.available': (w) => ({ project: w.project, network: 'vpc', pool: 'vpc-v4', limit: 5 }),
   'ipam.pools.create': (w) => ({ project: w.project, network: 'vpc', parent: 'vpc-v4', name: 'child', prefixLength: 26 }),
   'ipam.claims.list': (w) => ({ project: w.project, network: 'vpc', search: '192.0.2' }),
   'ipam.claims.get': (w) => ({ project: w.project, name: 'absent' }),

@@ -1,4 +1,5 @@
 'use client';
+import { withResourceWords } from '@/components/ui/resource-names';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/app/_trpc/client';
 import { Badge, formatTime } from '@/components/ui/primitives';
@@ -22,13 +23,13 @@ export function CapacityAlertsBanner({ project }: { project: string }) {
       data-testid="capacity-alerts-banner"
     >
       <summary className="cursor-pointer select-none font-medium">
-        {firing.length} capacity {firing.length === 1 ? 'alert' : 'alerts'} firing: {firing[0].message}
+        {firing.length} capacity {firing.length === 1 ? 'alert' : 'alerts'} firing: {withResourceWords(firing[0].message)}
       </summary>
       <ul className="mt-2 space-y-1" aria-label="Capacity notifications">
         {list.map((a) => (
           <li key={`${a.series}:${a.condition}`} className="flex flex-wrap items-center gap-2">
             <Badge tone={a.firing ? tone(a.condition) : 'green'}>{a.firing ? a.condition : 'resolved'}</Badge>
-            <span>{a.message}</span>
+            <span>{withResourceWords(a.message)}</span>
             <span className="text-xs opacity-70">since {formatTime(a.since)}</span>
           </li>
         ))}
@@ -48,7 +49,7 @@ export function OperatorCapacityAlerts() {
       {list.map((a) => (
         <li key={`${a.series}:${a.condition}`} className="flex flex-wrap items-center gap-2">
           <Badge tone={tone(a.condition)}>{a.condition}</Badge>
-          <span>{a.message}</span>
+          <span>{withResourceWords(a.message)}</span>
           <span className="text-xs text-slate-500">since {formatTime(a.since)}</span>
         </li>
       ))}

@@ -1,4 +1,5 @@
 'use client';
+import { resourceName } from '@/components/ui/resource-names';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
@@ -116,7 +117,7 @@ export function UtilizationHistory({ project, object, name }: { project: string;
       {q.error && <Alert>{errorMessage(q.error)}</Alert>}
       {q.data && q.data.series.length === 0 && <p className="text-sm text-slate-500">No history yet: the worker records the first sample within a minute.</p>}
       {q.data?.series.map((s) => {
-        const label = `${SERIES_LABEL[s.kind] ?? s.kind}${s.family ? ` ${s.family}` : ''}${s.resourceType ? ` ${s.resourceType}` : ''}`;
+        const label = `${SERIES_LABEL[s.kind] ?? s.kind}${s.family ? ` ${s.family}` : ''}${s.resourceType ? ` ${resourceName(s.resourceType)}` : ''}`;
         return (
           <div key={s.key}>
             <div className="flex flex-wrap items-baseline justify-between gap-2 text-xs">

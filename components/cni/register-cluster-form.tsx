@@ -7,7 +7,8 @@ import { Alert, Button, Field, Input } from '@/components/ui/primitives';
 
 /**
  * Registers a cluster on this network. The nodes' token is returned once: it is shown here until
- * dismissed and is not kept anywhere else in the console.
+ * dismissed (then the form is empty again) and is not kept anywhere else in the console. Changing
+ * the name clears the last attempt's error.
  */
 export function RegisterClusterForm({ project, network }: { project: string; network: string }) {
   const trpc = useTRPC();
@@ -60,7 +61,16 @@ export function RegisterClusterForm({ project, network }: { project: string; net
             Shown once: store it now in the token file (<code className="font-mono">tokenFile</code>) on each node of the cluster. It cannot be shown again.
           </p>
         </div>
-        <Button type="button" variant="secondary" className="w-full" onClick={() => setIssued(null)}>
+        <Button
+          type="button"
+          variant="secondary"
+          className="w-full"
+          onClick={() => {
+            setIssued(null);
+            setName('');
+            create.reset();
+          }}
+        >
           Done
         </Button>
       </div>
@@ -73,7 +83,10 @@ export function RegisterClusterForm({ project, network }: { project: string; net
         <Input
           id="cluster-name"
           value={name}
-          onChange={(e) => setName(e.target.value)}
+          onChange={(e) => {
+            setName(e.target.value);
+            if (create.error) create.reset();
+          }}
           placeholder="prod-k8s"
           required
           autoComplete="off"

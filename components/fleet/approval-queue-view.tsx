@@ -6,6 +6,7 @@ import { errorMessage } from '@/components/ui/errors';
 import { useNow } from '@/components/ui/hooks';
 import { Pager } from '@/components/ui/pager';
 import { Alert, Badge, Button, EmptyState, cx } from '@/components/ui/primitives';
+import { statusTable } from '@/components/ui/status';
 import { ReasonDialog } from '@/components/ui/reason-dialog';
 import { ago, toDate, type QueueItem } from './format';
 import { useInvalidateFleet } from './hooks';
@@ -139,10 +140,12 @@ export function ApprovalQueueView() {
                   <td className="px-3 py-2 text-slate-700">{r.profile}</td>
                   <td className="px-3 py-2">
                     {r.freeCapacity > 0 ? (
-                      <Badge tone="green">{r.freeCapacity} free</Badge>
+                      <Badge tone={statusTable.freeCapacity.Free.tone}>
+                        {r.freeCapacity} {statusTable.freeCapacity.Free.word}
+                      </Badge>
                     ) : (
                       <span title="Approving still works: the request waits in Pending and binds when a machine is released">
-                        <Badge tone="amber">none free</Badge>
+                        <Badge tone={statusTable.freeCapacity.NoneFree.tone}>{statusTable.freeCapacity.NoneFree.word}</Badge>
                       </span>
                     )}
                   </td>

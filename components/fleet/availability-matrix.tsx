@@ -1,4 +1,5 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { cx } from '@/components/ui/primitives';
 import type { CatalogueClass, CatalogueLocation } from './format';
 
@@ -65,7 +66,7 @@ export function AvailabilityMatrix({
                         <span
                           className={cx(
                             'text-base font-semibold tabular-nums',
-                            total === 0 ? 'text-slate-300' : free === 0 ? 'text-red-700' : 'text-slate-900',
+                            total === 0 ? 'text-slate-300' : free === 0 ? 'text-amber-700' : 'text-slate-900',
                           )}
                         >
                           {total === 0 ? '—' : free}
@@ -74,7 +75,7 @@ export function AvailabilityMatrix({
                         {total > 0 && (
                           <span className="mt-1 h-1 w-full overflow-hidden rounded-full bg-slate-100" aria-hidden>
                             <span
-                              className={cx('block h-full rounded-full', free === 0 ? 'bg-red-400' : ratio < 0.34 ? 'bg-amber-400' : 'bg-emerald-500')}
+                              className={cx('block h-full rounded-full', ratio < 0.34 ? 'bg-amber-400' : 'bg-emerald-500')}
                               style={{ width: `${Math.max(free ? 8 : 0, ratio * 100)}%` }}
                             />
                           </span>
@@ -89,7 +90,7 @@ export function AvailabilityMatrix({
                   className="rounded-md bg-slate-50 px-2 py-1.5 text-xs text-slate-600 ring-1 ring-inset ring-slate-200"
                   data-testid="location-unusable"
                 >
-                  <span className="font-semibold text-red-700">Unavailable</span> — {loc.reason}
+                  <StatusBadge kind="location" state="Unavailable" /> {loc.reason}
                 </td>
               )}
             </tr>

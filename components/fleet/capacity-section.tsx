@@ -1,11 +1,13 @@
 'use client';
+import { deviceHealth } from '@/components/ui/status';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { useNow } from '@/components/ui/hooks';
 import { Pager } from '@/components/ui/pager';
-import { Alert, Badge, Button, Card, EmptyState, Select, cx } from '@/components/ui/primitives';
+import { Alert, Button, Card, EmptyState, Select, cx } from '@/components/ui/primitives';
 import { ReasonDialog } from '@/components/ui/reason-dialog';
 import { SearchBox, type SearchText } from '@/components/ui/search-box';
 import { ago, capacityStates, toDate, type CapacityRow } from './format';
@@ -216,7 +218,5 @@ export function CapacitySection({
  * failed wipe, an operator's doubt — is not known to be right).
  */
 function HealthCell({ health, state }: { health: string; state: string }) {
-  if (health !== 'Healthy') return <Badge tone="red">{health}</Badge>;
-  if (state === 'Quarantined') return <Badge tone="amber">Not verified</Badge>;
-  return <span className="text-slate-700">Healthy</span>;
+  return <StatusBadge status={deviceHealth(health, state)} />;
 }

@@ -1,3 +1,4 @@
+import { statusOf, statusTable, type Tone } from '@/components/ui/status';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { CapacityState } from '@/server/fleet/operator';
 import type { MachinePhase } from '@/server/fleet/phases';
@@ -51,18 +52,9 @@ export const phaseOrder: MachinePhase[] = ['Pending', 'AwaitingApproval', 'Alloc
 /** Phases in which something is still going to happen without the tenant doing anything. */
 export const livePhases: ReadonlySet<string> = new Set<MachinePhase>(['Pending', 'AwaitingApproval', 'Allocating', 'Bound', 'Installing', 'Releasing']);
 
-export type Tone = 'slate' | 'green' | 'amber' | 'red' | 'blue';
-export const phaseTone: Record<MachinePhase, Tone> = {
-  Pending: 'amber',
-  AwaitingApproval: 'amber',
-  Allocating: 'blue',
-  Bound: 'blue',
-  Installing: 'blue',
-  Ready: 'green',
-  Releasing: 'blue',
-  Released: 'slate',
-  Failed: 'red',
-};
+export type { Tone };
+/** Colours of phases, capacity states and operations: from the console's one status table (components/ui/status.ts). */
+export const phaseTone = Object.fromEntries(Object.entries(statusTable.machine).map(([k, v]) => [k, v.tone])) as Record<MachinePhase, Tone>;
 
 /** Bar colours for phase and capacity-state segments (charts need solid fills, badges pastel ones). */
 export const phaseFill: Record<MachinePhase, string> = {
@@ -78,7 +70,7 @@ export const phaseFill: Record<MachinePhase, string> = {
 };
 
 export const capacityStates: CapacityState[] = ['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired'];
-export const capacityTone: Record<CapacityState, Tone> = { Available: 'green', Bound: 'blue', Cleaning: 'amber', Quarantined: 'red', Retired: 'slate' };
+export const capacityTone = Object.fromEntries(Object.entries(statusTable.capacity).map(([k, v]) => [k, v.tone])) as Record<CapacityState, Tone>;
 export const capacityFill: Record<CapacityState, string> = {
   Available: 'bg-emerald-500',
   Bound: 'bg-brand-500',
@@ -87,19 +79,10 @@ export const capacityFill: Record<CapacityState, string> = {
   Retired: 'bg-slate-300',
 };
 
-export const operationTone = (state: string): Tone =>
-  state === 'Succeeded'
-    ? 'green'
-    : state === 'Failed'
-      ? 'red'
-      : state === 'Unknown'
-        ? 'amber'
-        : state === 'Admitted' || state === 'Submitted'
-          ? 'blue'
-          : 'slate';
+export const operationTone = (state: string): Tone => statusOf('operation', state).tone;
 
 /** `AwaitingApproval` → `Awaiting approval`. */
-export const phaseLabel = (phase: string) => phase.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/ ([A-Z])/g, (_, c: string) => ` ${c.toLowerCase()}`);
+export const phaseLabel = (phase: string) => statusOf('machine', phase).word;
 
 /**
  * Timestamps from raw SQL arrive as PostgreSQL text (`2025-01-01 12:00:00.123+00`), from drizzle

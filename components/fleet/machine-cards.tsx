@@ -2,7 +2,9 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Card, formatTime } from '@/components/ui/primitives';
 import { toDate, type LastOperation, type MachineDetail, type TimelineEntry } from './format';
+import { useExactStatusText } from './hooks';
 import { CapacityStateBadge, OperationSummary } from './parts';
+import { plainReason } from './plain-words';
 
 /** A machine as its page shows it: the detail procedure's row with the columns it joins in. */
 export type Machine = MachineDetail['machine'] & {
@@ -110,13 +112,15 @@ export function SpecificationCard({ machine: m }: { machine: Machine }) {
   );
 }
 
-/** The newest provider operation, with its error. */
+/** The newest provider operation, with its error (in plain words for tenants). */
 export function LastOperationCard({ machine: m }: { machine: Machine }) {
+  const exact = useExactStatusText();
+  const lastError = (m.lastOperation as LastOperation | null)?.lastError ?? null;
   return (
     <Card title="Last operation">
       <div className="space-y-2 text-sm">
         <OperationSummary op={m.lastOperation as LastOperation | null} />
-        {(m.lastOperation as LastOperation | null)?.lastError && <p className="text-xs text-red-700">{(m.lastOperation as LastOperation).lastError}</p>}
+        {lastError && <p className="text-xs text-red-700">{exact ? lastError : plainReason(lastError)}</p>}
         {m.lastOperation && <p className="break-all font-mono text-xs text-slate-500">{(m.lastOperation as LastOperation).id}</p>}
         {!m.lastOperation && <p className="text-xs text-slate-500">Provider operations (install, power, cleanup) appear once the machine is bound.</p>}
       </div>

@@ -8,12 +8,13 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Button, Card, formatTime } from '@/components/ui/primitives';
 import { toDate } from './format';
-import { useInvalidateFleet } from './hooks';
+import { useExactStatusText, useInvalidateFleet } from './hooks';
 import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { AddressesCard, AllocationCard, LastOperationCard, SpecificationCard, type Machine } from './machine-cards';
 import { ProgressStrip } from './machine-progress';
 import { LiveIndicator, PhaseBadge } from './parts';
 import { machineInput } from './queries';
+import { plainReason } from './plain-words';
 import { MachineTimeline } from './timeline';
 
 /**
@@ -26,6 +27,7 @@ export function MachineView({ project, name, id }: { project: string; name: stri
   const canEdit = useCanEdit(project);
   const invalidate = useInvalidateFleet();
   const [confirmRelease, setConfirmRelease] = useState(false);
+  const exact = useExactStatusText();
   const live = useFleetLive({ project });
   const query = useQuery({ ...trpc.fleet.machines.get.queryOptions(machineInput(project, name, id)), refetchInterval: SAFETY_REFETCH_MS });
   const release = useMutation(
@@ -51,6 +53,8 @@ export function MachineView({ project, name, id }: { project: string; name: stri
   const m = query.data.machine as Machine;
   const timeline = query.data.timeline;
   const releaseRequested = m.deletionRequestedAt != null;
+  // Tenants read the reason in plain words; the exact text stays in the timeline's details.
+  const reason = exact ? m.phaseReason : plainReason(m.phaseReason);
   const canRelease = canEdit && m.phase !== 'Released' && !releaseRequested;
 
   return (
@@ -66,7 +70,7 @@ export function MachineView({ project, name, id }: { project: string; name: stri
             <LiveIndicator state={live} fetching={query.isFetching} />
           </div>
           <p className="text-sm text-slate-600" data-testid="phase-reason">
-            {m.phaseReason ?? <span className="text-slate-400">No reason recorded</span>}
+            {reason ?? <span className="text-slate-400">No reason recorded</span>}
             {m.phaseChangedAt && <span className="text-xs text-slate-400"> · since {formatTime(toDate(m.phaseChangedAt))}</span>}
           </p>
         </div>
@@ -87,7 +91,7 @@ export function MachineView({ project, name, id }: { project: string; name: stri
         {m.phase === 'Failed' && (
           <div className="mt-3">
             <Alert testId="machine-failed">
-              <strong>Failed:</strong> {m.phaseReason ?? 'no reason recorded'}.{' '}
+              <strong>Failed:</strong> {reason ? reason.replace(/\.$/, '') : 'no reason recorded'}.{' '}
               {canEdit && !releaseRequested && 'Release it to return its capacity, addresses and quota.'}
             </Alert>
           </div>

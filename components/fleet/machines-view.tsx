@@ -10,8 +10,10 @@ import { Pager } from '@/components/ui/pager';
 import { Alert, Button, Card, EmptyState, Select, cx } from '@/components/ui/primitives';
 import { SearchBox, useSearchText } from '@/components/ui/search-box';
 import { ago, phaseLabel, phaseOrder, toDate, type LastOperation } from './format';
+import { useExactStatusText } from './hooks';
 import { SAFETY_REFETCH_MS, useFleetLive } from './live';
 import { LiveIndicator, OperationSummary, PhaseBadge } from './parts';
+import { plainReason } from './plain-words';
 import { MACHINES_PAGE_SIZE, machinesListInput, phaseCountInput } from './queries';
 import { RequestMachineForm } from './request-machine-form';
 import type { MachinePhase } from '@/server/fleet/phases';
@@ -24,6 +26,7 @@ import type { MachinePhase } from '@/server/fleet/phases';
 export function MachinesView({ project, initialPhase = '', openForm = false }: { project: string; initialPhase?: MachinePhase | ''; openForm?: boolean }) {
   const trpc = useTRPC();
   const canEdit = useCanEdit(project);
+  const exact = useExactStatusText();
   const [phase, setPhase] = useState<MachinePhase | ''>(initialPhase);
   const searchBox = useSearchText();
   const search = searchBox.settled;
@@ -144,8 +147,11 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
                       <td className="max-w-72 px-3 py-2">
                         <PhaseBadge phase={m.phase} />
                         {m.phaseReason && (
-                          <span className="mt-0.5 block truncate text-xs text-slate-500" title={m.phaseReason}>
-                            {m.phaseReason}
+                          <span
+                            className="mt-0.5 block truncate text-xs text-slate-500"
+                            title={exact ? m.phaseReason : (plainReason(m.phaseReason) ?? undefined)}
+                          >
+                            {exact ? m.phaseReason : plainReason(m.phaseReason)}
                           </span>
                         )}
                       </td>

@@ -2,7 +2,9 @@
 import { Badge, Spinner, cx } from '@/components/ui/primitives';
 import type { MachinePhase } from '@/server/fleet/phases';
 import { capacityTone, operationTone, phaseLabel, phaseTone, type CapacityState, type LastOperation } from './format';
+import { useExactStatusText } from './hooks';
 import type { LiveState } from './live';
+import { plainReason } from './plain-words';
 
 /** A machine's phase as a coloured badge; in-flight phases carry a spinner. */
 export function PhaseBadge({ phase }: { phase: MachinePhase | string }) {
@@ -24,9 +26,14 @@ export function CapacityStateBadge({ state }: { state: string }) {
 
 /** The newest provider operation of a machine: `install · Succeeded`, with attempts and error in the tooltip. */
 export function OperationSummary({ op }: { op: LastOperation | null | undefined }) {
+  const exact = useExactStatusText();
   if (!op) return <span className="text-slate-400">—</span>;
   // `attempts` counts outcomes that came back Unknown (lost response, timeout) and were looked up again.
-  const title = [`operation ${op.id}`, op.attempts > 0 && `${op.attempts} unresolved ${op.attempts === 1 ? 'attempt' : 'attempts'}`, op.lastError]
+  const title = [
+    `operation ${op.id}`,
+    op.attempts > 0 && `${op.attempts} unresolved ${op.attempts === 1 ? 'attempt' : 'attempts'}`,
+    exact ? op.lastError : plainReason(op.lastError),
+  ]
     .filter(Boolean)
     .join(' · ');
   return (

@@ -1,4 +1,4 @@
-import { Badge } from '@/components/ui/primitives';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { AvailabilityMatrix } from './availability-matrix';
 import type { Catalogue } from './format';
 
@@ -38,7 +38,7 @@ export function RequestAvailability({
       <div data-testid="availability-summary" aria-live="polite" className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm">
         {!loc ? null : !loc.usable ? (
           <p className="text-red-800">
-            <Badge tone="red">LocationUnavailable</Badge> {loc.reason}
+            <StatusBadge kind="location" state="Unavailable" /> {loc.reason}
           </p>
         ) : (
           <p className="text-slate-800">

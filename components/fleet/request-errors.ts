@@ -1,4 +1,5 @@
 import { fieldMessage } from '@/components/ui/errors';
+import { fieldSentence } from '@/components/ui/messages';
 
 interface ErrorData {
   message: string;
@@ -17,7 +18,7 @@ export function interfaceError(error: unknown): string | null {
   const e = error as ErrorData | null;
   if (!e?.data) return null;
   const zod = e.data.fieldErrors?.interfaces?.[0];
-  if (zod) return zod;
+  if (zod) return fieldSentence(zod, 'Interfaces');
   const code = e.data.domainCode;
   if (
     (e.data.field && interfaceFields.has(e.data.field)) ||
@@ -26,7 +27,7 @@ export function interfaceError(error: unknown): string | null {
     code === 'NoOfferingPool' ||
     /\bnetwork "/.test(e.message)
   ) {
-    return code ? `${code}: ${e.message}` : e.message;
+    return code ? `${code}: ${fieldSentence(e.message)}` : fieldSentence(e.message);
   }
   return null;
 }

@@ -4,6 +4,8 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage, invalidProps } from '@/components/ui/errors';
+import { fieldSentence } from '@/components/ui/messages';
+import { withResourceWords } from '@/components/ui/resource-names';
 import { Alert, Button, Field, Input, Select, TextLink } from '@/components/ui/primitives';
 import type { Catalogue } from './format';
 import { useInvalidateFleet } from './hooks';
@@ -52,6 +54,8 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
     trpc.fleet.machines.create.mutationOptions({
       onSuccess: (machine) => {
         void invalidate();
+        // Back to the defaults for the next request, then to the machine's page.
+        setDraft(null);
         router.push(`/projects/${project}/machines/${machine.name}`);
       },
     }),
@@ -209,7 +213,8 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
           <Alert testId="request-error">
             {quota ? (
               <>
-                <strong>Quota exceeded:</strong> {err.message}. <TextLink href={`/projects/${project}/quota`}>Request an increase</TextLink>
+                <strong>Quota exceeded:</strong> {fieldSentence(withResourceWords(err.message))}{' '}
+                <TextLink href={`/projects/${project}/quota`}>Request an increase</TextLink>
               </>
             ) : (
               errorMessage(err)

@@ -2,6 +2,8 @@
 import { useState } from 'react';
 import { Badge, cx, formatTime } from '@/components/ui/primitives';
 import { operationTone, phaseLabel, phaseTone, toDate, type TimelineEntry } from './format';
+import { useExactStatusText } from './hooks';
+import { plainReason } from './plain-words';
 
 type Kind = 'phase' | 'operation' | 'event';
 
@@ -60,10 +62,12 @@ const filters: { kind: Kind | 'all'; label: string }[] = [
 /**
  * A machine's history, oldest first: phase changes (with the reason each happened), the provider
  * operations run for it (install, power, cleanup — with their current state, attempts, epoch and
- * fencing token) and other events (request, release, rejection).
+ * fencing token) and other events (request, release, rejection). Tenants read each reason as a
+ * plain sentence, with the exact text and the operation's identifiers under its Details.
  */
 export function MachineTimeline({ entries }: { entries: TimelineEntry[] }) {
   const [show, setShow] = useState<Kind | 'all'>('all');
+  const exact = useExactStatusText();
   const items = entries.map(describe);
   const count = (k: Kind | 'all') => (k === 'all' ? items.length : items.filter((x) => x.kind === k).length);
   const visible = show === 'all' ? items : items.filter((x) => x.kind === show);
@@ -108,17 +112,36 @@ export function MachineTimeline({ entries }: { entries: TimelineEntry[] }) {
                 {item.op && <Badge tone={operationTone(item.op.state)}>{item.op.state}</Badge>}
                 <span className="text-xs text-slate-500">by {item.actor}</span>
               </div>
-              {item.reason && <p className="mt-0.5 text-sm text-slate-700">{item.reason}</p>}
-              {item.op && (
-                <p className="mt-0.5 font-mono text-xs text-slate-500">
-                  {item.op.id} · epoch {String(item.op.epoch)} · fencing token {String(item.op.fencingToken)}
-                  {item.op.attempts > 0 && ` · ${item.op.attempts} unresolved ${item.op.attempts === 1 ? 'attempt' : 'attempts'} (looked up again)`}
-                </p>
+              {exact ? (
+                <>
+                  {item.reason && <p className="mt-0.5 text-sm text-slate-700">{item.reason}</p>}
+                  {item.op && <OperationDetails op={item.op} />}
+                </>
+              ) : (
+                <>
+                  {item.reason && <p className="mt-0.5 text-sm text-slate-700">{plainReason(item.reason)}</p>}
+                  {(item.op || (item.reason && plainReason(item.reason) !== item.reason)) && (
+                    <details className="mt-0.5 text-xs text-slate-500">
+                      <summary className="cursor-pointer select-none">Details</summary>
+                      {item.reason && <p className="mt-0.5 text-slate-600">{item.reason}</p>}
+                      {item.op && <OperationDetails op={item.op} />}
+                    </details>
+                  )}
+                </>
               )}
             </li>
           ))}
         </ol>
       )}
     </div>
+  );
+}
+
+function OperationDetails({ op }: { op: NonNullable<Item['op']> }) {
+  return (
+    <p className="mt-0.5 font-mono text-xs text-slate-500">
+      {op.id} · epoch {String(op.epoch)} · fencing token {String(op.fencingToken)}
+      {op.attempts > 0 && ` · ${op.attempts} unresolved ${op.attempts === 1 ? 'attempt' : 'attempts'} (looked up again)`}
+    </p>
   );
 }

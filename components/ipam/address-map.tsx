@@ -1,12 +1,13 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Button, Select } from '@/components/ui/primitives';
-import type { MapCell } from '@/server/ipam/map';
+import type { MapCell, MapSegment } from '@/server/ipam/map';
 import type { PoolView } from '@/server/ipam/networks';
 import { CellsMap } from './cells-map';
+import { CompressedMap } from './compressed-map';
 import { ExactMap } from './exact-map';
 import { Legend } from './map-legend';
 import { zoomable } from './map-style';
@@ -16,8 +17,10 @@ import { MiniBar } from './utilization';
  * The address-space map of one pool. Small views list every block exactly (a rectangle per block,
  * area proportional to size, coloured by kind); big views come as a 16×16 heat map of equal cells.
  * Cells and free blocks zoom in, child pools open that pool, claims select the claim in the claims
- * table. Keyboard: one tab stop; arrows move between blocks (up/down by rows in the grid), Enter
- * activates.
+ * table, a cluster's node block opens it to show its pod addresses. IPv6 views start on the
+ * compressed scale (used blocks at a readable width, free runs collapsed into labelled gaps); the
+ * proportional scale is one switch away. Keyboard: one tab stop; arrows move between blocks
+ * (up/down by rows in the grid), Enter activates; focus shows a block's details as hover does.
  */
 export function AddressMap({
   project,
@@ -27,6 +30,7 @@ export function AddressMap({
   onPoolChange,
   focusClaim,
   onClaimClick,
+  onShownPool,
 }: {
   project: string;
   network: string;
@@ -36,6 +40,8 @@ export function AddressMap({
   onPoolChange: (pool: string) => void;
   focusClaim: string | null;
   onClaimClick: (claim: string) => void;
+  /** The pool the map shows once it is known (the server's default when `pool` is undefined). */
+  onShownPool?: (pool: PoolView['name'] | null) => void;
 }) {
   const trpc = useTRPC();
   // The zoom belongs to one pool: choosing another pool (here or from outside) starts at its top.
@@ -43,7 +49,15 @@ export function AddressMap({
   const view = zoomed.pool === pool ? zoomed.view : undefined;
   const map = useQuery({ ...trpc.ipam.networks.map.queryOptions({ project, network, pool, view }), placeholderData: keepPreviousData });
   const data = map.data;
-  const selectable = pools.filter((p) => p.kind !== 'NodeBlock');
+  const shown = data?.pool.name ?? null;
+  useEffect(() => onShownPool?.(shown), [shown, onShownPool]);
+  const [scale, setScale] = useState<'compressed' | 'proportional' | null>(null);
+  const ipv6 = data?.pool.family === 6;
+  const compressed = (scale ?? (ipv6 ? 'compressed' : 'proportional')) === 'compressed';
+  const nodeBlock = data?.pool.kind === 'NodeBlock' ? data.pool : null;
+  const parentOfNodeBlock = nodeBlock ? pools.find((p) => p.id === nodeBlock.parentPoolId) : undefined;
+  // Node blocks are not offered in the list; the one opened from the map is shown while open.
+  const selectable = pools.filter((p) => p.kind !== 'NodeBlock' || p.name === nodeBlock?.name);
   const poolIds = new Set(selectable.map((p) => p.name));
 
   const zoom = (cidr: string | undefined) => {
@@ -53,6 +67,11 @@ export function AddressMap({
     setZoomed({ pool: name, view: cidr === data.pool.cidr ? undefined : cidr });
   };
   const crumbs = data?.breadcrumbs ?? [];
+  const activate = (s: MapSegment) => {
+    if (s.kind === 'claim' && s.label) onClaimClick(s.label);
+    else if (s.kind === 'pool' && s.label && (s.nodeBlock || poolIds.has(s.label))) onPoolChange(s.label);
+    else if (zoomable(s)) zoom(s.cidr);
+  };
 
   return (
     <div className="space-y-3">
@@ -64,11 +83,28 @@ export function AddressMap({
               {selectable.map((p) => (
                 <option key={p.id} value={p.name}>
                   {p.parentPoolId ? '↳ ' : ''}
+                  {p.kind === 'NodeBlock' ? 'node block ' : ''}
                   {p.name} — {p.cidr}
                 </option>
               ))}
             </Select>
           </label>
+          {data?.mode === 'exact' && (
+            <div role="radiogroup" aria-label="Scale" className="flex gap-1 pb-1">
+              {(['compressed', 'proportional'] as const).map((k) => (
+                <Button
+                  key={k}
+                  role="radio"
+                  aria-checked={compressed === (k === 'compressed')}
+                  variant={compressed === (k === 'compressed') ? 'primary' : 'secondary'}
+                  className="px-2 py-1 text-xs"
+                  onClick={() => setScale(k)}
+                >
+                  {k === 'compressed' ? 'Compressed' : 'Proportional'}
+                </Button>
+              ))}
+            </div>
+          )}
           {data && (
             <div className="pb-1.5">
               <MiniBar label={`Pool ${data.pool.name} utilization`} utilization={data.pool.utilization} />
@@ -85,6 +121,17 @@ export function AddressMap({
               : ''}
         </p>
       </div>
+
+      {nodeBlock && parentOfNodeBlock && (
+        <p className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
+          <Button variant="secondary" className="px-2 py-0.5 text-xs" onClick={() => onPoolChange(parentOfNodeBlock.name)}>
+            ← Back to pool {parentOfNodeBlock.name}
+          </Button>
+          <span>
+            Node block <span className="font-mono">{nodeBlock.cidr}</span>: its pod addresses.
+          </span>
+        </p>
+      )}
 
       {crumbs.length > 1 && (
         <nav aria-label="Map zoom" className="flex flex-wrap items-center gap-1 text-sm">
@@ -119,18 +166,11 @@ export function AddressMap({
       )}
 
       {map.error && <Alert testId="map-error">{errorMessage(map.error)}</Alert>}
-      {data?.mode === 'exact' && (
-        <ExactMap
-          segments={data.segments}
-          view={data.view}
-          focusClaim={focusClaim}
-          busy={map.isFetching}
-          onActivate={(s) => {
-            if (s.kind === 'claim' && s.label) onClaimClick(s.label);
-            else if (s.kind === 'pool' && s.label && poolIds.has(s.label)) onPoolChange(s.label);
-            else if (zoomable(s)) zoom(s.cidr);
-          }}
-        />
+      {data?.mode === 'exact' && compressed && (
+        <CompressedMap segments={data.segments} view={data.view} focusClaim={focusClaim} busy={map.isFetching} onActivate={activate} />
+      )}
+      {data?.mode === 'exact' && !compressed && (
+        <ExactMap segments={data.segments} view={data.view} focusClaim={focusClaim} busy={map.isFetching} onActivate={activate} />
       )}
       {data?.mode === 'cells' && <CellsMap cells={data.cells} busy={map.isFetching} onZoom={(c) => zoom(c)} />}
       {data && <Legend mode={data.mode} />}

@@ -6,6 +6,7 @@ import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/componen
 import { useDebounced } from '@/components/ui/hooks';
 import { Alert, Badge, Button, Field, Input, Select } from '@/components/ui/primitives';
 import type { PoolView } from '@/server/ipam/networks';
+import type { ClaimPrefill } from './free-prefixes';
 import { useInvalidateIpam } from './hooks';
 
 interface Draft {
@@ -27,9 +28,10 @@ function defaultPool(pools: PoolView[], family: 4 | 6, pool: string) {
 
 /**
  * Creates an IP claim. While the form is filled in, the real allocator runs as a dry run (debounced)
- * and says which block the claim would get, or the coded reason it would fail.
+ * and says which block the claim would get, or the coded reason it would fail. A `prefill` (a free
+ * block chosen beside the map) pins the claim to that block in its pool.
  */
-export function CreateClaimForm({ project, network, pools }: { project: string; network: string; pools: PoolView[] }) {
+export function CreateClaimForm({ project, network, pools, prefill }: { project: string; network: string; pools: PoolView[]; prefill?: ClaimPrefill | null }) {
   const trpc = useTRPC();
   const invalidate = useInvalidateIpam();
   const claimPools = pools.filter((p) => p.kind !== 'NodeBlock');
@@ -37,6 +39,13 @@ export function CreateClaimForm({ project, network, pools }: { project: string; 
   const defaults: Draft = { name: '', family: initialFamily, prefixLength: '', address: '', pool: '', reclaimPolicy: 'Delete' };
   const [draft, setDraft] = useState<Draft>(defaults);
   const [created, setCreated] = useState<{ name: string; cidr: string; pool: string; isNew: boolean } | null>(null);
+  // A new choice of free block replaces the address, pool and family (adjusted while rendering, not in an effect).
+  const [applied, setApplied] = useState<number | null>(null);
+  if (prefill && prefill.nonce !== applied) {
+    setApplied(prefill.nonce);
+    setDraft((d) => ({ ...d, family: prefill.family, address: prefill.cidr, pool: prefill.pool, prefixLength: '' }));
+    setCreated(null);
+  }
   // A change clears the last attempt's errors (they were about the old values) and its success note.
   const set = (patch: Partial<Draft>) => {
     setDraft((d) => ({ ...d, ...patch }));

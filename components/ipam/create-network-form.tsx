@@ -33,30 +33,44 @@ const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
 const count = (s: string) => (s.trim() === '' ? undefined : s.trim());
 const ruleFields = ['minPrefixLength', 'maxPrefixLength', 'defaultPrefixLength', 'strategy', 'reserveLeading', 'reserveTrailing'] as const;
 
-/** Creates a network with one or more root CIDRs, each with optional allocation rules; opens it when created. */
+/**
+ * Creates a network with one or more root CIDRs, each with optional allocation rules; opens it when
+ * created, leaving the form at its defaults. A change clears the last attempt's errors (they were
+ * about the old values).
+ */
 export function CreateNetworkForm({ project }: { project: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const invalidate = useInvalidateIpam();
   const [rows, setRows] = useState<RootRow[]>([emptyRow(0)]);
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
   const create = useMutation(
     trpc.ipam.networks.create.mutationOptions({
       onSuccess: (network) => {
         void invalidate();
+        setRows([emptyRow(0)]);
+        setName('');
+        setDescription('');
         router.push(`/projects/${project}/networks/${network.name}`);
       },
     }),
   );
   const err = create.error;
-  const update = (key: number, patch: Partial<RootRow>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+  const changed = () => {
+    if (create.error) create.reset();
+  };
+  const update = (key: number, patch: Partial<RootRow>) => {
+    setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+    changed();
+  };
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
     create.mutate({
       project,
-      name: String(form.get('name') ?? '').trim(),
-      description: String(form.get('description') ?? '').trim() || undefined,
+      name: name.trim(),
+      description: description.trim() || undefined,
       cidrs: rows.map((r) => ({
         cidr: r.cidr.trim(),
         minPrefixLength: num(r.minPrefixLength),
@@ -75,10 +89,32 @@ export function CreateNetworkForm({ project }: { project: string }) {
   return (
     <form onSubmit={onSubmit} className="space-y-4" aria-label="Create network">
       <Field label="Name" htmlFor="network-name" error={fieldMessage(err, 'name')} hint="Lower-case letters, digits and dashes">
-        <Input id="network-name" name="name" placeholder="prod-vpc" required autoComplete="off" {...invalidProps(fieldMessage(err, 'name'), 'network-name')} />
+        <Input
+          id="network-name"
+          name="name"
+          value={name}
+          onChange={(e) => {
+            setName(e.target.value);
+            changed();
+          }}
+          placeholder="prod-vpc"
+          required
+          autoComplete="off"
+          {...invalidProps(fieldMessage(err, 'name'), 'network-name')}
+        />
       </Field>
       <Field label="Description (optional)" htmlFor="network-description" error={fieldMessage(err, 'description')}>
-        <Input id="network-description" name="description" placeholder="Production workloads, eu-west" />
+        <Input
+          id="network-description"
+          name="description"
+          value={description}
+          onChange={(e) => {
+            setDescription(e.target.value);
+            changed();
+          }}
+          placeholder="Production workloads, eu-west"
+          {...invalidProps(fieldMessage(err, 'description'), 'network-description')}
+        />
       </Field>
       <fieldset className="space-y-3">
         <legend className="text-sm font-medium text-slate-700">Root CIDRs</legend>
@@ -109,7 +145,10 @@ export function CreateNetworkForm({ project }: { project: string }) {
                     type="button"
                     variant="ghost"
                     aria-label={`Remove root CIDR ${i + 1}`}
-                    onClick={() => setRows((rs) => rs.filter((r) => r.key !== row.key))}
+                    onClick={() => {
+                      setRows((rs) => rs.filter((r) => r.key !== row.key));
+                      changed();
+                    }}
                   >
                     Remove
                   </Button>

@@ -106,7 +106,6 @@ export function ExactMap({
 }
 
 function Tooltip({ id, block }: { id: string; block: PlacedBlock<MapSegment> }) {
-  const s = block.item;
   const cx0 = block.x + block.w / 2;
   const below = block.y + block.h < 0.7;
   const style: CSSProperties = {
@@ -122,16 +121,26 @@ function Tooltip({ id, block }: { id: string; block: PlacedBlock<MapSegment> }) 
       className="pointer-events-none absolute z-20 w-max max-w-xs rounded-md bg-slate-900 px-2.5 py-1.5 text-xs text-white shadow-lg"
       style={style}
     >
+      <BlockDetails s={block.item} />
+    </div>
+  );
+}
+
+/** What a block's tooltip says: CIDR, kind and name, owner, size and what activating it does. */
+export function BlockDetails({ s }: { s: MapSegment }) {
+  return (
+    <>
       <p className="font-mono font-medium">{s.cidr}</p>
       <p>
-        {kindLabel[s.kind]}
+        {s.nodeBlock ? 'Node block' : kindLabel[s.kind]}
         {s.label && <span className="font-semibold"> {s.label}</span>}
       </p>
+      {s.owner && <p>Owner: {s.owner}</p>}
       <p className="text-slate-300">
         {exactCount(s.size)} {s.size === '1' ? 'address' : 'addresses'}
         {s.kind === 'claim' && ' · click to show in claims'}
-        {zoomable(s) && (s.kind === 'pool' ? ' · click to open' : ' · click to zoom')}
+        {s.nodeBlock ? ' · click to show its pod addresses' : zoomable(s) && (s.kind === 'pool' ? ' · click to open' : ' · click to zoom')}
       </p>
-    </div>
+    </>
   );
 }

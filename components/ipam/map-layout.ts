@@ -102,3 +102,26 @@ function sum<T>(leaves: Leaf<T>[]) {
   for (const l of leaves) s += l.weight;
   return s;
 }
+
+/** One tile of the compressed map: a used block as it is, or a run of adjacent free blocks as one gap. */
+export type StripItem<T> = { type: 'block'; item: T } | { type: 'gap'; blocks: T[]; size: bigint; largest: T };
+
+/**
+ * The compressed scale of the map (for IPv6, where a /64 in a /48 would be a sliver beside a
+ * staircase of ever larger free buddies): every used block keeps its own tile, and each run of
+ * adjacent free blocks collapses into one gap carrying its total size and its largest block.
+ * Input is in address order (as the map query returns it).
+ */
+export function compressFreeRuns<T extends { kind: string; size: string }>(segments: T[]): StripItem<T>[] {
+  const out: StripItem<T>[] = [];
+  for (const s of segments) {
+    const last = out[out.length - 1];
+    if (s.kind !== 'free') out.push({ type: 'block', item: s });
+    else if (last?.type === 'gap') {
+      last.blocks.push(s);
+      last.size += BigInt(s.size);
+      if (BigInt(s.size) > BigInt(last.largest.size)) last.largest = s;
+    } else out.push({ type: 'gap', blocks: [s], size: BigInt(s.size), largest: s });
+  }
+  return out;
+}

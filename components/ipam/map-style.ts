@@ -35,7 +35,7 @@ export function zoomable(s: MapSegment) {
   return (s.kind === 'free' || s.kind === 'pool') && s.size !== '1';
 }
 
-/** A block's accessible name: kind, label, CIDR and size. */
+/** A block's accessible name: kind (a cluster's node block by that name), label, CIDR and size. */
 export function segmentName(s: MapSegment) {
-  return `${kindLabel[s.kind]}${s.label ? ` ${s.label}` : ''}, ${s.cidr}, ${exactCount(s.size)} ${s.size === '1' ? 'address' : 'addresses'}`;
+  return `${s.nodeBlock ? 'Node block' : kindLabel[s.kind]}${s.label ? ` ${s.label}` : ''}, ${s.cidr}, ${exactCount(s.size)} ${s.size === '1' ? 'address' : 'addresses'}`;
 }

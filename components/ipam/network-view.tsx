@@ -2,7 +2,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { PodAddressesSection } from '@/components/cni/pod-addresses-section';
@@ -13,6 +13,7 @@ import { AddressMap } from './address-map';
 import { ClaimsTable } from './claims-table';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { CreateClaimForm } from './create-claim-form';
+import { FreePrefixes, type ClaimPrefill } from './free-prefixes';
 import { useInvalidateIpam } from './hooks';
 import { CarvePoolForm, PoolsTable } from './pools-section';
 import { RetainedSection } from './retained-section';
@@ -32,6 +33,9 @@ export function NetworkView({ project, network }: { project: string; network: st
   const [pool, setPool] = useState<string | undefined>(undefined);
   const [focusClaim, setFocusClaim] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [shownPool, setShownPool] = useState<string | null>(null);
+  const onShownPool = useCallback((p: string | null) => setShownPool(p), []);
+  const [prefill, setPrefill] = useState<ClaimPrefill | null>(null);
   const remove = useMutation(
     trpc.ipam.networks.delete.mutationOptions({
       onSuccess: () => {
@@ -54,6 +58,8 @@ export function NetworkView({ project, network }: { project: string; network: st
   const n = net.data;
   if (!n) return <p className="text-sm text-slate-500">Loading network…</p>;
   const visiblePools = n.pools.filter((p) => p.kind !== 'NodeBlock');
+  // Free prefixes are listed for the pool on the map; a node block's free space is the CNI's, not claimable.
+  const freePool = shownPool && visiblePools.some((p) => p.name === shownPool) ? shownPool : null;
 
   return (
     <div className="space-y-6">
@@ -116,7 +122,7 @@ export function NetworkView({ project, network }: { project: string; network: st
         )}
       </Card>
 
-      <div className={canEdit ? 'grid items-start gap-6 xl:grid-cols-[minmax(0,1fr)_22rem]' : ''}>
+      <div className="grid items-start gap-6 xl:grid-cols-[minmax(0,1fr)_22rem]">
         <div id="address-map" className="min-w-0 scroll-mt-4">
           <Card title="Address map">
             <AddressMap
@@ -125,6 +131,7 @@ export function NetworkView({ project, network }: { project: string; network: st
               pools={n.pools}
               pool={pool}
               onPoolChange={setPool}
+              onShownPool={onShownPool}
               focusClaim={focusClaim}
               onClaimClick={(name) => {
                 setFocusClaim(name);
@@ -133,11 +140,32 @@ export function NetworkView({ project, network }: { project: string; network: st
             />
           </Card>
         </div>
-        {canEdit && (
-          <Card title="Create claim">
-            <CreateClaimForm project={project} network={n.name} pools={n.pools} />
-          </Card>
-        )}
+        <div className="min-w-0 space-y-6">
+          {freePool && (
+            <Card title="Free prefixes">
+              <FreePrefixes
+                project={project}
+                network={n.name}
+                pool={freePool}
+                onClaim={
+                  canEdit
+                    ? (block) => {
+                        setPrefill({ ...block, nonce: Date.now() });
+                        const name = document.getElementById('claim-name');
+                        name?.scrollIntoView({ behavior: 'smooth', block: 'center' });
+                        name?.focus({ preventScroll: true });
+                      }
+                    : undefined
+                }
+              />
+            </Card>
+          )}
+          {canEdit && (
+            <Card title="Create claim">
+              <CreateClaimForm project={project} network={n.name} pools={n.pools} prefill={prefill} />
+            </Card>
+          )}
+        </div>
       </div>
 
       <section id="claims" aria-labelledby="claims-heading" className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">

@@ -1,4 +1,5 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
@@ -86,7 +87,9 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
               <td className="px-3 py-2">
                 <MiniBar label={`Pool ${p.name} utilization`} utilization={p.utilization} />
               </td>
-              <td className="px-3 py-2">{p.phase === 'Exhausted' ? <Badge tone="red">Exhausted</Badge> : <Badge tone="green">Ready</Badge>}</td>
+              <td className="px-3 py-2">
+                <StatusBadge kind="pool" state={p.phase} />
+              </td>
             </tr>
           ))}
         </tbody>

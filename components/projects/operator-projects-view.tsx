@@ -1,9 +1,10 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { Pager } from '@/components/ui/pager';
-import { Badge, Button, Card, EmptyState, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Button, Card, EmptyState, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { SearchBox, useSearchText } from '@/components/ui/search-box';
 import { DeleteProjectForm, DeletionStatus } from './deletion';
 
@@ -57,7 +58,7 @@ export function OperatorProjectsView() {
                 </Td>
                 <Td>{p.organizationSlug}</Td>
                 <Td>
-                  <Badge tone={p.phase === 'Deleting' ? 'amber' : 'green'}>{p.phase}</Badge>
+                  <StatusBadge kind="project" state={p.phase} />
                   {p.deletionRequestedAt && <div className="text-xs text-slate-500">since {formatTime(p.deletionRequestedAt)}</div>}
                 </Td>
                 <Td>

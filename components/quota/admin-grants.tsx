@@ -1,9 +1,10 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { Pager } from '@/components/ui/pager';
-import { Badge, Button, Card, EmptyState, Field, Input, Table, Td } from '@/components/ui/primitives';
+import { Button, Card, EmptyState, Field, Input, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, parseAmounts, textArea, useInvalidateQuota } from './admin-parts';
 import { ADMIN_PAGE_SIZE, adminGrantsInput } from './queries';
 
@@ -79,7 +80,7 @@ function GrantRow({
         )}
       </Td>
       <Td>
-        <Badge tone={grant.active ? 'green' : 'amber'}>{grant.active ? 'Active' : 'Inactive'}</Badge>
+        <StatusBadge kind="active" state={grant.active ? 'Active' : 'Inactive'} />
         {!grant.active && (
           <span className="block text-xs text-slate-600">
             {grant.activeReason}: {grant.activeMessage}

@@ -1,9 +1,10 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { Pager } from '@/components/ui/pager';
-import { Badge, Button, Card, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Button, Card, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage } from '@/components/ui/errors';
 import { formatCount } from '@/components/ui/numbers';
@@ -131,8 +132,7 @@ export function IncreaseQueue() {
                   </form>
                 ) : (
                   <span className="text-sm text-slate-600">
-                    <Badge tone={r.status === 'Approved' ? 'green' : 'red'}>{r.status}</Badge>{' '}
-                    {r.status === 'Approved' ? `${r.approvedAmount} as ${r.grantName}` : ''} by {r.decidedBy}
+                    <StatusBadge kind="request" state={r.status} /> {r.status === 'Approved' ? `${r.approvedAmount} as ${r.grantName}` : ''} by {r.decidedBy}
                     {r.decisionReason ? `: ${r.decisionReason}` : ''}
                   </span>
                 )}

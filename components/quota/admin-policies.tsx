@@ -1,15 +1,16 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { Badge, Button, Card, Table, Td } from '@/components/ui/primitives';
+import { Button, Card, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, formatAmounts, useInvalidateQuota } from './admin-parts';
 import { PolicyForm, type PolicyDraft } from './admin-policy-form';
 
 function ReadyBadge({ ready, reason, message }: { ready: boolean; reason: string; message: string }) {
   return (
     <div>
-      <Badge tone={ready ? 'green' : 'red'}>{ready ? 'Ready' : 'Not ready'}</Badge>
+      <StatusBadge kind="active" state={ready ? 'Ready' : 'NotReady'} />
       {!ready && (
         <span className="mt-1 block whitespace-pre-wrap text-xs text-red-800" data-testid="policy-error">
           {reason}: {message}

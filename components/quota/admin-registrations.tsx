@@ -1,8 +1,9 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { Badge, Button, Card, Field, Input, Select, Table, Td } from '@/components/ui/primitives';
+import { Button, Card, Field, Input, Select, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, useInvalidateQuota } from './admin-parts';
 
 /** The resource types quota manages: their kind of amount, units and claiming kinds; register or unregister one. */
@@ -43,7 +44,7 @@ export function Registrations() {
             </Td>
             <Td className="text-xs">{r.claimingKinds.join(', ')}</Td>
             <Td>
-              <Badge tone={r.active ? 'green' : 'amber'}>{r.active ? 'Active' : 'Inactive'}</Badge>
+              <StatusBadge kind="active" state={r.active ? 'Active' : 'Inactive'} />
             </Td>
             <Td>
               <Button

@@ -1,4 +1,5 @@
 'use client';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
@@ -11,13 +12,6 @@ import { resourceName } from './resource-names';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { QuotaBar } from './quota-bar';
 import { CLAIM_LOG_PAGE_SIZE, claimLogInput, increasesInput, type ClaimLogStatus } from './queries';
-
-const flagBadge = {
-  Ok: null,
-  Near: { tone: 'amber', text: 'near limit (≥ 80 %)' },
-  Full: { tone: 'red', text: 'at limit' },
-  Over: { tone: 'red', text: 'over limit' },
-} as const;
 
 /** The project's allowance buckets as bars (also the dashboard's Quota card). */
 export function BucketBars({ project, compact = false }: { project: string; compact?: boolean }) {
@@ -32,7 +26,6 @@ export function BucketBars({ project, compact = false }: { project: string; comp
   return (
     <ul className={compact ? 'space-y-2' : 'space-y-4'} aria-label="Quota buckets">
       {buckets.data?.map((b) => {
-        const badge = flagBadge[b.flag];
         return (
           <li key={b.resourceType}>
             <QuotaBar resourceType={b.resourceType} limit={b.limit} allocated={b.allocated} available={b.available} unit={b.displayUnit} compact={compact} />
@@ -42,7 +35,7 @@ export function BucketBars({ project, compact = false }: { project: string; comp
                   limit {b.limit.toLocaleString('en-US')} from {b.grantCount} grant{b.grantCount === 1 ? '' : 's'} · {b.claimCount} live claim
                   {b.claimCount === 1 ? '' : 's'}
                 </span>
-                {badge && <Badge tone={badge.tone}>{badge.text}</Badge>}
+                {b.flag !== 'Ok' && <StatusBadge kind="quota" state={b.flag} />}
                 {!b.registered && <Badge tone="slate">not registered</Badge>}
               </p>
             )}
@@ -54,9 +47,7 @@ export function BucketBars({ project, compact = false }: { project: string; comp
 }
 
 function outcomeBadge(status: 'Granted' | 'Released' | 'Denied' | 'Pending' | 'Approved' | 'Rejected') {
-  const tone =
-    status === 'Granted' || status === 'Approved' ? 'green' : status === 'Denied' || status === 'Rejected' ? 'red' : status === 'Pending' ? 'amber' : 'slate';
-  return <Badge tone={tone}>{status}</Badge>;
+  return <StatusBadge kind="request" state={status} />;
 }
 
 function IncreaseRequests({ project, canRequest }: { project: string; canRequest: boolean }) {

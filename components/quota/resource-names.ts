@@ -1,12 +1,2 @@
-/** Words for the quota resource types a tenant meets; the API type name stays in the tooltip. */
-const names: Record<string, string> = {
-  'ipam.miloapis.com/ipclaims': 'IP claims',
-  'ipam.miloapis.com/podaddresses': 'Pod addresses',
-  'ipam.miloapis.com/networks': 'Networks',
-  'metal.datumapis.com/machines': 'Machines',
-};
-
-/** "IP claims" for `ipam.miloapis.com/ipclaims`; an unknown type by its last segment ("widgets"). */
-export function resourceName(resourceType: string): string {
-  return names[resourceType] ?? resourceType.slice(resourceType.lastIndexOf('/') + 1);
-}
+// The quota resource types in words live with the console's other shared wording (components/ui).
+export { resourceName } from '@/components/ui/resource-names';

@@ -1,3 +1,4 @@
+import { statusOf, type Tone } from '@/components/ui/status';
 import type { FaultName, LogEntry } from '@/lib/provider-wire';
 
 /** Short, human names of the faults, as the switches and the log show them. */
@@ -41,18 +42,9 @@ export function describeLogEvent(entry: LogEntry): string {
   return `${entry.type} ${entry.event}`;
 }
 
-export type Tone = 'slate' | 'green' | 'amber' | 'red' | 'blue';
+export type { Tone };
 
+/** An operation's result in the colour every other page gives it (components/ui/status.ts). */
 export function resultTone(result: LogEntry['result'] | 'Running' | 'Succeeded' | 'Failed' | undefined): Tone {
-  switch (result) {
-    case 'Succeeded':
-      return 'green';
-    case 'Failed':
-    case 'Rejected':
-      return 'red';
-    case 'Running':
-      return 'blue';
-    default:
-      return 'slate';
-  }
+  return result ? statusOf('operation', result).tone : 'slate';
 }

@@ -1,4 +1,5 @@
 import { fieldSentence } from './messages';
+import { withResourceWords } from './resource-names';
 
 /** Reading tRPC errors in forms: the field-level message for one input, or the overall message. */
 interface ErrorLike {
@@ -26,9 +27,11 @@ export function errorMessage(error: unknown): string {
   const zod = e.data?.fieldErrors && Object.entries(e.data.fieldErrors).find(([, v]) => v?.length);
   if (zod) return fieldSentence(`${zod[0]}: ${zod[1]![0]}`);
   if (e.data?.code === 'UNAUTHORIZED') return 'Your session has ended. Sign in again to continue.';
-  if (e.data?.code === 'FORBIDDEN' && !e.data.domainCode) return `Not allowed: ${e.message}.`;
-  if (e.data?.domainCode === 'ValidationFailed') return fieldSentence(e.message);
-  return e.data?.domainCode ? `${e.data.domainCode}: ${e.message}` : e.message;
+  if (e.data?.code === 'FORBIDDEN' && !e.data.domainCode) return `Not allowed: ${withResourceWords(e.message)}.`;
+  // API type names (`ipam.miloapis.com/ipclaims`) read as what they count ("IP claims").
+  const message = withResourceWords(e.message);
+  if (e.data?.domainCode === 'ValidationFailed') return fieldSentence(message);
+  return e.data?.domainCode ? `${e.data.domainCode}: ${message}` : message;
 }
 
 /**

@@ -16,6 +16,14 @@ export interface MapSegment {
   kind: 'claim' | 'reserved' | 'pool' | 'pod' | 'retained' | 'free';
   /** Claim name, child pool name, or retained name. */
   label: string | null;
+  /**
+   * Who holds the block, in words: a claim's owner reference (kind/name) or its creator, a node
+   * block's cluster and node, a pod address's pod (namespace/name) and node; null for free blocks,
+   * reservations and child pools.
+   */
+  owner: string | null;
+  /** A `pool` block that is a cluster node's block of pod addresses: opening it shows them. */
+  nodeBlock: boolean;
   size: string;
 }
 
@@ -52,13 +60,23 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
 
   if (n <= EXACT_LIMIT || view.prefix >= bits) {
     const segments = (await db.execute(sql`
-      select a.cidr::text as cidr, a.kind, a.retained_name, c.name as claim, cp.name as child, a.size::text as size, a.cidr as sort_key
+      select a.cidr::text as cidr, a.kind, a.retained_name, c.name as claim, cp.name as child, a.size::text as size,
+             case
+               when c.owner_ref is not null then concat(c.owner_ref->>'kind', '/', c.owner_ref->>'name')
+               when c.id is not null then c.created_by
+               when nb.pool_id is not null then concat('cluster ', cl.name, ', node ', nb.node)
+               when pl.id is not null then concat('pod ', coalesce(pl.pod_namespace || '/' || pl.pod_name, pl.container_id), ' on node ', pl.node)
+             end as owner,
+             cp.kind = 'NodeBlock' as node_block, a.cidr as sort_key
       from ip_allocations a
         left join ip_claims c on c.id = a.claim_id
         left join ip_pools cp on cp.id = a.child_pool_id
+        left join node_blocks nb on nb.pool_id = cp.id and cp.kind = 'NodeBlock'
+        left join clusters cl on cl.id = nb.cluster_id
+        left join pod_leases pl on pl.allocation_id = a.id and a.kind = 'PodAddress'
       where a.pool_id = ${pool.id} and (a.cidr <<= ${viewText}::cidr or a.cidr >> ${viewText}::cidr)
       union all
-      select f.cidr::text, 'Free', null, null, null, power(2::numeric, ${bits} - f.prefix_length)::numeric(40,0)::text, f.cidr
+      select f.cidr::text, 'Free', null, null, null, power(2::numeric, ${bits} - f.prefix_length)::numeric(40,0)::text, null, false, f.cidr
       from ip_free_blocks f where f.pool_id = ${pool.id} and (f.cidr <<= ${viewText}::cidr or f.cidr >> ${viewText}::cidr)
       order by sort_key`)) as unknown as {
       cidr: string;
@@ -67,6 +85,8 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
       claim: string | null;
       child: string | null;
       size: string;
+      owner: string | null;
+      node_block: boolean | null;
     }[];
     return {
       network: network.name,
@@ -90,7 +110,14 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
                   : s.retained_name
                     ? 'retained'
                     : 'claim';
-        return { cidr: formatCidr(clipped), kind, label: s.claim ?? s.child ?? s.retained_name, size: cidrSize(clipped).toString() };
+        return {
+          cidr: formatCidr(clipped),
+          kind,
+          label: s.claim ?? s.child ?? s.retained_name,
+          owner: s.owner,
+          nodeBlock: s.node_block === true,
+          size: cidrSize(clipped).toString(),
+        };
       }),
       cells: [] as MapCell[],
       allocationCount: n,

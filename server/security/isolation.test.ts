@@ -184,6 +184,7 @@ export const procedureCases: Record<string, Case> = {
   'ipam.networks.create': { access: 'project', minRole: 'editor', input: p({ name: 'n2', cidrs: [{ cidr: '203.0.113.0/24' }] }) },
   'ipam.networks.delete': { access: 'project', minRole: 'editor', input: p({ name: 'vpc' }) },
   'ipam.networks.map': { access: 'project', minRole: 'viewer', input: p({ network: 'vpc' }) },
+  'ipam.pools.available': { access: 'project', minRole: 'viewer', input: p({ network: 'vpc', pool: 'vpc-v4' }) },
   'ipam.pools.create': { access: 'project', minRole: 'editor', input: p({ network: 'vpc', parent: 'vpc-v4', name: 'child', prefixLength: 26 }) },
   'ipam.claims.list': { access: 'project', minRole: 'viewer', input: p() },
   'ipam.claims.get': { access: 'project', minRole: 'viewer', input: p({ name: 'c1' }) },

@@ -9,6 +9,7 @@ import {
   releaseRetainedAllocation,
   releaseRetainedByName,
 } from '@/server/ipam/claims';
+import { availableBlocks } from '@/server/ipam/available';
 import { getAddressMap } from '@/server/ipam/map';
 import { createChildPool, createNetwork, deleteNetwork, getNetwork, listNetworks } from '@/server/ipam/networks';
 import { claimCreateInput, claimListInput, networkCreateInput, poolCreateInput, resourceName, retainedListInput } from '@/server/ipam/schemas';
@@ -44,6 +45,17 @@ export const ipamRouter = createTRPCRouter({
     create: projectProcedure('editor')
       .input(poolCreateInput)
       .mutation(({ ctx, input }) => createChildPool(ctx.db, ctx.project.id, input, ctx.actor)),
+    /** The pool's largest free blocks (or the first of one length): each claimable by naming it as a claim's address. */
+    available: projectProcedure('viewer')
+      .input(
+        z.strictObject({
+          network: resourceName,
+          pool: resourceName,
+          prefixLength: z.number().int().min(0).max(128).optional(),
+          limit: z.number().int().min(1).max(100).default(10),
+        }),
+      )
+      .query(({ ctx, input }) => availableBlocks(ctx.db, ctx.project.id, input.network, input.pool, { prefixLength: input.prefixLength, limit: input.limit })),
   }),
   claims: createTRPCRouter({
     list: projectProcedure('viewer')
