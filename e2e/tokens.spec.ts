@@ -19,7 +19,7 @@ test('an owner creates a cluster token, sees it once, and revokes it', async ({ 
   expect(before.status()).toBe(200);
   page.once('dialog', (d) => void d.accept());
   await row.getByRole('button', { name: 'Revoke e2e-nodes' }).click();
-  await expect(row).toContainText('revoked');
+  await expect(row).toContainText('Revoked');
   const after = await page.request.get('/api/v1/whoami', { headers: { authorization: `Bearer ${secret}` } });
   expect(after.status()).toBe(401);
 });

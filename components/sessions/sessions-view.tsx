@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Table, Td, formatTime } from '@/components/ui/primitives';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 
 /**
@@ -116,7 +117,9 @@ export function UsersView() {
             <Td>{u.email}</Td>
             <Td>{u.name}</Td>
             <Td>{u.platformRoles.join(', ') || '—'}</Td>
-            <Td>{u.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</Td>
+            <Td>
+              <StatusBadge kind="access" state={u.disabled ? 'Disabled' : 'Active'} />
+            </Td>
             <Td>
               <Link className="text-brand-700 hover:underline" href={`/operator/users/${u.id}`} aria-label={`Sessions of ${u.email}`}>
                 {u.sessions} session{u.sessions === 1 ? '' : 's'}

@@ -4,7 +4,8 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage } from '@/components/ui/errors';
-import { Alert, Badge, Button, Card, Table, Td } from '@/components/ui/primitives';
+import { Alert, Button, Card, Table, Td } from '@/components/ui/primitives';
+import { StatusBadge } from '@/components/ui/status-badge';
 
 const platformRoles = ['operator', 'qa', 'admin'] as const;
 
@@ -68,7 +69,9 @@ export function UsersAdminView() {
                 ))}
               </div>
             </Td>
-            <Td>{u.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</Td>
+            <Td>
+              <StatusBadge kind="access" state={u.disabled ? 'Disabled' : 'Active'} />
+            </Td>
             <Td>
               <Link className="text-brand-700 hover:underline" href={`/operator/users/${u.id}`} aria-label={`Sessions of ${u.email}`}>
                 {u.sessions} session{u.sessions === 1 ? '' : 's'}

@@ -2,7 +2,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { Alert, Badge, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { Alert, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
+import { StatusBadge } from '@/components/ui/status-badge';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { useProjectRole } from '@/components/projects/hooks';
 
@@ -145,7 +146,7 @@ export function RevokeCell({
         </p>
       )}
       {token.revokedAt ? (
-        <Badge tone="red">revoked</Badge>
+        <StatusBadge kind="access" state="Revoked" />
       ) : (
         <Button
           variant="secondary"

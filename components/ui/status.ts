@@ -93,6 +93,12 @@ export const statusTable = {
     Ready: s('green', 'Ready'),
     NotReady: s('red', 'Not ready'),
   },
+  /** Whether an account or a token can still be used. */
+  access: {
+    Active: s('green', 'Active'),
+    Disabled: s('red', 'Disabled'),
+    Revoked: s('red', 'Revoked'),
+  },
 } as const satisfies Record<string, Record<string, Status>>;
 
 export type StatusKind = keyof typeof statusTable;
