@@ -79,7 +79,7 @@ beforeAll(async () => {
   const owner = await makeUser(db, { projectId: project.id, role: 'owner' });
   await addMembership(db, { userId: owner.id, role: 'owner', organizationId: org.id }, actor);
   const member = await makeUser(db, { projectId: project.id, role: 'viewer' });
-  await addMembership(db, { userId: member.id, role: 'viewer', organizationId: org.id }, actor);
+  await addMembership(db, { userId: member.id, role: 'member', organizationId: org.id }, actor);
   const userToken = await createUserToken(db, { userId: owner.id, name: 'fuzz-user' }, actor);
   await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '192.0.2.0/24' }, { cidr: '2001:db8::/48' }] }, actor);
   await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor);

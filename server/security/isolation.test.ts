@@ -42,7 +42,7 @@ interface World {
   /** The victim project's organization, and a user who is a viewer there. */
   orgSlug: string;
   orgId: string;
-  orgViewer: SessionUser;
+  orgMember: SessionUser;
   owner: SessionUser;
   viewer: SessionUser;
   stranger: SessionUser;
@@ -64,7 +64,7 @@ interface World {
     userStranger: string;
     userRevoked: string;
     userDisabled: string;
-    userOrgViewer: string;
+    userOrgMember: string;
   };
   /** Objects the operator routes are aimed at; every name starts with `tag`. */
   tag: string;
@@ -86,7 +86,7 @@ type Case =
   | { access: 'project'; minRole: 'viewer' | 'editor' | 'owner'; input: (w: World) => Record<string, unknown> }
   | { access: 'platform'; roles: PlatformRole[]; input: (w: World) => unknown }
   /** Scoped to `input.organization`: strangers NOT_FOUND, organization viewers FORBIDDEN below `minRole`. */
-  | { access: 'organization'; minRole: 'viewer' | 'editor' | 'owner'; input: (w: World) => Record<string, unknown> }
+  | { access: 'organization'; minRole: 'member' | 'owner'; input: (w: World) => Record<string, unknown> }
   /** Public, gated by a link's secret: a made-up one is refused (PRECONDITION_FAILED), signed in or not. */
   | { access: 'link'; input: () => unknown };
 
@@ -105,7 +105,7 @@ export const procedureCases: Record<string, Case> = {
   'projects.deletion': { access: 'project', minRole: 'viewer', input: p() },
   'projects.delete': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, confirm: w.slug }) },
   'projects.admin.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
-  'projects.create': { access: 'organization', minRole: 'editor', input: (w) => ({ organization: w.orgSlug, slug: 'iso-new-project', name: 'x' }) },
+  'projects.create': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug, slug: 'iso-new-project', name: 'x' }) },
   'projects.members.list': { access: 'project', minRole: 'viewer', input: p() },
   'projects.members.add': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, email: w.stranger.email, role: 'owner' }) },
   'projects.members.setRole': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, userId: w.owner.id, role: 'viewer' }) },
@@ -117,10 +117,10 @@ export const procedureCases: Record<string, Case> = {
   'projects.invitations.revoke': { access: 'project', minRole: 'owner', input: p({ id: uuid }) },
   'organizations.list': { access: 'authed' },
   'organizations.create': { access: 'authed', input: () => ({ slug: uniq('iso-org'), name: 'mine' }) },
-  'organizations.get': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.get': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.rename': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, name: 'taken over' }) },
   'organizations.delete': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, confirm: w.orgSlug }) },
-  'organizations.members.list': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.members.list': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.members.add': {
     access: 'organization',
     minRole: 'owner',
@@ -129,10 +129,10 @@ export const procedureCases: Record<string, Case> = {
   'organizations.members.setRole': {
     access: 'organization',
     minRole: 'owner',
-    input: (w) => ({ organization: w.orgSlug, userId: w.orgViewer.id, role: 'owner' }),
+    input: (w) => ({ organization: w.orgSlug, userId: w.orgMember.id, role: 'owner' }),
   },
-  'organizations.members.remove': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, userId: w.orgViewer.id }) },
-  'organizations.members.leave': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.members.remove': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, userId: w.orgMember.id }) },
+  'organizations.members.leave': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.invitations.list': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.invitations.create': {
     access: 'organization',
@@ -410,7 +410,7 @@ const userRouteCases: Record<string, { params: (w: World) => Record<string, stri
     minRole: 'owner',
   },
   'DELETE /api/v1/organizations/{organization}/members/{user}': {
-    params: (w) => ({ organization: w.orgSlug, user: w.orgViewer.email }),
+    params: (w) => ({ organization: w.orgSlug, user: w.orgMember.email }),
     scoped: true,
     minRole: 'owner',
   },
@@ -485,7 +485,7 @@ async function snapshot(projectId: string) {
            (select count(*) from invitations where (project_id = ${projectId} or organization_id = ${world.orgId}) and revoked_at is null)::int as invitations,
            (select string_agg(slug || '=' || name, ';') from organizations where id = ${world.orgId}) as organization,
            (select count(*) from projects where organization_id = ${world.orgId})::int as orgProjects,
-           (select string_agg(email || '=' || platform_roles::text || (disabled_at is not null)::text, ';' order by email) from users where id in (${world.owner.id}, ${world.viewer.id}, ${world.orgViewer.id})) as users,
+           (select string_agg(email || '=' || platform_roles::text || (disabled_at is not null)::text, ';' order by email) from users where id in (${world.owner.id}, ${world.viewer.id}, ${world.orgMember.id})) as users,
            (select count(*) from password_resets where user_id = ${world.owner.id})::int as resets`)) as unknown as Record<string, number | string | null>[];
   return row;
 }
@@ -503,8 +503,8 @@ beforeAll(async () => {
   const owner = await makeUser(db, { projectId: victim.project.id, role: 'owner' });
   const viewer = await makeUser(db, { projectId: victim.project.id, role: 'viewer' });
   const stranger = await makeUser(db, { projectId: other.project.id, role: 'owner' });
-  const orgViewer = await makeUser(db);
-  await addMembership(db, { userId: orgViewer.id, role: 'viewer', organizationId: victim.org.id }, actor);
+  const orgMember = await makeUser(db);
+  await addMembership(db, { userId: orgMember.id, role: 'member', organizationId: victim.org.id }, actor);
   const userToken = (userId: string) => createUserToken(db, { userId, name: 'me' }, actor);
   const userRevoked = await userToken(owner.id);
   await revokeUserToken(db, owner.id, userRevoked.id, actor);
@@ -609,7 +609,7 @@ beforeAll(async () => {
     projectId: victim.project.id,
     orgSlug: victim.org.slug,
     orgId: victim.org.id,
-    orgViewer,
+    orgMember,
     owner,
     viewer,
     stranger,
@@ -630,7 +630,7 @@ beforeAll(async () => {
       userStranger: (await userToken(stranger.id)).secret,
       userRevoked: userRevoked.secret,
       userDisabled: userDisabled.secret,
-      userOrgViewer: (await userToken(orgViewer.id)).secret,
+      userOrgMember: (await userToken(orgMember.id)).secret,
     },
     tag,
     targets: {
@@ -697,8 +697,8 @@ describe('tRPC isolation', () => {
       // A project owner is no member of the organization: the same.
       const projectOwner = await callProcedure(world.owner, name, input);
       expect(projectOwner.ok ? 'answered' : projectOwner.error.code).toBe('NOT_FOUND');
-      if (c.minRole !== 'viewer') {
-        const low = await callProcedure(world.orgViewer, name, input);
+      if (c.minRole !== 'member') {
+        const low = await callProcedure(world.orgMember, name, input);
         expect(low.ok ? 'answered' : low.error.code).toBe('FORBIDDEN');
       }
     } else if (c.access === 'link') {
@@ -831,10 +831,10 @@ describe('REST isolation', () => {
   test('user routes are answered for the members they act for: the guards are what refuse', async () => {
     for (const k of userRoutes.filter((r) => r.startsWith('GET '))) {
       const route = apiRoutes.find((r) => key(r) === k)!;
-      const token = route.path.includes('{organization}') ? world.tokens.userOrgViewer : world.tokens.userOwner;
+      const token = route.path.includes('{organization}') ? world.tokens.userOrgMember : world.tokens.userOwner;
       const minRole = userRouteCases[k].minRole;
       const r = await caller(route, routeHandler(route), userRouteCases[k].params(world), undefined)(token);
-      // The organization's viewer is below the owner role its invitation list needs.
+      // The organization's member is below the owner role its invitation list needs.
       expect({ k, status: r.status }).toEqual({ k, status: minRole === 'owner' && route.path.includes('{organization}') ? 403 : 200 });
     }
   });

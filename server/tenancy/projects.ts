@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
-import { maxRole, type MemberRole, type SessionUser, hasPlatformRole } from './roles';
+import { maxRole, projectRoleFromOrganization, type MemberRole, type ProjectRole, type SessionUser, hasPlatformRole } from './roles';
 import { checkDescription, checkDisplayName, checkSlug } from './slugs';
 
 export { slugPattern } from './slugs';
@@ -98,7 +98,7 @@ export interface ProjectRef {
 
 export interface ProjectAccess {
   project: ProjectRef;
-  role: MemberRole;
+  role: ProjectRole;
 }
 
 /** The project id of a slug, or NotFound (operator tools address projects by slug). */
@@ -127,8 +127,9 @@ export async function findProject(db: DbOrTx, slug: string): Promise<ProjectRef>
 }
 
 /**
- * Resolves what `user` may do in the project `slug`: the higher of their organization and project
- * roles; platform admins act as owners everywhere. Throws NotFound (never Forbidden) when the user
+ * Resolves what `user` may do in the project `slug`: their project role, or owner when they own its
+ * organization (an organization member holds no project role from that alone); platform admins act
+ * as owners everywhere. Throws NotFound (never Forbidden) when the user
  * has no role there, so the existence of other tenants' projects is not revealed.
  */
 export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: string): Promise<ProjectAccess> {
@@ -151,15 +152,24 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
     )
     .where(eq(projects.slug, slug));
   if (rows.length === 0) throw new DomainError('NotFound', `project "${slug}" not found`);
-  let role: MemberRole | null = null;
-  for (const row of rows) role = maxRole(role, row.role);
+  let role: ProjectRole | null = null;
+  for (const row of rows) role = maxRole(role, projectRoleOf(row));
   if (hasPlatformRole(user, 'admin')) role = 'owner';
   if (!role) throw new DomainError('NotFound', `project "${slug}" not found`);
   const { id, name, organizationId, organizationSlug, phase } = rows[0];
   return { project: { id, slug: rows[0].slug, name, organizationId, organizationSlug, phase: phase as ProjectPhase }, role };
 }
 
-/** The projects `user` can see, with their effective role, ordered by organization then slug. */
+/** The project role a membership row gives on a project it applies to (see `resolveProjectAccess`). */
+function projectRoleOf(m: { role: MemberRole | null; membershipProject: string | null }): ProjectRole | null {
+  if (!m.role) return null;
+  return m.membershipProject ? (m.role as ProjectRole) : projectRoleFromOrganization(m.role);
+}
+
+/**
+ * The projects `user` holds a role in (their own project memberships, and every project of the
+ * organizations they own), with that role, ordered by organization then slug.
+ */
 export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
   const isAdmin = hasPlatformRole(user, 'admin');
   const mine = await db
@@ -167,8 +177,9 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
     .from(memberships)
     .where(eq(memberships.userId, user.id));
   const orgIds = mine.filter((m) => m.organizationId).map((m) => m.organizationId!);
+  const ownedOrgIds = mine.filter((m) => m.organizationId && m.role === 'owner').map((m) => m.organizationId!);
   const projectIds = mine.filter((m) => m.projectId).map((m) => m.projectId!);
-  if (!isAdmin && orgIds.length === 0 && projectIds.length === 0) return [];
+  if (!isAdmin && ownedOrgIds.length === 0 && projectIds.length === 0) return [];
   const rows = await db
     .select({
       id: projects.id,
@@ -184,13 +195,17 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
     .where(
       isAdmin
         ? undefined
-        : or(orgIds.length ? inArray(projects.organizationId, orgIds) : sql`false`, projectIds.length ? inArray(projects.id, projectIds) : sql`false`),
+        : or(
+            ownedOrgIds.length ? inArray(projects.organizationId, ownedOrgIds) : sql`false`,
+            projectIds.length ? inArray(projects.id, projectIds) : sql`false`,
+          ),
     )
     .orderBy(asc(organizations.slug), asc(projects.slug));
   return rows.map((p) => {
-    let role: MemberRole | null = isAdmin ? 'owner' : null;
+    let role: ProjectRole | null = isAdmin ? 'owner' : null;
     for (const m of mine) {
-      if (m.projectId === p.id || m.organizationId === p.organizationId) role = maxRole(role, m.role);
+      if (m.projectId === p.id) role = maxRole(role, m.role as ProjectRole);
+      else if (m.organizationId === p.organizationId) role = maxRole(role, projectRoleFromOrganization(m.role));
     }
     // Whether the user may open the organization's page (a member of only the project may not).
     const organizationVisible = isAdmin || hasPlatformRole(user, 'operator') || orgIds.includes(p.organizationId);
