@@ -19,7 +19,7 @@ import { dataDir, env, envOrExit } from '../server/env';
 import { isDomainError } from '../server/errors';
 import { addMemberByEmail, removeMember } from '../server/tenancy/members';
 import { createPasswordReset } from '../server/tenancy/password-resets';
-import { addMembership, createOrganization, removeMembership } from '../server/tenancy/projects';
+import { addMembership, createOrganization, removeMembership, updateProject } from '../server/tenancy/projects';
 import { createProject } from '../server/workflows/project-creation';
 import { organizationRoles, platformRoles, projectRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
 import {
@@ -63,6 +63,8 @@ const usage = `usage: npm run meridian -- <command> [options]
                                             create an organization (EMAIL becomes its owner)
   project create --org SLUG --slug SLUG --name NAME [--description TEXT] [--owner-email EMAIL]
                                             create a project with its quota grants (EMAIL: its owner)
+  project update --slug SLUG [--name NAME] [--description TEXT]
+                                            change a project's display name and/or description
   member add --email E --role ROLE (--org SLUG | --project SLUG)
                                             give an existing user a role there (keeps a higher one);
                                             organization roles: owner|member (owners own its
@@ -218,6 +220,11 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     });
     process.stdout.write(`${project.id}\n`);
     err(`project ${project.slug} created in ${values.org} with its quota grants${owner ? `, owned by ${values['owner-email']}` : ''}`);
+    return 0;
+  }
+  if (group === 'project' && verb === 'update') {
+    const updated = await updateProject(db, await projectId(db, need('slug')), { name: values.name, description: values.description }, actor);
+    err(`project ${updated.slug}: name "${updated.name}", description "${updated.description}"`);
     return 0;
   }
   if (group === 'member' && (verb === 'add' || verb === 'role' || verb === 'remove')) {

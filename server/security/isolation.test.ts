@@ -104,6 +104,7 @@ export const procedureCases: Record<string, Case> = {
   'projects.get': { access: 'project', minRole: 'viewer', input: p() },
   'projects.deletion': { access: 'project', minRole: 'viewer', input: p() },
   'projects.delete': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, confirm: w.slug }) },
+  'projects.update': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, name: 'taken over', description: 'taken over' }) },
   'projects.admin.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
   'projects.create': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug, slug: 'iso-new-project', name: 'x' }) },
   'projects.members.list': { access: 'project', minRole: 'viewer', input: p() },
@@ -485,6 +486,7 @@ async function snapshot(projectId: string) {
            (select count(*) from invitations where (project_id = ${projectId} or organization_id = ${world.orgId}) and revoked_at is null)::int as invitations,
            (select string_agg(slug || '=' || name, ';') from organizations where id = ${world.orgId}) as organization,
            (select count(*) from projects where organization_id = ${world.orgId})::int as orgProjects,
+           (select name || '=' || description from projects where id = ${projectId}) as project,
            (select string_agg(email || '=' || platform_roles::text || (disabled_at is not null)::text, ';' order by email) from users where id in (${world.owner.id}, ${world.viewer.id}, ${world.orgMember.id})) as users,
            (select count(*) from password_resets where user_id = ${world.owner.id})::int as resets`)) as unknown as Record<string, number | string | null>[];
   return row;
@@ -911,6 +913,33 @@ describe('project deletion is for owners and operators', () => {
     expect(byOperator.status).toBe(202);
     expect(await phaseOf(theirs.project.id)).toBe('Deleting');
     expect((await call('no-such-project')(world.tokens.operator)).status).toBe(404);
+  });
+
+  test('REST: a project is renamed by its owners (project or user token) and operators; editors, cluster tokens, strangers and non-owners cannot', async () => {
+    const { db } = testDb();
+    const patchRoute = apiRoutes.find((r) => r.method === 'PATCH' && r.path === '/api/v1/projects/{project}')!;
+    const mine = await makeProject(db);
+    const theirs = await makeProject(db);
+    const nameOf = async () => ((await db.execute(sql`select name from projects where id = ${mine.project.id}`)) as unknown as { name: string }[])[0].name;
+    const editor = await createApiToken(db, { projectId: mine.project.id, name: 'e', role: 'editor' }, actor);
+    const clusterOwner = await createApiToken(db, { projectId: mine.project.id, name: 'k', role: 'owner', clusterName: 'k1' }, actor);
+    const owner = await createApiToken(db, { projectId: mine.project.id, name: 'o', role: 'owner' }, actor);
+    const editorUser = await makeUser(db, { projectId: mine.project.id, role: 'editor' });
+    const ownerUser = await makeUser(db, { projectId: mine.project.id, role: 'owner' });
+    const userToken = async (id: string) => (await createUserToken(db, { userId: id, name: 'me' }, actor)).secret;
+    const call = (slug: string, displayName: string) =>
+      caller(patchRoute, routeHandler(patchRoute), { project: slug }, { spec: { displayName, description: 'about' } });
+    for (const t of [editor.secret, clusterOwner.secret, await userToken(editorUser.id)]) expect((await call(mine.project.slug, 'no')(t)).status).toBe(403);
+    expect((await call(theirs.project.slug, 'no')(owner.secret)).status).toBe(404);
+    expect((await call(mine.project.slug, 'no')(world.tokens.userStranger)).status).toBe(404);
+    expect(await nameOf()).toBe(mine.project.slug);
+    const byOwner = await call(mine.project.slug, 'By owner token')(owner.secret);
+    expect(byOwner.status).toBe(200);
+    expect(JSON.parse(byOwner.text)).toMatchObject({ kind: 'Project', spec: { displayName: 'By owner token', description: 'about' } });
+    expect((await call(mine.project.slug, 'By owner user')(await userToken(ownerUser.id))).status).toBe(200);
+    expect(await nameOf()).toBe('By owner user');
+    expect((await call(mine.project.slug, 'By operator')(world.tokens.operator)).status).toBe(200);
+    expect(await nameOf()).toBe('By operator');
   });
 
   test('tRPC: owners and operators delete (the slug repeated to confirm); editors are refused; the world is untouched', async () => {

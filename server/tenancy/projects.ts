@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError, pgCode } from '@/server/errors';
+import { DomainError, invalid, pgCode } from '@/server/errors';
 import { maxRole, projectRoleFromOrganization, type MemberRole, type ProjectRole, type SessionUser, hasPlatformRole } from './roles';
 import { checkDescription, checkDisplayName, checkSlug } from './slugs';
 
@@ -91,6 +91,7 @@ export interface ProjectRef {
   id: string;
   slug: string;
   name: string;
+  description: string;
   organizationId: string;
   organizationSlug: string;
   phase: ProjectPhase;
@@ -115,6 +116,7 @@ export async function findProject(db: DbOrTx, slug: string): Promise<ProjectRef>
       id: projects.id,
       slug: projects.slug,
       name: projects.name,
+      description: projects.description,
       organizationId: projects.organizationId,
       organizationSlug: organizations.slug,
       phase: projects.phase,
@@ -138,6 +140,7 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
       id: projects.id,
       slug: projects.slug,
       name: projects.name,
+      description: projects.description,
       organizationId: projects.organizationId,
       organizationSlug: organizations.slug,
       phase: projects.phase,
@@ -156,8 +159,47 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
   for (const row of rows) role = maxRole(role, projectRoleOf(row));
   if (hasPlatformRole(user, 'admin')) role = 'owner';
   if (!role) throw new DomainError('NotFound', `project "${slug}" not found`);
-  const { id, name, organizationId, organizationSlug, phase } = rows[0];
-  return { project: { id, slug: rows[0].slug, name, organizationId, organizationSlug, phase: phase as ProjectPhase }, role };
+  const { id, name, description, organizationId, organizationSlug, phase } = rows[0];
+  return { project: { id, slug: rows[0].slug, name, description, organizationId, organizationSlug, phase: phase as ProjectPhase }, role };
+}
+
+/**
+ * Changes a project's display name and/or description (the slug is its identity and never
+ * changes). At least one is given; both are validated as at creation (ValidationFailed naming
+ * `name` or `description`). A project being deleted is not changed (ProjectDeleting). Audited as
+ * `project.update` with what was and what is.
+ */
+export async function updateProject(db: Db, projectId: string, input: { name?: string; description?: string }, actor: Actor) {
+  if (input.name === undefined && input.description === undefined) throw invalid('name', 'give a new name or description');
+  const next: { name?: string; description?: string } = {};
+  if (input.name !== undefined) next.name = checkDisplayName('name', input.name);
+  if (input.description !== undefined) next.description = checkDescription(input.description);
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ slug: projects.slug, name: projects.name, description: projects.description, phase: projects.phase })
+      .from(projects)
+      .where(eq(projects.id, projectId))
+      .for('no key update');
+    if (!before) throw new DomainError('NotFound', 'project not found', 'project');
+    if (before.phase !== 'Active') throw new DomainError('ProjectDeleting', `project "${before.slug}" is being deleted: it cannot be changed`, 'project');
+    const [after] = await tx
+      .update(projects)
+      .set(next)
+      .where(eq(projects.id, projectId))
+      .returning({ id: projects.id, slug: projects.slug, name: projects.name, description: projects.description });
+    const changed = Object.keys(next) as (keyof typeof next)[];
+    await recordEvent(tx, {
+      actor,
+      projectId,
+      action: 'project.update',
+      objectType: 'project',
+      objectId: projectId,
+      objectName: before.slug,
+      before: Object.fromEntries(changed.map((k) => [k, before[k]])),
+      after: Object.fromEntries(changed.map((k) => [k, after[k]])),
+    });
+    return after;
+  });
 }
 
 /** The project role a membership row gives on a project it applies to (see `resolveProjectAccess`). */

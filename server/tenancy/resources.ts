@@ -30,6 +30,15 @@ export const projectCreateBody = z.strictObject({
   spec: z.strictObject({ displayName, description: z.string().max(1000).optional() }),
 });
 
+/** A project's new display name and/or description (at least one). */
+export const projectPatchBody = z.strictObject({
+  ...envelope,
+  kind: z.literal('Project').optional(),
+  spec: z
+    .strictObject({ displayName: displayName.optional(), description: z.string().trim().max(1000).optional() })
+    .refine((s) => s.displayName !== undefined || s.description !== undefined, 'give spec.displayName or spec.description'),
+});
+
 /** The roles a member of each kind of scope can hold: owner or member on an organization; owner, editor or viewer on a project. */
 const roleOf = { organization: z.enum(organizationRoles), project: z.enum(projectRoles) };
 const memberPutBodyFor = (kind: 'organization' | 'project') =>

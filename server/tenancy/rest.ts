@@ -7,7 +7,7 @@ import { projectOutput, projectResource } from '@/server/workflows/project-resou
 import { createInvitation, listInvitations, revokeInvitation } from './invitations';
 import { addMemberByEmail, listMembers, removeMember, type MemberScope } from './members';
 import { deleteOrganization, listOrganizationsForUser, renameOrganization, resolveOrganizationAccess } from './organizations';
-import { createOrganization, findProject, listProjectsForUser, resolveProjectAccess } from './projects';
+import { createOrganization, findProject, listProjectsForUser, resolveProjectAccess, updateProject } from './projects';
 import {
   deletedOutput,
   invitationListOutput,
@@ -27,6 +27,7 @@ import {
   organizationPatchBody,
   organizationResource,
   projectCreateBody,
+  projectPatchBody,
 } from './resources';
 import { hasPlatformRole, roleAtLeast, type OrganizationRole, type ProjectRole, type SessionUser } from './roles';
 import { findUserByEmail } from './users';
@@ -275,6 +276,22 @@ export const tenancyRoutes: RestRoute[] = [
     summary:
       'Read the project: its phase (Active or Deleting) and, while Deleting, what is left and which objects wait on which dependency (attempts, next attempt, last error). Operator tokens may read any project; user tokens the projects their user is a member of.',
     handler: async ({ db, project }) => projectResource(await findProject(db, project.slug), await getDeletionStatus(db, project.id)),
+  }),
+
+  projectOrOperatorRoute({
+    method: 'PATCH',
+    path: '/api/v1/projects/{project}',
+    output: projectOutput,
+    group: coreApi,
+    summary:
+      "Change the project's display name and/or description (spec.displayName, spec.description; the slug never changes): an owner-role project token, a user token of a project owner, or an operator token. 409 ProjectDeleting while it is being deleted",
+    minRole: 'owner',
+    body: jsonBody(projectPatchBody),
+    handler: async ({ db, project, body, actor }) => {
+      const { spec } = body();
+      await updateProject(db, project.id, { name: spec.displayName, description: spec.description }, actor);
+      return projectResource(await findProject(db, project.slug), await getDeletionStatus(db, project.id));
+    },
   }),
 
   projectOrOperatorRoute({

@@ -5,7 +5,7 @@ import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/pr
 import { createProjectFor } from '@/server/workflows/project-creation';
 import { createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
 import { addMemberByEmail, listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
-import { listAllProjects, listProjectsForUser, slugPattern } from '@/server/tenancy/projects';
+import { listAllProjects, listProjectsForUser, slugPattern, updateProject } from '@/server/tenancy/projects';
 import { displayName, email, projectRole } from './organizations';
 
 export const projectsRouter = createTRPCRouter({
@@ -25,6 +25,10 @@ export const projectsRouter = createTRPCRouter({
       }),
     )
     .mutation(({ ctx, input }) => createProjectFor(ctx.db, ctx.user, input, ctx.actor)),
+  /** Changes the project's display name and/or description (owners); the slug never changes. */
+  update: projectProcedure('owner')
+    .input(z.strictObject({ name: displayName.optional(), description: z.string().trim().max(1000, 'must be at most 1000 characters').optional() }))
+    .mutation(({ ctx, input }) => updateProject(ctx.db, ctx.project.id, input, ctx.actor)),
   members: createTRPCRouter({
     list: projectProcedure('viewer').query(({ ctx }) => listMembers(ctx.db, { projectId: ctx.project.id })),
     /** Gives an existing user a role (owners); people without an account are invited. */
