@@ -4,18 +4,16 @@
 --
 -- member_role gains 'member', ordered below 'viewer' (max() over a user's memberships stays the
 -- effective role). A value added with ALTER TYPE ... ADD VALUE cannot be used in the transaction
--- that adds it, and migrations run in one transaction, so the type is made anew and the columns
--- move to it. The functions returning the old type are dropped here; their files
--- (server/tenancy/sql/api_token_role*.sql) define them again after the migrations.
+-- that adds it, and migrations run in one transaction, so the type is made anew under its name and
+-- the columns move to it; the old one is renamed member_role_old. The functions that return it
+-- (server/tenancy/sql/api_token_role*.sql) are made again for the new type by the function files
+-- after the migrations (db/function-files.ts drops what CREATE OR REPLACE cannot change), so
+-- member_role_old has no user left then; a later migration drops it.
 --
 -- Organization editors and viewers become members. So that nobody loses or gains a right on a
 -- project, each of them first gets, on every Active project of the organization, the role the
 -- organization gave them (kept when they already hold a higher one there). Projects being deleted
 -- accept no new membership (project_refuse_new_objects); their deletion proceeds as before.
-DROP FUNCTION IF EXISTS api_token_role(uuid);
---> statement-breakpoint
-DROP FUNCTION IF EXISTS api_token_roles(uuid);
---> statement-breakpoint
 ALTER TYPE "public"."member_role" RENAME TO "member_role_old";
 --> statement-breakpoint
 CREATE TYPE "public"."member_role" AS ENUM('member', 'viewer', 'editor', 'owner');
@@ -39,8 +37,6 @@ ALTER TABLE "api_tokens" ALTER COLUMN "role" DROP DEFAULT;
 ALTER TABLE "api_tokens" ALTER COLUMN "role" SET DATA TYPE "public"."member_role" USING "role"::text::"public"."member_role";
 --> statement-breakpoint
 ALTER TABLE "api_tokens" ALTER COLUMN "role" SET DEFAULT 'editor';
---> statement-breakpoint
-DROP TYPE "public"."member_role_old";
 --> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_role_scope" CHECK (CASE WHEN "memberships"."organization_id" IS NOT NULL THEN "memberships"."role"::text IN ('member', 'owner') ELSE "memberships"."role"::text <> 'member' END);
 --> statement-breakpoint
