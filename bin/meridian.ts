@@ -19,9 +19,9 @@ import { dataDir, env, envOrExit } from '../server/env';
 import { isDomainError } from '../server/errors';
 import { addMemberByEmail, removeMember } from '../server/tenancy/members';
 import { createPasswordReset } from '../server/tenancy/password-resets';
-import { addMembership, createOrganization, removeMembership } from '../server/tenancy/projects';
+import { addMembership, createOrganization, removeMembership, updateProject } from '../server/tenancy/projects';
 import { createProject } from '../server/workflows/project-creation';
-import { memberRoles, platformRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
+import { organizationRoles, platformRoles, projectRoles, type MemberRole, type PlatformRole } from '../server/tenancy/roles';
 import {
   createApiToken,
   createOperatorToken,
@@ -44,7 +44,7 @@ const usage = `usage: npm run meridian -- <command> [options]
                                             apply newer migrations; --force replaces a non-empty one
   seed                                      seed demo data (once per database)
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
-              [--org SLUG --org-role owner|editor|viewer] [--project SLUG --project-role ROLE]
+              [--org SLUG --org-role owner|member] [--project SLUG --project-role owner|editor|viewer]
   user list                                 every user: id, e-mail, name, platform roles, state, live sessions
   user roles --email E [--platform-role operator|qa|admin]...
                                             set the user's platform roles (none: remove them all); the
@@ -63,9 +63,14 @@ const usage = `usage: npm run meridian -- <command> [options]
                                             create an organization (EMAIL becomes its owner)
   project create --org SLUG --slug SLUG --name NAME [--description TEXT] [--owner-email EMAIL]
                                             create a project with its quota grants (EMAIL: its owner)
-  member add --email E --role owner|editor|viewer (--org SLUG | --project SLUG)
-                                            give an existing user a role there (keeps a higher one)
-  member role --email E --role owner|editor|viewer (--org SLUG | --project SLUG)
+  project update --slug SLUG [--name NAME] [--description TEXT]
+                                            change a project's display name and/or description
+  member add --email E --role ROLE (--org SLUG | --project SLUG)
+                                            give an existing user a role there (keeps a higher one);
+                                            organization roles: owner|member (owners own its
+                                            projects, members create projects); project roles:
+                                            owner|editor|viewer
+  member role --email E --role ROLE (--org SLUG | --project SLUG)
                                             set a member's role; the last owner cannot be demoted
   member remove --email E (--org SLUG | --project SLUG) [--force]
                                             removes the user's role there (not the last owner's,
@@ -154,13 +159,13 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     const user = await db.transaction(async (tx) => {
       const u = await createUser(tx, { email: need('email'), name: values.name ?? need('email'), password: values.password, platformRoles: roles }, actor);
       if (values.org) {
-        const role = (values['org-role'] ?? 'viewer') as MemberRole;
-        if (!memberRoles.includes(role)) throw new Error(`--org-role must be one of ${memberRoles.join(', ')}`);
+        const role = (values['org-role'] ?? 'member') as MemberRole;
+        if (!(organizationRoles as readonly string[]).includes(role)) throw new Error(`--org-role must be one of ${organizationRoles.join(', ')}`);
         await addMembership(tx, { userId: u.id, role, organizationId: await organizationId(tx as unknown as Db, values.org) }, actor);
       }
       if (values.project) {
         const role = (values['project-role'] ?? 'viewer') as MemberRole;
-        if (!memberRoles.includes(role)) throw new Error(`--project-role must be one of ${memberRoles.join(', ')}`);
+        if (!(projectRoles as readonly string[]).includes(role)) throw new Error(`--project-role must be one of ${projectRoles.join(', ')}`);
         await addMembership(tx, { userId: u.id, role, projectId: await projectId(tx as unknown as Db, values.project) }, actor);
       }
       return u;
@@ -217,6 +222,11 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     err(`project ${project.slug} created in ${values.org} with its quota grants${owner ? `, owned by ${values['owner-email']}` : ''}`);
     return 0;
   }
+  if (group === 'project' && verb === 'update') {
+    const updated = await updateProject(db, await projectId(db, need('slug')), { name: values.name, description: values.description }, actor);
+    err(`project ${updated.slug}: name "${updated.name}", description "${updated.description}"`);
+    return 0;
+  }
   if (group === 'member' && (verb === 'add' || verb === 'role' || verb === 'remove')) {
     if (Boolean(values.org) === Boolean(values.project)) throw new Error('exactly one of --org and --project is required');
     const email = need('email');
@@ -230,7 +240,8 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       return 0;
     }
     const role = need('role') as MemberRole;
-    if (!memberRoles.includes(role)) throw new Error(`--role must be one of ${memberRoles.join(', ')}`);
+    const allowed: readonly string[] = values.org ? organizationRoles : projectRoles;
+    if (!allowed.includes(role)) throw new Error(`--role must be one of ${allowed.join(', ')} on ${values.org ? 'an organization' : 'a project'}`);
     const result = await addMemberByEmail(db, scope, email, role, actor, { exact: verb === 'role' });
     err(`${email} is ${result.role} on ${where}${result.changed ? '' : ' (unchanged)'}`);
     return 0;

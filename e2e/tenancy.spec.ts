@@ -91,3 +91,80 @@ test('a new user accepts an invitation, creates an organization, a project, a ne
   expect(refused.status()).toBe(403);
   expect(await refused.text()).toContain('editor role');
 });
+
+test('a user token made on the Account page creates a project over REST (201); revoked, it is refused (401)', async ({ page }) => {
+  const stamp = Date.now().toString(36);
+  await signIn(page, 'tenant@example.com');
+  await page.goto('/account/tokens');
+  // What the token may do follows the user's roles: the demo tenant owns "acme".
+  await expect(page.getByTestId('user-token-rights')).toContainText('acme');
+  await page.getByLabel('Name').fill(`e2e-laptop-${stamp}`);
+  await page.getByRole('button', { name: 'Create user token' }).click();
+  const shown = page.getByTestId('new-token');
+  await expect(shown).toContainText('shown only once');
+  const secret = (await shown.locator('code').textContent())!.trim();
+  expect(secret).toMatch(/^mrd_/);
+  const row = page.getByRole('table', { name: 'User tokens' }).getByRole('row', { name: new RegExp(`e2e-laptop-${stamp}`) });
+  await expect(row).toBeVisible();
+
+  const create = (slug: string) =>
+    page.request.post('/api/v1/projects', {
+      headers: { authorization: `Bearer ${secret}` },
+      data: { metadata: { name: slug, organization: 'acme' }, spec: { displayName: 'Made with a user token' } },
+    });
+  const made = await create(`e2e-ut-${stamp}`);
+  expect(made.status()).toBe(201);
+  expect(await made.json()).toMatchObject({ kind: 'Project', metadata: { name: `e2e-ut-${stamp}`, organization: 'acme' } });
+
+  // Revoking asks first; then the token stops at once.
+  page.once('dialog', (d) => void d.accept());
+  await row.getByRole('button', { name: `Revoke e2e-laptop-${stamp}` }).click();
+  await expect(row).toContainText('revoked');
+  expect((await create(`e2e-ut2-${stamp}`)).status()).toBe(401);
+  // After a reload the secret is not shown again.
+  await page.reload();
+  await expect(page.getByTestId('new-token')).toHaveCount(0);
+});
+
+test('an owner renames a project on Settings, sees what deleting it will release, and deletes it', async ({ page }) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const slug = `e2e-set-${stamp}`;
+  await signIn(page, 'tenant@example.com');
+  await page.goto('/projects/new?organization=acme');
+  await page.getByLabel('Name').fill('Settings test');
+  await page.getByLabel('Slug').fill(slug);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(page).toHaveURL(new RegExp(`/projects/${slug}$`));
+  await createNetwork(page, slug, 'vpc');
+
+  await page.goto(`/projects/${slug}/settings`);
+  // A blank name is refused under its field; nothing changes.
+  await page.getByLabel('Display name').fill('   ');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('project-name-error')).toBeVisible();
+  await expect(page.getByTestId('project-display-name')).toHaveText('Settings test');
+  await page.getByLabel('Display name').fill('Settings test, renamed');
+  await page.getByLabel('Description (optional)').fill('Renamed in the console');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('project-display-name')).toHaveText('Settings test, renamed');
+  await expect(page.getByTestId('project-description')).toHaveText('Renamed in the console');
+
+  // What deleting releases: the network and the quota grant the project was born with.
+  const released = page.getByTestId('to-be-released').first();
+  await expect(released).toContainText('1 network');
+  await expect(released).toContainText('1 grant');
+  await page.getByLabel(`Type ${slug} to confirm`).fill(slug);
+  await page.getByRole('button', { name: 'Delete project' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText(`Delete project ${slug}?`);
+  await expect(dialog.getByTestId('to-be-released')).toContainText('1 network');
+  await dialog.getByRole('button', { name: 'Delete project' }).click();
+  // The worker releases everything and the project is gone (the page follows it: deleting, then not found).
+  await expect(dialog).toBeHidden();
+  await expect
+    .poll(async () => (await page.request.get(`/api/trpc/projects.get?input=${encodeURIComponent(JSON.stringify({ json: { project: slug } }))}`)).status(), {
+      timeout: 60_000,
+    })
+    .toBe(404);
+});

@@ -37,12 +37,13 @@ test('the admin CLI disables, enables and deletes users and removes memberships;
   const both = (await cli(['member', 'remove', '--email', user.email, '--project', project.slug, '--org', org.slug]).catch(failure)) as Failure;
   expect(both.stderr).toContain('exactly one of --org and --project');
 
-  await addMembership(db, { userId: user.id, role: 'editor', organizationId: org.id }, actor);
-  expect(await role()).toBe('editor');
+  // Owning the organization is owning its projects: the token acts as owner again.
+  await addMembership(db, { userId: user.id, role: 'owner', organizationId: org.id }, actor);
+  expect(await role()).toBe('owner');
   await cli(['user', 'disable', '--email', user.email]);
   expect(await role()).toBeUndefined();
   await cli(['user', 'enable', '--email', user.email]);
-  expect(await role()).toBe('editor');
+  expect(await role()).toBe('owner');
   await cli(['user', 'delete', '--email', user.email]);
   expect(await role()).toBeUndefined();
   const gone = (await cli(['user', 'disable', '--email', user.email]).catch(failure)) as Failure;
@@ -63,6 +64,14 @@ test('the admin CLI creates organizations and projects (with their quota) and ma
   expect(buckets).toEqual([{ limit: 100 }]);
   const reserved = (await cli(['project', 'create', '--org', `${slug}-org`, '--slug', 'admin', '--name', 'x']).catch(failure)) as Failure;
   expect(reserved.stderr).toContain('reserved');
+  await cli(['project', 'update', '--slug', slug, '--name', 'CLI project renamed', '--description', 'Made by the CLI']);
+  const [renamed] = (await db.execute(sql`select name, description from projects where slug = ${slug}`)) as unknown as { name: string; description: string }[];
+  expect(renamed).toEqual({ name: 'CLI project renamed', description: 'Made by the CLI' });
+  const blank = (await cli(['project', 'update', '--slug', slug, '--name', ' ']).catch(failure)) as Failure;
+  expect(blank.stderr).toContain('name');
+  // An organization's roles are owner and member: a project role there is refused.
+  const wrongRole = (await cli(['member', 'add', '--email', other.email, '--role', 'editor', '--org', `${slug}-org`]).catch(failure)) as Failure;
+  expect(wrongRole.stderr).toContain('--role must be one of member, owner');
 
   await cli(['member', 'add', '--email', other.email, '--role', 'editor', '--project', slug]);
   const demoteLast = (await cli(['member', 'role', '--email', owner.email, '--role', 'viewer', '--project', slug]).catch(failure)) as Failure;

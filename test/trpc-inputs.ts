@@ -33,6 +33,7 @@ export const validInputs: Record<string, (w: World) => unknown> = {
   'projects.deletion': (w) => ({ project: w.project }),
   'projects.delete': (w) => ({ project: w.project, confirm: 'not-the-slug', reason: 'r' }),
   'projects.admin.list': () => ({ search: 'x', phase: 'Active', limit: 5 }),
+  'projects.update': (w) => ({ project: w.project, name: 'Renamed', description: 'd' }),
   'projects.create': (w) => ({ organization: `${w.tag}-no-org`, slug: `${w.tag}-p`, name: 'P', description: 'd' }),
   'projects.members.list': (w) => ({ project: w.project }),
   'projects.members.add': (w) => ({ project: w.project, email: 'nobody@example.com', role: 'viewer' }),

@@ -6,6 +6,7 @@ import { useTRPC } from '@/app/_trpc/client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, Field, Input, Table, Td, TextLink, formatTime } from '@/components/ui/primitives';
+import { EditProjectForm } from './edit-project';
 
 /** While a deletion runs the view follows it (blockers change as the worker retries). */
 const DELETION_REFRESH_MS = 3_000;
@@ -110,9 +111,41 @@ export function DeletionStatus({ project, part = 'all' }: { project: string; par
   );
 }
 
+/** What a project holds, counted, in the words of the deletion's status ("2 networks, 1 IP claim"). */
+function heldList(counts: Record<string, number>): string[] {
+  return remainingLabels.filter(([k]) => counts[k] > 0).map(([k, one, many]) => `${counts[k]} ${counts[k] === 1 ? one : many}`);
+}
+
 /**
- * Deleting a project (owners, platform operators): the slug typed to confirm, then a confirmation
- * dialog saying what goes. The deletion itself runs in the worker; the status follows it.
+ * What deleting the project will release, counted now (the deletion's own inventory: the same
+ * counts its status shows while it runs).
+ */
+function ToBeReleased({ project }: { project: string }) {
+  const trpc = useTRPC();
+  const status = useQuery(trpc.projects.deletion.queryOptions({ project }));
+  if (status.error) return <Alert>{errorMessage(status.error)}</Alert>;
+  if (!status.data) return <p className="text-sm text-slate-500">Counting what the project holds…</p>;
+  const held = heldList(status.data.remaining as unknown as Record<string, number>);
+  return (
+    <div className="text-sm text-slate-700" data-testid="to-be-released">
+      <p className="font-medium">What will be released:</p>
+      {held.length > 0 ? (
+        <ul className="ml-5 list-disc">
+          {held.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      ) : (
+        <p>Nothing but the project itself: it holds no networks, claims, clusters, machines or quota.</p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Deleting a project (owners, platform operators): the list of what will be released, the slug
+ * typed to confirm, then a confirmation dialog saying what goes. The deletion itself runs in the
+ * worker; the status follows it.
  */
 export function DeleteProjectForm({ project, onDeleted }: { project: string; onDeleted?: () => void }) {
   const trpc = useTRPC();
@@ -139,6 +172,7 @@ export function DeleteProjectForm({ project, onDeleted }: { project: string; onD
         anyway and the machines wait for it, retried with backoff; the deletion finishes by itself. It cannot be undone; the audit log keeps the project&apos;s
         history.
       </p>
+      <ToBeReleased project={project} />
       <form
         className="grid gap-3 md:grid-cols-3 md:items-end"
         onSubmit={(e) => {
@@ -167,22 +201,28 @@ export function DeleteProjectForm({ project, onDeleted }: { project: string; onD
           onConfirm={() => remove.mutate({ project, confirm, reason: reason || undefined })}
         >
           Every token of the project stops working now, and everything it holds is released. This cannot be undone.
+          <ToBeReleased project={project} />
         </ConfirmDialog>
       )}
     </div>
   );
 }
 
-/** The project's settings: its identity and, for owners, deleting it (or its status while it is being deleted). */
+/**
+ * The project's settings: its identity (owners change its name and description) and, for owners,
+ * deleting it (or its status while it is being deleted).
+ */
 export function ProjectSettingsView({
   project,
   name,
+  description,
   organization,
   role,
   phase,
 }: {
   project: string;
   name: string;
+  description: string;
   organization: string;
   role: string;
   phase: string;
@@ -194,13 +234,22 @@ export function ProjectSettingsView({
           <dt className="text-slate-500">Slug</dt>
           <dd className="font-mono">{project}</dd>
           <dt className="text-slate-500">Name</dt>
-          <dd>{name}</dd>
+          <dd data-testid="project-display-name">{name}</dd>
           <dt className="text-slate-500">Organization</dt>
           <dd>{organization}</dd>
           <dt className="text-slate-500">Your role</dt>
           <dd>{role}</dd>
+          <dt className="text-slate-500">Description</dt>
+          <dd className="md:col-span-3" data-testid="project-description">
+            {description || '—'}
+          </dd>
         </dl>
       </Card>
+      {role === 'owner' && phase === 'Active' && (
+        <Card title="Name and description">
+          <EditProjectForm project={project} name={name} description={description} />
+        </Card>
+      )}
       <Card title={phase === 'Deleting' ? 'Deletion' : 'Delete this project'}>
         {phase === 'Deleting' ? (
           <DeletionStatus project={project} part="details" />

@@ -65,6 +65,9 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
             <Link href="/account/sessions" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-50">
               Sessions
             </Link>
+            <Link href="/account/tokens" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-50">
+              Tokens
+            </Link>
             <button
               type="button"
               onClick={() => signOut({ callbackUrl: '/sign-in' })}

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { signIn } from 'next-auth/react';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage, fieldMessage } from '@/components/ui/errors';
 import { Alert, Button, Card, Field, Input, TextLink } from '@/components/ui/primitives';
@@ -12,13 +12,36 @@ const landing = (joined: { project: string | null; organization: string | null }
 
 /**
  * An invitation link: what it offers; a new user chooses a name and password (the account is
- * made, they are signed in and land on the project); an existing user signs in and accepts.
+ * made, they are signed in and land on the project); an existing user signs in and accepts. When
+ * single sign-on is configured (`oidcName`), anyone may instead continue with the provider: it
+ * brings them back here (`acceptOnReturn`) signed in as the provider's identity, and the invitation
+ * is accepted for it at once when its e-mail is the invited one (otherwise they are told whom it
+ * is for, and the link stays unused).
  */
-export function AcceptInvitation({ token, signedInAs }: { token: string; signedInAs: string | null }) {
+export function AcceptInvitation({
+  token,
+  signedInAs,
+  oidcName = null,
+  acceptOnReturn = false,
+}: {
+  token: string;
+  signedInAs: string | null;
+  oidcName?: string | null;
+  acceptOnReturn?: boolean;
+}) {
   const trpc = useTRPC();
   const preview = useQuery({ ...trpc.invitations.preview.queryOptions({ token }), retry: false });
   const [signingIn, setSigningIn] = useState(false);
   const accept = useMutation(trpc.invitations.accept.mutationOptions({ onSuccess: (joined) => window.location.assign(landing(joined)) }));
+  const inviteeSignedIn = Boolean(preview.data && signedInAs?.toLowerCase() === preview.data.email);
+  // Back from the provider as the invited e-mail: accept once, as the click on "Continue with" asked.
+  const accepted = useRef(false);
+  useEffect(() => {
+    if (acceptOnReturn && inviteeSignedIn && !accepted.current) {
+      accepted.current = true;
+      accept.mutate({ token });
+    }
+  }, [acceptOnReturn, inviteeSignedIn, accept, token]);
   const acceptNew = useMutation(
     trpc.invitations.acceptNew.mutationOptions({
       onSuccess: async (joined, input) => {
@@ -39,13 +62,34 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
     acceptNew.mutate({ token, name: String(form.get('name') ?? '').trim(), password: String(form.get('password') ?? '') });
   }
 
+  const continueWithProvider = oidcName && !inviteeSignedIn && (
+    <div className="mt-4 space-y-2 border-t border-slate-200 pt-4">
+      <Button
+        type="button"
+        variant="secondary"
+        className="w-full"
+        onClick={() => signIn('oidc', { callbackUrl: `/invite/${encodeURIComponent(token)}?accept=1` })}
+      >
+        Continue with {oidcName}
+      </Button>
+      <p className="text-xs text-slate-500">The invitation is accepted for the identity you sign in as, when its e-mail is {inv.email}.</p>
+    </div>
+  );
+
   return (
     <Card title={`Join ${inv.name}`}>
       <p className="mb-4 text-sm text-slate-600" data-testid="invitation-summary">
         {inv.email} is invited to {where} as <strong>{inv.role}</strong>.
       </p>
+      {acceptOnReturn && signedInAs && !inviteeSignedIn && (
+        <div className="mb-3">
+          <Alert testId="accept-error">
+            You are signed in as {signedInAs}, but this invitation is for {inv.email}: sign in with that address to accept it.
+          </Alert>
+        </div>
+      )}
       {inv.userExists ? (
-        signedInAs?.toLowerCase() === inv.email ? (
+        inviteeSignedIn ? (
           <div className="space-y-3">
             {accept.error && <Alert testId="accept-error">{errorMessage(accept.error)}</Alert>}
             <Button type="button" onClick={() => accept.mutate({ token })} disabled={accept.isPending}>
@@ -74,6 +118,7 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
           </Button>
         </form>
       )}
+      {continueWithProvider}
     </Card>
   );
 }

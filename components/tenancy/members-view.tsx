@@ -6,8 +6,9 @@ import { useTRPC } from '@/app/_trpc/client';
 import { errorMessage, fieldMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 
-const roles = ['viewer', 'editor', 'owner'] as const;
-type Role = (typeof roles)[number];
+/** The roles each kind of scope gives: organizations have owners and members; projects owners, editors and viewers. */
+const rolesOf = { project: ['viewer', 'editor', 'owner'], organization: ['member', 'owner'] } as const;
+type Role = (typeof rolesOf)[keyof typeof rolesOf][number];
 
 /**
  * The members of a project or an organization: roles (owners change them), removal, leaving, and
@@ -19,8 +20,9 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
   const router = useRouter();
   const { kind, slug } = props;
   const owner = props.role === 'owner';
+  const roles = rolesOf[kind];
   // The two routers' member and invitation procedures are the same but for the scoping field
-  // (`project` or `organization`): typed as the project's, called with the right field.
+  // (`project` or `organization`) and the roles: typed as the project's, called with the right ones.
   const api = (kind === 'project' ? trpc.projects : trpc.organizations) as unknown as typeof trpc.projects;
   const scope = (kind === 'project' ? { project: slug } : { organization: slug }) as unknown as { project: string };
   const members = useQuery(api.members.list.queryOptions(scope));
@@ -47,7 +49,7 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
   function onInvite(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    invite.mutate({ ...scope, email: String(form.get('email') ?? '').trim(), role: String(form.get('role')) as Role });
+    invite.mutate({ ...scope, email: String(form.get('email') ?? '').trim(), role: String(form.get('role')) as 'editor' });
   }
 
   return (
@@ -78,7 +80,7 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
                     aria-label={`Role of ${m.email}`}
                     value={m.role}
                     disabled={setRole.isPending}
-                    onChange={(e) => setRole.mutate({ ...scope, userId: m.userId, role: e.target.value as Role })}
+                    onChange={(e) => setRole.mutate({ ...scope, userId: m.userId, role: e.target.value as 'editor' })}
                   >
                     {roles.map((r) => (
                       <option key={r} value={r}>
@@ -109,7 +111,7 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
               <Input id="invite-email" name="email" type="email" required />
             </Field>
             <Field label="Role" htmlFor="invite-role">
-              <Select id="invite-role" name="role" defaultValue="editor">
+              <Select id="invite-role" name="role" defaultValue={kind === 'project' ? 'editor' : 'member'}>
                 {roles.map((r) => (
                   <option key={r} value={r}>
                     {r}

@@ -63,11 +63,11 @@ export function NewProjectForm({ organization }: { organization?: string }) {
     }),
   );
   if (!orgs.data) return <p className="text-sm text-slate-500">Loading your organizations…</p>;
-  const usable = orgs.data.filter((o) => o.role === 'owner' || o.role === 'editor');
+  const usable = orgs.data.filter((o) => o.role !== null);
   if (usable.length === 0) {
     return (
       <EmptyState title="Create an organization first" action={<TextLink href="/organizations/new">New organization</TextLink>}>
-        Projects belong to an organization. You are not an owner or editor of any organization yet.
+        Projects belong to an organization. You are not a member of any organization yet.
       </EmptyState>
     );
   }

@@ -1,8 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
-/** Membership roles, ordered from least to most privileged (see `roleRank`). */
-export const memberRole = pgEnum('member_role', ['viewer', 'editor', 'owner']);
+/**
+ * Membership roles, ordered from least to most privileged (see `roleRank`): `member` is an
+ * organization role only (with `owner`); projects hold `viewer`, `editor` and `owner`.
+ */
+export const memberRole = pgEnum('member_role', ['member', 'viewer', 'editor', 'owner']);
 /** Platform-wide roles, held by staff rather than tenants. */
 export const platformRole = pgEnum('platform_role', ['operator', 'qa', 'admin']);
 
@@ -98,8 +101,8 @@ export const users = pgTable('users', {
 });
 
 /**
- * A role held on an organization (applies to all its projects) or on one project.
- * Exactly one of `organizationId` / `projectId` is set.
+ * A role held on an organization (`owner`: owns all its projects; `member`: creates projects in it)
+ * or on one project (`viewer`, `editor`, `owner`). Exactly one of `organizationId` / `projectId` is set.
  */
 export const memberships = pgTable(
   'memberships',
@@ -115,6 +118,10 @@ export const memberships = pgTable(
   },
   (t) => [
     check('membership_scope', sql`(${t.organizationId} is null) <> (${t.projectId} is null)`),
+    check(
+      'memberships_role_scope',
+      sql`CASE WHEN ${t.organizationId} IS NOT NULL THEN ${t.role}::text IN ('member', 'owner') ELSE ${t.role}::text <> 'member' END`,
+    ),
     uniqueIndex('memberships_user_org')
       .on(t.userId, t.organizationId)
       .where(sql`${t.organizationId} is not null`),
@@ -154,7 +161,7 @@ export const apiTokens = pgTable(
     name: text('name').notNull(),
     prefix: text('prefix').notNull(),
     tokenHash: text('token_hash').notNull().unique(),
-    /** The member role of a project token; unused by operator tokens (they act with their user's platform role). */
+    /** The project role of a project token; unused by operator tokens (they act with their user's platform role). */
     role: memberRole('role').notNull().default('editor'),
     /**
      * Who created the token. A project token acts with no more than its creator's current rights in
@@ -181,6 +188,8 @@ export const apiTokens = pgTable(
       sql`(${t.kind}::text = 'project' and ${t.projectId} is not null and ${t.userId} is null)
        or (${t.kind}::text in ('operator', 'user') and ${t.projectId} is null and ${t.userId} is not null and ${t.clusterName} is null)`,
     ),
+    // A token's role is a project role (`member` is an organization role).
+    check('api_tokens_role_project', sql`${t.role}::text <> 'member'`),
   ],
 );
 
@@ -273,6 +282,10 @@ export const invitations = pgTable(
   },
   (t) => [
     check('invitations_scope', sql`(${t.organizationId} is null) <> (${t.projectId} is null)`),
+    check(
+      'invitations_role_scope',
+      sql`CASE WHEN ${t.organizationId} IS NOT NULL THEN ${t.role}::text IN ('member', 'owner') ELSE ${t.role}::text <> 'member' END`,
+    ),
     index('invitations_project')
       .on(t.projectId)
       .where(sql`${t.projectId} is not null`),

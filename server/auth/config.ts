@@ -5,11 +5,11 @@ import { getDb } from '@/db/client';
 import { env, oidcEnabled, signInPolicy } from '@/server/env';
 import { CLIENT_ADDRESS_HEADER } from '@/server/http/client-address';
 import { log, logError } from '@/server/observability/log';
-import { systemActor } from '@/server/audit/events';
 import type { SessionUser } from '@/server/tenancy/roles';
 import { createSession, resolveSession, revokeSession, SESSION_MAX_AGE_SECONDS } from '@/server/tenancy/sessions';
 import { authenticate } from '@/server/tenancy/sign-in';
-import { createUser, findUserByEmail } from '@/server/tenancy/users';
+import { oidcSignIn } from '@/server/tenancy/oidc';
+import { findUserByEmail } from '@/server/tenancy/users';
 import { secureCookies } from './cookies';
 import { authSecret } from './secret';
 
@@ -83,14 +83,12 @@ function config(req: Request | undefined): NextAuthConfig {
         : []),
     ],
     callbacks: {
-      async signIn({ user, account }) {
+      async signIn({ user, account, profile }) {
         if (account?.provider !== 'oidc') return true;
-        if (!user.email) return false;
-        // OIDC users are matched by e-mail; a first sign-in creates a user with no roles.
-        const existing = await findUserByEmail(getDb(), user.email);
-        if (existing?.disabledAt) return false;
-        if (!existing) await createUser(getDb(), { email: user.email, name: user.name ?? user.email }, systemActor('oidc'));
-        return true;
+        // OIDC users are matched by e-mail; a first sign-in creates a user with no roles (server/tenancy/oidc.ts).
+        const result = await oidcSignIn(getDb(), { email: user.email, emailVerified: profile?.email_verified, name: user.name });
+        if (!result.ok) log('warn', `auth: OIDC sign-in refused (${result.reason})`);
+        return result.ok;
       },
       async jwt({ token, user, account }) {
         if (user) {

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
 import type { ModuleName } from '@/lib/env-schema';
 import { DomainError } from '@/server/errors';
-import type { MemberRole, SessionUser } from '@/server/tenancy/roles';
+import type { ProjectRole, SessionUser } from '@/server/tenancy/roles';
 import type { ApiPrincipal, GoneClusterToken, OperatorPrincipal, TokenPrincipal, UserPrincipal } from '@/server/tenancy/tokens';
 import { jsonReply, JsonReply } from './buffered';
 
@@ -115,7 +115,7 @@ export type AnyBodyReader = (key?: string) => unknown;
 export type RouteAuth =
   | {
       kind: 'token';
-      minRole: MemberRole;
+      minRole: ProjectRole;
       /** The path's project may be `-` (TOKEN_PROJECT): the token's own. */
       projectFromToken?: boolean;
       /**
@@ -138,7 +138,7 @@ export type RouteAuth =
       };
     }
   | { kind: 'projectRead' }
-  | { kind: 'projectOrOperator'; minRole: MemberRole }
+  | { kind: 'projectOrOperator'; minRole: ProjectRole }
   | { kind: 'operator' }
   | { kind: 'user' }
   | { kind: 'anyToken' };
@@ -252,7 +252,7 @@ function declare(spec: Common<RouteMethod, string, Query, Body> & { handler: unk
  */
 export function tokenRoute<const P extends string, Q extends Query = undefined, B extends Body = undefined>(
   spec: Common<RouteMethod, P, Q, B> & {
-    minRole: MemberRole;
+    minRole: ProjectRole;
     projectFromToken?: boolean;
     confirmsToken?: (params: PathParams<P>) => boolean;
     goneCluster?: GoneClusterRule<PathParams<P>, B>;
@@ -289,7 +289,7 @@ export function projectReadRoute<const P extends `/api/v1/projects/{project}${st
  * there is none).
  */
 export function projectOrOperatorRoute<const P extends `/api/v1/projects/{project}${string}`, Q extends Query = undefined, B extends Body = undefined>(
-  spec: Common<RouteMethod, P, Q, B> & { minRole: MemberRole; handler: (context: ProjectOrOperatorContext<PathParams<P>, Q, B>) => HandlerResult },
+  spec: Common<RouteMethod, P, Q, B> & { minRole: ProjectRole; handler: (context: ProjectOrOperatorContext<PathParams<P>, Q, B>) => HandlerResult },
 ): RestRoute {
   return declare(spec, { kind: 'projectOrOperator', minRole: spec.minRole });
 }

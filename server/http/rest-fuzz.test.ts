@@ -80,7 +80,7 @@ beforeAll(async () => {
   const owner = await makeUser(db, { projectId: project.id, role: 'owner' });
   await addMembership(db, { userId: owner.id, role: 'owner', organizationId: org.id }, actor);
   const member = await makeUser(db, { projectId: project.id, role: 'viewer' });
-  await addMembership(db, { userId: member.id, role: 'viewer', organizationId: org.id }, actor);
+  await addMembership(db, { userId: member.id, role: 'member', organizationId: org.id }, actor);
   const userToken = await createUserToken(db, { userId: owner.id, name: 'fuzz-user' }, actor);
   await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '192.0.2.0/24' }, { cidr: '2001:db8::/48' }] }, actor);
   await createNetwork(db, project.id, { name: 'pods', cidrs: [{ cidr: '198.51.100.0/24' }] }, actor);
@@ -244,12 +244,18 @@ interface Answer {
 const key = (r: RestRoute) => `${r.method} ${r.path}`;
 const routeOf = (s: Sent) => apiRoutes.find((r) => key(r) === s.key)!;
 
+/**
+ * Owner-only project writes that leave the world usable, sent with the user token of the project's
+ * owner (the project token is an editor's). Deleting the project is not one: it stays refused.
+ */
+const ownerWrites = new Set(['PATCH /api/v1/projects/{project}']);
+
 async function send(s: Sent): Promise<Answer> {
   const route = routeOf(s);
   const token =
     route.auth.kind === 'operator'
       ? world.operatorToken
-      : route.auth.kind === 'user'
+      : route.auth.kind === 'user' || ownerWrites.has(s.key)
         ? world.userToken
         : // Owner token routes get the owner token; the project's deletion (projectOrOperator) keeps the editor's refusal.
           route.auth.kind === 'token' && route.auth.minRole === 'owner'
@@ -454,6 +460,11 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
   'POST /api/v1/organizations': (name) => [
     { metadata: { name: `fz-${name}`.slice(0, 63) }, spec: { displayName: 'Fuzz org' } },
     { apiVersion: 'v1', kind: 'Organization', metadata: { name: `fz-o-${name}`.slice(0, 63) }, spec: { displayName: 'Fuzz org' } },
+  ],
+  'PATCH /api/v1/projects/{project}': () => [
+    { spec: { displayName: 'Renamed by fuzz' } },
+    { apiVersion: 'v1', kind: 'Project', spec: { description: 'Described by fuzz' } },
+    { spec: { displayName: 'Both', description: '' } },
   ],
   'PATCH /api/v1/organizations/{organization}': () => [
     { spec: { displayName: 'Renamed by fuzz' } },

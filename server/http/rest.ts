@@ -5,7 +5,7 @@ import { env } from '@/server/env';
 import { asDomainError, DATABASE_RETRY_AFTER_SECONDS, DomainError, isDomainError, validationFailed } from '@/server/errors';
 import { internalErrorBody } from '@/server/observability/log';
 import { projectIdBySlug, resolveProjectAccess } from '@/server/tenancy/projects';
-import { roleAtLeast, type MemberRole } from '@/server/tenancy/roles';
+import { roleAtLeast, type ProjectRole } from '@/server/tenancy/roles';
 import {
   forgetVerifiedToken,
   principalUser,
@@ -88,7 +88,7 @@ function rateLimited(tokenId: string): JsonReply | null {
 const operatorTokenHere = () => errorReply(403, 'Forbidden', 'an operator token acts on the operator routes only; use a project token for project routes');
 
 /** A project token's project and role, checked against the path (404 for any other project: another tenant's is never revealed). */
-function checkProjectToken(principal: TokenPrincipal, params: Record<string, string>, minRole: MemberRole): JsonReply | null {
+function checkProjectToken(principal: TokenPrincipal, params: Record<string, string>, minRole: ProjectRole): JsonReply | null {
   if ('project' in params && params.project !== principal.projectSlug) {
     return errorReply(404, 'NotFound', `project "${params.project}" not found`, 'project');
   }
@@ -108,7 +108,7 @@ function checkProjectToken(principal: TokenPrincipal, params: Record<string, str
  * A user token on a route of the path's project: the project and the user's role there, as the
  * console resolves them for the signed-in user (404 where they have none, 403 below `minRole`).
  */
-async function userProjectAccess(principal: UserPrincipal, inputs: Inputs, minRole: MemberRole): Promise<JsonReply | { id: string; slug: string }> {
+async function userProjectAccess(principal: UserPrincipal, inputs: Inputs, minRole: ProjectRole): Promise<JsonReply | { id: string; slug: string }> {
   const access = await resolveProjectAccess(inputs.db, principalUser(principal), inputs.params.project);
   if (!roleAtLeast(access.role, minRole)) return errorReply(403, 'Forbidden', `this needs the ${minRole} role in project "${access.project.slug}"`);
   return { id: access.project.id, slug: access.project.slug };

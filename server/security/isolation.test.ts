@@ -42,7 +42,7 @@ interface World {
   /** The victim project's organization, and a user who is a viewer there. */
   orgSlug: string;
   orgId: string;
-  orgViewer: SessionUser;
+  orgMember: SessionUser;
   owner: SessionUser;
   viewer: SessionUser;
   stranger: SessionUser;
@@ -64,7 +64,7 @@ interface World {
     userStranger: string;
     userRevoked: string;
     userDisabled: string;
-    userOrgViewer: string;
+    userOrgMember: string;
   };
   /** Objects the operator routes are aimed at; every name starts with `tag`. */
   tag: string;
@@ -86,7 +86,7 @@ type Case =
   | { access: 'project'; minRole: 'viewer' | 'editor' | 'owner'; input: (w: World) => Record<string, unknown> }
   | { access: 'platform'; roles: PlatformRole[]; input: (w: World) => unknown }
   /** Scoped to `input.organization`: strangers NOT_FOUND, organization viewers FORBIDDEN below `minRole`. */
-  | { access: 'organization'; minRole: 'viewer' | 'editor' | 'owner'; input: (w: World) => Record<string, unknown> }
+  | { access: 'organization'; minRole: 'member' | 'owner'; input: (w: World) => Record<string, unknown> }
   /** Public, gated by a link's secret: a made-up one is refused (PRECONDITION_FAILED), signed in or not. */
   | { access: 'link'; input: () => unknown };
 
@@ -104,8 +104,9 @@ export const procedureCases: Record<string, Case> = {
   'projects.get': { access: 'project', minRole: 'viewer', input: p() },
   'projects.deletion': { access: 'project', minRole: 'viewer', input: p() },
   'projects.delete': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, confirm: w.slug }) },
+  'projects.update': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, name: 'taken over', description: 'taken over' }) },
   'projects.admin.list': { access: 'platform', roles: ['operator'], input: () => ({}) },
-  'projects.create': { access: 'organization', minRole: 'editor', input: (w) => ({ organization: w.orgSlug, slug: 'iso-new-project', name: 'x' }) },
+  'projects.create': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug, slug: 'iso-new-project', name: 'x' }) },
   'projects.members.list': { access: 'project', minRole: 'viewer', input: p() },
   'projects.members.add': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, email: w.stranger.email, role: 'owner' }) },
   'projects.members.setRole': { access: 'project', minRole: 'owner', input: (w) => ({ project: w.slug, userId: w.owner.id, role: 'viewer' }) },
@@ -117,10 +118,10 @@ export const procedureCases: Record<string, Case> = {
   'projects.invitations.revoke': { access: 'project', minRole: 'owner', input: p({ id: uuid }) },
   'organizations.list': { access: 'authed' },
   'organizations.create': { access: 'authed', input: () => ({ slug: uniq('iso-org'), name: 'mine' }) },
-  'organizations.get': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.get': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.rename': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, name: 'taken over' }) },
   'organizations.delete': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, confirm: w.orgSlug }) },
-  'organizations.members.list': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.members.list': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.members.add': {
     access: 'organization',
     minRole: 'owner',
@@ -129,10 +130,10 @@ export const procedureCases: Record<string, Case> = {
   'organizations.members.setRole': {
     access: 'organization',
     minRole: 'owner',
-    input: (w) => ({ organization: w.orgSlug, userId: w.orgViewer.id, role: 'owner' }),
+    input: (w) => ({ organization: w.orgSlug, userId: w.orgMember.id, role: 'owner' }),
   },
-  'organizations.members.remove': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, userId: w.orgViewer.id }) },
-  'organizations.members.leave': { access: 'organization', minRole: 'viewer', input: (w) => ({ organization: w.orgSlug }) },
+  'organizations.members.remove': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug, userId: w.orgMember.id }) },
+  'organizations.members.leave': { access: 'organization', minRole: 'member', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.invitations.list': { access: 'organization', minRole: 'owner', input: (w) => ({ organization: w.orgSlug }) },
   'organizations.invitations.create': {
     access: 'organization',
@@ -421,7 +422,7 @@ const userRouteCases: Record<string, { params: (w: World) => Record<string, stri
     minRole: 'owner',
   },
   'DELETE /api/v1/organizations/{organization}/members/{user}': {
-    params: (w) => ({ organization: w.orgSlug, user: w.orgViewer.email }),
+    params: (w) => ({ organization: w.orgSlug, user: w.orgMember.email }),
     scoped: true,
     minRole: 'owner',
   },
@@ -496,7 +497,8 @@ async function snapshot(projectId: string) {
            (select count(*) from invitations where (project_id = ${projectId} or organization_id = ${world.orgId}) and revoked_at is null)::int as invitations,
            (select string_agg(slug || '=' || name, ';') from organizations where id = ${world.orgId}) as organization,
            (select count(*) from projects where organization_id = ${world.orgId})::int as orgProjects,
-           (select string_agg(email || '=' || platform_roles::text || (disabled_at is not null)::text, ';' order by email) from users where id in (${world.owner.id}, ${world.viewer.id}, ${world.orgViewer.id})) as users,
+           (select name || '=' || description from projects where id = ${projectId}) as project,
+           (select string_agg(email || '=' || platform_roles::text || (disabled_at is not null)::text, ';' order by email) from users where id in (${world.owner.id}, ${world.viewer.id}, ${world.orgMember.id})) as users,
            (select count(*) from password_resets where user_id = ${world.owner.id})::int as resets`)) as unknown as Record<string, number | string | null>[];
   return row;
 }
@@ -514,8 +516,8 @@ beforeAll(async () => {
   const owner = await makeUser(db, { projectId: victim.project.id, role: 'owner' });
   const viewer = await makeUser(db, { projectId: victim.project.id, role: 'viewer' });
   const stranger = await makeUser(db, { projectId: other.project.id, role: 'owner' });
-  const orgViewer = await makeUser(db);
-  await addMembership(db, { userId: orgViewer.id, role: 'viewer', organizationId: victim.org.id }, actor);
+  const orgMember = await makeUser(db);
+  await addMembership(db, { userId: orgMember.id, role: 'member', organizationId: victim.org.id }, actor);
   const userToken = (userId: string) => createUserToken(db, { userId, name: 'me' }, actor);
   const userRevoked = await userToken(owner.id);
   await revokeUserToken(db, owner.id, userRevoked.id, actor);
@@ -620,7 +622,7 @@ beforeAll(async () => {
     projectId: victim.project.id,
     orgSlug: victim.org.slug,
     orgId: victim.org.id,
-    orgViewer,
+    orgMember,
     owner,
     viewer,
     stranger,
@@ -641,7 +643,7 @@ beforeAll(async () => {
       userStranger: (await userToken(stranger.id)).secret,
       userRevoked: userRevoked.secret,
       userDisabled: userDisabled.secret,
-      userOrgViewer: (await userToken(orgViewer.id)).secret,
+      userOrgMember: (await userToken(orgMember.id)).secret,
     },
     tag,
     targets: {
@@ -708,8 +710,8 @@ describe('tRPC isolation', () => {
       // A project owner is no member of the organization: the same.
       const projectOwner = await callProcedure(world.owner, name, input);
       expect(projectOwner.ok ? 'answered' : projectOwner.error.code).toBe('NOT_FOUND');
-      if (c.minRole !== 'viewer') {
-        const low = await callProcedure(world.orgViewer, name, input);
+      if (c.minRole !== 'member') {
+        const low = await callProcedure(world.orgMember, name, input);
         expect(low.ok ? 'answered' : low.error.code).toBe('FORBIDDEN');
       }
     } else if (c.access === 'link') {
@@ -842,10 +844,10 @@ describe('REST isolation', () => {
   test('user routes are answered for the members they act for: the guards are what refuse', async () => {
     for (const k of userRoutes.filter((r) => r.startsWith('GET '))) {
       const route = apiRoutes.find((r) => key(r) === k)!;
-      const token = route.path.includes('{organization}') ? world.tokens.userOrgViewer : world.tokens.userOwner;
+      const token = route.path.includes('{organization}') ? world.tokens.userOrgMember : world.tokens.userOwner;
       const minRole = userRouteCases[k].minRole;
       const r = await caller(route, routeHandler(route), userRouteCases[k].params(world), undefined)(token);
-      // The organization's viewer is below the owner role its invitation list needs.
+      // The organization's member is below the owner role its invitation list needs.
       expect({ k, status: r.status }).toEqual({ k, status: minRole === 'owner' && route.path.includes('{organization}') ? 403 : 200 });
     }
   });
@@ -922,6 +924,33 @@ describe('project deletion is for owners and operators', () => {
     expect(byOperator.status).toBe(202);
     expect(await phaseOf(theirs.project.id)).toBe('Deleting');
     expect((await call('no-such-project')(world.tokens.operator)).status).toBe(404);
+  });
+
+  test('REST: a project is renamed by its owners (project or user token) and operators; editors, cluster tokens, strangers and non-owners cannot', async () => {
+    const { db } = testDb();
+    const patchRoute = apiRoutes.find((r) => r.method === 'PATCH' && r.path === '/api/v1/projects/{project}')!;
+    const mine = await makeProject(db);
+    const theirs = await makeProject(db);
+    const nameOf = async () => ((await db.execute(sql`select name from projects where id = ${mine.project.id}`)) as unknown as { name: string }[])[0].name;
+    const editor = await createApiToken(db, { projectId: mine.project.id, name: 'e', role: 'editor' }, actor);
+    const clusterOwner = await createApiToken(db, { projectId: mine.project.id, name: 'k', role: 'owner', clusterName: 'k1' }, actor);
+    const owner = await createApiToken(db, { projectId: mine.project.id, name: 'o', role: 'owner' }, actor);
+    const editorUser = await makeUser(db, { projectId: mine.project.id, role: 'editor' });
+    const ownerUser = await makeUser(db, { projectId: mine.project.id, role: 'owner' });
+    const userToken = async (id: string) => (await createUserToken(db, { userId: id, name: 'me' }, actor)).secret;
+    const call = (slug: string, displayName: string) =>
+      caller(patchRoute, routeHandler(patchRoute), { project: slug }, { spec: { displayName, description: 'about' } });
+    for (const t of [editor.secret, clusterOwner.secret, await userToken(editorUser.id)]) expect((await call(mine.project.slug, 'no')(t)).status).toBe(403);
+    expect((await call(theirs.project.slug, 'no')(owner.secret)).status).toBe(404);
+    expect((await call(mine.project.slug, 'no')(world.tokens.userStranger)).status).toBe(404);
+    expect(await nameOf()).toBe(mine.project.slug);
+    const byOwner = await call(mine.project.slug, 'By owner token')(owner.secret);
+    expect(byOwner.status).toBe(200);
+    expect(JSON.parse(byOwner.text)).toMatchObject({ kind: 'Project', spec: { displayName: 'By owner token', description: 'about' } });
+    expect((await call(mine.project.slug, 'By owner user')(await userToken(ownerUser.id))).status).toBe(200);
+    expect(await nameOf()).toBe('By owner user');
+    expect((await call(mine.project.slug, 'By operator')(world.tokens.operator)).status).toBe(200);
+    expect(await nameOf()).toBe('By operator');
   });
 
   test('tRPC: owners and operators delete (the slug repeated to confirm); editors are refused; the world is untouched', async () => {

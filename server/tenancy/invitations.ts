@@ -4,7 +4,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { invitations, organizations, projects, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
-import { grantRole, type MemberScope } from './members';
+import { checkRoleForScope, grantRole, type MemberScope } from './members';
 import type { MemberRole, SessionUser } from './roles';
 import { createUser, emailPattern, findUserByEmail } from './users';
 
@@ -26,6 +26,7 @@ export const invitationPath = (secret: string) => `/invite/${secret}`;
 export async function createInvitation(db: Db, input: { scope: MemberScope; email: string; role: MemberRole; invitedBy: string | null }, actor: Actor) {
   const email = input.email.trim().toLowerCase();
   if (!emailPattern.test(email) || email.length > 254) throw invalid('email', 'must be an e-mail address');
+  checkRoleForScope(input.scope, input.role);
   const secret = LINK_PREFIX + randomBytes(32).toString('base64url');
   const { scope } = input;
   return db.transaction(async (tx) => {

@@ -2,11 +2,11 @@ import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError } from '@/server/errors';
-import { maxRole, type MemberRole } from './roles';
+import { DomainError, invalid } from '@/server/errors';
+import { maxRole, organizationRoles, projectRoles, type MemberRole } from './roles';
 import { findUserByEmail } from './users';
 
-/** Where a membership applies: an organization (and so all its projects) or one project. */
+/** Where a membership applies: an organization (whose owners own all its projects) or one project. */
 export type MemberScope = { organizationId: string } | { projectId: string };
 
 const scopeFilter = (scope: MemberScope) =>
@@ -15,6 +15,19 @@ const scopeFilter = (scope: MemberScope) =>
 /** The project id the audit log files a membership change under (none for an organization). */
 const eventProject = (scope: MemberScope) => ('projectId' in scope ? scope.projectId : null);
 const scopeLabel = (scope: MemberScope) => ('organizationId' in scope ? 'organization' : 'project');
+
+/**
+ * Refuses (ValidationFailed on `role`) a role the scope does not hold: organizations have owners
+ * and members, projects owners, editors and viewers. The memberships_role_scope check constraint
+ * says the same; this words it.
+ */
+export function checkRoleForScope(scope: MemberScope, role: MemberRole): void {
+  if ('organizationId' in scope) {
+    if (!(organizationRoles as readonly string[]).includes(role)) throw invalid('role', `an organization role is one of ${organizationRoles.join(', ')}`);
+  } else if (!(projectRoles as readonly string[]).includes(role)) {
+    throw invalid('role', `a project role is one of ${projectRoles.join(', ')}`);
+  }
+}
 
 /**
  * Serializes membership decisions on one scope: locks its organization or project row (NO KEY
@@ -75,6 +88,7 @@ async function keepAnOwner(tx: DbOrTx, scope: MemberScope, userId: string, what:
  * however many owners ask at once: the decision runs under the scope lock (`lockScope`).
  */
 export async function setMemberRole(db: Db, scope: MemberScope, userId: string, role: MemberRole, actor: Actor) {
+  checkRoleForScope(scope, role);
   return db.transaction(async (tx) => {
     await lockScope(tx, scope);
     const before = await currentRole(tx, scope, userId);
@@ -128,6 +142,7 @@ export async function removeMember(db: Db, scope: MemberScope, userId: string, a
  * Demoting the last owner with `exact` is refused as by `setMemberRole`.
  */
 export async function addMemberByEmail(db: Db, scope: MemberScope, email: string, role: MemberRole, actor: Actor, options: { exact?: boolean } = {}) {
+  checkRoleForScope(scope, role);
   const user = await findUserByEmail(db, email);
   if (!user) throw new DomainError('NotFound', `user "${email.trim().toLowerCase()}" not found; invite them instead`, 'email');
   return grantRole(db, scope, user.id, role, actor, options);
@@ -135,6 +150,7 @@ export async function addMemberByEmail(db: Db, scope: MemberScope, email: string
 
 /** Grants `role` to `userId` on the scope under the scope lock (see `addMemberByEmail`). */
 export async function grantRole(db: DbOrTx, scope: MemberScope, userId: string, role: MemberRole, actor: Actor, options: { exact?: boolean } = {}) {
+  checkRoleForScope(scope, role);
   return db.transaction(async (tx) => {
     await lockScope(tx, scope);
     const [existing] = await tx

@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
-import { hasPlatformRole, type MemberRole, type SessionUser } from './roles';
+import { hasPlatformRole, type OrganizationRole, type SessionUser } from './roles';
 import { checkDisplayName, slugPattern } from './slugs';
 
 export interface OrganizationRef {
@@ -15,7 +15,7 @@ export interface OrganizationRef {
 export interface OrganizationAccess {
   organization: OrganizationRef;
   /** The user's role on the organization; platform admins act as owners. Null for an operator who only reads it. */
-  role: MemberRole | null;
+  role: OrganizationRole | null;
 }
 
 /**
@@ -35,7 +35,7 @@ export async function resolveOrganizationAccess(db: DbOrTx, user: SessionUser, s
   if (!row) throw notFound;
   const organization = { id: row.id, slug: row.slug, name: row.name };
   if (hasPlatformRole(user, 'admin')) return { organization, role: 'owner' };
-  if (row.role) return { organization, role: row.role };
+  if (row.role) return { organization, role: row.role as OrganizationRole };
   if (hasPlatformRole(user, 'operator')) return { organization, role: null };
   throw notFound;
 }
@@ -50,7 +50,7 @@ export async function listOrganizationsForUser(db: DbOrTx, user: SessionUser) {
     .select({ organizationId: memberships.organizationId, role: memberships.role })
     .from(memberships)
     .where(and(eq(memberships.userId, user.id)));
-  const roleOf = new Map(mine.filter((m) => m.organizationId).map((m) => [m.organizationId!, m.role]));
+  const roleOf = new Map(mine.filter((m) => m.organizationId).map((m) => [m.organizationId!, m.role as OrganizationRole]));
   if (!staff && roleOf.size === 0) return [];
   const rows = await db
     .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, createdAt: organizations.createdAt, projects: count(projects.id) })
@@ -60,7 +60,7 @@ export async function listOrganizationsForUser(db: DbOrTx, user: SessionUser) {
     .groupBy(organizations.id)
     .orderBy(asc(organizations.slug));
   const admin = hasPlatformRole(user, 'admin');
-  return rows.map((o) => ({ ...o, role: admin ? ('owner' as MemberRole) : (roleOf.get(o.id) ?? null) }));
+  return rows.map((o) => ({ ...o, role: admin ? ('owner' as OrganizationRole) : (roleOf.get(o.id) ?? null) }));
 }
 
 /** The projects of an organization, by slug. */

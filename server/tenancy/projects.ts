@@ -2,8 +2,8 @@ import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError, pgCode } from '@/server/errors';
-import { maxRole, type MemberRole, type SessionUser, hasPlatformRole } from './roles';
+import { DomainError, invalid, pgCode } from '@/server/errors';
+import { maxRole, projectRoleFromOrganization, type MemberRole, type ProjectRole, type SessionUser, hasPlatformRole } from './roles';
 import { checkDescription, checkDisplayName, checkSlug } from './slugs';
 
 export { slugPattern } from './slugs';
@@ -91,6 +91,7 @@ export interface ProjectRef {
   id: string;
   slug: string;
   name: string;
+  description: string;
   organizationId: string;
   organizationSlug: string;
   phase: ProjectPhase;
@@ -98,7 +99,7 @@ export interface ProjectRef {
 
 export interface ProjectAccess {
   project: ProjectRef;
-  role: MemberRole;
+  role: ProjectRole;
 }
 
 /** The project id of a slug, or NotFound (operator tools address projects by slug). */
@@ -115,6 +116,7 @@ export async function findProject(db: DbOrTx, slug: string): Promise<ProjectRef>
       id: projects.id,
       slug: projects.slug,
       name: projects.name,
+      description: projects.description,
       organizationId: projects.organizationId,
       organizationSlug: organizations.slug,
       phase: projects.phase,
@@ -127,8 +129,9 @@ export async function findProject(db: DbOrTx, slug: string): Promise<ProjectRef>
 }
 
 /**
- * Resolves what `user` may do in the project `slug`: the higher of their organization and project
- * roles; platform admins act as owners everywhere. Throws NotFound (never Forbidden) when the user
+ * Resolves what `user` may do in the project `slug`: their project role, or owner when they own its
+ * organization (an organization member holds no project role from that alone); platform admins act
+ * as owners everywhere. Throws NotFound (never Forbidden) when the user
  * has no role there, so the existence of other tenants' projects is not revealed.
  */
 export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: string): Promise<ProjectAccess> {
@@ -137,6 +140,7 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
       id: projects.id,
       slug: projects.slug,
       name: projects.name,
+      description: projects.description,
       organizationId: projects.organizationId,
       organizationSlug: organizations.slug,
       phase: projects.phase,
@@ -151,15 +155,63 @@ export async function resolveProjectAccess(db: DbOrTx, user: SessionUser, slug: 
     )
     .where(eq(projects.slug, slug));
   if (rows.length === 0) throw new DomainError('NotFound', `project "${slug}" not found`);
-  let role: MemberRole | null = null;
-  for (const row of rows) role = maxRole(role, row.role);
+  let role: ProjectRole | null = null;
+  for (const row of rows) role = maxRole(role, projectRoleOf(row));
   if (hasPlatformRole(user, 'admin')) role = 'owner';
   if (!role) throw new DomainError('NotFound', `project "${slug}" not found`);
-  const { id, name, organizationId, organizationSlug, phase } = rows[0];
-  return { project: { id, slug: rows[0].slug, name, organizationId, organizationSlug, phase: phase as ProjectPhase }, role };
+  const { id, name, description, organizationId, organizationSlug, phase } = rows[0];
+  return { project: { id, slug: rows[0].slug, name, description, organizationId, organizationSlug, phase: phase as ProjectPhase }, role };
 }
 
-/** The projects `user` can see, with their effective role, ordered by organization then slug. */
+/**
+ * Changes a project's display name and/or description (the slug is its identity and never
+ * changes). At least one is given; both are validated as at creation (ValidationFailed naming
+ * `name` or `description`). A project being deleted is not changed (ProjectDeleting). Audited as
+ * `project.update` with what was and what is.
+ */
+export async function updateProject(db: Db, projectId: string, input: { name?: string; description?: string }, actor: Actor) {
+  if (input.name === undefined && input.description === undefined) throw invalid('name', 'give a new name or description');
+  const next: { name?: string; description?: string } = {};
+  if (input.name !== undefined) next.name = checkDisplayName('name', input.name);
+  if (input.description !== undefined) next.description = checkDescription(input.description);
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ slug: projects.slug, name: projects.name, description: projects.description, phase: projects.phase })
+      .from(projects)
+      .where(eq(projects.id, projectId))
+      .for('no key update');
+    if (!before) throw new DomainError('NotFound', 'project not found', 'project');
+    if (before.phase !== 'Active') throw new DomainError('ProjectDeleting', `project "${before.slug}" is being deleted: it cannot be changed`, 'project');
+    const [after] = await tx
+      .update(projects)
+      .set(next)
+      .where(eq(projects.id, projectId))
+      .returning({ id: projects.id, slug: projects.slug, name: projects.name, description: projects.description });
+    const changed = Object.keys(next) as (keyof typeof next)[];
+    await recordEvent(tx, {
+      actor,
+      projectId,
+      action: 'project.update',
+      objectType: 'project',
+      objectId: projectId,
+      objectName: before.slug,
+      before: Object.fromEntries(changed.map((k) => [k, before[k]])),
+      after: Object.fromEntries(changed.map((k) => [k, after[k]])),
+    });
+    return after;
+  });
+}
+
+/** The project role a membership row gives on a project it applies to (see `resolveProjectAccess`). */
+function projectRoleOf(m: { role: MemberRole | null; membershipProject: string | null }): ProjectRole | null {
+  if (!m.role) return null;
+  return m.membershipProject ? (m.role as ProjectRole) : projectRoleFromOrganization(m.role);
+}
+
+/**
+ * The projects `user` holds a role in (their own project memberships, and every project of the
+ * organizations they own), with that role, ordered by organization then slug.
+ */
 export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
   const isAdmin = hasPlatformRole(user, 'admin');
   const mine = await db
@@ -167,8 +219,9 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
     .from(memberships)
     .where(eq(memberships.userId, user.id));
   const orgIds = mine.filter((m) => m.organizationId).map((m) => m.organizationId!);
+  const ownedOrgIds = mine.filter((m) => m.organizationId && m.role === 'owner').map((m) => m.organizationId!);
   const projectIds = mine.filter((m) => m.projectId).map((m) => m.projectId!);
-  if (!isAdmin && orgIds.length === 0 && projectIds.length === 0) return [];
+  if (!isAdmin && ownedOrgIds.length === 0 && projectIds.length === 0) return [];
   const rows = await db
     .select({
       id: projects.id,
@@ -184,13 +237,17 @@ export async function listProjectsForUser(db: DbOrTx, user: SessionUser) {
     .where(
       isAdmin
         ? undefined
-        : or(orgIds.length ? inArray(projects.organizationId, orgIds) : sql`false`, projectIds.length ? inArray(projects.id, projectIds) : sql`false`),
+        : or(
+            ownedOrgIds.length ? inArray(projects.organizationId, ownedOrgIds) : sql`false`,
+            projectIds.length ? inArray(projects.id, projectIds) : sql`false`,
+          ),
     )
     .orderBy(asc(organizations.slug), asc(projects.slug));
   return rows.map((p) => {
-    let role: MemberRole | null = isAdmin ? 'owner' : null;
+    let role: ProjectRole | null = isAdmin ? 'owner' : null;
     for (const m of mine) {
-      if (m.projectId === p.id || m.organizationId === p.organizationId) role = maxRole(role, m.role);
+      if (m.projectId === p.id) role = maxRole(role, m.role as ProjectRole);
+      else if (m.organizationId === p.organizationId) role = maxRole(role, projectRoleFromOrganization(m.role));
     }
     // Whether the user may open the organization's page (a member of only the project may not).
     const organizationVisible = isAdmin || hasPlatformRole(user, 'operator') || orgIds.includes(p.organizationId);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listOutput, resourceOutput, statusOutput, timestamp } from '@/lib/rest-outputs';
 import { slugPattern } from './slugs';
-import { memberRoles, type MemberRole } from './roles';
+import { memberRoles, organizationRoles, projectRoles, type MemberRole } from './roles';
 
 /**
  * REST v1 shapes of tenancy (`{ apiVersion, kind, metadata, spec, status }`): organizations,
@@ -30,13 +30,27 @@ export const projectCreateBody = z.strictObject({
   spec: z.strictObject({ displayName, description: z.string().max(1000).optional() }),
 });
 
-const role = z.enum(memberRoles);
-export const memberPutBody = z.strictObject({ ...envelope, kind: z.literal('Member').optional(), spec: z.strictObject({ role }) });
-export const invitationCreateBody = z.strictObject({
+/** A project's new display name and/or description (at least one). */
+export const projectPatchBody = z.strictObject({
   ...envelope,
-  kind: z.literal('Invitation').optional(),
-  spec: z.strictObject({ email: z.string().trim().min(3).max(254), role }),
+  kind: z.literal('Project').optional(),
+  spec: z
+    .strictObject({ displayName: displayName.optional(), description: z.string().trim().max(1000).optional() })
+    .refine((s) => s.displayName !== undefined || s.description !== undefined, 'give spec.displayName or spec.description'),
 });
+
+/** The roles a member of each kind of scope can hold: owner or member on an organization; owner, editor or viewer on a project. */
+const roleOf = { organization: z.enum(organizationRoles), project: z.enum(projectRoles) };
+const memberPutBodyFor = (kind: 'organization' | 'project') =>
+  z.strictObject({ ...envelope, kind: z.literal('Member').optional(), spec: z.strictObject({ role: roleOf[kind] }) });
+const invitationCreateBodyFor = (kind: 'organization' | 'project') =>
+  z.strictObject({
+    ...envelope,
+    kind: z.literal('Invitation').optional(),
+    spec: z.strictObject({ email: z.string().trim().min(3).max(254), role: roleOf[kind] }),
+  });
+export const memberPutBody = { organization: memberPutBodyFor('organization'), project: memberPutBodyFor('project') };
+export const invitationCreateBody = { organization: invitationCreateBodyFor('organization'), project: invitationCreateBodyFor('project') };
 
 export function organizationResource(o: { id: string; slug: string; name: string; createdAt?: Date; projects?: number; role?: MemberRole | null }) {
   return {

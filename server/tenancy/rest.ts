@@ -7,7 +7,7 @@ import { projectOutput, projectResource } from '@/server/workflows/project-resou
 import { createInvitation, listInvitations, revokeInvitation } from './invitations';
 import { addMemberByEmail, listMembers, removeMember, type MemberScope } from './members';
 import { deleteOrganization, listOrganizationsForUser, renameOrganization, resolveOrganizationAccess } from './organizations';
-import { createOrganization, findProject, listProjectsForUser, resolveProjectAccess } from './projects';
+import { createOrganization, findProject, listProjectsForUser, resolveProjectAccess, updateProject } from './projects';
 import {
   deletedOutput,
   invitationListOutput,
@@ -27,8 +27,9 @@ import {
   organizationPatchBody,
   organizationResource,
   projectCreateBody,
+  projectPatchBody,
 } from './resources';
-import { hasPlatformRole, roleAtLeast, type MemberRole, type SessionUser } from './roles';
+import { hasPlatformRole, roleAtLeast, type OrganizationRole, type ProjectRole, type SessionUser } from './roles';
 import { findUserByEmail } from './users';
 
 /** The core group: who a token acts for, organizations, projects and their members. */
@@ -40,16 +41,19 @@ export const coreApi: ApiGroup = {
 /**
  * What `user` may do on an organization or project named in the path, as a membership scope:
  * their role there (NotFound where they have none: another tenant's is never revealed), Forbidden
- * below `minRole`. Platform operators may read (`viewer`) any of them.
+ * below the role: `owner` for changes, otherwise any role there (an organization's `member`, a
+ * project's `viewer`). Platform operators may read any of them.
  */
-async function scopeFor(db: Db, user: SessionUser, kind: 'organization' | 'project', slug: string, minRole: MemberRole): Promise<MemberScope> {
+async function scopeFor(db: Db, user: SessionUser, kind: 'organization' | 'project', slug: string, need: 'owner' | 'any'): Promise<MemberScope> {
   if (kind === 'organization') {
+    const minRole: OrganizationRole = need === 'owner' ? 'owner' : 'member';
     const { organization, role } = await resolveOrganizationAccess(db, user, slug);
-    if (!(role ? roleAtLeast(role, minRole) : minRole === 'viewer')) {
+    if (!(role ? roleAtLeast(role, minRole) : minRole === 'member')) {
       throw new DomainError('Forbidden', `this needs the ${minRole} role in organization "${slug}"`);
     }
     return { organizationId: organization.id };
   }
+  const minRole: ProjectRole = need === 'owner' ? 'owner' : 'viewer';
   if (minRole === 'viewer' && hasPlatformRole(user, 'operator')) return { projectId: (await findProject(db, slug)).id };
   const access = await resolveProjectAccess(db, user, slug);
   if (!roleAtLeast(access.role, minRole)) throw new DomainError('Forbidden', `this needs the ${minRole} role in project "${slug}"`);
@@ -68,7 +72,7 @@ function memberRoutes(kind: 'organization' | 'project'): RestRoute[] {
       group: coreApi,
       summary: `List the ${kind}'s members and their roles (any member; platform operators)`,
       handler: async ({ db, user, params }) => {
-        const scope = await scopeFor(db, user, kind, slugOf(params), 'viewer');
+        const scope = await scopeFor(db, user, kind, slugOf(params), 'any');
         return { apiVersion: 'v1', kind: 'MemberList', items: (await listMembers(db, scope)).map(memberResource) };
       },
     }),
@@ -78,7 +82,7 @@ function memberRoutes(kind: 'organization' | 'project'): RestRoute[] {
       output: memberOutput,
       group: coreApi,
       summary: `Give an existing user (by e-mail) a role on the ${kind}, or change a member's role (owners). Demoting the last owner is 409 LastOwner; people without an account are invited instead`,
-      body: jsonBody(memberPutBody),
+      body: jsonBody(memberPutBody[kind]),
       handler: async ({ db, user, params, body, actor }) => {
         const scope = await scopeFor(db, user, kind, slugOf(params), 'owner');
         const { spec } = body();
@@ -95,7 +99,7 @@ function memberRoutes(kind: 'organization' | 'project'): RestRoute[] {
       summary: `Remove a member from the ${kind} (owners), or leave it (the member themself). The last owner cannot be removed nor leave: 409 LastOwner`,
       handler: async ({ db, user, params, actor }) => {
         const leaving = params.user.trim().toLowerCase() === user.email.toLowerCase();
-        const scope = await scopeFor(db, user, kind, slugOf(params), leaving ? 'viewer' : 'owner');
+        const scope = await scopeFor(db, user, kind, slugOf(params), leaving ? 'any' : 'owner');
         const target = leaving ? { id: user.id } : await findUserByEmail(db, params.user);
         if (!target) throw new DomainError('NotFound', `user "${params.user}" is not a member`, 'user');
         const removed = await removeMember(db, scope, target.id, actor, { leaving });
@@ -119,7 +123,7 @@ function memberRoutes(kind: 'organization' | 'project'): RestRoute[] {
       output: invitationOutput,
       group: coreApi,
       summary: `Invite an e-mail address to the ${kind} with a role (owners): 201 with the single-use link in status.link, shown this once; it expires after 7 days`,
-      body: jsonBody(invitationCreateBody),
+      body: jsonBody(invitationCreateBody[kind]),
       handler: async ({ db, user, params, body, actor }) => {
         const scope = await scopeFor(db, user, kind, slugOf(params), 'owner');
         const { spec } = body();
@@ -250,7 +254,7 @@ export const tenancyRoutes: RestRoute[] = [
     output: projectOutput,
     group: coreApi,
     summary:
-      'Create a project in an organization (its owners and editors; platform operators): 201, with its quota grants from the GrantCreationPolicies and the user as owner, in one transaction. Slugs are globally unique (409); some are reserved (400). Project tokens cannot create projects (403)',
+      'Create a project in an organization (its owners and members; platform operators): 201, with its quota grants from the GrantCreationPolicies and the user as owner, in one transaction. Slugs are globally unique (409); some are reserved (400). Project tokens cannot create projects (403)',
     body: jsonBody(projectCreateBody),
     handler: async ({ db, user, body, actor }) => {
       const { metadata, spec } = body();
@@ -272,6 +276,22 @@ export const tenancyRoutes: RestRoute[] = [
     summary:
       'Read the project: its phase (Active or Deleting) and, while Deleting, what is left and which objects wait on which dependency (attempts, next attempt, last error). Operator tokens may read any project; user tokens the projects their user is a member of.',
     handler: async ({ db, project }) => projectResource(await findProject(db, project.slug), await getDeletionStatus(db, project.id)),
+  }),
+
+  projectOrOperatorRoute({
+    method: 'PATCH',
+    path: '/api/v1/projects/{project}',
+    output: projectOutput,
+    group: coreApi,
+    summary:
+      "Change the project's display name and/or description (spec.displayName, spec.description; the slug never changes): an owner-role project token, a user token of a project owner, or an operator token. 409 ProjectDeleting while it is being deleted",
+    minRole: 'owner',
+    body: jsonBody(projectPatchBody),
+    handler: async ({ db, project, body, actor }) => {
+      const { spec } = body();
+      await updateProject(db, project.id, { name: spec.displayName, description: spec.description }, actor);
+      return projectResource(await findProject(db, project.slug), await getDeletionStatus(db, project.id));
+    },
   }),
 
   projectOrOperatorRoute({

@@ -12,7 +12,7 @@ import { addMemberByEmail, grantRole, listMembers, removeMember, setMemberRole }
 import { deleteOrganization, listOrganizationsForUser, renameOrganization, resolveOrganizationAccess } from './organizations';
 import { createPasswordReset, usePasswordReset } from './password-resets';
 import { verifyPassword } from './password';
-import { createOrganization, resolveProjectAccess } from './projects';
+import { createOrganization, listProjectsForUser, resolveProjectAccess } from './projects';
 import type { SessionUser } from './roles';
 import { createSession, resolveSession } from './sessions';
 import { createUserToken, verifyApiToken } from './tokens';
@@ -85,17 +85,17 @@ describe('projects created by users', () => {
     expect(bucket).toMatchObject({ limit: 100, allocated: 1, available: 99 });
   });
 
-  test('organization editors may create projects; viewers are refused, strangers see nothing; duplicates leave nothing behind', async () => {
+  test('organization members create projects and own them, without a role on the others; strangers see nothing; duplicates leave nothing behind', async () => {
     const { owner, org, project } = await ownerWithProject();
-    const editor = await makeUser(db());
-    const viewer = await makeUser(db());
-    await addMemberByEmail(db(), { organizationId: org.id }, editor.email, 'editor', as(owner));
-    await addMemberByEmail(db(), { organizationId: org.id }, viewer.email, 'viewer', as(owner));
-    const made = await createProjectFor(db(), editor, { organization: org.slug, slug: uniq('ed'), name: 'By editor', description: 'd' }, as(editor));
-    expect((await resolveProjectAccess(db(), editor, made.slug)).role).toBe('owner');
-    await expect(createProjectFor(db(), viewer, { organization: org.slug, slug: uniq('v'), name: 'x' }, as(viewer))).rejects.toMatchObject({
-      code: 'Forbidden',
-    });
+    const member = await makeUser(db());
+    await addMemberByEmail(db(), { organizationId: org.id }, member.email, 'member', as(owner));
+    const made = await createProjectFor(db(), member, { organization: org.slug, slug: uniq('m'), name: 'By member', description: 'd' }, as(member));
+    expect((await resolveProjectAccess(db(), member, made.slug)).role).toBe('owner');
+    // Being a member of the organization gives no role on the projects of others.
+    await expect(resolveProjectAccess(db(), member, project.slug)).rejects.toMatchObject({ code: 'NotFound' });
+    expect((await listProjectsForUser(db(), member)).map((p) => p.slug)).toEqual([made.slug]);
+    // The organization's owner owns the member's project.
+    expect((await resolveProjectAccess(db(), owner, made.slug)).role).toBe('owner');
     const stranger = await makeUser(db());
     await expect(createProjectFor(db(), stranger, { organization: org.slug, slug: uniq('s'), name: 'x' }, as(stranger))).rejects.toMatchObject({
       code: 'NotFound',
@@ -141,11 +141,14 @@ describe('members and roles', () => {
 
   test('the last owner can be neither demoted, removed, nor leave', async () => {
     const { owner, org, project } = await ownerWithProject();
-    for (const scope of [{ projectId: project.id }, { organizationId: org.id }]) {
-      await expect(setMemberRole(db(), scope, owner.id, 'editor', as(owner))).rejects.toMatchObject({ code: 'LastOwner' });
+    for (const [scope, lower] of [
+      [{ projectId: project.id }, 'viewer'],
+      [{ organizationId: org.id }, 'member'],
+    ] as const) {
+      await expect(setMemberRole(db(), scope, owner.id, lower, as(owner))).rejects.toMatchObject({ code: 'LastOwner' });
       await expect(removeMember(db(), scope, owner.id, as(owner))).rejects.toMatchObject({ code: 'LastOwner' });
       await expect(removeMember(db(), scope, owner.id, as(owner), { leaving: true })).rejects.toMatchObject({ code: 'LastOwner' });
-      await expect(grantRole(db(), scope, owner.id, 'viewer', as(owner), { exact: true })).rejects.toMatchObject({ code: 'LastOwner' });
+      await expect(grantRole(db(), scope, owner.id, lower, as(owner), { exact: true })).rejects.toMatchObject({ code: 'LastOwner' });
       expect((await listMembers(db(), scope)).map((m) => m.role)).toEqual(['owner']);
     }
   });

@@ -35,12 +35,14 @@ describe('project access', () => {
     expect(await listProjectsForUser(db, stranger)).toEqual([]);
   });
 
-  test('the higher of organization and project role wins', async () => {
+  test('an organization member keeps their project role; an organization owner owns its projects', async () => {
     const { db } = testDb();
     const { org, project } = await makeProject(db);
     const user = await makeUser(db, { projectId: project.id, role: 'editor' });
-    await addMembership(db, { userId: user.id, role: 'viewer', organizationId: org.id }, actor);
+    await addMembership(db, { userId: user.id, role: 'member', organizationId: org.id }, actor);
     expect((await resolveProjectAccess(db, user, project.slug)).role).toBe('editor');
+    await addMembership(db, { userId: user.id, role: 'owner', organizationId: org.id }, actor);
+    expect((await resolveProjectAccess(db, user, project.slug)).role).toBe('owner');
   });
 
   test('project slugs are globally unique and validated', async () => {

@@ -78,15 +78,17 @@ describe('a project token acts with no more than its creator’s current rights'
     expect(await networks()).toBe(before);
   });
 
-  test('its creator’s membership removed: 401; a role on the organization still counts', async () => {
+  test('its creator’s membership removed: 401; owning the organization still counts, being its member does not', async () => {
     const { db, org, project, user, read, write } = await setup();
-    await addMembership(db, { userId: user.id, role: 'editor', organizationId: org.id }, actor);
+    await addMembership(db, { userId: user.id, role: 'owner', organizationId: org.id }, actor);
     await removeMembership(db, { userId: user.id, projectId: project.id }, actor);
-    // The organization's editor role remains: the owner token now writes as an editor.
+    // The creator owns the organization, hence the project: the owner token still writes.
     expect((await write()).status).toBe(201);
-    await removeMembership(db, { userId: user.id, organizationId: org.id }, actor);
+    await addMembership(db, { userId: user.id, role: 'member', organizationId: org.id }, actor);
     expect((await read()).status).toBe(401);
     expect((await write()).status).toBe(401);
+    await removeMembership(db, { userId: user.id, organizationId: org.id }, actor);
+    expect((await read()).status).toBe(401);
   });
 
   test('its creator deleted: 401, and the token is listed as revoked', async () => {

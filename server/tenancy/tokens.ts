@@ -5,7 +5,7 @@ import { isTransaction, sidePool, type DbOrTx } from '@/db/client';
 import { apiTokens, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
-import { hasPlatformRole, type MemberRole, type PlatformRole, type SessionUser } from './roles';
+import { hasPlatformRole, type PlatformRole, type ProjectRole, type SessionUser } from './roles';
 
 const TOKEN_PREFIX = 'mrd_';
 
@@ -32,7 +32,7 @@ function checkTokenName(raw: string): string {
  */
 export async function createApiToken(
   db: DbOrTx,
-  input: { projectId: string; name: string; clusterName?: string | null; role?: MemberRole; createdBy?: string | null },
+  input: { projectId: string; name: string; clusterName?: string | null; role?: ProjectRole; createdBy?: string | null },
   actor: Actor,
 ) {
   const name = checkTokenName(input.name);
@@ -89,8 +89,9 @@ export async function listApiTokens(db: DbOrTx, projectId: string) {
       name: apiTokens.name,
       prefix: apiTokens.prefix,
       clusterName: apiTokens.clusterName,
-      role: apiTokens.role,
-      actsAs: sql<MemberRole | null>`api_token_role(${apiTokens.id})`,
+      // A token's role is a project role (the api_tokens_role_project check).
+      role: sql<ProjectRole>`${apiTokens.role}`,
+      actsAs: sql<ProjectRole | null>`api_token_role(${apiTokens.id})`,
       createdAt: apiTokens.createdAt,
       lastUsedAt: apiTokens.lastUsedAt,
       revokedAt: apiTokens.revokedAt,
@@ -253,7 +254,7 @@ export interface TokenPrincipal {
   projectId: string;
   projectSlug: string;
   clusterName: string | null;
-  role: MemberRole;
+  role: ProjectRole;
   /** A cluster token's cluster, read with the token (absent when the cluster does not exist). */
   cluster?: TokenCluster;
 }
@@ -291,7 +292,7 @@ interface TokenRow {
   project_slug: string | null;
   cluster_name: string | null;
   /** A project token's role as it acts now (api_token_role): null when its creator has no rights left. */
-  role: MemberRole | null;
+  role: ProjectRole | null;
   user_id: string | null;
   user_email: string | null;
   user_name: string | null;
@@ -446,7 +447,7 @@ export interface GoneClusterToken {
   tokenId: string;
   projectSlug: string;
   clusterName: string;
-  role: MemberRole;
+  role: ProjectRole;
 }
 
 /**

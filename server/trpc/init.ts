@@ -10,7 +10,7 @@ import { refuseUnstorableText } from '@/server/http/untrusted-text';
 import { errorIdOf, internalErrorMessage } from '@/server/observability/log';
 import { resolveOrganizationAccess } from '@/server/tenancy/organizations';
 import { findProject, resolveProjectAccess, slugPattern } from '@/server/tenancy/projects';
-import { hasPlatformRole, roleAtLeast, type MemberRole, type PlatformRole, type SessionUser } from '@/server/tenancy/roles';
+import { hasPlatformRole, roleAtLeast, type OrganizationRole, type PlatformRole, type ProjectRole, type SessionUser } from '@/server/tenancy/roles';
 import { errorTable } from '@/server/error-table';
 
 /**
@@ -137,13 +137,13 @@ export const organizationSlug = z.string().regex(slugPattern, 'must be an organi
 
 /**
  * A member of the organization named by `input.organization` holding at least `minRole` (platform
- * admins: owner). Platform operators may read any organization (`minRole` viewer). Others get
+ * admins: owner). Platform operators may read any organization (`minRole` member). Others get
  * NOT_FOUND (its existence is not revealed); members below the role get FORBIDDEN.
  */
-export function organizationProcedure(minRole: MemberRole) {
+export function organizationProcedure(minRole: OrganizationRole) {
   return scopedBy('organization', organizationSlug, async (ctx, slug) => {
     const access = await resolveOrganizationAccess(ctx.db, ctx.user, slug);
-    if (!(access.role ? roleAtLeast(access.role, minRole) : minRole === 'viewer')) {
+    if (!(access.role ? roleAtLeast(access.role, minRole) : minRole === 'member')) {
       throw new TRPCError({ code: 'FORBIDDEN', message: `this needs the ${minRole} role in organization "${slug}"` });
     }
     return { organization: access.organization, role: access.role };
@@ -154,7 +154,7 @@ export function organizationProcedure(minRole: MemberRole) {
  * A member of the project named by `input.project` holding at least `minRole`. Non-members get
  * NOT_FOUND (the project's existence is not revealed); members below the role get FORBIDDEN.
  */
-export function projectProcedure(minRole: MemberRole) {
+export function projectProcedure(minRole: ProjectRole) {
   return projectScoped(async (ctx, project) => {
     const access = await resolveProjectAccess(ctx.db, ctx.user, project);
     if (!roleAtLeast(access.role, minRole)) {
@@ -169,7 +169,7 @@ export function projectProcedure(minRole: MemberRole) {
  * project, member or not (an operator deleting a project). Everyone else is refused exactly as
  * `projectProcedure` refuses them: NOT_FOUND for non-members, FORBIDDEN below `minRole`.
  */
-export function projectOrStaffProcedure(minRole: MemberRole, ...staffRoles: PlatformRole[]) {
+export function projectOrStaffProcedure(minRole: ProjectRole, ...staffRoles: PlatformRole[]) {
   return projectScoped(async (ctx, project) => {
     if (hasPlatformRole(ctx.user, ...staffRoles)) return { project: await findProject(ctx.db, project) };
     const access = await resolveProjectAccess(ctx.db, ctx.user, project);

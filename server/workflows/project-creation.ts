@@ -25,8 +25,8 @@ export function createProject(
 }
 
 /**
- * A user creates a project in the organization `input.organization`: its owners and editors may,
- * as may platform operators; organization viewers get Forbidden, anyone else NotFound. The user
+ * A user creates a project in the organization `input.organization`: its owners and members may,
+ * as may platform operators; anyone else gets NotFound. The user
  * becomes the project's owner, and the project gets its grants (hence its allowance buckets), all
  * in one transaction: the project exists with its owner and quota, or not at all.
  */
@@ -37,8 +37,8 @@ export async function createProjectFor(
   actor: Actor,
 ) {
   const { organization, role } = await resolveOrganizationAccess(db, user, input.organization);
-  if (!hasPlatformRole(user, 'operator') && !(role && roleAtLeast(role, 'editor'))) {
-    throw new DomainError('Forbidden', `creating projects in "${organization.slug}" needs the editor or owner role there`, 'organization');
+  if (!hasPlatformRole(user, 'operator') && !(role && roleAtLeast(role, 'member'))) {
+    throw new DomainError('Forbidden', `creating projects in "${organization.slug}" needs a role there`, 'organization');
   }
   const project = await createProject(db, { organizationId: organization.id, slug: input.slug, name: input.name, description: input.description }, actor, {
     owner: user.id,

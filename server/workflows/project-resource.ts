@@ -7,12 +7,12 @@ import type { DeletionStatus } from './project-deletion';
  * A project as REST v1 shows it: its phase and, while it is being deleted, what is left and which
  * object waits on which dependency (attempts, next attempt, last error).
  */
-export function projectResource(project: Pick<ProjectRef, 'id' | 'slug' | 'name' | 'organizationSlug'>, status: DeletionStatus) {
+export function projectResource(project: Pick<ProjectRef, 'id' | 'slug' | 'name' | 'description' | 'organizationSlug'>, status: DeletionStatus) {
   return {
     apiVersion: 'v1',
     kind: 'Project',
     metadata: { name: project.slug, uid: project.id, organization: project.organizationSlug },
-    spec: { displayName: project.name },
+    spec: { displayName: project.name, description: project.description },
     status: {
       phase: status.phase,
       ...(status.phase === 'Deleting'
@@ -43,7 +43,7 @@ export function projectResource(project: Pick<ProjectRef, 'id' | 'slug' | 'name'
 /** What `projectResource` answers (the project routes' declared output). */
 export const projectOutput = resourceOutput('v1', 'Project', {
   metadata: { name: z.string(), uid: z.uuid(), organization: z.string() },
-  spec: { displayName: z.string() },
+  spec: { displayName: z.string(), description: z.string() },
   status: {
     phase: z.enum(['Active', 'Deleting']),
     deletion: z

@@ -1,6 +1,7 @@
 -- The role a project token acts with, as a one-row (or empty) table: the lesser of its own role and
--- its creator's current rights in its project: the higher of the creator's organization and project
--- roles, every role for a platform admin, none for a disabled creator (server/tenancy/projects.ts
+-- its creator's current rights in its project: the higher of the creator's project role and owner
+-- when they own the project's organization (an organization member holds no role on its projects
+-- from that alone), every role for a platform admin, none for a disabled creator (server/tenancy/projects.ts
 -- resolveProjectAccess decides a signed-in user's rights by the same rules). A token nobody created
 -- (created_by null from the start: the admin CLI, the seed) acts with its own role. This is the one
 -- place that says so: token verification (server/tenancy/tokens.ts), api_token_role and the CNI
@@ -28,7 +29,8 @@ AS $$
   LEFT JOIN users u ON u.id = t.created_by
   LEFT JOIN LATERAL (
     SELECT max(m.role) AS role FROM memberships m
-    WHERE m.user_id = t.created_by AND (m.project_id = t.project_id OR m.organization_id = p.organization_id)
+    WHERE m.user_id = t.created_by
+      AND (m.project_id = t.project_id OR (m.organization_id = p.organization_id AND m.role = 'owner'))
   ) r ON true
   WHERE t.id = p_token AND t.kind = 'project' AND t.revoked_at IS NULL
 $$;

@@ -4,10 +4,13 @@ import { createInvitation, listInvitations, revokeInvitation } from '@/server/te
 import { addMemberByEmail, listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
 import { deleteOrganization, listOrganizationProjects, listOrganizationsForUser, renameOrganization } from '@/server/tenancy/organizations';
 import { createOrganization, slugPattern } from '@/server/tenancy/projects';
-import { memberRoles } from '@/server/tenancy/roles';
+import { organizationRoles, projectRoles } from '@/server/tenancy/roles';
 import { authedProcedure, createTRPCRouter, noInput, organizationProcedure } from '../init';
 
-export const memberRole = z.enum(memberRoles);
+/** A role on a project. */
+export const projectRole = z.enum(projectRoles);
+/** A role on an organization. */
+export const organizationRole = z.enum(organizationRoles);
 export const displayName = z.string().trim().min(1, 'a name is required').max(100);
 export const email = z.string().trim().min(3, 'must be an e-mail address').max(254);
 
@@ -19,7 +22,7 @@ export const organizationsRouter = createTRPCRouter({
     .input(z.strictObject({ slug: z.string().regex(slugPattern, 'lower-case letters, digits and dashes (1-63)'), name: displayName }))
     .mutation(({ ctx, input }) => createOrganization(ctx.db, { ...input, owner: ctx.user.id }, ctx.actor)),
   /** The organization, the user's role there and its projects. */
-  get: organizationProcedure('viewer').query(async ({ ctx }) => ({
+  get: organizationProcedure('member').query(async ({ ctx }) => ({
     ...ctx.organization,
     role: ctx.role,
     projects: await listOrganizationProjects(ctx.db, ctx.organization.id),
@@ -35,19 +38,19 @@ export const organizationsRouter = createTRPCRouter({
       return deleteOrganization(ctx.db, ctx.organization.id, ctx.actor);
     }),
   members: createTRPCRouter({
-    list: organizationProcedure('viewer').query(({ ctx }) => listMembers(ctx.db, { organizationId: ctx.organization.id })),
+    list: organizationProcedure('member').query(({ ctx }) => listMembers(ctx.db, { organizationId: ctx.organization.id })),
     /** Gives an existing user a role (owners). */
     add: organizationProcedure('owner')
-      .input(z.strictObject({ email, role: memberRole }))
+      .input(z.strictObject({ email, role: organizationRole }))
       .mutation(({ ctx, input }) => addMemberByEmail(ctx.db, { organizationId: ctx.organization.id }, input.email, input.role, ctx.actor)),
     setRole: organizationProcedure('owner')
-      .input(z.strictObject({ userId: z.uuid(), role: memberRole }))
+      .input(z.strictObject({ userId: z.uuid(), role: organizationRole }))
       .mutation(({ ctx, input }) => setMemberRole(ctx.db, { organizationId: ctx.organization.id }, input.userId, input.role, ctx.actor)),
     remove: organizationProcedure('owner')
       .input(z.strictObject({ userId: z.uuid() }))
       .mutation(({ ctx, input }) => removeMember(ctx.db, { organizationId: ctx.organization.id }, input.userId, ctx.actor)),
     /** The user leaves the organization (not its last owner). */
-    leave: organizationProcedure('viewer').mutation(({ ctx }) =>
+    leave: organizationProcedure('member').mutation(({ ctx }) =>
       removeMember(ctx.db, { organizationId: ctx.organization.id }, ctx.user.id, ctx.actor, { leaving: true }),
     ),
   }),
@@ -55,7 +58,7 @@ export const organizationsRouter = createTRPCRouter({
     list: organizationProcedure('owner').query(({ ctx }) => listInvitations(ctx.db, { organizationId: ctx.organization.id })),
     /** Returns the single-use link once. */
     create: organizationProcedure('owner')
-      .input(z.strictObject({ email, role: memberRole }))
+      .input(z.strictObject({ email, role: organizationRole }))
       .mutation(({ ctx, input }) =>
         createInvitation(ctx.db, { scope: { organizationId: ctx.organization.id }, email: input.email, role: input.role, invitedBy: ctx.user.id }, ctx.actor),
       ),

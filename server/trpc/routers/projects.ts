@@ -5,14 +5,14 @@ import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/pr
 import { createProjectFor } from '@/server/workflows/project-creation';
 import { createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
 import { addMemberByEmail, listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
-import { listAllProjects, listProjectsForUser, slugPattern } from '@/server/tenancy/projects';
-import { displayName, email, memberRole } from './organizations';
+import { listAllProjects, listProjectsForUser, slugPattern, updateProject } from '@/server/tenancy/projects';
+import { displayName, email, projectRole } from './organizations';
 
 export const projectsRouter = createTRPCRouter({
   list: authedProcedure.input(noInput).query(({ ctx }) => listProjectsForUser(ctx.db, ctx.user)),
   get: projectProcedure('viewer').query(({ ctx }) => ({ ...ctx.project, role: ctx.role })),
   /**
-   * Creates a project in an organization where the user is owner or editor (platform operators:
+   * Creates a project in an organization where the user is owner or member (platform operators:
    * any): the user becomes its owner and its quota grants are made in the same transaction.
    */
   create: authedProcedure
@@ -25,15 +25,19 @@ export const projectsRouter = createTRPCRouter({
       }),
     )
     .mutation(({ ctx, input }) => createProjectFor(ctx.db, ctx.user, input, ctx.actor)),
+  /** Changes the project's display name and/or description (owners); the slug never changes. */
+  update: projectProcedure('owner')
+    .input(z.strictObject({ name: displayName.optional(), description: z.string().trim().max(1000, 'must be at most 1000 characters').optional() }))
+    .mutation(({ ctx, input }) => updateProject(ctx.db, ctx.project.id, input, ctx.actor)),
   members: createTRPCRouter({
     list: projectProcedure('viewer').query(({ ctx }) => listMembers(ctx.db, { projectId: ctx.project.id })),
     /** Gives an existing user a role (owners); people without an account are invited. */
     add: projectProcedure('owner')
-      .input(z.strictObject({ email, role: memberRole }))
+      .input(z.strictObject({ email, role: projectRole }))
       .mutation(({ ctx, input }) => addMemberByEmail(ctx.db, { projectId: ctx.project.id }, input.email, input.role, ctx.actor)),
     /** Changes a member's role (owners); the last owner cannot be demoted. */
     setRole: projectProcedure('owner')
-      .input(z.strictObject({ userId: z.uuid(), role: memberRole }))
+      .input(z.strictObject({ userId: z.uuid(), role: projectRole }))
       .mutation(({ ctx, input }) => setMemberRole(ctx.db, { projectId: ctx.project.id }, input.userId, input.role, ctx.actor)),
     remove: projectProcedure('owner')
       .input(z.strictObject({ userId: z.uuid() }))
@@ -45,7 +49,7 @@ export const projectsRouter = createTRPCRouter({
     list: projectProcedure('owner').query(({ ctx }) => listInvitations(ctx.db, { projectId: ctx.project.id })),
     /** Invites an e-mail address with a role; returns the single-use link once. */
     create: projectProcedure('owner')
-      .input(z.strictObject({ email, role: memberRole }))
+      .input(z.strictObject({ email, role: projectRole }))
       .mutation(({ ctx, input }) =>
         createInvitation(ctx.db, { scope: { projectId: ctx.project.id }, email: input.email, role: input.role, invitedBy: ctx.user.id }, ctx.actor),
       ),

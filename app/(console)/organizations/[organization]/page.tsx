@@ -23,8 +23,8 @@ export default async function OrganizationPage({ params }: { params: Promise<{ o
     <>
       <PageHeader
         title={org.name}
-        description={`Organization ${org.slug}. Its members hold their role on every project in it.`}
-        actions={org.role === 'owner' || org.role === 'editor' ? <TextLink href={`/projects/new?organization=${org.slug}`}>New project</TextLink> : undefined}
+        description={`Organization ${org.slug}. Its owners own every project in it; its members create projects in it.`}
+        actions={org.role ? <TextLink href={`/projects/new?organization=${org.slug}`}>New project</TextLink> : undefined}
       />
       <div className="space-y-6">
         <Card title="Projects">

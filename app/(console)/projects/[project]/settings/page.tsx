@@ -10,7 +10,14 @@ export default async function ProjectSettingsPage({ params }: { params: Promise<
   if (project.phase === 'Deleting') await getQueryClient().prefetchQuery(trpc.projects.deletion.queryOptions({ project: slug }));
   return (
     <HydrateClient>
-      <ProjectSettingsView project={project.slug} name={project.name} organization={project.organizationSlug} role={project.role} phase={project.phase} />
+      <ProjectSettingsView
+        project={project.slug}
+        name={project.name}
+        description={project.description}
+        organization={project.organizationSlug}
+        role={project.role}
+        phase={project.phase}
+      />
     </HydrateClient>
   );
 }
