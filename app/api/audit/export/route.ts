@@ -3,6 +3,7 @@ import { getDb } from '@/db/client';
 import { auditCsv } from '@/server/audit/csv';
 import { currentSession } from '@/server/auth/session';
 import { parseQuery } from '@/server/http/pagination';
+import { csvDownload, fileStamp } from '@/server/http/csv-download';
 import { routeErrorResponse } from '@/server/http/route-error';
 import { findProject, resolveProjectAccess } from '@/server/tenancy/projects';
 import { hasPlatformRole } from '@/server/tenancy/roles';
@@ -35,21 +36,7 @@ export async function GET(req: Request): Promise<Response> {
     if (project) projectId = staff ? (await findProject(db, project)).id : (await resolveProjectAccess(db, session.user, project)).project.id;
     else if (!staff) return Response.json({ error: { code: 'Forbidden', message: 'the whole audit log is for operators and admins' } }, { status: 403 });
     const lines = auditCsv(db, { ...filter, projectId }, req.signal);
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await lines.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      },
-      async cancel() {
-        await lines.return(undefined);
-      },
-    });
-    const name = `audit-${project ?? 'all'}-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.csv`;
-    return new Response(body, {
-      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' },
-    });
+    return csvDownload(lines, `audit-${project ?? 'all'}-${fileStamp()}.csv`);
   } catch (e) {
     return routeErrorResponse('audit export', e);
   }

@@ -4,6 +4,7 @@ import { currentSession } from '@/server/auth/session';
 import { networkAuditCsv } from '@/server/capacity/address-audit';
 import { validationFailed } from '@/server/errors';
 import { parseQuery } from '@/server/http/pagination';
+import { csvDownload, fileStamp } from '@/server/http/csv-download';
 import { routeErrorResponse } from '@/server/http/route-error';
 import { resourceName } from '@/server/ipam/schemas';
 import { resolveProjectAccess } from '@/server/tenancy/projects';
@@ -26,24 +27,7 @@ export async function GET(req: Request): Promise<Response> {
     const lines = networkAuditCsv(db, access.project.id, network, req.signal);
     // The first chunk is read before answering, so an unknown network is a 404, not an empty file.
     const first = await lines.next();
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        if (!first.done) controller.enqueue(encoder.encode(first.value));
-      },
-      async pull(controller) {
-        const next = await lines.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      },
-      async cancel() {
-        await lines.return(undefined);
-      },
-    });
-    const name = `address-audit-${project}-${network}-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.csv`;
-    return new Response(body, {
-      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' },
-    });
+    return csvDownload(lines, `address-audit-${project}-${network}-${fileStamp()}.csv`, first);
   } catch (e) {
     return routeErrorResponse('address audit export', e instanceof ZodError ? validationFailed(e) : e);
   }
