@@ -3,21 +3,25 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { HydrateClient, getQueryClient, serverCaller, trpc } from '@/app/_trpc/server';
 import { MembersView } from '@/components/tenancy/members-view';
-import { Badge, Card, PageHeader, Table, Td, TextLink } from '@/components/ui/primitives';
+import { Card, PageHeader, Table, Td, TextLink } from '@/components/ui/primitives';
+import { StatusBadge } from '@/components/ui/status-badge';
 
 export const metadata: Metadata = { title: 'Organization' };
 
 export default async function OrganizationPage({ params }: { params: Promise<{ organization: string }> }) {
   const { organization } = await params;
   const caller = await serverCaller();
-  const [org, me] = await Promise.all([
+  const [org, me, mine] = await Promise.all([
     caller.organizations.get({ organization }).catch((e: unknown) => {
       // Another tenant's organization, or one the user holds no role in: not found, as everywhere.
       if (e instanceof TRPCError && (e.code === 'NOT_FOUND' || e.code === 'BAD_REQUEST')) notFound();
       throw e;
     }),
     caller.me.get(),
+    caller.projects.list(),
   ]);
+  // A member of the organization sees its projects, but opens only those it holds a role in.
+  const openable = new Set(mine.map((p) => p.id));
   await getQueryClient().prefetchQuery(trpc.organizations.members.list.queryOptions({ organization }));
   return (
     <>
@@ -32,11 +36,14 @@ export default async function OrganizationPage({ params }: { params: Promise<{ o
             {org.projects.map((p) => (
               <tr key={p.id}>
                 <Td>
-                  <TextLink href={`/projects/${p.slug}`}>{p.slug}</TextLink>
-                  <div className="text-xs text-slate-500">{p.name}</div>
+                  {openable.has(p.id) ? <TextLink href={`/projects/${p.slug}`}>{p.slug}</TextLink> : <span className="font-medium">{p.slug}</span>}
+                  <div className="text-xs text-slate-500">
+                    {p.name}
+                    {!openable.has(p.id) && ' · you hold no role in this project; its owners can add you'}
+                  </div>
                 </Td>
                 <Td>
-                  <Badge tone={p.phase === 'Deleting' ? 'amber' : 'green'}>{p.phase}</Badge>
+                  <StatusBadge kind="project" state={p.phase} />
                 </Td>
               </tr>
             ))}
