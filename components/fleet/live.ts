@@ -32,8 +32,6 @@ interface Channel {
   source: EventSource | null;
   listeners: Set<Listener>;
   state: LiveState;
-  /** Whether a stream was ever ready: a later `ready` follows a reconnect, and anything may have been missed. */
-  wasReady: boolean;
   reopen?: ReturnType<typeof setTimeout>;
 }
 
@@ -49,8 +47,10 @@ function open(channel: Channel) {
   const source = new EventSource(channel.url);
   channel.source = source;
   source.addEventListener('ready', () => {
-    if (channel.wasReady) for (const l of channel.listeners) l.resync();
-    channel.wasReady = true;
+    // Every `ready`, the first too: a change between the page's own read and the stream being ready
+    // was announced to nobody (a machine requested and Ready within a second would stay shown as
+    // Installing until the safety refetch), and after a reconnect anything may have been missed.
+    for (const l of channel.listeners) l.resync();
     setState(channel, 'live');
   });
   source.addEventListener('resync', () => {
@@ -79,7 +79,7 @@ function open(channel: Channel) {
 function subscribe(url: string, listener: Listener): () => void {
   let channel = channels.get(url);
   if (!channel) {
-    channel = { url, source: null, listeners: new Set(), state: 'connecting', wasReady: false };
+    channel = { url, source: null, listeners: new Set(), state: 'connecting' };
     channels.set(url, channel);
     open(channel);
   }

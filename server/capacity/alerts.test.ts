@@ -225,4 +225,39 @@ describe('capacity alerts', () => {
     expect(log[log.length - 1]).toMatchObject({ attempts: 4, lastStatus: 204 });
     expect(await deliverPending(db, endpoint.id, settings)).toEqual({ delivered: 0, failed: 0, nextAttemptAt: null });
   });
+  test('webhooks: deliveries go out in the order they were written, past a power of ten in their ids, and the next run is due when the first waiting one is', async () => {
+    const { db, project } = await setup();
+    const received: string[] = [];
+    const server: Server = createServer((req: IncomingMessage, res) => {
+      received.push(String(req.headers['meridian-webhook-id']));
+      req.resume();
+      req.on('end', () => {
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const endpoint = await createWebhookEndpoint(
+        db,
+        { projectId: project.id, name: 'order', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` },
+        actor,
+        settings,
+      );
+      // Ids on both sides of a power of ten (as text, "10…" sorts before "9…"); the first is due, the second waits.
+      const base = 9_000_000_000_000 + Math.floor(Math.random() * 1_000_000);
+      const [first, second] = [base, base + 1_000_000_000_000];
+      const rows = (await db.execute(sql`
+        insert into webhook_deliveries (id, endpoint_id, event_type, payload, next_attempt_at)
+        values (${first}, ${endpoint.id}, 'test', '{}', now()), (${second}, ${endpoint.id}, 'test', '{}', now() + interval '1 hour')
+        returning event_id as "eventId"`)) as unknown as { eventId: string }[];
+      const result = await deliverPending(db, endpoint.id, settings);
+      expect(received).toEqual([rows[0].eventId]);
+      expect(result.delivered).toBe(1);
+      // The next run waits for the second one's time, not now again.
+      expect(result.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() + 30 * 60_000);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
 });

@@ -164,8 +164,8 @@ export async function deliverPending(
   }[];
   if (!endpoint || !endpoint.enabled) return { delivered: 0, failed: 0, nextAttemptAt: null };
   const due = (await db.execute(sql`
-    select id::text as id, event_id as "eventId", payload::text as body, attempts, next_attempt_at <= now() as due from webhook_deliveries
-     where endpoint_id = ${endpointId} and state = 'Pending' order by id limit ${batch}`)) as unknown as {
+    select d.id::text as id, d.event_id as "eventId", d.payload::text as body, d.attempts, d.next_attempt_at <= now() as due from webhook_deliveries d
+     where d.endpoint_id = ${endpointId} and d.state = 'Pending' order by d.id limit ${batch}`)) as unknown as {
     id: string;
     eventId: string;
     body: string;
@@ -175,7 +175,8 @@ export async function deliverPending(
   let delivered = 0;
   let failed = 0;
   for (const d of due) {
-    // In order: a delivery waiting for its retry holds back the ones behind it.
+    // In order (by the numeric id: the text "id" above would put 10 before 9): a delivery waiting
+    // for its retry holds back the ones behind it, and the next run is due when that one is.
     if (!d.due) break;
     const timestamp = Math.floor(Date.now() / 1000);
     let status: number | null = null;
