@@ -119,7 +119,7 @@ test('a user token made on the Account page creates a project over REST (201); r
   // Revoking asks first; then the token stops at once.
   page.once('dialog', (d) => void d.accept());
   await row.getByRole('button', { name: `Revoke e2e-laptop-${stamp}` }).click();
-  await expect(row).toContainText('revoked');
+  await expect(row).toContainText('Revoked');
   expect((await create(`e2e-ut2-${stamp}`)).status()).toBe(401);
   // After a reload the secret is not shown again.
   await page.reload();
