@@ -37,7 +37,7 @@ export type CniTarget = (typeof CNI_TARGETS)[number];
 
 /** Bun's name of each architecture: its `--target` and its runtime package on npm. */
 const BUN: Record<CniTarget, { target: string; pkg: string }> = {
-  // The baseline build (x86-64 without AVX2): a node's CPU may be older than Haswell, or a VM may hide AVX2.
+  // Bun's baseline build: runs on x86-64 CPUs without AVX2.
   'linux-amd64': { target: 'bun-linux-x64-baseline', pkg: '@oven/bun-linux-x64-baseline' },
   'linux-arm64': { target: 'bun-linux-arm64', pkg: '@oven/bun-linux-aarch64' },
 };
@@ -101,7 +101,7 @@ async function targetRuntime(target: CniTarget): Promise<string> {
     const installed = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
     if (installed.version === version && isElf(path.join(dir, 'bin', 'bun'))) return path.join(dir, 'bin', 'bun');
   } catch {
-    // not installed for this machine: fetched below
+    // not installed by npm (another architecture's runtime): fetched below
   }
   const cache = path.join(root, 'node_modules', '.cache', 'meridian-cni', `${BUN[target].pkg.replace('/', '+')}-${version}`);
   const binary = path.join(cache, 'package', 'bin', 'bun');

@@ -48,6 +48,6 @@ describe('plainReason', () => {
   });
 
   it('turns unknown text in operator vocabulary into a general sentence', () => {
-    expect(plainReason('fencing token 7 superseded')).toBe('The provider reported a problem with this machine: an operator has been told.');
+    expect(plainReason('fencing token 7 superseded')).toBe('The provider reported a problem: an operator has been told.');
   });
 });

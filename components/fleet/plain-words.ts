@@ -44,7 +44,7 @@ export function plainReason(text: string | null | undefined): string | null {
     const m = pattern.exec(t);
     if (m) return sentence(say(m));
   }
-  if (operatorVocabulary.test(t)) return 'The provider reported a problem with this machine: an operator has been told.';
+  if (operatorVocabulary.test(t)) return 'The provider reported a problem: an operator has been told.';
   return t;
 }
 
