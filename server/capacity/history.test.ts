@@ -10,7 +10,18 @@ import { createApiToken } from '@/server/tenancy/tokens';
 import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { routeHandlers } from '@/test/rest';
-import { fleetHistory, MAX_ROWS_PER_SERIES, objectHistory, pruneHistory, readSeriesPoints, recordSample, resolveRange, seriesOf, TIERS } from './history';
+import {
+  fleetHistory,
+  MAX_ROWS_PER_SERIES,
+  objectHistory,
+  pruneHistory,
+  readSeriesPoints,
+  recordSample,
+  resolveRange,
+  seriesOf,
+  TIERS,
+  uuidBefore,
+} from './history';
 
 const actor = systemActor('test');
 
@@ -77,6 +88,46 @@ describe('capacity history', () => {
       { step: 3600, at: '2031-03-04T05:00:00Z', used: '80', capacity: '252' },
       { step: 86400, at: '2031-03-04T00:00:00Z', used: '80', capacity: '252' },
     ]);
+  });
+
+  test('a paced sample records, part by part, exactly the rows of a sample in one statement; an abort stops it between parts', async () => {
+    const { db, project } = await setup();
+    for (let i = 0; i < 5; i++) {
+      await createNetwork(db, project.id, { name: `vpc-${i}`, cidrs: [{ cidr: `10.${i}.0.0/16` }] }, actor);
+      await createClaim(db, project.id, { name: `c-${i}`, network: `vpc-${i}`, prefixLength: 24 + i, family: 4, reclaimPolicy: 'Delete' } as never, actor);
+    }
+    await createCluster(db, project.id, { name: 'c1', network: 'vpc-2' }, actor);
+    const cluster = await findCluster(db, project.id, 'c1');
+    await addLease(db, cluster, { cniNetwork: 'k8s', containerId: 'ctr1', ifname: 'eth0', node: 'n1', podNamespace: 'default', podName: 'p1' }, actor);
+    const [{ networks }] = (await db.execute(sql`select count(*)::int as networks from networks`)) as unknown as { networks: number }[];
+
+    const whole = new Date('2031-05-01T00:00:00Z');
+    const paced = new Date('2031-05-01T00:10:00Z');
+    const n = await recordSample(db, whole);
+    const parts: number[] = [];
+    expect(await recordSample(db, paced, { duty: 0.5, partNetworks: 2, onPart: (ms) => parts.push(ms) })).toBe(n);
+    expect(parts).toHaveLength(Math.ceil(networks / 2));
+    const at = async (t: Date) =>
+      (await db.execute(sql`
+        select s.key, cs.used::text as used, cs.capacity::text as capacity from capacity_samples cs join capacity_series s on s.id = cs.series_id
+         where cs.step = 60 and cs.at = ${t.toISOString()}::timestamptz order by s.key`)) as unknown as { key: string; used: string; capacity: string }[];
+    const rows = await at(whole);
+    expect(rows).toHaveLength(n);
+    expect(rows.some((r) => r.key.startsWith('bucket:') && r.used !== '0')).toBe(true);
+    expect(rows.some((r) => r.key.startsWith('cluster-pods:') && r.used === '1')).toBe(true);
+    expect(await at(paced)).toEqual(rows);
+
+    // Aborted after its first part: that part is recorded, the rest is not.
+    const stop = new AbortController();
+    const cut = new Date('2031-05-01T00:20:00Z');
+    const first = await recordSample(db, cut, { duty: 1, partNetworks: 2, signal: stop.signal, onPart: () => stop.abort() });
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(n);
+    expect(await at(cut)).toHaveLength(first);
+
+    // Parts meet without a gap: each ends just below where the next begins.
+    expect(uuidBefore('10000000-0000-4000-8000-000000000000')).toBe('10000000-0000-4000-7fff-ffffffffffff');
+    expect(uuidBefore('a0000000-0000-0000-0000-000000000000')).toBe('9fffffff-ffff-ffff-ffff-ffffffffffff');
   });
 
   test('the counters are read without scanning allocations, leases or claims', async () => {

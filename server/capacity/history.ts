@@ -23,13 +23,76 @@ export const MAX_POINTS = 2_500;
 /** The forecast's default window: the last 7 days. */
 export const FORECAST_WINDOW_SECONDS = 7 * 86_400;
 
+/** The share of a database backend's time the worker's sampler may take (SamplePacing.duty). */
+export const SAMPLE_DUTY = 0.03;
+
+/** Networks per part of a paced sample (each network is a few series: its pools, families, clusters). */
+export const SAMPLE_PART_NETWORKS = 250;
+
 /**
- * Records one sample of every series from the exact counters (SQL `capacity_sample`: one statement,
- * never a scan of allocations). Returns how many series were sampled.
+ * How a sample is spread over time so that it never takes much of the database from the requests
+ * running beside it: the series are recorded one part (a range of SAMPLE_PART_NETWORKS networks,
+ * the buckets with the first) per statement, and after each part the sampler waits `1/duty − 1`
+ * times as long as the part took, so it keeps a database backend busy for about `duty` of the
+ * time — but waits no longer than lets it finish by `finishBy` (the next sample's tick).
  */
-export async function recordSample(db: DbOrTx, at: Date = new Date()): Promise<number> {
-  const [row] = (await db.execute(sql`select capacity_sample(${at.toISOString()}::timestamptz) as n`)) as unknown as { n: number }[];
-  return row.n;
+export interface SamplePacing {
+  /** The share of time the sample may keep a backend busy (0–1]; 1 records the parts back to back. */
+  duty: number;
+  /** Epoch milliseconds by which the sample should be done; pauses shrink to fit. */
+  finishBy?: number;
+  /** Networks per part (default SAMPLE_PART_NETWORKS). */
+  partNetworks?: number;
+  /** Told each part's database time (ms), e.g. by the bench. */
+  onPart?: (ms: number) => void;
+  /** Stops the sample between parts (the worker shutting down): the parts not yet recorded are not. */
+  signal?: AbortSignal;
+}
+
+const FIRST_ID = '00000000-0000-0000-0000-000000000000';
+const LAST_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** The uuid just below `id` (the inclusive end of the part before the one `id` begins). */
+export function uuidBefore(id: string): string {
+  const hex = (BigInt(`0x${id.replace(/-/g, '')}`) - 1n).toString(16).padStart(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Records one sample of every series from the exact counters (SQL `capacity_sample`, never a scan
+ * of allocations) at `at`. Without `pacing`, in one statement; with it, part by part as
+ * `SamplePacing` says (every part at the same `at`: sampling an instant again changes nothing, so a
+ * sample cut short and retried writes the same rows). Returns how many series were sampled.
+ */
+export async function recordSample(db: DbOrTx, at: Date = new Date(), pacing?: SamplePacing): Promise<number> {
+  const when = at.toISOString();
+  const part = async (lo: string, hi: string, buckets: boolean) => {
+    const [row] = (await db.execute(sql`select capacity_sample(${when}::timestamptz, ${lo}::uuid, ${hi}::uuid, ${buckets}) as n`)) as unknown as {
+      n: number;
+    }[];
+    return row.n;
+  };
+  if (!pacing) return part(FIRST_ID, LAST_ID, true);
+  const every = pacing.partNetworks ?? SAMPLE_PART_NETWORKS;
+  // The parts: every `every`-th network id begins one; together they cover every possible id, so a
+  // network created meanwhile falls in one of them.
+  const starts = (await db.execute(sql`
+    select id from (select id, row_number() over (order by id) as n from networks) x
+     where n % ${every} = 1 and n > 1 order by id`)) as unknown as { id: string }[];
+  const bounds = [FIRST_ID, ...starts.map((r) => r.id)];
+  let series = 0;
+  for (let i = 0; i < bounds.length && !pacing.signal?.aborted; i++) {
+    const t = performance.now();
+    series += await part(bounds[i], i + 1 < bounds.length ? uuidBefore(bounds[i + 1]) : LAST_ID, i === 0);
+    const took = performance.now() - t;
+    pacing.onPart?.(took);
+    const left = bounds.length - 1 - i;
+    if (left === 0 || pacing.duty >= 1) continue;
+    const fit = pacing.finishBy === undefined ? Infinity : Math.max(0, (pacing.finishBy - Date.now()) / left - took);
+    await sleep(Math.min((took * (1 - pacing.duty)) / pacing.duty, fit));
+  }
+  return series;
 }
 
 /**
