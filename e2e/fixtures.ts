@@ -21,3 +21,20 @@ export async function signIn(page: Page, email: string, password = demoPassword)
   const session = await (await page.request.get('/api/auth/session')).json();
   expect(session?.user?.email).toBe(email);
 }
+
+/** Creates a network in a project through its networks page, trying a few free /24s (other specs share the project). */
+export async function createNetwork(page: Page, project: string, name: string) {
+  for (let i = 0; i < 6; i++) {
+    await page.goto(`/projects/${project}/networks`);
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel('Root CIDR', { exact: true }).fill(`10.${60 + Math.floor(Math.random() * 40)}.${Math.floor(Math.random() * 256)}.0/24`);
+    await page.getByRole('button', { name: 'Create network' }).click();
+    try {
+      await expect(page).toHaveURL(new RegExp(`/projects/${project}/networks/${name}$`), { timeout: 10_000 });
+      return;
+    } catch {
+      // An overlapping root: try another range.
+    }
+  }
+  throw new Error(`could not create network ${name}`);
+}

@@ -1,24 +1,7 @@
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './fixtures';
+import { expect, test } from '@playwright/test';
+import { createNetwork, signIn } from './fixtures';
 
 const PROJECT = 'acme-dev';
-
-/** Creates a network in a project through its networks page, trying a few free /24s (other specs share the project). */
-async function createNetwork(page: Page, project: string, name: string) {
-  for (let i = 0; i < 6; i++) {
-    await page.goto(`/projects/${project}/networks`);
-    await page.getByLabel('Name', { exact: true }).fill(name);
-    await page.getByLabel('Root CIDR', { exact: true }).fill(`10.${60 + Math.floor(Math.random() * 40)}.${Math.floor(Math.random() * 256)}.0/24`);
-    await page.getByRole('button', { name: 'Create network' }).click();
-    try {
-      await expect(page).toHaveURL(new RegExp(`/projects/${project}/networks/${name}$`), { timeout: 10_000 });
-      return;
-    } catch {
-      // An overlapping root: try another range.
-    }
-  }
-  throw new Error(`could not create network ${name}`);
-}
 
 test('a new user accepts an invitation, creates an organization, a project, a network and a claim (quota 1 of 100); demoted to viewer, their next write is refused', async ({
   browser,

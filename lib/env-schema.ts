@@ -88,10 +88,17 @@ export const envSchema = z.object({
   HOSTNAME: z.string().default('0.0.0.0'),
   AUTH_SECRET: z.string().min(32).optional(),
   AUTH_URL: z.string().url().optional(),
-  AUTH_OIDC_ISSUER: z.string().url().optional(),
+  /** https:// (plain http:// only with AUTH_OIDC_ALLOW_HTTP=1, to a loopback host: see {@link crossChecks}). */
+  AUTH_OIDC_ISSUER: z
+    .string()
+    .url()
+    .regex(/^https?:\/\//i, 'must be an https:// URL')
+    .optional(),
   AUTH_OIDC_CLIENT_ID: z.string().optional(),
   AUTH_OIDC_CLIENT_SECRET: z.string().optional(),
   AUTH_OIDC_NAME: z.string().default('Single sign-on'),
+  /** `1`: AUTH_OIDC_ISSUER may be a plain http:// URL on a loopback host (a provider on the same machine, as in tests). */
+  AUTH_OIDC_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
   MERIDIAN_DEMO_PASSWORD: z.string().min(8).optional(),
   /** Sign-in failures one client may make at one account before progressive delays begin (server/tenancy/sign-in.ts). */
   SIGN_IN_FREE_FAILURES: integer(1, 1000).default(5),
@@ -203,6 +210,35 @@ export const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** A loopback host name: `localhost`, 127.0.0.0/8, `[::1]` (as a URL's `hostname` writes them). */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Rules that involve more than one variable, checked when the whole environment is parsed (a
+ * program's part, `envSchema.pick(...)`, has its own variables only). Each names the variable to fix.
+ *
+ * - AUTH_OIDC_ISSUER over plain http: the client secret, the authorization code and the tokens
+ *   would cross the network unencrypted. Refused unless AUTH_OIDC_ALLOW_HTTP=1 says so, and even
+ *   then only for a loopback host, where they never leave the machine.
+ */
+function crossChecks(e: Env, ctx: z.RefinementCtx) {
+  if (e.AUTH_OIDC_ISSUER && new URL(e.AUTH_OIDC_ISSUER).protocol === 'http:') {
+    const loopback = LOOPBACK_HOST.test(new URL(e.AUTH_OIDC_ISSUER).hostname);
+    if (e.AUTH_OIDC_ALLOW_HTTP !== '1' || !loopback) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_OIDC_ISSUER'],
+        message: loopback
+          ? 'must be an https:// URL (a plain http:// issuer on a loopback host needs AUTH_OIDC_ALLOW_HTTP=1)'
+          : 'must be an https:// URL (plain http:// only for a loopback host, with AUTH_OIDC_ALLOW_HTTP=1)',
+      });
+    }
+  }
+}
+
+/** The whole product's environment: every variable's own rule, then {@link crossChecks}. */
+const productSchema = envSchema.superRefine(crossChecks);
 export type EnvName = keyof typeof envSchema.shape;
 /** The variables as they are given: strings, or undefined for unset. */
 export type RawEnv = Record<string, string | undefined>;
@@ -222,7 +258,7 @@ export class EnvError extends Error {
  */
 export function parseEnv<S extends z.ZodObject>(source: RawEnv, schema: S): z.output<S>;
 export function parseEnv(source: RawEnv): Env;
-export function parseEnv(source: RawEnv, schema: z.ZodObject = envSchema) {
+export function parseEnv(source: RawEnv, schema: z.ZodType = productSchema) {
   const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {

@@ -70,6 +70,10 @@ describe('the environment schema', () => {
     ['DATABASE_URL', 'mysql://db/meridian', 'must be a postgres:// URL'],
     ['LOG_LEVEL', 'verbose', ''],
     ['TRUSTED_PROXIES', '10.0.0.0/8,proxy.example.com', 'is not an IP address or CIDR'],
+    ['AUTH_OIDC_ISSUER', 'ftp://id.example.com', 'must be an https:// URL'],
+    ['AUTH_OIDC_ISSUER', 'http://id.example.com', 'must be an https:// URL (plain http:// only for a loopback host, with AUTH_OIDC_ALLOW_HTTP=1)'],
+    ['AUTH_OIDC_ISSUER', 'http://127.0.0.1:9000', 'needs AUTH_OIDC_ALLOW_HTTP=1'],
+    ['AUTH_OIDC_ALLOW_HTTP', 'yes', ''],
   ])('%s=%j is refused, naming the variable', (variable, value, reason) => {
     let error: unknown;
     try {
@@ -82,6 +86,16 @@ describe('the environment schema', () => {
     expect(problems.map((p) => p.variable)).toEqual([variable]);
     expect(problems[0].message).toContain(reason);
     expect((error as EnvError).message).toContain(`${variable}: ${problems[0].message}`);
+  });
+
+  test('an OIDC issuer is https; plain http only for a loopback host, and only with AUTH_OIDC_ALLOW_HTTP=1', () => {
+    expect(parseEnv({ AUTH_OIDC_ISSUER: 'https://id.example.com/realms/x' }).AUTH_OIDC_ISSUER).toBe('https://id.example.com/realms/x');
+    for (const issuer of ['http://127.0.0.1:9000', 'http://127.0.0.2:9000', 'http://localhost:9000', 'http://[::1]:9000']) {
+      expect(parseEnv({ AUTH_OIDC_ISSUER: issuer, AUTH_OIDC_ALLOW_HTTP: '1' }).AUTH_OIDC_ISSUER).toBe(issuer);
+    }
+    for (const issuer of ['http://id.example.com', 'http://10.0.0.5:9000', 'http://127.example.com']) {
+      expect(() => parseEnv({ AUTH_OIDC_ISSUER: issuer, AUTH_OIDC_ALLOW_HTTP: '1' }), issuer).toThrow(/AUTH_OIDC_ISSUER: must be an https:\/\/ URL/);
+    }
   });
 
   test('every invalid variable is named at once', () => {

@@ -8,8 +8,26 @@ const messages: Record<string, string> = {
   throttled: 'Too many failed attempts from here. Wait a little and try again.',
 };
 
-export function SignInForm({ callbackUrl, oidcName }: { callbackUrl: string; oidcName: string | null }) {
-  const [error, setError] = useState<string | null>(null);
+/**
+ * What the sign-in page says for the `error` next-auth (or the OIDC sign-in callback,
+ * server/auth/oidc-provider.ts) sent the browser back with.
+ */
+export function returnedErrorMessage(code: string, oidcName: string | null): string {
+  const provider = oidcName ?? 'single sign-on';
+  switch (code) {
+    case 'OidcUnverified':
+      return `${provider} has not verified the e-mail address of the account you signed in with, so Meridian cannot sign you in with it. Verify it there, or sign in another way.`;
+    case 'OidcNoEmail':
+      return `${provider} did not give Meridian an e-mail address for the account you signed in with, so Meridian cannot sign you in with it.`;
+    case 'OidcDisabled':
+      return 'Your Meridian account is disabled. Ask an administrator to enable it.';
+    default:
+      return oidcName ? `Signing in with ${oidcName} did not work. Try again, or sign in another way.` : 'Signing in did not work. Try again.';
+  }
+}
+
+export function SignInForm({ callbackUrl, oidcName, returnedError = null }: { callbackUrl: string; oidcName: string | null; returnedError?: string | null }) {
+  const [error, setError] = useState<string | null>(returnedError ? returnedErrorMessage(returnedError, oidcName) : null);
   const [pending, setPending] = useState(false);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {

@@ -8,9 +8,9 @@ import { log, logError } from '@/server/observability/log';
 import type { SessionUser } from '@/server/tenancy/roles';
 import { createSession, resolveSession, revokeSession, SESSION_MAX_AGE_SECONDS } from '@/server/tenancy/sessions';
 import { authenticate } from '@/server/tenancy/sign-in';
-import { oidcSignIn } from '@/server/tenancy/oidc';
 import { findUserByEmail } from '@/server/tenancy/users';
 import { secureCookies } from './cookies';
+import { admitOidcSignIn, OIDC_PROVIDER_ID, oidcProvider } from './oidc-provider';
 import { authSecret } from './secret';
 
 class InvalidCredentials extends CredentialsSignin {
@@ -56,7 +56,8 @@ function config(req: Request | undefined): NextAuthConfig {
     },
     secret: authSecret(),
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
-    pages: { signIn: '/sign-in' },
+    // Errors (a refused or failed provider sign-in) land on the sign-in page, which words them.
+    pages: { signIn: '/sign-in', error: '/sign-in' },
     useSecureCookies: secureCookies(e.AUTH_URL),
     providers: [
       Credentials({
@@ -69,31 +70,18 @@ function config(req: Request | undefined): NextAuthConfig {
           return { id: result.user.id, email: result.user.email, name: result.user.name };
         },
       }),
-      ...(oidcEnabled()
-        ? [
-            {
-              id: 'oidc',
-              name: e.AUTH_OIDC_NAME,
-              type: 'oidc' as const,
-              issuer: e.AUTH_OIDC_ISSUER,
-              clientId: e.AUTH_OIDC_CLIENT_ID,
-              clientSecret: e.AUTH_OIDC_CLIENT_SECRET,
-            },
-          ]
-        : []),
+      ...(oidcEnabled() ? [oidcProvider(e)] : []),
     ],
     callbacks: {
       async signIn({ user, account, profile }) {
-        if (account?.provider !== 'oidc') return true;
+        if (account?.provider !== OIDC_PROVIDER_ID) return true;
         // OIDC users are matched by e-mail; a first sign-in creates a user with no roles (server/tenancy/oidc.ts).
-        const result = await oidcSignIn(getDb(), { email: user.email, emailVerified: profile?.email_verified, name: user.name });
-        if (!result.ok) log('warn', `auth: OIDC sign-in refused (${result.reason})`);
-        return result.ok;
+        return admitOidcSignIn(getDb(), { user, profile });
       },
       async jwt({ token, user, account }) {
         if (user) {
           // Signing in: start a session row; its id is what the cookie carries from now on.
-          const uid = account?.provider === 'oidc' && user.email ? (await findUserByEmail(getDb(), user.email))?.id : user.id;
+          const uid = account?.provider === OIDC_PROVIDER_ID && user.email ? (await findUserByEmail(getDb(), user.email))?.id : user.id;
           if (!uid) return null;
           token.uid = uid;
           token.sid = await createSession(getDb(), { userId: uid, userAgent: req?.headers.get('user-agent') ?? '', address: clientOf(req) });

@@ -1,8 +1,8 @@
 /**
  * Accepting an invitation through OIDC: the provider's identity becomes (or is) the Meridian user
  * of that e-mail, and the invitation is accepted for that user only when the e-mail is the
- * invited one. (No OIDC provider process runs in the tests: the identity is what the provider's
- * ID token states, handed over as next-auth's signIn callback hands it.)
+ * invited one. (Here the identity is handed over as next-auth's signIn callback hands it; the flow
+ * through a real OpenID provider is server/auth/oidc-provider.test.ts and e2e/oidc.spec.ts.)
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';

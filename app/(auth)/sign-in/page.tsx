@@ -7,9 +7,9 @@ import { env, oidcEnabled } from '@/server/env';
 export const metadata: Metadata = { title: 'Sign in' };
 export const dynamic = 'force-dynamic';
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {
   if (await currentUser()) redirect('/');
-  const { callbackUrl } = await searchParams;
+  const { callbackUrl, error } = await searchParams;
   const safeCallback = callbackUrl && callbackUrl.startsWith('/') && !callbackUrl.startsWith('//') ? callbackUrl : '/';
   return (
     <main className="flex min-h-screen items-center justify-center px-4">
@@ -18,7 +18,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <p className="text-2xl font-semibold tracking-tight text-slate-900">Meridian</p>
           <p className="mt-1 text-sm text-slate-600">Address space, quota and bare-metal fleet</p>
         </div>
-        <SignInForm callbackUrl={safeCallback} oidcName={oidcEnabled() ? env().AUTH_OIDC_NAME : null} />
+        <SignInForm
+          callbackUrl={safeCallback}
+          oidcName={oidcEnabled() ? env().AUTH_OIDC_NAME : null}
+          returnedError={typeof error === 'string' ? error : null}
+        />
       </div>
     </main>
   );
