@@ -7,6 +7,7 @@ import { discoveryDocument, openApiDocument } from './openapi';
 import { errorReply, serveRoute } from './rest';
 import { allowedMethods, matchPath, pathEntries, type PathEntry, type RouteTable } from './route-table';
 import { contentSecurityPolicy, securityHeaders } from './security-headers';
+import { serverTiming } from './server-timing';
 
 /**
  * REST v1, served straight from the web process's Node HTTP server (bin/web.ts hands it every
@@ -66,7 +67,14 @@ function checkedOutput(route: RestRoute, reply: JsonReply): JsonReply {
 
 function sendReply(res: ServerResponse, reply: JsonReply, head = false) {
   const payload = Buffer.from(reply.json);
-  res.writeHead(reply.status, { ...fixedHeaders, 'content-type': 'application/json', ...reply.headers, 'content-length': String(payload.length) });
+  const timing = serverTiming(res.req);
+  res.writeHead(reply.status, {
+    ...fixedHeaders,
+    'content-type': 'application/json',
+    ...reply.headers,
+    'content-length': String(payload.length),
+    ...(timing ? { 'server-timing': timing } : {}),
+  });
   res.end(head ? undefined : payload);
 }
 

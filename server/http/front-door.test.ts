@@ -169,6 +169,22 @@ describe('Content-Security-Policy', () => {
   });
 });
 
+describe('Server-Timing', () => {
+  test("REST answers carry the web process's own time for the request; pages do not", async () => {
+    // The server's time lies within the client's: from the request's arrival to its answer.
+    for (const path of ['/api/v1/no-such-route', '/api/v1/whoami']) {
+      const t = performance.now();
+      const answer = await get(port, path);
+      const waited = performance.now() - t;
+      const m = /^app;dur=(\d+\.\d{2})$/.exec(String(answer.headers['server-timing']));
+      expect(m, `${path}: ${answer.headers['server-timing']}`).not.toBeNull();
+      expect(Number(m![1])).toBeGreaterThan(0);
+      expect(Number(m![1])).toBeLessThanOrEqual(waited);
+    }
+    expect((await get(port, '/projects')).headers['server-timing']).toBeUndefined();
+  });
+});
+
 describe('a request body left half-read', () => {
   test('the answer reaches the client, then the server ends the connection without reading the rest', async () => {
     let read = 0;

@@ -6,6 +6,7 @@ import { methodLabel, metrics, routeLabel } from '@/server/observability/metrics
 import type { ApiServer } from './api-server';
 import { arrivedOverHttps, CLIENT_ADDRESS_HEADER, clientAddress } from './client-address';
 import type { RateLimiter } from './rate-limit';
+import { markArrival } from './server-timing';
 import { contentSecurityPolicy, HSTS, scriptNonce } from './security-headers';
 
 export interface FrontDoorOptions {
@@ -21,7 +22,8 @@ export interface FrontDoorOptions {
 
 /**
  * What the web process does with every request before REST v1 or Next sees it (bin/web.ts):
- * - records its latency under bounded labels (routeLabel: the REST route table's patterns and a
+ * - notes when it arrived (REST answers carry the web process's time: server-timing.ts) and records
+ *   its latency under bounded labels (routeLabel: the REST route table's patterns and a
  *   fixed set, so unknown paths cannot grow the histogram);
  * - adds HSTS when the request arrived over https (TLS, or a trusted proxy saying so);
  * - gives auth requests the client address (the socket's peer, or X-Forwarded-For through
@@ -52,6 +54,7 @@ export function createFrontDoor({ api, next, trustedProxies, signInLimiter }: Fr
   const { httpDuration } = metrics();
   return (req, res) => {
     const started = process.hrtime.bigint();
+    markArrival(req, started);
     const pathname = (req.url ?? '/').split('?')[0];
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
