@@ -2,7 +2,8 @@ import { expect, test, type Browser, type Page } from '@playwright/test';
 import postgres from 'postgres';
 import { createNetwork, signIn } from './fixtures';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../test/oidc-provider';
-import { e2eDatabaseUrls, freePort, startWebProcess, type WebProcess } from './web-process';
+import { freePort } from '../test/free-port';
+import { e2eDatabaseUrls, startWebProcess, type WebProcess } from './web-process';
 
 /**
  * Single sign-on through an invitation, for real: Chromium → a Meridian web process configured

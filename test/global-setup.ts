@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../bin/lib/embedded-postgres';
 import { migrateDatabase } from '../db/migrate';
+import { freePort } from './free-port';
 import { loadDump } from './upgrade/fixture';
 
 declare module 'vitest' {
@@ -16,17 +16,7 @@ declare module 'vitest' {
   }
 }
 
-/** A free TCP port on loopback, chosen by the kernel. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort };
 
 /** What a test database holds before this build migrates it: nothing, or an older release's dump (`from`). */
 export async function prepareDatabase(url: string, from: string): Promise<void> {
