@@ -97,8 +97,8 @@ async function main() {
     const resident = await call(agent, base, path('add'), token, { cniNetwork: 'k8s', containerId: 'resident', ifname: 'eth0', node: 'node-1' });
     if (resident.status !== 200) throw new Error(`ADD answered ${resident.status}: ${resident.text}`);
     // Warm-up: connections, plans, the verified token, and the web process's code optimized by V8 as
-    // in a server that has been running (with 50 pairs the first few hundred measured ADDs were still
-    // ~1.7× slower: the same p50 of 3.9 ms fell to 2.3 ms over 1,500).
+    // in a server that has been running (a fresh process's first few hundred calls are markedly
+    // slower: bench/RESULTS.md).
     for (let i = 0; i < WARMUP; i++) await addThenDel();
     const back: { add: number; del: number; addServer: number }[] = [];
     const cpu = cpuMeter({ web: web.proc.pid }, { postgres: bench.cpuSource });
