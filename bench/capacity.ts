@@ -103,7 +103,7 @@ async function main() {
     };
     // Claim creates alone, then while samples run back to back — paced as the worker records them
     // (the sampler always busy: a worst case, the worker samples once a minute), then unpaced for
-    // comparison — in rounds, so all three see the same machine.
+    // comparison — in rounds, so all three run under the same conditions.
     let minute = 200;
     const whileSampling = async (paced: boolean) => {
       const stop = new AbortController();
