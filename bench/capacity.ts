@@ -115,7 +115,7 @@ async function main() {
       const rate = await createsPerSecond(CREATE_SECONDS);
       stop.abort();
       await sampler;
-      return { rate };
+      return rate;
     };
     const alone: number[] = [];
     const paced: number[] = [];
@@ -125,8 +125,8 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       const modes = [
         async () => alone.push(await createsPerSecond(CREATE_SECONDS)),
-        async () => paced.push((await whileSampling(true)).rate),
-        async () => unpaced.push((await whileSampling(false)).rate),
+        async () => paced.push(await whileSampling(true)),
+        async () => unpaced.push(await whileSampling(false)),
       ];
       for (let k = 0; k < 3; k++) await modes[(round + k) % 3]();
       out(

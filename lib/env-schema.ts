@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AssetIdSchema } from './provider-wire';
 import { parseTrustedProxies } from './trusted-proxies';
+import { isLoopbackHost } from './loopback';
 
 /**
  * Every environment variable Meridian's programs read — web, worker, admin CLI, `npm start`'s
@@ -211,9 +212,6 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-/** A loopback host name: `localhost`, 127.0.0.0/8, `[::1]` (as a URL's `hostname` writes them). */
-const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /**
  * Rules that involve more than one variable, checked when the whole environment is parsed (a
  * program's part, `envSchema.pick(...)`, has its own variables only). Each names the variable to fix.
@@ -223,8 +221,9 @@ const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
  *   then only for a loopback host, where they never leave the machine.
  */
 function crossChecks(e: Env, ctx: z.RefinementCtx) {
-  if (e.AUTH_OIDC_ISSUER && new URL(e.AUTH_OIDC_ISSUER).protocol === 'http:') {
-    const loopback = LOOPBACK_HOST.test(new URL(e.AUTH_OIDC_ISSUER).hostname);
+  const issuer = e.AUTH_OIDC_ISSUER ? new URL(e.AUTH_OIDC_ISSUER) : undefined;
+  if (issuer?.protocol === 'http:') {
+    const loopback = isLoopbackHost(issuer.hostname);
     if (e.AUTH_OIDC_ALLOW_HTTP !== '1' || !loopback) {
       ctx.addIssue({
         code: 'custom',

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
+import { isLoopbackHost } from '@/lib/loopback';
 
 /**
  * Alert webhooks: endpoints registered by a project (its alerts) or by the operators (every
@@ -26,8 +27,6 @@ export interface WebhookSettings {
   timeoutMs: number;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /** An endpoint URL must be https; plain http only for a loopback host or when allowed by configuration. */
 export function checkWebhookUrl(text: string, allowHttp: boolean): string {
   let url: URL;
@@ -38,7 +37,7 @@ export function checkWebhookUrl(text: string, allowHttp: boolean): string {
   }
   if (url.username || url.password) throw invalid('url', 'url must not carry credentials');
   if (url.protocol === 'https:') return url.toString();
-  if (url.protocol === 'http:' && (allowHttp || LOOPBACK.test(url.hostname))) return url.toString();
+  if (url.protocol === 'http:' && (allowHttp || isLoopbackHost(url.hostname))) return url.toString();
   throw invalid('url', 'url must be https:// (plain http only for a loopback host, or with WEBHOOK_ALLOW_HTTP=1)');
 }
 
