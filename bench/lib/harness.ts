@@ -17,7 +17,9 @@ export { freePort };
  * and where its PostgreSQL CPU is read from (`cpuSource`): the embedded server whole, or on
  * DATABASE_URL's server (shared with whatever else uses it) the new database's backends.
  */
-export async function benchDatabase(): Promise<{ url: string; handle: DbHandle; cpuSource: PostgresCpuSource; close(): Promise<void> }> {
+export async function benchDatabase(
+  options: { connections?: number } = {},
+): Promise<{ url: string; handle: DbHandle; cpuSource: PostgresCpuSource; close(): Promise<void> }> {
   const name = `meridian_bench_${Date.now()}`;
   let url: string;
   let cleanup: () => Promise<void>;
@@ -43,7 +45,7 @@ export async function benchDatabase(): Promise<{ url: string; handle: DbHandle; 
     };
   }
   await migrateDatabase(url);
-  const handle = createDb(url, { max: 40, applicationName: 'meridian-bench' });
+  const handle = createDb(url, { max: options.connections ?? 40, applicationName: 'meridian-bench' });
   let cpuSource: PostgresCpuSource = { database: name };
   if (!process.env.DATABASE_URL) {
     // The postmaster is the parent of every backend (the embedded package may start it through a wrapper).
@@ -286,6 +288,38 @@ export async function startWeb(url: string, extraEnv: Record<string, string> = {
         proc.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * Per batched SQL function, the statements and items a web process has sent so far, read from its
+ * `/metrics` (db/batch.ts counts them): the difference of two readings over a phase gives the
+ * phase's mean batch.
+ */
+export async function batchCounts(base: string): Promise<Map<string, { statements: number; items: number; fallbacks: number }>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const out = new Map<string, { statements: number; items: number; fallbacks: number }>();
+  for (const m of text.matchAll(/^meridian_batch_(statements|items|fallbacks)_total\{function="([^"]+)"\} (\d+)$/gm)) {
+    const counts = out.get(m[2]) ?? { statements: 0, items: 0, fallbacks: 0 };
+    counts[m[1] as 'statements' | 'items' | 'fallbacks'] = Number(m[3]);
+    out.set(m[2], counts);
+  }
+  return out;
+}
+
+/** `fn: 6000 items in 310 statements (19.4 per statement), 0 fallbacks` for each function that ran between two readings. */
+export function fmtBatches(
+  before: Map<string, { statements: number; items: number; fallbacks: number }>,
+  after: Map<string, { statements: number; items: number; fallbacks: number }>,
+): string {
+  const lines: string[] = [];
+  for (const [fn, a] of after) {
+    const b = before.get(fn) ?? { statements: 0, items: 0, fallbacks: 0 };
+    const statements = a.statements - b.statements;
+    const items = a.items - b.items;
+    if (statements === 0) continue;
+    lines.push(`${fn}: ${items} items in ${statements} statements (${(items / statements).toFixed(1)} per statement), ${a.fallbacks - b.fallbacks} fallbacks`);
+  }
+  return lines.join('; ') || 'no batched statements';
 }
 
 /**

@@ -25,7 +25,10 @@ import { userOf } from './grants';
  *        where project_id = $p and resource_type = $t and allocated + $n <= "limit"
  *     and then writes the Granted resource_claims row. A type without room → denied: QuotaExceeded
  *     is thrown, the caller's transaction rolls back, nothing is stored. (IP claims are created in
- *     one statement, ipam_claim_create, which calls quota_admit itself.)
+ *     one statement, ipam_claim_create, which calls quota_admit itself; concurrent IP claim
+ *     creates go in batches, ipam_claim_create_many, whose quota_admit_many grows each bucket once
+ *     for the whole batch and writes its claims in one insert when the bucket has room for all of
+ *     them, and otherwise decides claim by claim.)
  *   release(tx, …)            in the transaction that deletes the object: one statement marks the
  *     live claim released and gives its amounts back.
  *

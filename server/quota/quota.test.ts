@@ -243,6 +243,136 @@ describe('IP claims are admitted in their own transaction', () => {
   });
 });
 
+describe('a batch of IP claim creates decides quota once (quota_admit_many)', () => {
+  type Books = { allocated: number; claimCount: number; live: number; ipclaims: number; batches: number; inserts: number };
+  async function books(db: Db, projectId: string): Promise<Books> {
+    const [b] = (await db.execute(sql`
+      select (select allocated from allowance_buckets where project_id = ${projectId} and resource_type = ${IPCLAIMS})::int as allocated,
+             (select claim_count from allowance_buckets where project_id = ${projectId} and resource_type = ${IPCLAIMS})::int as "claimCount",
+             (select count(*) from resource_claims where project_id = ${projectId} and status = 'Granted' and released_at is null)::int as live,
+             (select count(*) from ip_claims where project_id = ${projectId})::int as ipclaims,
+             -- Claims written by one transaction share its start time: fewer distinct times than claims means batches.
+             (select count(distinct created_at) from resource_claims where project_id = ${projectId} and status = 'Granted')::int as batches,
+             -- Rows written by one statement share their transaction and command ids.
+             (select count(distinct (xmin::text, cmin::text)) from resource_claims where project_id = ${projectId} and status = 'Granted')::int as inserts`)) as unknown as Books[];
+    return b;
+  }
+  async function granted(db: Db, projectId: string) {
+    return (await db.execute(sql`
+      select name, message, ref_uid as "refUid", (select id::text from ip_claims i where i.project_id = c.project_id and i.name = c.ref_name) as "ipClaimId"
+      from resource_claims c where project_id = ${projectId} and status = 'Granted' and released_at is null`)) as unknown as {
+      name: string;
+      message: string;
+      refUid: string;
+      ipClaimId: string | null;
+    }[];
+  }
+  const burst = (db: Db, projectId: string, names: string[], extra: Record<string, unknown> = { family: 6 }) =>
+    Promise.allSettled(names.map((n) => createClaim(db, projectId, claim(n, extra), actor)));
+  const codes = (results: PromiseSettledResult<unknown>[]) =>
+    results.map((r) => (r.status === 'fulfilled' ? 'created' : ((r.reason as { code?: string }).code ?? String(r.reason))));
+
+  test('claims that fit go in batches: every claim written with its running total, the bucket grown once per batch, books exact', async () => {
+    const { db, project } = await withNetwork('2001:db8:510::/112', { maxPrefixLength: 128, defaultPrefixLength: 128 });
+    await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 1000 }], operator);
+    const results = await burst(
+      db,
+      project.id,
+      Array.from({ length: 120 }, (_, i) => `b${i}`),
+    );
+    expect(new Set(codes(results))).toEqual(new Set(['created']));
+    const b = await books(db, project.id);
+    expect(b).toMatchObject({ allocated: 120, claimCount: 120, live: 120, ipclaims: 120 });
+    expect(b.batches).toBeLessThan(120);
+    // A batch's claims go in one insert (a claim-by-claim decision writes each row with its own).
+    expect(b.inserts).toBe(b.batches);
+    // Each claim's message carries the bucket as it stood after that claim: 1..120, each once.
+    const claims = await granted(db, project.id);
+    const totals = claims.map((c) => Number(/\(allocated (\d+) of 1000\)$/.exec(c.message)?.[1])).sort((x, y) => x - y);
+    expect(totals).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+    // The quota claim names the IP claim it was written for.
+    for (const c of claims) expect(c.refUid).toBe(c.ipClaimId);
+    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+  });
+
+  test('a batch with more than the bucket has room for is decided claim by claim: exactly the room is granted', async () => {
+    const { db, project } = await withNetwork('2001:db8:511::/112', { maxPrefixLength: 128, defaultPrefixLength: 128 });
+    await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 7 }], operator);
+    const results = await burst(
+      db,
+      project.id,
+      Array.from({ length: 40 }, (_, i) => `r${i}`),
+    );
+    expect(codes(results).filter((c) => c === 'created')).toHaveLength(7);
+    expect(codes(results).filter((c) => c === 'QuotaExceeded')).toHaveLength(33);
+    expect(await books(db, project.id)).toMatchObject({ allocated: 7, claimCount: 7, live: 7, ipclaims: 7 });
+    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+  });
+
+  test('claims admitted together whose network then runs out give their quota back', async () => {
+    // A /30 of /32s: four addresses for twelve claims, with quota room for all twelve.
+    const { db, project } = await withNetwork('198.51.100.0/30');
+    const results = await burst(
+      db,
+      project.id,
+      Array.from({ length: 12 }, (_, i) => `x${i}`),
+      {},
+    );
+    expect(codes(results).filter((c) => c === 'created')).toHaveLength(4);
+    expect(codes(results).filter((c) => c === 'Exhausted')).toHaveLength(8);
+    expect(await books(db, project.id)).toMatchObject({ allocated: 4, claimCount: 4, live: 4, ipclaims: 4 });
+    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+  });
+
+  test('a quota claim name already held by a live claim fails only that claim; the rest of its batch is created', async () => {
+    const { db, project } = await withNetwork('2001:db8:512::/112', { maxPrefixLength: 128, defaultPrefixLength: 128 });
+    // Another object's live claim under the name the IPClaim policy renders for "n5" (its books kept).
+    await db.execute(sql`
+      insert into resource_claims (project_id, name, requests, status, reason, message, allocations, ref_kind, ref_name, created_by)
+      values (${project.id}, 'ipclaim-n5', ${JSON.stringify([{ resourceType: IPCLAIMS, amount: 1 }])}::jsonb, 'Granted', 'QuotaAvailable', 'granted',
+              ${JSON.stringify([{ resourceType: IPCLAIMS, amount: 1, status: 'Granted', reason: 'QuotaAvailable', message: 'granted' }])}::jsonb,
+              'Widget', 'n5', 'test')`);
+    await db.execute(
+      sql`update allowance_buckets set allocated = allocated + 1, claim_count = claim_count + 1 where project_id = ${project.id} and resource_type = ${IPCLAIMS}`,
+    );
+    const results = await burst(
+      db,
+      project.id,
+      Array.from({ length: 30 }, (_, i) => `n${i}`),
+    );
+    expect(codes(results)[5]).toBe('PolicyFailed');
+    expect(codes(results).filter((c) => c === 'created')).toHaveLength(29);
+    expect(await books(db, project.id)).toMatchObject({ allocated: 30, claimCount: 30, live: 30, ipclaims: 29 });
+    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+  });
+
+  test('a limit lowered while batches run: no claim is granted past the limit it was decided against, books exact', async () => {
+    const { db, project } = await withNetwork('2001:db8:513::/112', { maxPrefixLength: 128, defaultPrefixLength: 128 });
+    await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 1000 }], operator);
+    const creating = burst(
+      db,
+      project.id,
+      Array.from({ length: 300 }, (_, i) => `l${i}`),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 40 }], operator);
+    const outcomes = codes(await creating);
+    expect(new Set(outcomes)).toEqual(new Set(outcomes.filter((c) => c === 'created' || c === 'QuotaExceeded')));
+    for (const c of await granted(db, project.id)) {
+      const [, allocated, limit] = /\(allocated (\d+) of (\d+)\)$/.exec(c.message)!.map(Number);
+      expect(allocated).toBeLessThanOrEqual(limit);
+    }
+    const b = await books(db, project.id);
+    expect(b.allocated).toBe(outcomes.filter((c) => c === 'created').length);
+    expect(b).toMatchObject({ live: b.allocated, ipclaims: b.allocated, claimCount: b.allocated });
+    // Whatever was granted before the limit fell stays; while at or over it, nothing more is.
+    const after = createClaim(db, project.id, claim('after', { family: 6 }), actor);
+    if (b.allocated >= 40) await expect(after).rejects.toMatchObject({ code: 'QuotaExceeded' });
+    else await after;
+    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+  });
+});
+
 describe('ClaimCreationPolicy', () => {
   test('both name forms render the same object name', async () => {
     const { db } = testDb();

@@ -5,19 +5,20 @@
 -- MultiXact every time), so this locks the claim's name and its candidate pools, decides quota
 -- (quota_admit), then allocates (ipam_allocate, each candidate in turn); it writes the claim and its
 -- event only when both succeeded, and gives back the quota it took (quota_unadmit) when quota is
--- refused or the network turns out to be exhausted. Returns the bound claim, {"exhausted": true},
--- or {"refused": "quotaExceeded", "index": i} / {"refused": "quotaNameTaken"}, having then written
--- nothing (net). It still raises for a pinned address outside or not free in its pool ('MA001',
--- 'MA002'; pinned claims are not batched) and on the unexpected (a lost race for the name, a
--- project being deleted): a batch that raises is undone whole and the caller runs its claims one
--- by one.
-CREATE OR REPLACE FUNCTION ipam_claim_try(p jsonb) RETURNS jsonb
+-- refused or the network turns out to be exhausted. A claim whose quota its batch already decided
+-- (quota_admit_many) comes with that decision as `p_admitted`, naming the IP claim id to use.
+-- Returns the bound claim, {"exhausted": true}, or {"refused": "quotaExceeded", "index": i} /
+-- {"refused": "quotaNameTaken"}, having then written nothing (net). It still raises for a pinned
+-- address outside or not free in its pool ('MA001', 'MA002'; pinned claims are not batched) and on
+-- the unexpected (a lost race for the name, a project being deleted): a batch that raises is undone
+-- whole and the caller runs its claims one by one.
+CREATE OR REPLACE FUNCTION ipam_claim_try(p jsonb, p_admitted jsonb DEFAULT NULL) RETURNS jsonb
 LANGUAGE plpgsql
 -- Planned once per session: plan_cache_mode (see server/ipam/sql/ipam_allocate.sql).
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-  v_claim uuid := gen_random_uuid();
+  v_claim uuid := coalesce((p_admitted->>'claim')::uuid, gen_random_uuid());
   v_project uuid := (p->>'project')::uuid;
   v_requests jsonb := p#>'{quota,requests}';
   v_candidate jsonb;
@@ -31,7 +32,9 @@ BEGIN
   -- waits on the name (a deletion of it in flight) while holding a pool or the bucket.
   PERFORM pg_advisory_xact_lock(hashtextextended('ipclaim:' || (p->>'project') || ':' || (p->>'name'), 0));
   PERFORM 1 FROM ip_pools WHERE id IN (SELECT (c->>'pool')::uuid FROM jsonb_array_elements(p->'candidates') c) ORDER BY id FOR UPDATE;
-  IF jsonb_typeof(p->'quota') = 'object' THEN
+  IF p_admitted IS NOT NULL THEN
+    v_quota := p_admitted->'quota';
+  ELSIF jsonb_typeof(p->'quota') = 'object' THEN
     v_quota := quota_admit(v_project, p#>>'{quota,name}', v_requests, 'IPClaim', p->>'name', v_claim::text,
                            p#>>'{quota,policy}', p#>>'{actor,label}');
     IF NOT (v_quota->>'granted')::boolean THEN
