@@ -17,7 +17,20 @@ import { createNetwork } from '../server/ipam/networks';
 import { createOrganization } from '../server/tenancy/projects';
 import { createProject } from '../server/workflows/project-creation';
 import { createApiToken } from '../server/tenancy/tokens';
-import { benchDatabase, cpuMeter, fmt, fmtCpu, fmtWrites, percentile, runConcurrent, startWeb, STATS_SETTLE_MS, writeMeter } from './lib/harness';
+import {
+  batchCounts,
+  benchDatabase,
+  cpuMeter,
+  fmt,
+  fmtBatches,
+  fmtCpu,
+  fmtWrites,
+  percentile,
+  runConcurrent,
+  startWeb,
+  STATS_SETTLE_MS,
+  writeMeter,
+} from './lib/harness';
 
 const actor = systemActor('bench');
 const ADDS = Number(process.env.BENCH_ADDS ?? 6000);
@@ -89,6 +102,7 @@ async function main() {
     // The warm-up's writes reach the statistics before the measured ADDs start.
     await sleep(STATS_SETTLE_MS);
     const addWrites = await writeMeter(db);
+    const batchesBefore = await batchCounts(web.base);
     let errors = 0;
     const addCpu = cpuMeter({ web: web.proc.pid }, { postgres: bench.cpuSource });
     const run = await runConcurrent(ADDS, CONCURRENCY, async (i) => {
@@ -105,6 +119,7 @@ async function main() {
     });
     const rate = ADDS / run.seconds;
     const addPerOp = addCpu.perOp(ADDS);
+    const batches = fmtBatches(batchesBefore, await batchCounts(web.base));
     // The web process's backends report their last counters as they exit.
     await web.stop();
     await sleep(STATS_SETTLE_MS);
@@ -122,6 +137,7 @@ async function main() {
     );
     process.stdout.write(`cpu ms per INSERT: ${fmtCpu(baselinePerOp)}\ncpu ms per ADD: ${fmtCpu(addPerOp)}\n`);
     process.stdout.write(`written per INSERT: ${fmtWrites(baselineWritten)}\nwritten per ADD: ${fmtWrites(addWritten)}\n`);
+    process.stdout.write(`batches (the web process's /metrics): ${batches}\n`);
     process.stdout.write(
       `ratio ADD/baseline: rate ${(rate / baselineRate).toFixed(2)} (targets ≥ 0.3, ≥ 0.4), CPU ${(addPerOp.total / baselinePerOp.total).toFixed(2)}× (target ≤ 3×), ` +
         `WAL ${(addWritten.walBytes / baselineWritten.walBytes).toFixed(2)}×; target ≥ 1500 ADD/s; errors ${errors}; leases ${leases}; duplicate addresses ${dup}; ` +

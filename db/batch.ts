@@ -167,6 +167,29 @@ export interface SqlFunctionBatches<I> {
 }
 
 /**
+ * Statements and items each batched SQL function has run in this process (see `batchStatistics`),
+ * on `globalThis`: the REST handlers and Next's `/metrics` route may load this module separately.
+ */
+type BatchCounts = { statements: number; items: number; fallbacks: number };
+const g = globalThis as unknown as { __meridianBatchStatistics?: Map<string, BatchCounts> };
+const statistics = (g.__meridianBatchStatistics ??= new Map());
+
+function counted(many: string): BatchCounts {
+  let s = statistics.get(many);
+  if (!s) statistics.set(many, (s = { statements: 0, items: 0, fallbacks: 0 }));
+  return s;
+}
+
+/**
+ * Per batched SQL function (named by its `many`): the statements this process sent (a lone item's
+ * `one` counts as a statement of one), the items they carried — items ÷ statements is the mean
+ * batch — and the batches that raised and ran again one by one. Read by `/metrics`.
+ */
+export function batchStatistics(): { fn: string; statements: number; items: number; fallbacks: number }[] {
+  return [...statistics].map(([fn, s]) => ({ fn, ...s }));
+}
+
+/**
  * A SQL function called in batches: an item alone goes as `one(item)`; several go as
  * `many(items)` in lock order and get their answers back in theirs. A `many` that raises was undone
  * whole, and its items run again one by one, so each caller gets its own item's outcome. The
@@ -178,6 +201,9 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
     const db = sidePool(pool, spec.many, spec.lanes);
     return new Batcher<I, unknown>(
       async (items, deadline) => {
+        const stats = counted(spec.many);
+        stats.statements++;
+        stats.items += items.length;
         if (items.length === 1) return [await jsonFunctionOutcome(db, spec.one, items[0], deadline)];
         const order = lockOrder(items, spec.lockKeys);
         let answers: unknown[];
@@ -188,6 +214,7 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
           if (rows.length === 0) return items.map(() => ({ error: new DeadlineExceeded(deadline?.budgetMs ?? 0) }));
           answers = rows[0].answers;
         } catch {
+          stats.fallbacks++;
           // On the main pool: a batch's worth of single statements would queue on the lanes' few connections.
           return Promise.all(items.map((item) => jsonFunctionOutcome(pool, spec.one, item, deadline)));
         }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { sqlFunctionBatches } from '@/db/batch';
 import { testDb } from '@/test/db';
 import { metricsAuthorized, metricsResponse } from './metrics';
 
@@ -25,5 +26,26 @@ describe('/metrics behind METRICS_TOKEN', () => {
     const res = await metricsResponse(scrape(), testDb().db, undefined);
     expect(res.status).toBe(200);
     expect(metricsAuthorized(null, undefined)).toBe(true);
+  });
+});
+
+describe('group commit in /metrics', () => {
+  test('each batched SQL function counts its statements and items: a lone item goes alone, what arrives meanwhile in one batch', async () => {
+    const { db } = testDb();
+    // A built-in jsonb function as both the single and the batch statement: the batch's answer is its items.
+    const strip = sqlFunctionBatches<Record<string, unknown>>({
+      one: 'jsonb_strip_nulls',
+      many: 'jsonb_strip_nulls',
+      lockKeys: () => [],
+      laneKeys: () => [],
+      lanes: 1,
+      maxBatch: 64,
+    });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => strip(db, { i, gone: null })));
+    expect(answers).toEqual(Array.from({ length: 10 }, (_, i) => ({ i })));
+    const text = await (await metricsResponse(scrape(), db, undefined)).text();
+    expect(text).toContain('meridian_batch_statements_total{function="jsonb_strip_nulls"} 2');
+    expect(text).toContain('meridian_batch_items_total{function="jsonb_strip_nulls"} 10');
+    expect(text).toContain('meridian_batch_fallbacks_total{function="jsonb_strip_nulls"} 0');
   });
 });

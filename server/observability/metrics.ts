@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'drizzle-orm';
+import { batchStatistics } from '@/db/batch';
 import type { DbOrTx } from '@/db/client';
 import { env } from '@/server/env';
 import { capacityMetricsText } from './capacity-metrics';
@@ -41,6 +42,21 @@ export function metrics(): Metrics {
         registers: [registry],
       }),
     };
+    // Group commit (db/batch.ts), read at each scrape: items ÷ statements is the mean batch.
+    const batchCounter = (name: string, help: string, field: 'statements' | 'items' | 'fallbacks') =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['function'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const b of batchStatistics()) this.inc({ function: b.fn }, b[field]);
+        },
+      });
+    batchCounter('meridian_batch_statements_total', 'Statements sent by each batched SQL function (a lone item is a statement of one)', 'statements');
+    batchCounter('meridian_batch_items_total', 'Items carried by those statements', 'items');
+    batchCounter('meridian_batch_fallbacks_total', 'Batches that raised and whose items ran again one by one', 'fallbacks');
   }
   return g.__meridianMetrics;
 }
