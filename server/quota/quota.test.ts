@@ -267,20 +267,20 @@ describe('a batch of IP claim creates decides quota once (quota_admit_many)', ()
       ipClaimId: string | null;
     }[];
   }
-  const burst = (db: Db, projectId: string, names: string[], extra: Record<string, unknown> = { family: 6 }) =>
-    Promise.allSettled(names.map((n) => createClaim(db, projectId, claim(n, extra), actor)));
-  const codes = (results: PromiseSettledResult<unknown>[]) =>
-    results.map((r) => (r.status === 'fulfilled' ? 'created' : ((r.reason as { code?: string }).code ?? String(r.reason))));
+  /** `n` concurrent creates named `<prefix>0`…: each one's outcome, `created` or its error's code. */
+  async function burst(db: Db, projectId: string, prefix: string, n: number, extra: Record<string, unknown> = { family: 6 }) {
+    const results = await Promise.allSettled(Array.from({ length: n }, (_, i) => createClaim(db, projectId, claim(`${prefix}${i}`, extra), actor)));
+    return results.map((r) => (r.status === 'fulfilled' ? 'created' : ((r.reason as { code?: string }).code ?? String(r.reason))));
+  }
+  const tally = (outcomes: string[]) => outcomes.reduce<Record<string, number>>((t, o) => ({ ...t, [o]: (t[o] ?? 0) + 1 }), {});
+  /** The audit's recount finds the project's books exact. */
+  const noDrift = async (db: Db, projectId: string) => expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === projectId)).toEqual([]);
 
   test('claims that fit go in batches: every claim written with its running total, the bucket grown once per batch, books exact', async () => {
     const { db, project } = await withNetwork('2001:db8:510::/112', { maxPrefixLength: 128, defaultPrefixLength: 128 });
     await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 1000 }], operator);
-    const results = await burst(
-      db,
-      project.id,
-      Array.from({ length: 120 }, (_, i) => `b${i}`),
-    );
-    expect(new Set(codes(results))).toEqual(new Set(['created']));
+    const outcomes = await burst(db, project.id, 'b', 120);
+    expect(tally(outcomes)).toEqual({ created: 120 });
     const b = await books(db, project.id);
     expect(b).toMatchObject({ allocated: 120, claimCount: 120, live: 120, ipclaims: 120 });
     expect(b.batches).toBeLessThan(120);
@@ -292,36 +292,25 @@ describe('a batch of IP claim creates decides quota once (quota_admit_many)', ()
     expect(totals).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
     // The quota claim names the IP claim it was written for.
     for (const c of claims) expect(c.refUid).toBe(c.ipClaimId);
-    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+    await noDrift(db, project.id);
   });
 
   test('a batch with more than the bucket has room for is decided claim by claim: exactly the room is granted', async () => {
     const { db, project } = await withNetwork('2001:db8:511::/112', { maxPrefixLength: 128, defaultPrefixLength: 128 });
     await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 7 }], operator);
-    const results = await burst(
-      db,
-      project.id,
-      Array.from({ length: 40 }, (_, i) => `r${i}`),
-    );
-    expect(codes(results).filter((c) => c === 'created')).toHaveLength(7);
-    expect(codes(results).filter((c) => c === 'QuotaExceeded')).toHaveLength(33);
+    const outcomes = await burst(db, project.id, 'r', 40);
+    expect(tally(outcomes)).toEqual({ created: 7, QuotaExceeded: 33 });
     expect(await books(db, project.id)).toMatchObject({ allocated: 7, claimCount: 7, live: 7, ipclaims: 7 });
-    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+    await noDrift(db, project.id);
   });
 
   test('claims admitted together whose network then runs out give their quota back', async () => {
     // A /30 of /32s: four addresses for twelve claims, with quota room for all twelve.
     const { db, project } = await withNetwork('198.51.100.0/30');
-    const results = await burst(
-      db,
-      project.id,
-      Array.from({ length: 12 }, (_, i) => `x${i}`),
-      {},
-    );
-    expect(codes(results).filter((c) => c === 'created')).toHaveLength(4);
-    expect(codes(results).filter((c) => c === 'Exhausted')).toHaveLength(8);
+    const outcomes = await burst(db, project.id, 'x', 12, {});
+    expect(tally(outcomes)).toEqual({ created: 4, Exhausted: 8 });
     expect(await books(db, project.id)).toMatchObject({ allocated: 4, claimCount: 4, live: 4, ipclaims: 4 });
-    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+    await noDrift(db, project.id);
   });
 
   test('a quota claim name already held by a live claim fails only that claim; the rest of its batch is created', async () => {
@@ -335,29 +324,21 @@ describe('a batch of IP claim creates decides quota once (quota_admit_many)', ()
     await db.execute(
       sql`update allowance_buckets set allocated = allocated + 1, claim_count = claim_count + 1 where project_id = ${project.id} and resource_type = ${IPCLAIMS}`,
     );
-    const results = await burst(
-      db,
-      project.id,
-      Array.from({ length: 30 }, (_, i) => `n${i}`),
-    );
-    expect(codes(results)[5]).toBe('PolicyFailed');
-    expect(codes(results).filter((c) => c === 'created')).toHaveLength(29);
+    const outcomes = await burst(db, project.id, 'n', 30);
+    expect(outcomes[5]).toBe('PolicyFailed');
+    expect(tally(outcomes)).toEqual({ created: 29, PolicyFailed: 1 });
     expect(await books(db, project.id)).toMatchObject({ allocated: 30, claimCount: 30, live: 30, ipclaims: 29 });
-    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+    await noDrift(db, project.id);
   });
 
   test('a limit lowered while batches run: no claim is granted past the limit it was decided against, books exact', async () => {
     const { db, project } = await withNetwork('2001:db8:513::/112', { maxPrefixLength: 128, defaultPrefixLength: 128 });
     await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 1000 }], operator);
-    const creating = burst(
-      db,
-      project.id,
-      Array.from({ length: 300 }, (_, i) => `l${i}`),
-    );
+    const creating = burst(db, project.id, 'l', 300);
     await new Promise((r) => setTimeout(r, 50));
     await updateGrant(db, project.id, `default-${project.slug}`, [{ resourceType: IPCLAIMS, amount: 40 }], operator);
-    const outcomes = codes(await creating);
-    expect(new Set(outcomes)).toEqual(new Set(outcomes.filter((c) => c === 'created' || c === 'QuotaExceeded')));
+    const outcomes = await creating;
+    expect(outcomes.filter((c) => c !== 'created' && c !== 'QuotaExceeded')).toEqual([]);
     for (const c of await granted(db, project.id)) {
       const [, allocated, limit] = /\(allocated (\d+) of (\d+)\)$/.exec(c.message)!.map(Number);
       expect(allocated).toBeLessThanOrEqual(limit);
@@ -369,7 +350,7 @@ describe('a batch of IP claim creates decides quota once (quota_admit_many)', ()
     const after = createClaim(db, project.id, claim('after', { family: 6 }), actor);
     if (b.allocated >= 40) await expect(after).rejects.toMatchObject({ code: 'QuotaExceeded' });
     else await after;
-    expect((await auditQuotaBooks(db)).drifted.filter((d) => d.projectId === project.id)).toEqual([]);
+    await noDrift(db, project.id);
   });
 });
 
