@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, inject, test } from 'vitest';
+import { laneOf } from '@/db/batch';
 import { createDb, type Db } from '@/db/client';
 import { systemActor, type Actor } from '@/server/audit/events';
 import { createClaim, deleteClaim } from '@/server/ipam/claims';
@@ -329,6 +330,42 @@ describe('a batch of IP claim creates decides quota once (quota_admit_many)', ()
     expect(tally(outcomes)).toEqual({ created: 29, PolicyFailed: 1 });
     expect(await books(db, project.id)).toMatchObject({ allocated: 30, claimCount: 30, live: 30, ipclaims: 29 });
     await noDrift(db, project.id);
+  });
+
+  test('projects that share a batch lane are decided together, each against its own bucket', async () => {
+    const { db } = testDb();
+    // Two projects whose claims go in one lane (claim-batch.ts: lanes by project), so their creates share batches.
+    const lane = (id: string) => laneOf(4, id);
+    const { project: a } = await makeProject(db);
+    let b = (await makeProject(db)).project;
+    while (lane(b.id) !== lane(a.id)) b = (await makeProject(db)).project;
+    for (const [p, limit] of [
+      [a, 25],
+      [b, 1000],
+    ] as const) {
+      await createNetwork(db, p.id, { name: 'vpc', cidrs: [{ cidr: '2001:db8:514::/112', maxPrefixLength: 128, defaultPrefixLength: 128 }] }, actor);
+      await updateGrant(db, p.id, `default-${p.slug}`, [{ resourceType: IPCLAIMS, amount: limit }], operator);
+    }
+    const [outA, outB] = await Promise.all([burst(db, a.id, 'm', 60), burst(db, b.id, 'm', 60)]);
+    // Some transaction wrote claims of both.
+    const [{ shared }] = (await db.execute(sql`
+      select count(*)::int as shared from (select xmin::text from ip_claims where project_id in (${a.id}, ${b.id})
+                                           group by xmin::text having count(distinct project_id) = 2) t`)) as unknown as { shared: number }[];
+    expect(shared).toBeGreaterThan(0);
+    expect(tally(outA)).toEqual({ created: 25, QuotaExceeded: 35 });
+    expect(tally(outB)).toEqual({ created: 60 });
+    expect(await books(db, a.id)).toMatchObject({ allocated: 25, claimCount: 25, live: 25, ipclaims: 25 });
+    expect(await books(db, b.id)).toMatchObject({ allocated: 60, claimCount: 60, live: 60, ipclaims: 60 });
+    // Each project's running totals are its own: 1..n, each once.
+    for (const [p, n, limit] of [
+      [a, 25, 25],
+      [b, 60, 1000],
+    ] as const) {
+      const totals = (await granted(db, p.id)).map((c) => Number(new RegExp(`\\(allocated (\\d+) of ${limit}\\)$`).exec(c.message)?.[1])).sort((x, y) => x - y);
+      expect(totals).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    }
+    await noDrift(db, a.id);
+    await noDrift(db, b.id);
   });
 
   test('a limit lowered while batches run: no claim is granted past the limit it was decided against, books exact', async () => {
