@@ -86,9 +86,11 @@ test('an operator finds a release in the audit log by project, kind and action, 
   const operator = await pageAs(browser, 'operator@example.com');
   await operator.goto('/operator/audit');
   const filters = operator.getByRole('form', { name: 'Filter events' });
-  await filters.getByLabel('Project').selectOption({ label: 'acme-prod' });
-  await filters.getByLabel('Object kind').selectOption({ label: 'Machine' });
-  await filters.getByLabel('Action').selectOption('machine.release.requested');
+  // Each select sits in its label, so a label's text includes its options ("project.create" under
+  // Action): match the label's start, or "Project" would also find the kind and action selects.
+  await filters.getByLabel(/^Project/).selectOption({ label: 'acme-prod' });
+  await filters.getByLabel(/^Object kind/).selectOption({ label: 'Machine' });
+  await filters.getByLabel(/^Action/).selectOption('machine.release.requested');
   await filters.getByRole('button', { name: 'Filter' }).click();
   const table = operator.getByRole('table', { name: 'Audit events' });
   const row = table.getByRole('row', { name: new RegExp(machine) });
