@@ -170,7 +170,7 @@ export interface SqlFunctionBatches<I> {
  * Statements and items each batched SQL function has run in this process (see `batchStatistics`),
  * on `globalThis`: the REST handlers and Next's `/metrics` route may load this module separately.
  */
-type BatchCounts = { statements: number; items: number; fallbacks: number };
+export type BatchCounts = { statements: number; items: number; fallbacks: number };
 const g = globalThis as unknown as { __meridianBatchStatistics?: Map<string, BatchCounts> };
 const statistics = (g.__meridianBatchStatistics ??= new Map());
 
@@ -185,7 +185,7 @@ function counted(many: string): BatchCounts {
  * `one` counts as a statement of one), the items they carried — items ÷ statements is the mean
  * batch — and the batches that raised and ran again one by one. Read by `/metrics`.
  */
-export function batchStatistics(): { fn: string; statements: number; items: number; fallbacks: number }[] {
+export function batchStatistics(): ({ fn: string } & BatchCounts)[] {
   return [...statistics].map(([fn, s]) => ({ fn, ...s }));
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { startEmbeddedPostgres } from '../../bin/lib/embedded-postgres';
+import type { BatchCounts } from '../../db/batch';
 import { createDb, type DbHandle } from '../../db/client';
 import { migrateDatabase } from '../../db/migrate';
 import { freePort } from '../../test/global-setup';
@@ -295,22 +296,19 @@ export async function startWeb(url: string, extraEnv: Record<string, string> = {
  * `/metrics` (db/batch.ts counts them): the difference of two readings over a phase gives the
  * phase's mean batch.
  */
-export async function batchCounts(base: string): Promise<Map<string, { statements: number; items: number; fallbacks: number }>> {
+export async function batchCounts(base: string): Promise<Map<string, BatchCounts>> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const out = new Map<string, { statements: number; items: number; fallbacks: number }>();
+  const out = new Map<string, BatchCounts>();
   for (const m of text.matchAll(/^meridian_batch_(statements|items|fallbacks)_total\{function="([^"]+)"\} (\d+)$/gm)) {
     const counts = out.get(m[2]) ?? { statements: 0, items: 0, fallbacks: 0 };
-    counts[m[1] as 'statements' | 'items' | 'fallbacks'] = Number(m[3]);
+    counts[m[1] as keyof BatchCounts] = Number(m[3]);
     out.set(m[2], counts);
   }
   return out;
 }
 
 /** `fn: 6000 items in 310 statements (19.4 per statement), 0 fallbacks` for each function that ran between two readings. */
-export function fmtBatches(
-  before: Map<string, { statements: number; items: number; fallbacks: number }>,
-  after: Map<string, { statements: number; items: number; fallbacks: number }>,
-): string {
+export function fmtBatches(before: Map<string, BatchCounts>, after: Map<string, BatchCounts>): string {
   const lines: string[] = [];
   for (const [fn, a] of after) {
     const b = before.get(fn) ?? { statements: 0, items: 0, fallbacks: 0 };
