@@ -4,6 +4,20 @@
  * node's block, so ADDs on different nodes run in parallel, and the network's pools are locked
  * only to carve a new block. The exclusion constraint on allocations is the final guard: two
  * clusters on one network can never hold the same address.
+ *
+ * The lock order. ADD (alone or batched), DEL, GC, block carve, block return and cluster deletion
+ * take the rows they lock in this one order, so none of them waits for a lock held by one that waits
+ * for it (no deadlock; a victim would be retried only after PostgreSQL's 1 s deadlock timeout):
+ *
+ *   1. the cluster's row (ADD and carve FOR KEY SHARE, several clusters by id; deletion FOR UPDATE);
+ *   2. the carve's advisory lock per (cluster, node, family);
+ *   3. pod leases, by (node, family, address) (cni_lease_release.sql);
+ *   4. node blocks' pool rows, by (cluster, node, family, cidr) — an ADD batch locks its nodes' blocks
+ *      with room so (cni_lease_add_many.sql), a DEL or GC through the leases of 3 (a node's blocks of
+ *      one family are disjoint: address order is block order);
+ *   5. the network's pools the blocks are carved from, by id (a carve locks them all before it
+ *      tries any: cni_node_block_ensure.sql; returns take their parents by id);
+ *   6. graphile-worker job keys (the return checks scheduled by DELs and carves).
  */
 import { sql } from 'drizzle-orm';
 import { rawTimestamp, type Db, type DbOrTx } from '@/db/client';
