@@ -7,13 +7,12 @@
  * latency stays flat (p99 within 10× p50), and afterwards the books agree: no address twice, pool
  * counters equal to their live allocations, every lease with its allocation.
  */
-import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDb, type Db, type DbHandle } from '@/db/client';
 import { systemActor } from '@/server/audit/events';
 import { createNetwork } from '@/server/ipam/networks';
-import { prepareDatabase } from '@/test/global-setup';
+import { ownDatabase } from '@/test/own-database';
 import { makeProject } from '@/test/fixtures';
 import { checkIpam } from '@/test/system/invariants';
 import { createCluster, findCluster } from './clusters';
@@ -31,20 +30,9 @@ let dropDatabase: () => Promise<void>;
 
 /** A database of this file's own, so that its deadlock count is this test's alone. */
 beforeAll(async () => {
-  const shared = inject('databaseUrl');
-  const name = `meridian_churn_${Date.now()}_${Math.random().toString(36).slice(2, 6)}`;
-  const admin = postgres(shared, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  const u = new URL(shared);
-  u.pathname = `/${name}`;
-  await prepareDatabase(u.toString(), inject('upgradeFrom'));
-  handle = createDb(u.toString(), { max: 20, applicationName: 'meridian-churn-test' });
-  dropDatabase = async () => {
-    const a = postgres(shared, { max: 1, onnotice: () => {} });
-    await a.unsafe(`drop database if exists "${name}" with (force)`);
-    await a.end();
-  };
+  const own = await ownDatabase('meridian_churn');
+  dropDatabase = own.drop;
+  handle = createDb(own.url, { max: 20, applicationName: 'meridian-churn-test' });
 });
 
 afterAll(async () => {

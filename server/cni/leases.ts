@@ -249,14 +249,8 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
   }
 }
 
-/** `releaseLeases` as one statement in `db` (a cluster's deletion runs it in its own transaction). */
-export async function releaseLeasesIn(
-  db: DbOrTx,
-  cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>,
-  selector: LeaseSelector,
-  actor: Actor,
-  reason: string,
-) {
+/** `releaseLeases` as one statement in `db`. */
+async function releaseLeasesIn(db: DbOrTx, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason: string) {
   // One statement (server/cni/sql/cni_lease_release.sql): the leases, their addresses, the
   // return of node blocks left empty (now for a whole cluster, else after the grace period) and the
   // audit event, all or nothing.
