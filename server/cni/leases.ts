@@ -151,10 +151,11 @@ function carveSpare(db: Db, cluster: ClusterRef, node: string, family: Family) {
 }
 
 /**
- * An ADD or carve for a cluster deleted meanwhile (server/cni/sql/cni_lease_add_confirmed.sql: both lock the cluster's row, so
- * they either finish before the deletion or find the cluster gone): 404, as for an unknown cluster.
+ * An ADD or carve for a cluster deleted, or being deleted, meanwhile (server/cni/sql/cni_lease_add_confirmed.sql: both lock the
+ * cluster's row, so they either finish before its deletion is marked or find it marked or gone): 404, as for an unknown cluster.
  */
-const clusterGone = (cluster: Pick<ClusterRef, 'name'>) => new DomainError('NotFound', `cluster "${cluster.name}" not found (it has been deleted)`, 'cluster');
+const clusterGone = (cluster: Pick<ClusterRef, 'name'>) =>
+  new DomainError('NotFound', `cluster "${cluster.name}" not found (it has been deleted or is being deleted)`, 'cluster');
 
 /** ADD attempts that found a new block filled by others before they got to it, before giving up for now (the plugin retries: code 11). */
 const MAX_BLOCK_ROUNDS = 8;
