@@ -58,44 +58,40 @@ const uuid = (s: string) => {
 /**
  * BLOCKS /25 node blocks carved from the network's root pool (as cni_node_block_ensure carves them:
  * the carve, the block's pool with its reservations and free set, its node_blocks row) over NODES
- * nodes, each holding LEASES_PER_BLOCK leases (its lowest addresses, as FirstFit takes them): set-based,
- * in one statement, a few seconds.
+ * nodes, each holding LEASES_PER_BLOCK leases (its lowest addresses, as FirstFit takes them):
+ * set-based, a statement per table, in one transaction.
  */
 async function seed(db: Db, ids: { project: string; network: string; root: string; cluster: string }) {
   const [project, network, root, cluster] = [ids.project, ids.network, ids.root, ids.cluster].map(uuid);
   await db.execute(
     sql.raw(`
     DO $$
-    DECLARE
-      v_pool uuid;
-      v_block cidr;
-      v_first inet;
-      v_node text;
     BEGIN
-      FOR i IN 0 .. ${BLOCKS - 1} LOOP
-        v_pool := gen_random_uuid();
-        v_node := 'node-' || (i % ${NODES});
-        SELECT o_cidr INTO v_block FROM ipam_allocate('${root}', 25, NULL, 'PoolCarve', NULL, v_pool);
-        v_first := set_masklen(v_block, 32);
-        INSERT INTO ip_pools (id, project_id, network_id, parent_pool_id, name, kind, cidr, family, min_prefix_length, max_prefix_length,
-                              default_prefix_length, strategy, reserve_leading, reserve_trailing, capacity, allocated, allocation_count)
-          VALUES (v_pool, '${project}', '${network}', '${root}', 'node-big-' || v_node || '-' || i, 'NodeBlock', v_block, 4, 32, 32, 32,
-                  'FirstFit', 2, 1, 125, ${LEASES_PER_BLOCK}, ${LEASES_PER_BLOCK});
-        INSERT INTO ip_free_blocks (pool_id, cidr, prefix_length)
-          SELECT v_pool, b, masklen(b) FROM ipam_range_blocks(v_first + ${2 + LEASES_PER_BLOCK}, set_masklen(broadcast(v_block), 32) - 1) AS b;
+      CREATE TEMP TABLE seed_block ON COMMIT DROP AS
+        SELECT s.i, s.pool, 'node-' || (s.i % ${NODES}) AS node, c.o_cidr AS block, set_masklen(c.o_cidr, 32) AS first
+        FROM (SELECT i, gen_random_uuid() AS pool FROM generate_series(0, ${BLOCKS - 1}) AS i) s
+        CROSS JOIN LATERAL ipam_allocate('${root}', 25, NULL, 'PoolCarve', NULL, s.pool) AS c;
+      INSERT INTO ip_pools (id, project_id, network_id, parent_pool_id, name, kind, cidr, family, min_prefix_length, max_prefix_length,
+                            default_prefix_length, strategy, reserve_leading, reserve_trailing, capacity, allocated, allocation_count)
+        SELECT pool, '${project}'::uuid, '${network}'::uuid, '${root}'::uuid, 'node-big-' || node || '-' || i, 'NodeBlock', block, 4, 32, 32, 32,
+               'FirstFit', 2, 1, 125, ${LEASES_PER_BLOCK}, ${LEASES_PER_BLOCK}
+        FROM seed_block;
+      INSERT INTO ip_free_blocks (pool_id, cidr, prefix_length)
+        SELECT pool, b, masklen(b) FROM seed_block, ipam_range_blocks(first + ${2 + LEASES_PER_BLOCK}, set_masklen(broadcast(block), 32) - 1) AS b;
+      INSERT INTO ip_allocations (pool_id, project_id, network_id, cidr, kind, size)
+        SELECT pool, '${project}'::uuid, '${network}'::uuid, set_masklen(first, 31)::cidr, 'Reservation', 2 FROM seed_block
+        UNION ALL
+        SELECT pool, '${project}'::uuid, '${network}'::uuid, set_masklen(broadcast(block), 32)::cidr, 'Reservation', 1 FROM seed_block;
+      INSERT INTO node_blocks (pool_id, cluster_id, node, family) SELECT pool, '${cluster}'::uuid, node, 4 FROM seed_block;
+      WITH a AS (
         INSERT INTO ip_allocations (pool_id, project_id, network_id, cidr, kind, size)
-          VALUES (v_pool, '${project}', '${network}', set_masklen(v_first, 31)::cidr, 'Reservation', 2),
-                 (v_pool, '${project}', '${network}', set_masklen(broadcast(v_block), 32)::cidr, 'Reservation', 1);
-        INSERT INTO node_blocks (pool_id, cluster_id, node, family) VALUES (v_pool, '${cluster}', v_node, 4);
-        WITH a AS (
-          INSERT INTO ip_allocations (pool_id, project_id, network_id, cidr, kind, size)
-            SELECT v_pool, '${project}', '${network}', set_masklen(v_first + 2 + k, 32)::cidr, 'PodAddress', 1
-            FROM generate_series(0, ${LEASES_PER_BLOCK - 1}) AS k
-            RETURNING id, cidr
-        )
-        INSERT INTO pod_leases (project_id, cluster_id, cni_network, container_id, ifname, family, pool_id, allocation_id, address, node)
-          SELECT '${project}', '${cluster}', 'k8s', 'seed-' || i || '-' || host(a.cidr), 'eth0', 4, v_pool, a.id, a.cidr, v_node FROM a;
-      END LOOP;
+          SELECT pool, '${project}'::uuid, '${network}'::uuid, set_masklen(first + 2 + k, 32)::cidr, 'PodAddress', 1
+          FROM seed_block, generate_series(0, ${LEASES_PER_BLOCK - 1}) AS k
+          RETURNING id, pool_id, cidr
+      )
+      INSERT INTO pod_leases (project_id, cluster_id, cni_network, container_id, ifname, family, pool_id, allocation_id, address, node)
+        SELECT '${project}'::uuid, '${cluster}'::uuid, 'k8s', 'seed-' || b.i || '-' || host(a.cidr), 'eth0', 4, a.pool_id, a.id, a.cidr, b.node
+        FROM a JOIN seed_block b ON b.pool = a.pool_id;
     END $$`),
   );
   await db.execute(sql`analyze pod_leases`);

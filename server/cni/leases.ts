@@ -242,8 +242,8 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
     try {
       return await releaseLeasesIn(db, cluster, selector, actor, reason);
     } catch (e) {
-      // A deadlock victim (a DEL emptying a block meets ADD batches and carves on the node's and the
-      // network's pool rows) was undone whole: run it again.
+      // A deadlock victim was undone whole: run it again. The CNI lock order (above) leaves none
+      // among the CNI's own statements; this covers a lock taken outside it (an operator's release).
       if (pgCode(e) === '40P01' && attempt < 3) continue;
       throw e;
     }
