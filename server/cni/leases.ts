@@ -243,7 +243,8 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
       return await releaseLeasesIn(db, cluster, selector, actor, reason);
     } catch (e) {
       // A deadlock victim was undone whole: run it again. The CNI lock order (above) leaves none
-      // among the CNI's own statements; this covers a lock taken outside it (an operator's release).
+      // among the CNI's own statements; this covers locks taken outside the CNI path (a network's
+      // or project's deletion locking the same pools).
       if (pgCode(e) === '40P01' && attempt < 3) continue;
       throw e;
     }
