@@ -32,7 +32,7 @@ BEGIN
             WHEN 'ids' THEN id = ANY (ARRAY(SELECT jsonb_array_elements_text(p->'ids'))::uuid[])
             ELSE true
           END
-    -- The CNI lock order (server/cni/lock-order.md): leases by node, family and address, so their node
+    -- The CNI lock order (server/cni/leases.ts): leases by node, family and address, so their node
     -- blocks are locked by (node, family, cidr) as ADD batches lock them (a node's blocks of one family
     -- are disjoint: address order is block order). In pool-id order a DEL of a dual-stack pod took
     -- its IPv6 block before its IPv4 one half the time, and a GC a node's blocks in random order,
