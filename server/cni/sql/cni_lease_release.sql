@@ -34,9 +34,9 @@ BEGIN
           END
     -- The CNI lock order (server/cni/leases.ts): leases by node, family and address, so their node
     -- blocks are locked by (node, family, cidr) as ADD batches lock them (a node's blocks of one family
-    -- are disjoint: address order is block order). In pool-id order a DEL of a dual-stack pod took
-    -- its IPv6 block before its IPv4 one half the time, and a GC a node's blocks in random order,
-    -- while an ADD held the first and waited for the second: a deadlock.
+    -- are disjoint: address order is block order). In any other order (pool ids, say) a DEL of a
+    -- dual-stack pod would take its IPv6 block before its IPv4 one half the time, and a GC a node's
+    -- blocks at random, while an ADD holds the first and waits for the second: a deadlock.
     ORDER BY node COLLATE "C", family, address, id
     FOR UPDATE
   LOOP
