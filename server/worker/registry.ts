@@ -4,6 +4,7 @@ import { capacityPrune } from './tasks/capacity__prune';
 import { capacitySample } from './tasks/capacity__sample';
 import { webhookDeliver } from './tasks/webhook__deliver';
 import { capacityReconcile } from './tasks/capacity__reconcile';
+import { clusterDelete } from './tasks/cluster__delete';
 import { cniReturnBlock } from './tasks/cni__return_block';
 import { fleetResync } from './tasks/fleet__resync';
 import { ipallocationExpire } from './tasks/ipallocation__expire';
@@ -21,6 +22,7 @@ export const tasks: Record<string, MeridianTask> = {
   system__heartbeat_prune: systemHeartbeatPrune,
   ipallocation__expire: ipallocationExpire,
   cni__return_block: cniReturnBlock,
+  cluster__delete: clusterDelete,
   machine__reconcile: machineReconcile,
   capacity__reconcile: capacityReconcile,
   fleet__resync: fleetResync,
