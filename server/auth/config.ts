@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { getDb } from '@/db/client';
 import { env, oidcEnabled, signInPolicy } from '@/server/env';
 import { CLIENT_ADDRESS_HEADER } from '@/server/http/client-address';
+import { notingDatabaseFailure } from '@/server/http/database-watch';
 import { log, logError } from '@/server/observability/log';
 import type { SessionUser } from '@/server/tenancy/roles';
 import { createSession, resolveSession, revokeSession, SESSION_MAX_AGE_SECONDS } from '@/server/tenancy/sessions';
@@ -39,9 +40,15 @@ const clientOf = (req: Request | undefined) => req?.headers.get(CLIENT_ADDRESS_H
  * Sessions are server-side: the JWT carries the id of a `sessions` row, and every `auth()` looks
  * it up (server/tenancy/sessions.ts), so sign-out, "sign out everywhere", a password change or
  * disabling the user ends the session on its next request, whatever the cookie says.
+ *
+ * next-auth catches what a callback throws (a failed session lookup becomes "signed out" and clears
+ * the cookie): every callback that reads the database notes a database that could not serve
+ * (server/http/database-watch.ts), so that the auth routes (handlers.ts) and `currentSession`
+ * answer DatabaseUnavailable instead.
  */
 function config(req: Request | undefined): NextAuthConfig {
   const e = env();
+  const jwt = jwtCallback(req);
   return {
     trustHost: true,
     logger: {
@@ -65,7 +72,7 @@ function config(req: Request | undefined): NextAuthConfig {
         async authorize(raw, request) {
           const parsed = credentialsInput.safeParse(raw);
           if (!parsed.success) throw new InvalidCredentials();
-          const result = await authenticate(getDb(), { ...parsed.data, client: clientOf(request) }, signInPolicy());
+          const result = await notingDatabaseFailure(() => authenticate(getDb(), { ...parsed.data, client: clientOf(request) }, signInPolicy()));
           if (!result.ok) throw result.reason === 'throttled' ? new Throttled() : new InvalidCredentials();
           return { id: result.user.id, email: result.user.email, name: result.user.name };
         },
@@ -76,22 +83,9 @@ function config(req: Request | undefined): NextAuthConfig {
       async signIn({ user, account, profile }) {
         if (account?.provider !== OIDC_PROVIDER_ID) return true;
         // OIDC users are matched by e-mail; a first sign-in creates a user with no roles (server/tenancy/oidc.ts).
-        return admitOidcSignIn(getDb(), { user, profile });
+        return notingDatabaseFailure(() => admitOidcSignIn(getDb(), { user, profile }));
       },
-      async jwt({ token, user, account }) {
-        if (user) {
-          // Signing in: start a session row; its id is what the cookie carries from now on.
-          const uid = account?.provider === OIDC_PROVIDER_ID && user.email ? (await findUserByEmail(getDb(), user.email))?.id : user.id;
-          if (!uid) return null;
-          token.uid = uid;
-          token.sid = await createSession(getDb(), { userId: uid, userAgent: req?.headers.get('user-agent') ?? '', address: clientOf(req) });
-          return token;
-        }
-        const resolved = typeof token.sid === 'string' ? await resolveSession(getDb(), token.sid) : undefined;
-        if (!resolved || resolved.id !== token.uid) return null;
-        resolvedUsers.set(token, resolved);
-        return token;
-      },
+      jwt: ({ token, user, account }) => notingDatabaseFailure(() => jwt({ token, user, account })),
       session({ session, token }) {
         const user = resolvedUsers.get(token);
         return { ...session, user: user as unknown as typeof session.user, sessionId: token.sid };
@@ -101,10 +95,34 @@ function config(req: Request | undefined): NextAuthConfig {
       async signOut(message) {
         const token = 'token' in message ? message.token : null;
         if (typeof token?.sid === 'string' && typeof token.uid === 'string') {
-          await revokeSession(getDb(), token.uid, token.sid, { type: 'user', id: token.uid, label: token.email ?? token.uid }, { quiet: true });
+          const { uid, sid } = token;
+          await notingDatabaseFailure(() => revokeSession(getDb(), uid, sid, { type: 'user', id: uid, label: token.email ?? uid }, { quiet: true }));
         }
       },
     },
+  };
+}
+
+type JwtCallback = NonNullable<NonNullable<NextAuthConfig['callbacks']>['jwt']>;
+
+/**
+ * The jwt callback of a request (`req`, absent for `auth()` in server components): signing in
+ * starts a session row, whose id the cookie carries from then on; otherwise the session is looked
+ * up, and a session that is gone, or belongs to another user, is none.
+ */
+function jwtCallback(req: Request | undefined) {
+  return async ({ token, user, account }: Pick<Parameters<JwtCallback>[0], 'token' | 'user' | 'account'>) => {
+    if (user) {
+      const uid = account?.provider === OIDC_PROVIDER_ID && user.email ? (await findUserByEmail(getDb(), user.email))?.id : user.id;
+      if (!uid) return null;
+      token.uid = uid;
+      token.sid = await createSession(getDb(), { userId: uid, userAgent: req?.headers.get('user-agent') ?? '', address: clientOf(req) });
+      return token;
+    }
+    const resolved = typeof token.sid === 'string' ? await resolveSession(getDb(), token.sid) : undefined;
+    if (!resolved || resolved.id !== token.uid) return null;
+    resolvedUsers.set(token, resolved);
+    return token;
   };
 }
 

@@ -64,7 +64,11 @@ interface Answer {
 }
 
 /** One request to the web process, timed; a client-side limit far beyond the stall, so a hang shows as its length. */
-async function call(what: string, path: string, options: { jar?: Jar; method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function call(
+  what: string,
+  path: string,
+  options: { jar?: Jar; method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const started = Date.now();
   const res = await fetch(`${base}${path}`, {
     method: options.method ?? 'GET',
