@@ -1,12 +1,13 @@
 /**
  * The page deadline over real HTTP, with page handlers in Next's place that behave as a render does
  * when the database stalls or fails: whatever they do, the browser has an answer by the deadline,
- * a 503 page with Retry-After when the database is why.
+ * a 503 page with Retry-After, when the database is why; a render slow for another reason is left
+ * to finish.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterAll, describe, expect, test } from 'vitest';
 import { currentDeadline, withDeadline } from '@/db/deadline';
-import { noteDatabaseFailure } from './database-watch';
+import { noteDatabaseFailure, notingDatabaseFailure } from './database-watch';
 import { isPageRender, serveWithinDeadline } from './page-deadline';
 
 const BUDGET_MS = 600;
@@ -36,10 +37,13 @@ async function serve(render: (req: IncomingMessage, res: ServerResponse) => Prom
 }
 
 describe('a page render within the request deadline', () => {
-  test('a render that never answers: a 503 page with Retry-After shortly after the deadline; what it writes later goes nowhere', async () => {
+  test('a render whose database read gave up and that answers nothing: a 503 page with Retry-After shortly after the deadline; what it writes later goes nowhere', async () => {
     let lateWrite: Promise<void> | undefined;
     const answer = await serve(async (_req, res) => {
-      await sleep(BUDGET_MS + 1_000);
+      // As a prefetch through a procedure (server/trpc/init.ts): its read gives up at the deadline
+      // and notes why; the render goes on waiting for something else.
+      await notingDatabaseFailure(() => withDeadline(60_000, () => sleep(60_000))).catch(() => {});
+      await sleep(1_000);
       lateWrite = (async () => {
         res.setHeader('x-late', '1');
         res.writeHead(200, { 'content-type': 'text/html' });
@@ -56,12 +60,21 @@ describe('a page render within the request deadline', () => {
     await expect(lateWrite).resolves.toBeUndefined();
   });
 
+  test('a render slow for another reason (no database read failed) is not cut off at the deadline', async () => {
+    const answer = await serve(async (_req, res) => {
+      await sleep(BUDGET_MS + 500);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('the page, late');
+    });
+    expect([answer.status, answer.body]).toEqual([200, 'the page, late']);
+  });
+
   test("a render whose database read gives up at the deadline: Next's 500 becomes the 503 page", async () => {
     const answer = await serve(async (_req, res) => {
       // As currentSession: the read runs within the request's deadline, which the front door set.
       expect(currentDeadline()?.budgetMs).toBe(BUDGET_MS);
       try {
-        await withDeadline(60_000, () => sleep(60_000));
+        await notingDatabaseFailure(() => withDeadline(60_000, () => sleep(60_000)));
       } catch {
         res.setHeader('set-cookie', 'leaked=1');
         res.writeHead(500, { 'content-type': 'text/html' });

@@ -4,11 +4,12 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '@/server/errors';
 import { watchingDatabase } from './database-watch';
 
 /**
- * How long past its deadline a render may take to answer before the front door answers for it: the
- * deadline's own failure (the session read's, a prefetch's) needs a moment to become Next's error
- * page, which `serveWithinDeadline` then turns into the 503 page.
+ * How often, from its deadline on, a render that has answered nothing is looked at: the deadline's
+ * own failure (the session read's, a prefetch's) becomes Next's error page within moments, which
+ * `serveWithinDeadline` turns into the 503 page; a render that has not got there by then is
+ * answered for.
  */
-const RENDER_GRACE_MS = 300;
+const RENDER_GRACE_MS = 250;
 
 /** Headers of the front door's that stay on the 503 page; Next's are dropped with its answer. */
 const KEPT_HEADERS = new Set(['content-security-policy', 'strict-transport-security']);
@@ -23,21 +24,25 @@ export function isPageRender(pathname: string): boolean {
  * (DB_REQUEST_TIMEOUT_MS, the budget REST and tRPC calls have):
  * - the render runs under that deadline (db/deadline.ts): the session read and every procedure it
  *   prefetches through give up by it, whatever the database is doing;
- * - a render that fails because the database could not serve it (a failure noted while it ran,
- *   server/http/database-watch.ts, or any 5xx once the deadline passed) is answered 503 with
- *   Retry-After and a page that says so, not Next's 500 page;
- * - a render that has answered nothing shortly after the deadline is answered the same way, and
- *   whatever it writes later is dropped (a stalled database never holds a page load).
+ * - a render that fails because the database could not serve it (a failure noted while it ran:
+ *   server/http/database-watch.ts; the session read and the tRPC procedures note theirs, their
+ *   deadline's included) is answered 503 with Retry-After and a page that says so, not Next's 500
+ *   page;
+ * - a render that has answered nothing by the deadline while a database failure was noted is
+ *   answered the same way within RENDER_GRACE_MS, and whatever it writes later is dropped (a
+ *   stalled database never holds a page load). A render slow for any other reason (a busy CPU)
+ *   is not cut off: a 503 would then blame a database that answered.
  */
 export function serveWithinDeadline(res: ServerResponse, budgetMs: number, render: () => Promise<void>): Promise<void> {
   return underDeadline(budgetMs, (deadline) =>
     watchingDatabase((seen) => {
       const original = { writeHead: res.writeHead, write: res.write, end: res.end, flushHeaders: res.flushHeaders };
-      const deadlineReason = `the database did not answer within ${deadline.budgetMs} ms; retry shortly`;
-      /** Whether the status about to go out is the database's failure (noted, or any 5xx once the deadline passed). */
-      const failedForDatabase = (status: number) => !res.headersSent && status >= 500 && (seen() !== undefined || Date.now() >= deadline.at);
+      let watchdog: NodeJS.Timeout | undefined;
+      /** The database's failure, when one was noted and the status about to go out is a 5xx. */
+      const failedForDatabase = (status: number) => (!res.headersSent && status >= 500 ? seen() : undefined);
       const answerUnavailable = (reason: string) => {
         clearTimeout(timer);
+        clearInterval(watchdog);
         for (const name of res.getHeaderNames()) if (!KEPT_HEADERS.has(name)) res.removeHeader(name);
         original.writeHead.call(res, 503, {
           'content-type': 'text/html; charset=utf-8',
@@ -51,8 +56,9 @@ export function serveWithinDeadline(res: ServerResponse, budgetMs: number, rende
       // it: both are looked at before they reach Node, never from inside Node's own write (which would
       // go on writing Next's body after this answer).
       res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
-        if (failedForDatabase(status)) {
-          answerUnavailable(seen() ?? deadlineReason);
+        const reason = failedForDatabase(status);
+        if (reason) {
+          answerUnavailable(reason);
           return this;
         }
         return (original.writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
@@ -60,8 +66,9 @@ export function serveWithinDeadline(res: ServerResponse, budgetMs: number, rende
       for (const method of ['write', 'end', 'flushHeaders'] as const) {
         const send = original[method] as (...args: unknown[]) => unknown;
         (res as unknown as Record<string, unknown>)[method] = function (this: ServerResponse, ...args: unknown[]) {
-          if (failedForDatabase(res.statusCode)) {
-            answerUnavailable(seen() ?? deadlineReason);
+          const reason = failedForDatabase(res.statusCode);
+          if (reason) {
+            answerUnavailable(reason);
             return (res as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
           }
           return send.apply(this, args);
@@ -69,12 +76,18 @@ export function serveWithinDeadline(res: ServerResponse, budgetMs: number, rende
       }
       const timer = setTimeout(
         () => {
-          if (!res.headersSent && !res.writableEnded)
-            answerUnavailable(seen() ?? `the page could not be rendered within ${deadline.budgetMs} ms; retry shortly`);
+          watchdog = setInterval(() => {
+            const reason = seen();
+            if (res.headersSent || res.writableEnded) clearInterval(watchdog);
+            else if (reason) answerUnavailable(reason);
+          }, RENDER_GRACE_MS);
         },
-        Math.max(0, deadline.at - Date.now()) + RENDER_GRACE_MS,
+        Math.max(0, deadline.at - Date.now()),
       );
-      res.once('close', () => clearTimeout(timer));
+      res.once('close', () => {
+        clearTimeout(timer);
+        clearInterval(watchdog);
+      });
       return render();
     }),
   );
