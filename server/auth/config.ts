@@ -42,13 +42,12 @@ const clientOf = (req: Request | undefined) => req?.headers.get(CLIENT_ADDRESS_H
  * disabling the user ends the session on its next request, whatever the cookie says.
  *
  * next-auth catches what a callback throws (a failed session lookup becomes "signed out" and clears
- * the cookie): every callback that reads the database notes a database that could not serve
+ * the cookie): the callbacks, events and `authorize` note a database that could not serve
  * (server/http/database-watch.ts), so that the auth routes (handlers.ts) and `currentSession`
  * answer DatabaseUnavailable instead.
  */
 function config(req: Request | undefined): NextAuthConfig {
   const e = env();
-  const jwt = jwtCallback(req);
   return {
     trustHost: true,
     logger: {
@@ -79,51 +78,50 @@ function config(req: Request | undefined): NextAuthConfig {
       }),
       ...(oidcEnabled() ? [oidcProvider(e)] : []),
     ],
-    callbacks: {
+    callbacks: notingFailures<NonNullable<NextAuthConfig['callbacks']>>({
       async signIn({ user, account, profile }) {
         if (account?.provider !== OIDC_PROVIDER_ID) return true;
         // OIDC users are matched by e-mail; a first sign-in creates a user with no roles (server/tenancy/oidc.ts).
-        return notingDatabaseFailure(() => admitOidcSignIn(getDb(), { user, profile }));
+        return admitOidcSignIn(getDb(), { user, profile });
       },
-      jwt: ({ token, user, account }) => notingDatabaseFailure(() => jwt({ token, user, account })),
+      async jwt({ token, user, account }) {
+        if (user) {
+          // Signing in: start a session row; its id is what the cookie carries from now on.
+          const uid = account?.provider === OIDC_PROVIDER_ID && user.email ? (await findUserByEmail(getDb(), user.email))?.id : user.id;
+          if (!uid) return null;
+          token.uid = uid;
+          token.sid = await createSession(getDb(), { userId: uid, userAgent: req?.headers.get('user-agent') ?? '', address: clientOf(req) });
+          return token;
+        }
+        const resolved = typeof token.sid === 'string' ? await resolveSession(getDb(), token.sid) : undefined;
+        if (!resolved || resolved.id !== token.uid) return null;
+        resolvedUsers.set(token, resolved);
+        return token;
+      },
       session({ session, token }) {
         const user = resolvedUsers.get(token);
         return { ...session, user: user as unknown as typeof session.user, sessionId: token.sid };
       },
-    },
-    events: {
+    }),
+    events: notingFailures<NonNullable<NextAuthConfig['events']>>({
       async signOut(message) {
         const token = 'token' in message ? message.token : null;
         if (typeof token?.sid === 'string' && typeof token.uid === 'string') {
-          const { uid, sid } = token;
-          await notingDatabaseFailure(() => revokeSession(getDb(), uid, sid, { type: 'user', id: uid, label: token.email ?? uid }, { quiet: true }));
+          await revokeSession(getDb(), token.uid, token.sid, { type: 'user', id: token.uid, label: token.email ?? token.uid }, { quiet: true });
         }
       },
-    },
+    }),
   };
 }
 
-type JwtCallback = NonNullable<NonNullable<NextAuthConfig['callbacks']>['jwt']>;
-
-/**
- * The jwt callback of a request (`req`, absent for `auth()` in server components): signing in
- * starts a session row, whose id the cookie carries from then on; otherwise the session is looked
- * up, and a session that is gone, or belongs to another user, is none.
- */
-function jwtCallback(req: Request | undefined) {
-  return async ({ token, user, account }: Pick<Parameters<JwtCallback>[0], 'token' | 'user' | 'account'>) => {
-    if (user) {
-      const uid = account?.provider === OIDC_PROVIDER_ID && user.email ? (await findUserByEmail(getDb(), user.email))?.id : user.id;
-      if (!uid) return null;
-      token.uid = uid;
-      token.sid = await createSession(getDb(), { userId: uid, userAgent: req?.headers.get('user-agent') ?? '', address: clientOf(req) });
-      return token;
-    }
-    const resolved = typeof token.sid === 'string' ? await resolveSession(getDb(), token.sid) : undefined;
-    if (!resolved || resolved.id !== token.uid) return null;
-    resolvedUsers.set(token, resolved);
-    return token;
-  };
+/** `handlers`, each noting a database failure it throws: next-auth catches what they throw, and would hide it. */
+function notingFailures<T extends object>(handlers: T): T {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => notingDatabaseFailure(async () => (fn as (...a: unknown[]) => unknown)(...args)),
+    ]),
+  ) as T;
 }
 
 export const { handlers, auth, signOut } = NextAuth((req) => config(req));
