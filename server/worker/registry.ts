@@ -10,8 +10,8 @@ import { ipallocationExpire } from './tasks/ipallocation__expire';
 import { machineReconcile } from './tasks/machine__reconcile';
 import { projectDelete } from './tasks/project__delete';
 import { quotaAudit } from './tasks/quota__audit';
-import { quotaPruneClaimLog } from './tasks/quota__prune-claim-log';
-import { systemHeartbeatPrune } from './tasks/system__heartbeat-prune';
+import { quotaPruneClaimLog } from './tasks/quota__prune_claim_log';
+import { systemHeartbeatPrune } from './tasks/system__heartbeat_prune';
 
 /**
  * Every task the worker runs, by name (`<entity>__<verb>`). Features add theirs here; the crontab
