@@ -63,9 +63,7 @@ export function assertBeforeDeadline(deadline = currentDeadline()): void {
  * (whatever it still does fails its own deadline checks) and its late outcome is dropped.
  */
 export function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): Promise<T> {
-  const outer = store.getStore();
-  const at = Date.now() + budgetMs;
-  const deadline = outer && outer.at <= at ? outer : { at, budgetMs };
+  const deadline = deadlineFromNow(budgetMs);
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new DeadlineExceeded(deadline.budgetMs, deadline.answered)), Math.max(0, deadline.at - Date.now()));
     store.run(deadline, fn).then(
@@ -79,6 +77,24 @@ export function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): Promise
       },
     );
   });
+}
+
+/** A deadline `budgetMs` from now, or the enclosing one when that is earlier. */
+function deadlineFromNow(budgetMs: number): Deadline {
+  const outer = store.getStore();
+  const at = Date.now() + budgetMs;
+  return outer && outer.at <= at ? outer : { at, budgetMs };
+}
+
+/**
+ * Runs `fn` under a deadline `budgetMs` from now (an enclosing deadline that is earlier wins)
+ * without racing it: for an adapter that answers the deadline itself (the web process's page
+ * renders: server/http/page-deadline.ts). What `fn` does with the database sees the deadline as
+ * under `withDeadline`; `fn` is given the deadline, to answer it.
+ */
+export function underDeadline<T>(budgetMs: number, fn: (deadline: Deadline) => T): T {
+  const deadline = deadlineFromNow(budgetMs);
+  return store.run(deadline, () => fn(deadline));
 }
 
 /** The SQL condition "the server's clock is before this deadline" (epoch milliseconds as a parameter). */
