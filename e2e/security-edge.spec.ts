@@ -4,9 +4,12 @@
  *   'unsafe-inline', Next's scripts carry the nonce, nothing is refused and the page hydrates;
  * - sign-in and sign-out send the browser to the host it asked for, never to the bound 0.0.0.0;
  * - sign-in and tRPC bodies are bounded like REST's (413, reading stops at the limit);
- * - a session holds at most 8 live-update streams, and a closed one frees its slot.
+ * - a session holds at most 8 live-update streams, and a closed one frees its slot;
+ * - `/metrics` is closed to anonymous callers; `npm start` put its token in the data directory.
  */
+import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
+import path from 'node:path';
 import { expect, test, type BrowserContext } from '@playwright/test';
 import { demoPassword, signIn } from './fixtures';
 
@@ -196,4 +199,19 @@ test('a session holds at most 8 live-update streams: the 9th is 429 with Retry-A
   } finally {
     for (const s of streams) s.req.destroy();
   }
+});
+
+test('/metrics answers only the token npm start generated into the data directory (0600), with the tenant-labelled gauges', async ({ request }) => {
+  const anonymous = await request.get('/metrics');
+  expect(anonymous.status()).toBe(401);
+  expect(anonymous.headers()['www-authenticate']).toBe('Bearer realm="metrics"');
+  expect(await anonymous.text()).not.toContain('meridian_pool_capacity_addresses{');
+
+  const file = path.join(process.env.E2E_DATA_DIR!, 'metrics-token');
+  expect((await stat(file)).mode & 0o777).toBe(0o600);
+  const token = (await readFile(file, 'utf8')).trim();
+  expect((await request.get('/metrics', { headers: { authorization: 'Bearer not-the-token-0123456789' } })).status()).toBe(401);
+  const scraped = await request.get('/metrics', { headers: { authorization: `Bearer ${token}` } });
+  expect(scraped.status()).toBe(200);
+  expect(await scraped.text()).toMatch(/meridian_pool_capacity_addresses\{project="[^"]+"/);
 });
