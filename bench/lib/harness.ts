@@ -275,7 +275,16 @@ export async function startWeb(
   // BENCH_WEB_NODE_ARGS passes node flags to the web process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/web`.
   const nodeArgs = process.env.BENCH_WEB_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(process.cwd(), 'bin/web.ts')], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: '127.0.0.1', LOG_LEVEL: 'warn', DB_POOL_SIZE: '20', METRICS_TOKEN: metricsToken, ...extraEnv },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOSTNAME: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DB_POOL_SIZE: '20',
+      METRICS_TOKEN: metricsToken,
+      ...extraEnv,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

@@ -295,7 +295,8 @@ export const capacityRoutes: RestRoute[] = [
     path: '/api/v1/projects/{project}/webhooks',
     output: webhookListOutput,
     group: ipamApi,
-    summary: "The project's alert webhook endpoints with their pending and delivered counts and, for owners, the last failure (secrets are shown only when created)",
+    summary:
+      "The project's alert webhook endpoints with their pending and delivered counts and, for owners, the last failure (secrets are shown only when created)",
     minRole: 'viewer',
     handler: async ({ db, principal }) => ({
       apiVersion: 'v1',
@@ -309,7 +310,8 @@ export const capacityRoutes: RestRoute[] = [
     path: '/api/v1/projects/{project}/webhooks',
     output: webhookCreatedOutput,
     group: ipamApi,
-    summary: 'Register an alert webhook endpoint (https to a public address; see WEBHOOK_ALLOWED_CIDRS and WEBHOOK_ALLOW_HTTP); the answer carries its signing secret, once',
+    summary:
+      'Register an alert webhook endpoint (https to a public address; see WEBHOOK_ALLOWED_CIDRS and WEBHOOK_ALLOW_HTTP); the answer carries its signing secret, once',
     minRole: 'owner',
     body: jsonBody(webhookBody),
     handler: async ({ db, body, principal, actor }) => {
@@ -337,7 +339,8 @@ export const capacityRoutes: RestRoute[] = [
     path: '/api/v1/projects/{project}/webhooks/{name}/deliveries',
     output: deliveryListOutput,
     group: ipamApi,
-    summary: "An endpoint's delivery log, newest first: event id (the receiver's idempotency key), state, attempts, next attempt and, for owners, the last status and failure",
+    summary:
+      "An endpoint's delivery log, newest first: event id (the receiver's idempotency key), state, attempts, next attempt and, for owners, the last status and failure",
     minRole: 'viewer',
     handler: async ({ db, params, principal }) => ({
       apiVersion: 'v1',
@@ -366,7 +369,12 @@ export const capacityRoutes: RestRoute[] = [
     output: webhookListOutput,
     group: ipamApi,
     summary: "The operators' alert webhook endpoints (they receive every project's alerts)",
-    handler: async ({ db }) => ({ apiVersion: 'v1', kind: 'WebhookList', items: await listWebhookEndpoints(db, null, { outcomes: true }), metadata: { continue: null } }),
+    handler: async ({ db }) => ({
+      apiVersion: 'v1',
+      kind: 'WebhookList',
+      items: await listWebhookEndpoints(db, null, { outcomes: true }),
+      metadata: { continue: null },
+    }),
   }),
   operatorRoute({
     method: 'POST',

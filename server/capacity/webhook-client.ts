@@ -40,10 +40,7 @@ export interface WebhookTargetPolicy {
 }
 
 export type WebhookOutcome =
-  | { kind: 'delivered'; status: number }
-  | { kind: 'http'; status: number }
-  | { kind: 'refused'; detail: string }
-  | { kind: 'unreachable'; detail: string };
+  { kind: 'delivered'; status: number } | { kind: 'http'; status: number } | { kind: 'refused'; detail: string } | { kind: 'unreachable'; detail: string };
 
 /** The text a tenant sees for an outcome (the delivery log's `lastError`; null when delivered). */
 export function outcomeText(outcome: WebhookOutcome): string | null {
@@ -130,7 +127,15 @@ function tunnel(proxy: URL, host: string, port: number, signal: AbortSignal): Pr
       const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
       headers['proxy-authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
     }
-    const req = http.request({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: defaultPort(proxy), method: 'CONNECT', path: authority, headers, signal, agent: false });
+    const req = http.request({
+      host: proxy.hostname.replace(/^\[|\]$/g, ''),
+      port: defaultPort(proxy),
+      method: 'CONNECT',
+      path: authority,
+      headers,
+      signal,
+      agent: false,
+    });
     req.once('socket', (socket) => signal.addEventListener('abort', () => socket.destroy(), { once: true }));
     req.once('connect', (res, socket) => {
       if (res.statusCode === 200) resolve(socket);

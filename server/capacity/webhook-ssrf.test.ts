@@ -106,9 +106,12 @@ describe('the address policy', () => {
     expect(checkAddress(address, null)).toMatchObject({ allowed: false });
   });
 
-  test.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '100.128.0.1', '172.32.0.1', '192.169.0.1'])('allows public %s', (address) => {
-    expect(checkAddress(address, null)).toEqual({ allowed: true, listed: false });
-  });
+  test.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '100.128.0.1', '172.32.0.1', '192.169.0.1'])(
+    'allows public %s',
+    (address) => {
+      expect(checkAddress(address, null)).toEqual({ allowed: true, listed: false });
+    },
+  );
 
   test('names the range it refuses', () => {
     expect(nonPublicReason('169.254.169.254')).toBe('link-local, 169.254.0.0/16');
@@ -132,14 +135,20 @@ describe('registration', () => {
     await expect(checkWebhookUrl(`https://${host}/hook`, settings)).rejects.toMatchObject({
       code: 'ValidationFailed',
       field: 'url',
-      message: expect.stringMatching(/is (loopback|unspecified|private|link-local|shared|multicast|reserved|unique local|IPv4|6to4|documentation|benchmarking).*public addresses/),
+      message: expect.stringMatching(
+        /is (loopback|unspecified|private|link-local|shared|multicast|reserved|unique local|IPv4|6to4|documentation|benchmarking).*public addresses/,
+      ),
     });
   });
 
   test.each(resolvedForms.map((a) => [a]))('a name resolving to %s is refused, without the address in the message', async (address) => {
     const { resolve } = stubResolver({ 'hooks.customer.test': [address] });
     const refused = checkWebhookUrl('https://hooks.customer.test/hook', { ...policy, resolve });
-    await expect(refused).rejects.toMatchObject({ code: 'ValidationFailed', field: 'url', message: expect.stringContaining('resolves to an address webhooks may not reach') });
+    await expect(refused).rejects.toMatchObject({
+      code: 'ValidationFailed',
+      field: 'url',
+      message: expect.stringContaining('resolves to an address webhooks may not reach'),
+    });
     await expect(refused).rejects.not.toMatchObject({ message: expect.stringContaining(address) });
   });
 
@@ -153,7 +162,10 @@ describe('registration', () => {
     const allowLoopback = parseAddressList('127.0.0.1/32, ::1/128');
     await expect(checkWebhookUrl('https://hooks.customer.test/x', { ...policy, resolve })).resolves.toBe('https://hooks.customer.test/x');
     await expect(checkWebhookUrl('https://8.8.8.8/x', { ...policy, resolve })).resolves.toBe('https://8.8.8.8/x');
-    await expect(checkWebhookUrl('http://hooks.customer.test/x', { ...policy, resolve })).rejects.toMatchObject({ field: 'url', message: expect.stringContaining('https://') });
+    await expect(checkWebhookUrl('http://hooks.customer.test/x', { ...policy, resolve })).rejects.toMatchObject({
+      field: 'url',
+      message: expect.stringContaining('https://'),
+    });
     await expect(checkWebhookUrl('http://hooks.customer.test/x', { ...policy, allowHttp: true, resolve })).resolves.toBeTruthy();
     // What the issue found: plain http to loopback, with WEBHOOK_ALLOW_HTTP=0 or =1, and a loopback name.
     for (const url of ['http://127.0.0.1:4100/admin', 'http://localhost:5432/', 'http://[::1]:8080/x']) {
@@ -276,7 +288,9 @@ describe('delivery', () => {
     const { db } = testDb();
     const { project } = await makeProject(db);
     // A service that talks back in its own words (an HTTP 401 body, a banner) and one that hangs up.
-    const chatty = await receiver('127.0.0.1', (res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('postgres: FATAL password authentication failed'));
+    const chatty = await receiver('127.0.0.1', (res) =>
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('postgres: FATAL password authentication failed'),
+    );
     const hangUp = createTcpServer((socket: Socket) => socket.resume().end('SSH-2.0-OpenSSH_9.2 internal-bastion.corp\r\n'));
     await new Promise<void>((r) => hangUp.listen(0, '127.0.0.1', r));
     const hangUpPort = (hangUp.address() as AddressInfo).port;

@@ -249,7 +249,11 @@ export async function deliverPending(
     // The tenant's log gets the outcome's category; why it failed stays in the server's log.
     const error = outcomeText(outcome);
     if (outcome.kind === 'refused' || outcome.kind === 'unreachable') {
-      log('warn', `webhook delivery ${outcome.kind === 'refused' ? 'refused by policy' : 'failed'}`, { endpointId, eventId: d.eventId, detail: outcome.detail });
+      log('warn', `webhook delivery ${outcome.kind === 'refused' ? 'refused by policy' : 'failed'}`, {
+        endpointId,
+        eventId: d.eventId,
+        detail: outcome.detail,
+      });
     }
     if (error === null) {
       await db.execute(sql`
