@@ -215,7 +215,7 @@ test('/metrics answers only the token npm start generated into the data director
   expect((await request.get('/metrics', { headers: { authorization: 'Bearer not-the-token-0123456789' } })).status()).toBe(401);
   const scraped = await request.get('/metrics', { headers: { authorization: `Bearer ${token}` } });
   expect(scraped.status()).toBe(200);
-  expect(await scraped.text()).toMatch(/meridian_pool_capacity_addresses\{project="[^"]+"/);
+  expect(await scraped.text()).toMatch(/meridian_bucket_limit\{project="acme-prod"/);
 });
 
 /**
@@ -226,7 +226,8 @@ function push50MB(baseURL: string, path: string, declared: boolean) {
   const url = new URL(baseURL);
   const total = 50 * 1024 * 1024;
   return new Promise<{ status: string; written: number; total: number }>((resolve) => {
-    const socket = net.connect(Number(url.port), url.hostname);
+    // The web process listens on 0.0.0.0: IPv4 loopback, whatever `localhost` resolves to first.
+    const socket = net.connect(Number(url.port), '127.0.0.1');
     let answer = '';
     let written = 0;
     let settled = false;

@@ -66,17 +66,25 @@ const ownsTooLargeAnswer = (pathname: string) => pathname === '/api/trpc' || pat
  *   (tRPC's handler answers it in its own error shape, equally before reading);
  * - a body streamed without a length is handed to the route only up to `limit` + 1 byte (so a
  *   bounded reader sees that it is over and answers 413); nothing beyond is taken off the socket;
- * - an answer that starts while the body is still unread (refused, or a page that never reads it)
- *   closes the connection after it, so Node does not read the rest to reuse the connection.
+ * - an answer that ends while the body is still unread (refused, or a page that never reads it)
+ *   closes the connection after it, and Node does not read the rest to reuse the connection.
  * Returns true when the request was answered here.
  */
 function boundBody(req: IncomingMessage, res: ServerResponse, pathname: string, limit: number): boolean {
   if (!carriesBody(req)) return false;
-  const keepAliveUnlessUnread = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.writeHead = ((...args: unknown[]) => {
-    if (!req.complete) res.shouldKeepAlive = false;
-    return keepAliveUnlessUnread(...args);
-  }) as ServerResponse['writeHead'];
+  // After an answer, Node reads whatever is left of the request body, to the end, so the connection
+  // can carry the next request (IncomingMessage's `_dump`). A body still unread when the answer
+  // ends is marked as dumped instead, so nothing more is read, and the connection is closed after
+  // the answer (lingeringClose, on 'finish'). Closing through Node (`Connection: close`) would
+  // close the socket with the body's bytes unread in it: a reset, which can cost the client the answer.
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    if (!req.complete) {
+      (req as IncomingMessage & { _dumped: boolean })._dumped = true;
+      req.socket.pause();
+    }
+    return end(...args);
+  }) as ServerResponse['end'];
   if (Number(req.headers['content-length'] ?? 0) > limit && !ownsTooLargeAnswer(pathname)) {
     res.writeHead(413, { 'content-type': 'application/json' });
     res.end(JSON.stringify(payloadTooLargeBody(limit)));
