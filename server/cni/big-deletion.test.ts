@@ -184,12 +184,13 @@ describe('deleting a big cluster', () => {
     const networkDelete = await request(networkRoute.DELETE, { project: project.slug, name: 'vpc' }, wide.secret, 'DELETE');
     expect(performance.now() - t).toBeLessThan(env().DB_REQUEST_TIMEOUT_MS);
     expect(networkDelete).toMatchObject({ status: 409, body: { error: { code: 'Conflict', message: expect.stringMatching(/1 cluster/) } } });
-    // Asking again answers the same, within the budget.
+    // Asking again goes on with the same deletion within the budget: 202 with the same deletionTimestamp,
+    // or 200 when this request's own steps returned what was left.
     t = performance.now();
     const again = await request(clusterRoute.DELETE, { project: project.slug, cluster: 'big' }, wide.secret, 'DELETE');
     expect(performance.now() - t).toBeLessThan(env().DB_REQUEST_TIMEOUT_MS);
-    expect(again.status).toBe(202);
-    expect(again.body.deletionTimestamp).toBe(deleted.body.deletionTimestamp);
+    expect([200, 202]).toContain(again.status);
+    if (again.status === 202) expect(again.body.deletionTimestamp).toBe(deleted.body.deletionTimestamp);
 
     // The worker finishes it.
     const worker = await startWorker(handle, url, { concurrency: 1, tasks: { cluster__delete: clusterDelete } });
