@@ -4,7 +4,7 @@
  * alone (e.g. `token create` prints only the token); messages go to stderr. An invalid environment
  * (server/env.ts) stops every command before it starts, with the variable named.
  */
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +33,8 @@ import {
 } from '../server/tenancy/tokens';
 import { listSessions, revokeSession, revokeUserSessions } from '../server/tenancy/sessions';
 import { createUser, deleteUser, findUserByEmail, listUsers, setPassword, setPlatformRoles, setUserDisabled } from '../server/tenancy/users';
+import { kubeconfig } from '../server/kube/kubeconfig';
+import { resolveTls } from '../server/kube/tls';
 import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
@@ -85,6 +87,10 @@ const usage = `usage: npm run meridian -- <command> [options]
                                             an operator token acting for EMAIL (a platform operator);
                                             prints the new token alone on stdout
   token list (--project SLUG | --operator)
+  kubeconfig --project SLUG [--token-file FILE] [--server https://HOST:PORT] [--output FILE]
+                                            a kubeconfig for the project's Kubernetes API (its CA,
+                                            control-plane URL and a token: FILE's, else a new editor
+                                            token); on stdout unless --output (written mode 0600)
   token revoke (--project SLUG | --operator) (--id ID | --prefix PREFIX)
 `;
 
@@ -112,7 +118,7 @@ async function organizationId(db: Db, slug: string): Promise<string> {
 async function run(argv: string[], db: Db, url: string, appRole: string | undefined): Promise<number> {
   const [group, verb] = argv;
   const { values } = parseArgs({
-    args: argv.slice(group === 'migrate' || group === 'seed' ? 1 : 2),
+    args: argv.slice(group === 'migrate' || group === 'seed' || group === 'kubeconfig' ? 1 : 2),
     options: {
       email: { type: 'string' },
       name: { type: 'string' },
@@ -134,6 +140,9 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       'owner-email': { type: 'string' },
       description: { type: 'string' },
       force: { type: 'boolean' },
+      'token-file': { type: 'string' },
+      server: { type: 'string' },
+      output: { type: 'string' },
     },
     strict: true,
   });
@@ -151,6 +160,22 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     const creds = await seedDemoData(db, { password: env().MERIDIAN_DEMO_PASSWORD });
     if (!creds) err('already seeded');
     else for (const c of creds) err(`${c.email} ${c.password}`);
+    return 0;
+  }
+  if (group === 'kubeconfig') {
+    const slug = need('project');
+    const pid = await projectId(db, slug);
+    const e = env();
+    const tls = await resolveTls(e);
+    const token = values['token-file']
+      ? readFileSync(values['token-file'], 'utf8').trim()
+      : (await createApiToken(db, { projectId: pid, name: 'kubeconfig', role: 'editor' }, actor)).secret;
+    const host = e.HOSTNAME === '0.0.0.0' || e.HOSTNAME === '::' ? 'localhost' : e.HOSTNAME;
+    const text = kubeconfig({ project: slug, origin: values.server ?? `https://${host}:${e.HTTPS_PORT}`, caPem: readFileSync(tls.ca, 'utf8'), token });
+    if (values.output) {
+      writeFileSync(values.output, text, { mode: 0o600 });
+      err(`kubeconfig for project ${slug} written to ${values.output}`);
+    } else process.stdout.write(text);
     return 0;
   }
   if (group === 'user' && verb === 'create') {

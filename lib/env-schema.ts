@@ -87,6 +87,17 @@ export const envSchema = z.object({
   // ---- Web ------------------------------------------------------------------------------------
   PORT: integer(1, 65535).default(3000),
   HOSTNAME: z.string().default('0.0.0.0'),
+  /** The Kubernetes API's HTTPS port (kubectl sends tokens over TLS only); the console stays on PORT. 0: not served. */
+  HTTPS_PORT: integer(0, 65535).default(3443),
+  /**
+   * The HTTPS serving certificate and key (PEM), reloaded when they change on disk (cert-manager
+   * rotating them). Unset: a local CA and a certificate it signs for localhost, made once under
+   * DATA_DIR/tls and reused (its CA is what `meridian kubeconfig` puts in a kubeconfig).
+   */
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
+  /** The CA that signed TLS_CERT_FILE (PEM), for `meridian kubeconfig`; unset with TLS_CERT_FILE: the certificate itself. */
+  TLS_CA_FILE: z.string().optional(),
   AUTH_SECRET: z.string().min(32).optional(),
   AUTH_URL: z.string().url().optional(),
   /** https:// (plain http:// only with AUTH_OIDC_ALLOW_HTTP=1, to a loopback host: see {@link crossChecks}). */
@@ -221,6 +232,9 @@ export type Env = z.infer<typeof envSchema>;
  *   then only for a loopback host, where they never leave the machine.
  */
 function crossChecks(e: Env, ctx: z.RefinementCtx) {
+  if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE are given together' });
+  }
   const issuer = e.AUTH_OIDC_ISSUER ? new URL(e.AUTH_OIDC_ISSUER) : undefined;
   if (issuer?.protocol === 'http:') {
     const loopback = isLoopbackHost(issuer.hostname);

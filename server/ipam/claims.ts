@@ -357,7 +357,7 @@ interface CreatedRow {
  * counted (claim link cleared, name and expiry recorded) and schedules its release at the end of
  * the retention lease — a job with a run time, not a poll.
  */
-export async function deleteClaim(db: Db, projectId: string, name: string, actor: Actor) {
+export async function deleteClaim(db: DbOrTx, projectId: string, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
     // The claim's name first, as a create takes it (server/ipam/sql/ipam_claim_try.sql), then its pool,
     // then its bucket: a create and a delete of one name never wait on each other crosswise.
@@ -403,6 +403,21 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
     await releaseIpClaim(tx, projectId, name);
     return { name, released: claim.policy !== 'Retain', retainedUntil };
   });
+}
+
+/**
+ * Replaces a claim's labels (the Kubernetes API's `metadata.labels`, which a client may change at
+ * any time). The spec fingerprint of the create stays as it was: a REST create replayed with the
+ * labels it was created with still finds its claim.
+ */
+export async function setClaimLabels(db: DbOrTx, projectId: string, name: string, labels: Record<string, string>, actor: Actor) {
+  const [claim] = await db
+    .update(ipClaims)
+    .set({ labels })
+    .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.name, name)))
+    .returning({ id: ipClaims.id });
+  if (!claim) throw new DomainError('NotFound', `ipclaim "${name}" not found`, 'name');
+  await recordEvent(db, { actor, projectId, action: 'ipclaim.relabel', objectType: 'ipclaim', objectId: claim.id, objectName: name, after: { labels } });
 }
 
 /**

@@ -330,6 +330,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
           ...common,
           PORT: String(port),
           HOSTNAME: '127.0.0.1',
+          HTTPS_PORT: '0',
           // Replicas share one secret, as the README's scale-out recipe says.
           AUTH_SECRET: authSecret,
           SIMULATOR_ADMIN_TOKEN: simulatorAdminToken,
