@@ -89,4 +89,90 @@ describe('kubectl', () => {
     expect(stdout).toMatch(/networks\s+net\s+ipam\.miloapis\.com\/v1alpha1\s+true\s+Network/);
     expect(stdout).toMatch(/namespaces\s+ns\s+v1\s+false\s+Namespace/);
   });
+
+  test('explain reads the OpenAPI v3 schema of a field', async () => {
+    const { stdout } = await kubectl(['explain', 'ipclaim.spec']);
+    expect(stdout).toContain('KIND:       IPClaim');
+    expect(stdout).toContain('GROUP:      ipam.miloapis.com');
+    expect(stdout).toMatch(/network\s+<string> -required-/);
+    expect(stdout).toContain('The network the block is claimed from');
+  });
+
+  test('apply of a network and claims, apply again unchanged, get, label, annotate, wait, diff, delete', async () => {
+    const manifest = `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata:
+  name: lab
+spec:
+  description: the lab
+  cidrs:
+    - cidr: 10.20.0.0/16
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  network: lab
+  prefixLength: 24
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: db
+spec:
+  network: lab
+  prefixLength: 28
+`;
+    const file = path.join(dir, 'lab.yaml');
+    writeFileSync(file, manifest);
+    const first = await kubectl(['apply', '-f', file]);
+    expect(first.stdout).toBe('network.ipam.miloapis.com/lab created\nipclaim.ipam.miloapis.com/web created\nipclaim.ipam.miloapis.com/db created\n');
+    const again = await kubectl(['apply', '-f', file]);
+    expect(again.stdout).toBe('network.ipam.miloapis.com/lab unchanged\nipclaim.ipam.miloapis.com/web unchanged\nipclaim.ipam.miloapis.com/db unchanged\n');
+
+    const table = await kubectl(['get', 'ipclaims']);
+    expect(table.stdout).toMatch(/^NAME\s+NETWORK\s+CIDR\s+PHASE\s+AGE\n/);
+    expect(table.stdout).toMatch(/\nweb\s+lab\s+10\.20\.\d+\.0\/24\s+Bound\s+\d+s\n/);
+    const wide = await kubectl(['get', 'ipc', '-o', 'wide', '-l', 'app=web']);
+    expect(wide.stdout).toMatch(/^NAME\s+NETWORK\s+CIDR\s+PHASE\s+POOL\s+RECLAIM\s+AGE\n/);
+    expect(wide.stdout.trim().split('\n')).toHaveLength(2);
+
+    const asYaml = await kubectl(['get', 'ipclaim', 'web', '-o', 'yaml']);
+    expect(asYaml.stdout).toContain('kind: IPClaim');
+    expect(asYaml.stdout).toMatch(/resourceVersion: "\d+"/);
+    expect(asYaml.stdout).toContain('kubectl.kubernetes.io/last-applied-configuration');
+    expect(asYaml.stdout).toContain('phase: Bound');
+
+    await kubectl(['label', 'ipclaim', 'db', 'tier=data']);
+    await kubectl(['annotate', 'ipclaim', 'db', 'owner=team-a']);
+    const labelled = JSON.parse((await kubectl(['get', 'ipclaim', 'db', '-o', 'json'])).stdout);
+    expect(labelled.metadata.labels).toEqual({ tier: 'data' });
+    expect(labelled.metadata.annotations.owner).toBe('team-a');
+    expect((await kubectl(['get', 'ipclaims', '-l', 'tier=data', '-o', 'name'])).stdout).toBe('ipclaim.ipam.miloapis.com/db\n');
+    expect((await kubectl(['get', 'ipclaims', '--field-selector', 'spec.network=lab,metadata.name!=db', '-o', 'name'])).stdout).toBe(
+      'ipclaim.ipam.miloapis.com/web\n',
+    );
+
+    const waited = await kubectl(['wait', '--for=jsonpath={.status.phase}=Bound', 'ipclaim/web', '--timeout=20s']);
+    expect(waited.stdout).toContain('ipclaim.ipam.miloapis.com/web condition met');
+
+    // A changed description: diff shows it (exit 1), apply changes it.
+    writeFileSync(file, manifest.replace('description: the lab', 'description: the lab, second floor'));
+    const diff = await kubectlFails(['diff', '-f', file]);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toContain('+  description: the lab, second floor');
+    expect((await kubectl(['apply', '-f', file])).stdout).toContain('network.ipam.miloapis.com/lab configured');
+
+    // Immutable: a claim's network cannot change.
+    writeFileSync(file, manifest.replace('prefixLength: 28', 'prefixLength: 27'));
+    const immutable = await kubectlFails(['apply', '-f', file]);
+    expect(immutable.stderr).toContain('spec.prefixLength: Invalid value: 27: field is immutable');
+
+    expect((await kubectl(['delete', 'ipclaim', 'web', 'db'])).stdout).toBe('ipclaim.ipam.miloapis.com "web" deleted\nipclaim.ipam.miloapis.com "db" deleted\n');
+    const gone = await kubectlFails(['get', 'ipclaim', 'web']);
+    expect(gone.stderr).toContain('Error from server (NotFound): ipclaims.ipam.miloapis.com "web" not found');
+  });
 });

@@ -50,9 +50,18 @@ const networkStatus = z.object({
   claims: z.number().int().optional().describe('IP claims bound in the network'),
 });
 
+/**
+ * A network's spec as a client wrote it: a root's name only when it is not the one the domain
+ * gives a root left unnamed (`<network>-v4`, `<network>-v6-1`…), so that applying the manifest
+ * again finds nothing to change.
+ */
 function storedNetwork(n: Parameters<typeof networkResource>[0]): StoredObject {
   const r = networkResource(n);
-  return { uid: r.metadata.uid, name: r.metadata.name, createdAt: n.createdAt, spec: r.spec, status: r.status };
+  const cidrs = r.spec.cidrs.map((c, i) => {
+    const defaultName = `${n.name}-v${c.cidr.includes(':') ? 6 : 4}${i > 0 ? `-${i}` : ''}`;
+    return c.name === defaultName ? { cidr: c.cidr } : c;
+  });
+  return { uid: r.metadata.uid, name: r.metadata.name, createdAt: n.createdAt, spec: { ...r.spec, cidrs }, status: r.status };
 }
 
 export const networkKind = declareKind({
