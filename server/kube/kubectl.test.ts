@@ -175,4 +175,97 @@ spec:
     const gone = await kubectlFails(['get', 'ipclaim', 'web']);
     expect(gone.stderr).toContain('Error from server (NotFound): ipclaims.ipam.miloapis.com "web" not found');
   });
+
+  test('server-side apply: a second field manager conflicts (409 naming the manager and field), --force-conflicts takes the field over', async () => {
+    const net = `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata:
+  name: ssa
+spec:
+  cidrs:
+    - cidr: 10.30.0.0/16
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: ssa-a
+  labels:
+    team: blue
+spec:
+  network: ssa
+  prefixLength: 26
+`;
+    const file = path.join(dir, 'ssa.yaml');
+    writeFileSync(file, net);
+    const first = await kubectl(['apply', '--server-side', '--field-manager', 'flux', '-f', file]);
+    expect(first.stdout).toBe('network.ipam.miloapis.com/ssa serverside-applied\nipclaim.ipam.miloapis.com/ssa-a serverside-applied\n');
+    const again = await kubectl(['apply', '--server-side', '--field-manager', 'flux', '-f', file]);
+    expect(again.stdout).toContain('ipclaim.ipam.miloapis.com/ssa-a serverside-applied');
+    const claim = JSON.parse((await kubectl(['get', 'ipclaim', 'ssa-a', '-o', 'json', '--show-managed-fields'])).stdout);
+    expect(claim.metadata.managedFields).toEqual([
+      expect.objectContaining({ manager: 'flux', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:spec': { 'f:network': {}, 'f:prefixLength': {} } } }),
+    ]);
+
+    const other = path.join(dir, 'ssa-other.yaml');
+    writeFileSync(other, `apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: ssa-a
+  labels:
+    team: red
+spec:
+  network: ssa
+`);
+    const conflict = await kubectlFails(['apply', '--server-side', '--field-manager', 'argo', '-f', other]);
+    expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "flux"');
+    expect(conflict.stderr).toContain('.metadata.labels.team');
+    const forced = await kubectl(['apply', '--server-side', '--field-manager', 'argo', '--force-conflicts', '-f', other]);
+    expect(forced.stdout).toContain('serverside-applied');
+    const taken = JSON.parse((await kubectl(['get', 'ipclaim', 'ssa-a', '-o', 'json', '--show-managed-fields'])).stdout);
+    expect(taken.metadata.labels).toEqual({ team: 'red' });
+    const managers = Object.fromEntries(taken.metadata.managedFields.map((m: { manager: string; fieldsV1: unknown }) => [m.manager, m.fieldsV1]));
+    expect(managers.argo).toEqual({ 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:spec': { 'f:network': {} } });
+    expect(managers.flux).toEqual({ 'f:spec': { 'f:network': {}, 'f:prefixLength': {} } });
+
+    await kubectl(['delete', 'ipclaim/ssa-a', 'network/ssa']);
+  });
+
+  test('create namespace, a claim in it; names and lists are per namespace', async () => {
+    expect((await kubectl(['create', 'namespace', 'dev'])).stdout).toBe('namespace/dev created\n');
+    expect((await kubectl(['get', 'namespaces', '-o', 'name'])).stdout).toBe('namespace/default\nnamespace/dev\n');
+    await kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata: {name: devnet, namespace: dev}
+spec: {cidrs: [{cidr: 10.40.0.0/16}]}
+`,
+    });
+    const created = await kubectl(['-n', 'dev', 'create', '-f', '-'], {
+      input: 'apiVersion: ipam.miloapis.com/v1alpha1\nkind: IPClaim\nmetadata: {name: dev-claim}\nspec: {network: devnet, prefixLength: 24}\n',
+    });
+    expect(created.stdout).toBe('ipclaim.ipam.miloapis.com/dev-claim created\n');
+    expect((await kubectl(['-n', 'dev', 'get', 'ipclaims', '-o', 'name'])).stdout).toBe('ipclaim.ipam.miloapis.com/dev-claim\n');
+    expect((await kubectl(['get', 'ipclaims', '-o', 'name'])).stdout).not.toContain('dev-claim');
+    expect((await kubectl(['get', 'ipclaims', '-A', '--no-headers'])).stdout).toMatch(/^dev\s+dev-claim\s+devnet\s+10\.40\.0\.0\/24\s+Bound/m);
+    const elsewhere = await kubectlFails(['get', 'ipclaim', 'dev-claim']);
+    expect(elsewhere.stderr).toContain('(NotFound)');
+    const noSuch = await kubectlFails(['-n', 'nope', 'create', '-f', '-'], {
+      input: 'apiVersion: ipam.miloapis.com/v1alpha1\nkind: IPClaim\nmetadata: {name: x}\nspec: {network: devnet}\n',
+    });
+    expect(noSuch.stderr).toContain('namespaces "nope" not found');
+    const busy = await kubectlFails(['delete', 'namespace', 'dev']);
+    expect(busy.stderr).toContain('still holds');
+    await kubectl(['-n', 'dev', 'delete', 'ipclaim/dev-claim', 'network/devnet']);
+    expect((await kubectl(['delete', 'namespace', 'dev'])).stdout).toBe('namespace "dev" deleted\n');
+  });
+
+  test("a viewer token reads but cannot write; another project's token finds nothing here", async () => {
+    expect((await kubectl(['get', 'ipclaims'], { config: viewerConfig })).stderr).toContain('No resources found in default namespace.');
+    const denied = await kubectlFails(['create', 'namespace', 'ro'], { config: viewerConfig });
+    expect(denied.stderr).toContain('Error from server (Forbidden)');
+    const foreign = await kubectlFails(['get', 'ipclaims'], { config: otherConfig });
+    expect(foreign.stderr).toMatch(/the server could not find the requested resource|doesn't have a resource type/);
+    expect(foreign.stderr).not.toContain(slug + '"');
+  });
 });
+

@@ -35,6 +35,7 @@ import {
   type PatchType,
   type RequestContext,
 } from './objects';
+import { decodeProtobufObject } from './protobuf';
 import { openApiV2, openApiV3, openApiV3Core, openApiV3Index } from './openapi';
 import { badRequest, KubeError, reasonOf, statusBody, toKubeError, type Subject } from './status';
 import { createNamespace, currentResourceVersion, deleteNamespace, getNamespace, listNamespaces, type NamespaceView } from './store';
@@ -139,8 +140,9 @@ function readBody(req: IncomingMessage, body: Buffer): unknown {
   try {
     if (type === 'application/yaml') return yaml.load(text);
     if (type === 'application/json') return JSON.parse(text);
+    if (type === 'application/vnd.kubernetes.protobuf') return decodeProtobufObject(body);
   } catch (e) {
-    throw badRequest(`the body is not valid ${type === 'application/yaml' ? 'YAML' : 'JSON'}: ${e instanceof Error ? e.message.split('\n')[0] : ''}`);
+    throw badRequest(`the body is not valid ${type === 'application/yaml' ? 'YAML' : type === 'application/json' ? 'JSON' : 'protobuf'}: ${e instanceof Error ? e.message.split('\n')[0] : ''}`);
   }
   throw new KubeError(415, 'UnsupportedMediaType', `the body's content type "${type}" is not supported: application/json or application/yaml`);
 }
