@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
 /** Server folders holding domain or platform code: no HTTP, no UI, no adapters. */
 const domainFolders = ['audit', 'changes', 'cni', 'fleet', 'ipam', 'jobs', 'observability', 'provider', 'quota', 'tenancy'];
 /** Server folders that adapt the domains to a transport or a process. */
-const adapterFolders = ['api', 'auth', 'http', 'live', 'trpc', 'worker'];
+const adapterFolders = ['api', 'auth', 'http', 'kube', 'live', 'trpc', 'worker'];
 
 const uiPackages = [
   { group: ['next', 'next/*'], message: 'Domain code knows nothing of Next.js: put this in an adapter (server/trpc, server/http, app/).' },

@@ -43,7 +43,9 @@ export async function startKubeServer() {
           ca: caPem,
           headers: {
             ...(options.token === null ? {} : { authorization: `Bearer ${options.token ?? tokens.editor}` }),
-            ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+            ...(payload !== undefined
+              ? { 'content-type': options.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+              : {}),
             ...(options.accept ? { accept: options.accept } : {}),
           },
         },

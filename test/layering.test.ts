@@ -30,6 +30,7 @@ const scanned = ['app', 'components', 'server', 'db', 'lib', 'simulator', 'bin',
 const serverFolders: Record<string, 'adapter' | 'workflow' | 'domain' | 'platform' | 'tests'> = {
   trpc: 'adapter',
   http: 'adapter',
+  kube: 'adapter',
   api: 'adapter',
   auth: 'adapter',
   live: 'adapter',

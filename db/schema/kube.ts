@@ -20,9 +20,17 @@ export const kubeNamespaces = pgTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     uid: uuid('uid').notNull().defaultRandom(),
-    labels: jsonb('labels').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
-    annotations: jsonb('annotations').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
-    resourceVersion: bigint('resource_version', { mode: 'number' }).notNull().default(sql`nextval('kube_resource_version')`),
+    labels: jsonb('labels')
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
+    annotations: jsonb('annotations')
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
+    resourceVersion: bigint('resource_version', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('kube_resource_version')`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.name] })],
@@ -46,14 +54,28 @@ export const kubeObjects = pgTable(
     kind: text('kind').notNull(),
     namespace: text('namespace').notNull().default('default'),
     name: text('name').notNull(),
-    labels: jsonb('labels').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
-    annotations: jsonb('annotations').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
-    finalizers: jsonb('finalizers').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    labels: jsonb('labels')
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
+    annotations: jsonb('annotations')
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
+    finalizers: jsonb('finalizers')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** `metadata.managedFields`: who set which fields (server-side apply), as Kubernetes writes them. */
-    managedFields: jsonb('managed_fields').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    managedFields: jsonb('managed_fields')
+      .$type<unknown[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** Bumped when the spec changes. */
     generation: bigint('generation', { mode: 'number' }).notNull().default(1),
-    resourceVersion: bigint('resource_version', { mode: 'number' }).notNull().default(sql`nextval('kube_resource_version')`),
+    resourceVersion: bigint('resource_version', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('kube_resource_version')`),
   },
   (t) => [uniqueIndex('kube_objects_project_kind_name').on(t.projectId, t.kind, t.namespace, t.name)],
 );

@@ -73,7 +73,10 @@ describe('the wire', () => {
       contentType: 'application/json-patch+json',
     });
     expect(patched.body.metadata.labels).toEqual({ a: '1', b: '2' });
-    const merged = await kube.request('PATCH', `${NS}/ipclaims/put-me`, { body: { metadata: { labels: { a: null } } }, contentType: 'application/merge-patch+json' });
+    const merged = await kube.request('PATCH', `${NS}/ipclaims/put-me`, {
+      body: { metadata: { labels: { a: null } } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(merged.body.metadata.labels).toEqual({ b: '2' });
     const status = await kube.request('PUT', `${NS}/ipclaims/put-me/status`, { body: merged.body });
     expect(status.status).toBe(405);
@@ -81,7 +84,9 @@ describe('the wire', () => {
   });
 
   test('fieldValidation: Strict refuses unknown fields, Warn drops them with a Warning header', async () => {
-    const strict = await kube.request('POST', `${NS}/ipclaims?fieldValidation=Strict`, { body: { ...claim('strict'), spec: { network: 'wire', colour: 'red' } } });
+    const strict = await kube.request('POST', `${NS}/ipclaims?fieldValidation=Strict`, {
+      body: { ...claim('strict'), spec: { network: 'wire', colour: 'red' } },
+    });
     expect(strict.status).toBe(400);
     expect(strict.body.message).toBe('strict decoding error: unknown field "spec.colour"');
     const warned = await kube.request('POST', `${NS}/ipclaims`, { body: { ...claim('warned'), spec: { network: 'wire', prefixLength: 28, colour: 'red' } } });
@@ -100,7 +105,9 @@ describe('the wire', () => {
     const dryDelete = await kube.request('DELETE', `${NS}/ipclaims/warned?dryRun=All`);
     expect(dryDelete.status).toBe(200);
     expect((await kube.request('GET', `${NS}/ipclaims/warned`)).status).toBe(200);
-    const gone = await kube.request('DELETE', `${NS}/ipclaims/warned`, { body: { preconditions: { uid: current.metadata.uid, resourceVersion: current.metadata.resourceVersion } } });
+    const gone = await kube.request('DELETE', `${NS}/ipclaims/warned`, {
+      body: { preconditions: { uid: current.metadata.uid, resourceVersion: current.metadata.resourceVersion } },
+    });
     expect(gone.status).toBe(200);
     expect((await kube.request('GET', `${NS}/ipclaims/warned`)).body).toMatchObject({ reason: 'NotFound', code: 404 });
   });
@@ -135,7 +142,12 @@ describe('@kubernetes/client-node', () => {
     kc.loadFromString(kubeconfig({ project: kube.project.slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.editor }));
     const api = KubernetesObjectApi.makeApiClient(kc);
     const objects: KubernetesObject[] = [
-      { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name: 'lib-net', namespace: 'default' }, spec: { cidrs: [{ cidr: '10.60.0.0/16' }] } } as KubernetesObject,
+      {
+        apiVersion: 'ipam.miloapis.com/v1alpha1',
+        kind: 'Network',
+        metadata: { name: 'lib-net', namespace: 'default' },
+        spec: { cidrs: [{ cidr: '10.60.0.0/16' }] },
+      } as KubernetesObject,
       { ...claim('lib-claim'), metadata: { name: 'lib-claim', namespace: 'default' }, spec: { network: 'lib-net', prefixLength: 24 } } as KubernetesObject,
     ];
     for (const o of objects) {
@@ -143,10 +155,19 @@ describe('@kubernetes/client-node', () => {
       expect(created.metadata?.uid).toBeTruthy();
       const read = await api.read({ apiVersion: o.apiVersion!, kind: o.kind!, metadata: { name: o.metadata!.name!, namespace: 'default' } });
       expect(read.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
-      const patched = await api.patch({ ...o, metadata: { ...o.metadata, labels: { via: 'client-node' } } }, undefined, undefined, 'client-node', undefined, 'application/merge-patch+json' as never);
+      const patched = await api.patch(
+        { ...o, metadata: { ...o.metadata, labels: { via: 'client-node' } } },
+        undefined,
+        undefined,
+        'client-node',
+        undefined,
+        'application/merge-patch+json' as never,
+      );
       expect(patched.metadata?.labels).toEqual({ via: 'client-node' });
     }
     for (const o of [...objects].reverse()) await api.delete(o);
-    await expect(api.read({ apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'IPClaim', metadata: { name: 'lib-claim', namespace: 'default' } })).rejects.toMatchObject({ code: 404 });
+    await expect(
+      api.read({ apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'IPClaim', metadata: { name: 'lib-claim', namespace: 'default' } }),
+    ).rejects.toMatchObject({ code: 404 });
   });
 });

@@ -15,7 +15,9 @@ export function createKubeHttpsServer(kinds: readonly KindDeclaration[], tls: Tl
     kube.handle(req, res).catch((err) => {
       logError('kube', err);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message: 'internal error' }));
+      res.end(
+        JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message: 'internal error' }),
+      );
     });
   });
   server.keepAliveTimeout = 65_000;

@@ -12,7 +12,15 @@ export function kubeconfig(input: { project: string; origin: string; caPem: stri
     {
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name, cluster: { server: `${input.origin.replace(/\/+$/, '')}${controlPlanePath(input.project)}`, 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') } }],
+      clusters: [
+        {
+          name,
+          cluster: {
+            server: `${input.origin.replace(/\/+$/, '')}${controlPlanePath(input.project)}`,
+            'certificate-authority-data': Buffer.from(input.caPem).toString('base64'),
+          },
+        },
+      ],
       users: [{ name, user: { token: input.token } }],
       contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
       'current-context': name,

@@ -146,7 +146,9 @@ spec:
     const immutable = await kubectlFails(['apply', '-f', file]);
     expect(immutable.stderr).toContain('spec.prefixLength: Invalid value: 27: field is immutable');
 
-    expect((await kubectl(['delete', 'ipclaim', 'web', 'db'])).stdout).toBe('ipclaim.ipam.miloapis.com "web" deleted\nipclaim.ipam.miloapis.com "db" deleted\n');
+    expect((await kubectl(['delete', 'ipclaim', 'web', 'db'])).stdout).toBe(
+      'ipclaim.ipam.miloapis.com "web" deleted\nipclaim.ipam.miloapis.com "db" deleted\n',
+    );
     const gone = await kubectlFails(['get', 'ipclaim', 'web']);
     expect(gone.stderr).toContain('Error from server (NotFound): ipclaims.ipam.miloapis.com "web" not found');
   });
@@ -178,11 +180,17 @@ spec:
     expect(again.stdout).toContain('ipclaim.ipam.miloapis.com/ssa-a serverside-applied');
     const claim = JSON.parse((await kubectl(['get', 'ipclaim', 'ssa-a', '-o', 'json', '--show-managed-fields'])).stdout);
     expect(claim.metadata.managedFields).toEqual([
-      expect.objectContaining({ manager: 'flux', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:spec': { 'f:network': {}, 'f:prefixLength': {} } } }),
+      expect.objectContaining({
+        manager: 'flux',
+        operation: 'Apply',
+        fieldsV1: { 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:spec': { 'f:network': {}, 'f:prefixLength': {} } },
+      }),
     ]);
 
     const other = path.join(dir, 'ssa-other.yaml');
-    writeFileSync(other, `apiVersion: ipam.miloapis.com/v1alpha1
+    writeFileSync(
+      other,
+      `apiVersion: ipam.miloapis.com/v1alpha1
 kind: IPClaim
 metadata:
   name: ssa-a
@@ -190,7 +198,8 @@ metadata:
     team: red
 spec:
   network: ssa
-`);
+`,
+    );
     const conflict = await kubectlFails(['apply', '--server-side', '--field-manager', 'argo', '-f', other]);
     expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "flux"');
     expect(conflict.stderr).toContain('.metadata.labels.team');
@@ -243,4 +252,3 @@ spec: {cidrs: [{cidr: 10.40.0.0/16}]}
     expect(foreign.stderr).not.toContain(slug + '"');
   });
 });
-

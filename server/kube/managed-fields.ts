@@ -113,7 +113,9 @@ const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function withEntry(entries: ManagedFieldsEntry[], manager: string, operation: 'Apply' | 'Update', apiVersion: string, fields: Set<string>) {
   const others = entries.filter((e) => !(e.manager === manager && e.operation === operation && e.subresource === undefined));
-  return fields.size === 0 ? others : [...others, { manager, operation, apiVersion, time: now(), fieldsType: 'FieldsV1' as const, fieldsV1: encodeFieldsV1(fields) }];
+  return fields.size === 0
+    ? others
+    : [...others, { manager, operation, apiVersion, time: now(), fieldsType: 'FieldsV1' as const, fieldsV1: encodeFieldsV1(fields) }];
 }
 
 /**
@@ -148,7 +150,9 @@ export function apply(
   let next = owned
     .filter((o) => o !== mine)
     .flatMap((o) =>
-      o.fields.size === 0 ? [] : [{ ...o.entry, fieldsV1: o.fields.size === decodeFieldsV1(o.entry.fieldsV1).size ? o.entry.fieldsV1 : encodeFieldsV1(o.fields) }],
+      o.fields.size === 0
+        ? []
+        : [{ ...o.entry, fieldsV1: o.fields.size === decodeFieldsV1(o.entry.fieldsV1).size ? o.entry.fieldsV1 : encodeFieldsV1(o.fields) }],
     );
   next = withEntry(next, options.manager, 'Apply', options.apiVersion, applied);
   return { object: object as Managed, managedFields: next };

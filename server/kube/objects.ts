@@ -139,7 +139,12 @@ export function parseFieldSelector(k: KindDeclaration, text: string): (o: KubeOb
         : field === 'metadata.namespace' && k.namespaced
           ? (o) => o.metadata.namespace
           : k.fieldSelectors[field];
-    if (!read) throw badRequest(`"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"${Object.keys(k.fieldSelectors).map((f) => `, "${f}"`).join('')}`);
+    if (!read)
+      throw badRequest(
+        `"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"${Object.keys(k.fieldSelectors)
+          .map((f) => `, "${f}"`)
+          .join('')}`,
+      );
     tests.push(op === '!=' ? (o) => read(o) !== value : (o) => read(o) === value);
   }
   return (o) => tests.every((t) => t(o));
@@ -222,7 +227,7 @@ const KNOWN_TOP = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
 /** Fields of `value` the strict `schema` does not know, as dotted paths under `prefix`; the value without them. */
 function dropUnknown(schema: z.ZodType, value: unknown, prefix: string): { value: unknown; unknown: string[] } {
   const found: string[] = [];
-  let current = structuredClone(value);
+  const current = structuredClone(value);
   for (let round = 0; round < 20; round++) {
     const result = schema.safeParse(current);
     if (result.success) break;
@@ -242,9 +247,18 @@ function dropUnknown(schema: z.ZodType, value: unknown, prefix: string): { value
 
 function checkLabels(map: Record<string, string>, field: string, causes: Cause[], values: boolean) {
   for (const [key, value] of Object.entries(map)) {
-    if (!qualifiedName.test(key) || key.length > 316) causes.push({ reason: 'FieldValueInvalid', field: `${field}`, message: `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.'` });
+    if (!qualifiedName.test(key) || key.length > 316)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: `${field}`,
+        message: `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
+      });
     if (values && (!labelValue.test(value) || value.length > 63))
-      causes.push({ reason: 'FieldValueInvalid', field: `${field}`, message: `Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', at most 63 characters` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: `${field}`,
+        message: `Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', at most 63 characters`,
+      });
   }
 }
 
@@ -259,12 +273,15 @@ export function decodeObject(k: KindDeclaration, raw: unknown, ctx: Pick<Request
   const body = raw as Record<string, unknown>;
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(k))
     throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersionOf(k)})`);
-  if (body.kind !== undefined && body.kind !== k.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${k.kind})`);
-  const unknown = Object.keys(body)
-    .filter((key) => !KNOWN_TOP.has(key))
-    .map((key) => key);
+  if (body.kind !== undefined && body.kind !== k.kind)
+    throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${k.kind})`);
+  const unknown = Object.keys(body).filter((key) => !KNOWN_TOP.has(key));
   const metadata = metadataInput.safeParse(body.metadata ?? {});
-  if (!metadata.success) throw invalid(subjectOf(k, name), metadata.error.issues.map((i) => ({ reason: 'FieldValueInvalid', field: `metadata.${i.path.join('.')}`, message: i.message })));
+  if (!metadata.success)
+    throw invalid(
+      subjectOf(k, name),
+      metadata.error.issues.map((i) => ({ reason: 'FieldValueInvalid', field: `metadata.${i.path.join('.')}`, message: i.message })),
+    );
   const spec = dropUnknown(k.spec, body.spec ?? {}, 'spec');
   unknown.push(...spec.unknown);
   if (unknown.length > 0) {
@@ -276,7 +293,11 @@ export function decodeObject(k: KindDeclaration, raw: unknown, ctx: Pick<Request
   if (!parsed.success) {
     for (const i of parsed.error.issues) {
       const field = ['spec', ...i.path.map(String)].join('.');
-      causes.push({ reason: i.code === 'invalid_type' && i.input === undefined ? 'FieldValueRequired' : 'FieldValueInvalid', field, message: i.input === undefined ? 'Required value' : `Invalid value: ${i.message}` });
+      causes.push({
+        reason: i.code === 'invalid_type' && i.input === undefined ? 'FieldValueRequired' : 'FieldValueInvalid',
+        field,
+        message: i.input === undefined ? 'Required value' : `Invalid value: ${i.message}`,
+      });
     }
   }
   const labels = metadata.data.labels ?? {};
@@ -312,7 +333,8 @@ export async function createObject(
   managedFields?: ManagedFieldsEntry[],
 ): Promise<KubeObject> {
   const name = decoded.metadata.name;
-  if (!name) throw invalid(subjectOf(k), [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+  if (!name)
+    throw invalid(subjectOf(k), [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   if (k.namespaced && decoded.metadata.namespace && decoded.metadata.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
@@ -372,7 +394,8 @@ async function writeOver(
     const next = f.value(decoded.spec);
     if (next === undefined || next === null) continue;
     const was = f.value(current.stored.spec);
-    if (!isDeepStrictEqual(next, was)) causes.push({ reason: 'FieldValueInvalid', field: f.path, message: `Invalid value: ${JSON.stringify(next)}: field is immutable` });
+    if (!isDeepStrictEqual(next, was))
+      causes.push({ reason: 'FieldValueInvalid', field: f.path, message: `Invalid value: ${JSON.stringify(next)}: field is immutable` });
   }
   if (causes.length) throw invalid(subject, causes);
   const specChanged = k.storage.update !== undefined && (await k.storage.update(ctx, current.stored, decoded.spec, { dryRun: ctx.dryRun })).changed;
@@ -380,10 +403,15 @@ async function writeOver(
   if (labelsChanged && k.storage.relabel && !ctx.dryRun) await k.storage.relabel(ctx, name, decoded.labels);
   const nextManaged =
     managedFields ??
-    recordUpdate(managedView(current.object), { metadata: { labels: decoded.labels, annotations: decoded.annotations }, spec: decoded.spec }, current.meta.managedFields, {
-      manager: ctx.manager,
-      apiVersion: apiVersionOf(k),
-    });
+    recordUpdate(
+      managedView(current.object),
+      { metadata: { labels: decoded.labels, annotations: decoded.annotations }, spec: decoded.spec },
+      current.meta.managedFields,
+      {
+        manager: ctx.manager,
+        apiVersion: apiVersionOf(k),
+      },
+    );
   const meta = {
     namespace: current.meta.namespace,
     labels: decoded.labels,
@@ -424,7 +452,8 @@ export type PatchType = (typeof PATCH_TYPES)[number];
 /** RFC 7386 JSON merge patch. */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return structuredClone(patch);
-  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
     else out[key] = mergePatch(out[key], value);
@@ -452,7 +481,9 @@ function parsePatchBody(type: PatchType, body: Buffer): unknown {
   try {
     return type === 'application/apply-patch+yaml' ? yaml.load(text) : JSON.parse(text);
   } catch (e) {
-    throw badRequest(`the patch is not valid ${type === 'application/apply-patch+yaml' ? 'YAML' : 'JSON'}: ${e instanceof Error ? e.message.split('\n')[0] : ''}`);
+    throw badRequest(
+      `the patch is not valid ${type === 'application/apply-patch+yaml' ? 'YAML' : 'JSON'}: ${e instanceof Error ? e.message.split('\n')[0] : ''}`,
+    );
   }
 }
 
@@ -487,7 +518,12 @@ export async function patchObject(
       spec: (merged.object.spec ?? {}) as Record<string, unknown>,
     };
     // The merged spec is validated as any write is (a field the apply removed may be required).
-    const checked = decodeObject(k, { metadata: { labels: decoded.labels, annotations: decoded.annotations }, spec: decoded.spec }, { fieldValidation: 'Ignore', warnings: [] }, name);
+    const checked = decodeObject(
+      k,
+      { metadata: { labels: decoded.labels, annotations: decoded.annotations }, spec: decoded.spec },
+      { fieldValidation: 'Ignore', warnings: [] },
+      name,
+    );
     return { object: await writeOver(k, ctx, current, { ...decoded, spec: checked.spec }, merged.managedFields), created: false };
   }
   if (!current) throw notFound({ ...subjectOf(k), name });
@@ -537,7 +573,10 @@ export async function deleteObject(
     throw conflict(subject, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.stored.uid}`);
   }
   if (preconditions.resourceVersion && preconditions.resourceVersion !== current.meta.resourceVersion) {
-    throw conflict(subject, `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.meta.resourceVersion}`);
+    throw conflict(
+      subject,
+      `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.meta.resourceVersion}`,
+    );
   }
   await k.storage.delete(ctx, name, { dryRun: ctx.dryRun });
   if (!ctx.dryRun) await deleteObjectMeta(ctx.db, current.stored.uid);

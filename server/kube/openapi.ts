@@ -20,7 +20,10 @@ const objectMeta = {
     name: { type: 'string', description: 'The name, unique in its namespace and kind.' },
     namespace: { type: 'string', description: 'The namespace (default: "default").' },
     uid: { type: 'string', description: 'Set by the system: unique in time and space.' },
-    resourceVersion: { type: 'string', description: 'Set by the system: the version of this object, for optimistic concurrency (a stale one is refused with 409).' },
+    resourceVersion: {
+      type: 'string',
+      description: 'Set by the system: the version of this object, for optimistic concurrency (a stale one is refused with 409).',
+    },
     generation: { type: 'integer', format: 'int64', description: 'Set by the system: bumped when the spec changes.' },
     creationTimestamp: { type: 'string', format: 'date-time', description: 'Set by the system: when the object was created.' },
     labels: { type: 'object', additionalProperties: { type: 'string' }, description: 'Labels: selectable key/value pairs.' },
@@ -96,8 +99,13 @@ function paths(k: KindDeclaration, ref: (name: string) => string, v2: boolean) {
   const gvk = { group: k.group, version: k.version, kind: k.kind };
   const base = `/apis/${k.group}/${k.version}${k.namespaced ? '/namespaces/{namespace}' : ''}/${k.plural}`;
   const body = (name: string) =>
-    v2 ? { parameters: [{ name: 'body', in: 'body', required: true, schema: { $ref: ref(name) } }] } : { requestBody: { content: { '*/*': { schema: { $ref: ref(name) } } } } };
-  const ok = (name: string) => (v2 ? { '200': { description: 'OK', schema: { $ref: ref(name) } } } : { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: ref(name) } } } } });
+    v2
+      ? { parameters: [{ name: 'body', in: 'body', required: true, schema: { $ref: ref(name) } }] }
+      : { requestBody: { content: { '*/*': { schema: { $ref: ref(name) } } } } };
+  const ok = (name: string) =>
+    v2
+      ? { '200': { description: 'OK', schema: { $ref: ref(name) } } }
+      : { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: ref(name) } } } } };
   const op = (action: string, id: string, schema: string, extra: Record<string, unknown> = {}) => ({
     operationId: `${id}${k.kind}`,
     tags: [`${k.group}_${k.version}`],
@@ -107,23 +115,58 @@ function paths(k: KindDeclaration, ref: (name: string) => string, v2: boolean) {
     ...extra,
   });
   const pathParams = (withName: boolean) => [
-    ...(withName ? [{ name: 'name', in: 'path', required: true, description: `name of the ${k.kind}`, ...(v2 ? { type: 'string' } : { schema: { type: 'string' } }) }] : []),
-    ...(k.namespaced ? [{ name: 'namespace', in: 'path', required: true, description: 'object name and auth scope', ...(v2 ? { type: 'string' } : { schema: { type: 'string' } }) }] : []),
+    ...(withName
+      ? [{ name: 'name', in: 'path', required: true, description: `name of the ${k.kind}`, ...(v2 ? { type: 'string' } : { schema: { type: 'string' } }) }]
+      : []),
+    ...(k.namespaced
+      ? [
+          {
+            name: 'namespace',
+            in: 'path',
+            required: true,
+            description: 'object name and auth scope',
+            ...(v2 ? { type: 'string' } : { schema: { type: 'string' } }),
+          },
+        ]
+      : []),
   ];
   const params = (list: ReturnType<typeof query>[]) => (v2 ? list.map(({ schema, ...p }) => ({ ...p, type: schema.type })) : list);
   const name = definitionName(k);
   return {
     [base]: {
-      get: op('list', 'list', `${name}List`, { parameters: params([query('labelSelector', 'label selector'), query('fieldSelector', 'field selector'), query('limit', 'page size', 'integer'), query('continue', 'next page')]) }),
-      post: op('post', 'create', name, v2 ? { parameters: [...body(name).parameters!, ...params(writeParameters)] } : { ...body(name), parameters: params(writeParameters) }),
+      get: op('list', 'list', `${name}List`, {
+        parameters: params([
+          query('labelSelector', 'label selector'),
+          query('fieldSelector', 'field selector'),
+          query('limit', 'page size', 'integer'),
+          query('continue', 'next page'),
+        ]),
+      }),
+      post: op(
+        'post',
+        'create',
+        name,
+        v2 ? { parameters: [...body(name).parameters!, ...params(writeParameters)] } : { ...body(name), parameters: params(writeParameters) },
+      ),
       parameters: pathParams(false),
     },
     [`${base}/{name}`]: {
       get: op('get', 'read', name),
-      put: op('put', 'replace', name, v2 ? { parameters: [...body(name).parameters!, ...params(writeParameters)] } : { ...body(name), parameters: params(writeParameters) }),
+      put: op(
+        'put',
+        'replace',
+        name,
+        v2 ? { parameters: [...body(name).parameters!, ...params(writeParameters)] } : { ...body(name), parameters: params(writeParameters) },
+      ),
       patch: op('patch', 'patch', name, {
         parameters: params([...writeParameters, query('force', 'server-side apply: take over conflicting fields', 'boolean')]),
-        ...(v2 ? {} : { requestBody: { content: { 'application/merge-patch+json': { schema: { type: 'object' } }, 'application/apply-patch+yaml': { schema: { type: 'object' } } } } }),
+        ...(v2
+          ? {}
+          : {
+              requestBody: {
+                content: { 'application/merge-patch+json': { schema: { type: 'object' } }, 'application/apply-patch+yaml': { schema: { type: 'object' } } },
+              },
+            }),
       }),
       delete: op('delete', 'delete', name, { parameters: params([query('dryRun', 'All: decide everything, write nothing')]) }),
       parameters: pathParams(true),
@@ -158,7 +201,13 @@ export function openApiV3Core() {
         'io.k8s.api.core.v1.Namespace': {
           type: 'object',
           description: 'A namespace of the project: objects of namespaced kinds live in one.',
-          properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: ref(`${META}.ObjectMeta`) }, spec: { type: 'object' }, status: { type: 'object' } },
+          properties: {
+            apiVersion: { type: 'string' },
+            kind: { type: 'string' },
+            metadata: { $ref: ref(`${META}.ObjectMeta`) },
+            spec: { type: 'object' },
+            status: { type: 'object' },
+          },
           'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'Namespace' }],
         },
       },
@@ -186,7 +235,8 @@ export function openApiV3Index(kinds: readonly KindDeclaration[], root: string) 
 /** `/openapi/v2`: every kind in one Swagger 2.0 document (JSON). */
 export function openApiV2(kinds: readonly KindDeclaration[]) {
   const ref = (name: string) => `#/definitions/${name}`;
-  const toV2 = (schemas: Record<string, unknown>) => JSON.parse(JSON.stringify(schemas).replaceAll('#/components/schemas/', '#/definitions/').replaceAll('"nullable":true', '"x-nullable":true'));
+  const toV2 = (schemas: Record<string, unknown>) =>
+    JSON.parse(JSON.stringify(schemas).replaceAll('#/components/schemas/', '#/definitions/').replaceAll('"nullable":true', '"x-nullable":true'));
   return {
     swagger: '2.0',
     info: { title: 'Meridian', version: 'v1.32.0' },

@@ -64,7 +64,11 @@ function stringMap(f: Fields, n: number): Record<string, string> {
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** A protobuf-encoded object's kind and its ObjectMeta's name, labels and annotations. */
-export function decodeProtobufObject(body: Buffer): { apiVersion: string; kind: string; metadata: { name?: string; labels: Record<string, string>; annotations: Record<string, string> } } {
+export function decodeProtobufObject(body: Buffer): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name?: string; labels: Record<string, string>; annotations: Record<string, string> };
+} {
   if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC)) throw new Error('not a Kubernetes protobuf object');
   const unknown = fields(body.subarray(4));
   const typeMeta = fields(bytes(unknown, 1) ?? Buffer.alloc(0));

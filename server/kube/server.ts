@@ -11,15 +11,7 @@ import { roleAtLeast, type ProjectRole } from '@/server/tenancy/roles';
 import { principalUser, tokenActor, verifyApiToken } from '@/server/tenancy/tokens';
 import type { Actor } from '@/server/audit/events';
 import { apiVersionOf, type KindDeclaration } from './declare';
-import {
-  aggregatedDiscovery,
-  AGGREGATED_DISCOVERY_TYPE,
-  apiGroupList,
-  apiGroupOf,
-  apiVersions,
-  coreResourceList,
-  resourceList,
-} from './discovery';
+import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroupList, apiGroupOf, apiVersions, coreResourceList, resourceList } from './discovery';
 import {
   createObject,
   decodeObject,
@@ -60,7 +52,17 @@ const CONTROL_PLANE = /^\/apis\/resourcemanager\.miloapis\.com\/v1alpha1\/projec
 /** The control plane root of a project: what a kubeconfig's `server:` carries after the host. */
 export const controlPlanePath = (project: string) => `${CONTROL_PLANE_PREFIX}${encodeURIComponent(project)}/control-plane`;
 
-const KUBE_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-meridian', platform: 'linux/amd64', goVersion: 'n/a', compiler: 'n/a', buildDate: '', gitCommit: '', gitTreeState: '' };
+const KUBE_VERSION = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-meridian',
+  platform: 'linux/amd64',
+  goVersion: 'n/a',
+  compiler: 'n/a',
+  buildDate: '',
+  gitCommit: '',
+  gitTreeState: '',
+};
 
 const pathNotFound = () => new KubeError(404, 'NotFound', 'the server could not find the requested resource');
 
@@ -87,9 +89,15 @@ async function callerIn(db: Db, secret: string, project: string): Promise<Caller
   if (!principal) return new KubeError(401, 'Unauthorized', 'Unauthorized', {}, { 'www-authenticate': 'Bearer' });
   const limited = limiter('token').take(principal.tokenId);
   if (!limited.ok) {
-    return new KubeError(429, 'TooManyRequests', `too many requests for this token; retry in ${limited.retryAfterSeconds} s`, { retryAfterSeconds: limited.retryAfterSeconds }, {
-      'retry-after': String(limited.retryAfterSeconds),
-    });
+    return new KubeError(
+      429,
+      'TooManyRequests',
+      `too many requests for this token; retry in ${limited.retryAfterSeconds} s`,
+      { retryAfterSeconds: limited.retryAfterSeconds },
+      {
+        'retry-after': String(limited.retryAfterSeconds),
+      },
+    );
   }
   const actor = tokenActor(principal);
   try {
@@ -142,7 +150,9 @@ function readBody(req: IncomingMessage, body: Buffer): unknown {
     if (type === 'application/json') return JSON.parse(text);
     if (type === 'application/vnd.kubernetes.protobuf') return decodeProtobufObject(body);
   } catch (e) {
-    throw badRequest(`the body is not valid ${type === 'application/yaml' ? 'YAML' : type === 'application/json' ? 'JSON' : 'protobuf'}: ${e instanceof Error ? e.message.split('\n')[0] : ''}`);
+    throw badRequest(
+      `the body is not valid ${type === 'application/yaml' ? 'YAML' : type === 'application/json' ? 'JSON' : 'protobuf'}: ${e instanceof Error ? e.message.split('\n')[0] : ''}`,
+    );
   }
   throw new KubeError(415, 'UnsupportedMediaType', `the body's content type "${type}" is not supported: application/json or application/yaml`);
 }
@@ -199,21 +209,43 @@ async function serveNamespaces(req: IncomingMessage, url: URL, db: Db, caller: C
       const input = readBody(req, body) as { metadata?: { name?: unknown; labels?: unknown; annotations?: unknown } };
       const nsName = input?.metadata?.name;
       if (typeof nsName !== 'string' || !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(nsName)) {
-        throw new KubeError(422, 'Invalid', `Namespace "${String(nsName ?? '')}" is invalid: metadata.name: Invalid value: a lowercase RFC 1123 label is required`, {
-          kind: 'Namespace',
-          causes: [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: 'a lowercase RFC 1123 label is required' }],
-        });
+        throw new KubeError(
+          422,
+          'Invalid',
+          `Namespace "${String(nsName ?? '')}" is invalid: metadata.name: Invalid value: a lowercase RFC 1123 label is required`,
+          {
+            kind: 'Namespace',
+            causes: [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: 'a lowercase RFC 1123 label is required' }],
+          },
+        );
       }
-      const map = (v: unknown) => (typeof v === 'object' && v !== null ? (Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) as Record<string, string>) : {});
+      const map = (v: unknown) =>
+        typeof v === 'object' && v !== null ? (Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) as Record<string, string>) : {};
       if (dryRun) {
-        if (await getNamespace(db, caller.projectId, nsName)) throw new KubeError(409, 'AlreadyExists', `namespaces "${nsName}" already exists`, { name: nsName, kind: 'namespaces' });
-        return ok(namespaceObject({ name: nsName, uid: null, labels: map(input.metadata?.labels), annotations: map(input.metadata?.annotations), resourceVersion: '', createdAt: null }), 201);
+        if (await getNamespace(db, caller.projectId, nsName))
+          throw new KubeError(409, 'AlreadyExists', `namespaces "${nsName}" already exists`, { name: nsName, kind: 'namespaces' });
+        return ok(
+          namespaceObject({
+            name: nsName,
+            uid: null,
+            labels: map(input.metadata?.labels),
+            annotations: map(input.metadata?.annotations),
+            resourceVersion: '',
+            createdAt: null,
+          }),
+          201,
+        );
       }
       try {
-        const created = await createNamespace(db, caller.projectId, { name: nsName, labels: map(input.metadata?.labels), annotations: map(input.metadata?.annotations) });
+        const created = await createNamespace(db, caller.projectId, {
+          name: nsName,
+          labels: map(input.metadata?.labels),
+          annotations: map(input.metadata?.annotations),
+        });
         return ok(namespaceObject(created), 201);
       } catch (e) {
-        if (isDomainError(e) && e.code === 'Conflict') throw new KubeError(409, 'AlreadyExists', `namespaces "${nsName}" already exists`, { name: nsName, kind: 'namespaces' });
+        if (isDomainError(e) && e.code === 'Conflict')
+          throw new KubeError(409, 'AlreadyExists', `namespaces "${nsName}" already exists`, { name: nsName, kind: 'namespaces' });
         throw e;
       }
     }
@@ -251,12 +283,20 @@ async function serveKind(
   const warnings: string[] = [];
   const subject = subjectOf(k, name);
   try {
-    const options = method === 'GET' ? { dryRun: false, fieldValidation: 'Warn' as const, manager: '', explicitManager: false, warnings } : requestOptions(url, req, warnings);
+    const options =
+      method === 'GET'
+        ? { dryRun: false, fieldValidation: 'Warn' as const, manager: '', explicitManager: false, warnings }
+        : requestOptions(url, req, warnings);
     const ctx: RequestContext = { db, projectId: caller.projectId, actor: caller.actor, ...options };
     const reply = await (async (): Promise<Reply> => {
       if (subresource !== undefined) {
         if (subresource !== 'status' || !name) throw pathNotFound();
-        if (method !== 'GET') throw new KubeError(405, 'MethodNotAllowed', `${subject.resource} "${name}" status is written by the system; it cannot be ${VERBS[method] ?? method}d`);
+        if (method !== 'GET')
+          throw new KubeError(
+            405,
+            'MethodNotAllowed',
+            `${subject.resource} "${name}" status is written by the system; it cannot be ${VERBS[method] ?? method}d`,
+          );
         return ok(await getObject(k, ctx, namespace, name));
       }
       if (!name) {
@@ -303,7 +343,14 @@ async function serveKind(
         case 'GET': {
           const object = await getObject(k, ctx, namespace, name);
           if (wantsTable(req.headers.accept ?? null)) {
-            return ok(table([object], { columns: kindColumns(k), cells: kindCells(k), includeObject: url.searchParams.get('includeObject') ?? 'PartialObjectMetadata', resourceVersion: object.metadata.resourceVersion }));
+            return ok(
+              table([object], {
+                columns: kindColumns(k),
+                cells: kindCells(k),
+                includeObject: url.searchParams.get('includeObject') ?? 'PartialObjectMetadata',
+                resourceVersion: object.metadata.resourceVersion,
+              }),
+            );
           }
           return ok(object);
         }
@@ -312,7 +359,11 @@ async function serveKind(
         case 'PATCH': {
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim() as PatchType;
           if (!PATCH_TYPES.includes(type)) {
-            throw new KubeError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
+            throw new KubeError(
+              415,
+              'UnsupportedMediaType',
+              `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`,
+            );
           }
           if (type === 'application/apply-patch+yaml' && !options.explicitManager) {
             throw new KubeError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
@@ -342,11 +393,21 @@ async function serveKind(
 
 // ---- Routing ------------------------------------------------------------------------------------
 
-async function route(req: IncomingMessage, url: URL, rest: string, root: string, kinds: readonly KindDeclaration[], db: Db, caller: Caller, body: Buffer): Promise<Reply> {
+async function route(
+  req: IncomingMessage,
+  url: URL,
+  rest: string,
+  root: string,
+  kinds: readonly KindDeclaration[],
+  db: Db,
+  caller: Caller,
+  body: Buffer,
+): Promise<Reply> {
   const parts = rest.split('/').filter(Boolean).map(decodeURIComponent);
   const accept = req.headers.accept ?? '';
   const method = req.method === 'HEAD' ? 'GET' : req.method;
-  const aggregated = /as=APIGroupDiscoveryList/.test(accept) && /v=v2(?![a-z0-9])/.test(accept.split(',').find((a) => a.includes('as=APIGroupDiscoveryList')) ?? '');
+  const aggregated =
+    /as=APIGroupDiscoveryList/.test(accept) && /v=v2(?![a-z0-9])/.test(accept.split(',').find((a) => a.includes('as=APIGroupDiscoveryList')) ?? '');
   const get = (reply: () => Reply | undefined): Reply => {
     if (method !== 'GET') throw new KubeError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     const answer = reply();
@@ -354,7 +415,10 @@ async function route(req: IncomingMessage, url: URL, rest: string, root: string,
     return answer;
   };
   const [a, b, c, d, e, f, g, h] = parts;
-  if (parts.length === 0) return get(() => ok({ paths: ['/api', '/api/v1', '/apis', ...kinds.map((k) => `/apis/${k.group}/${k.version}`), '/openapi/v2', '/openapi/v3', '/version'] }));
+  if (parts.length === 0)
+    return get(() =>
+      ok({ paths: ['/api', '/api/v1', '/apis', ...kinds.map((k) => `/apis/${k.group}/${k.version}`), '/openapi/v2', '/openapi/v3', '/version'] }),
+    );
   if (a === 'version' && parts.length === 1) return get(() => ok(KUBE_VERSION));
   if (a === 'openapi') {
     if (b === 'v2' && parts.length === 2) {
@@ -433,7 +497,8 @@ export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer 
     let body: Buffer = Buffer.alloc(0);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const read = await readNodeBody(req, MAX_BODY_BYTES);
-      if (read === 'tooLarge') return errorReply(new KubeError(413, 'RequestEntityTooLarge', `the request body exceeds ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }));
+      if (read === 'tooLarge')
+        return errorReply(new KubeError(413, 'RequestEntityTooLarge', `the request body exceeds ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }));
       body = read;
     }
     const secret = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];

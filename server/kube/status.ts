@@ -142,9 +142,15 @@ export function toKubeError(e: unknown, subject: Subject, fieldPath: (domainFiel
     return new KubeError(500, 'InternalError', body.error.message);
   }
   if (domain.code === 'DatabaseUnavailable') {
-    return new KubeError(503, 'ServiceUnavailable', domain.message, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }, {
-      'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
-    });
+    return new KubeError(
+      503,
+      'ServiceUnavailable',
+      domain.message,
+      { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+      {
+        'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+      },
+    );
   }
   const http = errorTable[domain.code].http;
   if (http === 400 || domain.code === 'PolicyFailed') {

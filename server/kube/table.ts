@@ -63,7 +63,11 @@ export function table(
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
-    metadata: { resourceVersion: options.resourceVersion, ...(options.continue ? { continue: options.continue } : {}), ...(options.remainingItemCount !== undefined ? { remainingItemCount: options.remainingItemCount } : {}) },
+    metadata: {
+      resourceVersion: options.resourceVersion,
+      ...(options.continue ? { continue: options.continue } : {}),
+      ...(options.remainingItemCount !== undefined ? { remainingItemCount: options.remainingItemCount } : {}),
+    },
     columnDefinitions: options.columns,
     rows: rows.map((o) => ({ cells: options.cells(o as never), object: rowObject(o, options.includeObject) })),
   };

@@ -51,7 +51,10 @@ export async function ensureLocalTls(dataDir: string, hostnames: string[] = []):
     notAfter,
     signingAlgorithm: ALGORITHM,
     keys: caKeys,
-    extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
   });
   const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const names = [...new Set(['localhost', '127.0.0.1', '::1', ...hostnames.filter((h) => h && h !== '0.0.0.0' && h !== '::')])];
@@ -79,7 +82,13 @@ export async function ensureLocalTls(dataDir: string, hostnames: string[] = []):
 }
 
 /** The TLS files the web process serves with: the configured ones, else the local CA's. */
-export async function resolveTls(e: { DATA_DIR: string; HOSTNAME: string; TLS_CERT_FILE?: string; TLS_KEY_FILE?: string; TLS_CA_FILE?: string }): Promise<TlsFiles> {
+export async function resolveTls(e: {
+  DATA_DIR: string;
+  HOSTNAME: string;
+  TLS_CERT_FILE?: string;
+  TLS_KEY_FILE?: string;
+  TLS_CA_FILE?: string;
+}): Promise<TlsFiles> {
   if (e.TLS_CERT_FILE && e.TLS_KEY_FILE) return { cert: e.TLS_CERT_FILE, key: e.TLS_KEY_FILE, ca: e.TLS_CA_FILE ?? e.TLS_CERT_FILE };
   return ensureLocalTls(e.DATA_DIR, [e.HOSTNAME]);
 }

@@ -16,7 +16,7 @@ const VERSION = 'v1alpha1';
 /** Every page of a domain list, in order (the API filters and pages what it serves itself). */
 async function everyPage<T>(page: (offset: number) => Promise<{ items: T[]; nextOffset: number | null }>): Promise<T[]> {
   const out: T[] = [];
-  for (let offset: number | null = 0; offset !== null; ) {
+  for (let offset: number | null = 0; offset !== null;) {
     const p: { items: T[]; nextOffset: number | null } = await page(offset);
     out.push(...p.items);
     offset = p.nextOffset;
@@ -91,8 +91,7 @@ export const networkKind = declareKind({
   fieldPath: (field) => (field === 'name' ? 'metadata.name' : `spec.${field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')}`),
   storage: {
     get: async ({ db, projectId }, name) => orUndefined(async () => storedNetwork(await getNetwork(db, projectId, name))),
-    list: async ({ db, projectId }) =>
-      (await everyPage((offset) => listNetworks(db, projectId, { limit: 200, offset }))).map((n) => storedNetwork(n)),
+    list: async ({ db, projectId }) => (await everyPage((offset) => listNetworks(db, projectId, { limit: 200, offset }))).map((n) => storedNetwork(n)),
     async create({ db, projectId, actor }, { name, spec }, { dryRun }) {
       const input = { name, description: spec.description, cidrs: spec.cidrs };
       const create = (tx: DbOrTx) => createNetwork(tx, projectId, input, actor);
@@ -158,7 +157,16 @@ export const ipClaimKind = declareKind({
   description: 'A claim of an address block from a network: bound synchronously on create, or refused with nothing stored.',
   spec: claimSpec,
   status: claimStatus,
-  immutable: [same('network'), same('pool'), same('family'), same('prefixLength'), same('address'), same('reclaimPolicy'), same('retentionSeconds'), same('ownerRef')],
+  immutable: [
+    same('network'),
+    same('pool'),
+    same('family'),
+    same('prefixLength'),
+    same('address'),
+    same('reclaimPolicy'),
+    same('retentionSeconds'),
+    same('ownerRef'),
+  ],
   printerColumns: [
     { name: 'Network', type: 'string', description: 'The network', value: (o) => o.spec.network },
     { name: 'CIDR', type: 'string', description: 'The allocated block', value: (o) => o.status.allocatedCIDR },
