@@ -233,7 +233,8 @@ export type Env = z.infer<typeof envSchema>;
  */
 function crossChecks(e: Env, ctx: z.RefinementCtx) {
   if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
-    ctx.addIssue({ code: 'custom', path: [e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE are given together' });
+    const [given, missing] = e.TLS_CERT_FILE ? ['TLS_CERT_FILE', 'TLS_KEY_FILE'] : ['TLS_KEY_FILE', 'TLS_CERT_FILE'];
+    ctx.addIssue({ code: 'custom', path: [given], message: `needs ${missing} too (TLS_CERT_FILE and TLS_KEY_FILE are given together)` });
   }
   const issuer = e.AUTH_OIDC_ISSUER ? new URL(e.AUTH_OIDC_ISSUER) : undefined;
   if (issuer?.protocol === 'http:') {

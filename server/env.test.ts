@@ -74,6 +74,8 @@ describe('the environment schema', () => {
     ['AUTH_OIDC_ISSUER', 'http://id.example.com', 'must be an https:// URL (plain http:// only for a loopback host, with AUTH_OIDC_ALLOW_HTTP=1)'],
     ['AUTH_OIDC_ISSUER', 'http://127.0.0.1:9000', 'needs AUTH_OIDC_ALLOW_HTTP=1'],
     ['AUTH_OIDC_ALLOW_HTTP', 'yes', ''],
+    ['HTTPS_PORT', '70000', 'must be at most 65535'],
+    ['TLS_CERT_FILE', '/etc/meridian/tls.crt', 'needs TLS_KEY_FILE too'],
   ])('%s=%j is refused, naming the variable', (variable, value, reason) => {
     let error: unknown;
     try {
