@@ -1,5 +1,5 @@
 import type { KindDeclaration } from '@/server/kube/declare';
-import { ipClaimKind, networkKind } from '@/server/kube/kinds/ipam';
+import { ipClaimKind, networkKind, retainedAllocationKind } from '@/server/kube/kinds/ipam';
 
 /** Every kind the Kubernetes API serves (server/kube/server.ts), in discovery's order. A kind is added here once declared. */
-export const kubeKinds: readonly KindDeclaration[] = [networkKind, ipClaimKind];
+export const kubeKinds: readonly KindDeclaration[] = [networkKind, ipClaimKind, retainedAllocationKind];

@@ -441,7 +441,7 @@ export async function releaseRetainedAllocation(db: Db, allocationId: string, ac
  * network can be deleted. Only the project's own allocations are found; none under that name
  * (never retained, already released, or released concurrently by another caller) is `NotFound`.
  */
-export async function releaseRetainedByName(db: Db, projectId: string, name: string, actor: Actor) {
+export async function releaseRetainedByName(db: DbOrTx, projectId: string, name: string, actor: Actor) {
   const released = await releaseRetained(db, and(eq(ipAllocations.projectId, projectId), eq(ipAllocations.retainedName, name))!, actor, {
     reason: 'released by the project',
   });
@@ -454,7 +454,7 @@ export async function releaseRetainedByName(db: Db, projectId: string, name: str
  * the pool row and deletes the allocation, so of concurrent releases exactly one finds it) and the
  * release is audited in the same transaction. Undefined when there was nothing (left) to release.
  */
-async function releaseRetained(db: Db, where: SQL, actor: Actor, options: { onlyIfExpired?: boolean; reason: string }) {
+async function releaseRetained(db: DbOrTx, where: SQL, actor: Actor, options: { onlyIfExpired?: boolean; reason: string }) {
   return db.transaction(async (tx) => {
     const [alloc] = await tx
       .select({

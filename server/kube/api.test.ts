@@ -36,7 +36,11 @@ describe('the wire', () => {
     expect(anonymous.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
     const aggregated = await kube.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
     expect(aggregated.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
-    expect(aggregated.body.items[0].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual(['networks', 'ipclaims']);
+    expect(aggregated.body.items[0].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
+      'networks',
+      'ipclaims',
+      'retainedallocations',
+    ]);
     expect((await kube.request('GET', '/version')).body.major).toBe('1');
     const index = (await kube.request('GET', '/openapi/v3')).body;
     const url = index.paths['apis/ipam.miloapis.com/v1alpha1'].serverRelativeURL as string;

@@ -25,7 +25,8 @@ export interface StoredObject {
   /** The domain's id: `metadata.uid`. */
   uid: string;
   name: string;
-  createdAt: Date;
+  /** When it was made; null where the domain does not keep it. */
+  createdAt: Date | null;
   spec: Record<string, unknown>;
   status: Record<string, unknown>;
 }
@@ -81,8 +82,11 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
     get(ctx: KindContext, name: string): Promise<StoredObject | undefined>;
     /** Every object of the project, by name (the API filters and pages). */
     list(ctx: KindContext): Promise<StoredObject[]>;
-    /** Creates it (or, with `dryRun`, decides everything and writes nothing). A name already taken throws the domain's coded error. */
-    create(ctx: KindContext, input: CreateInput<Spec>, options: { dryRun: boolean }): Promise<StoredObject>;
+    /**
+     * Creates it (or, with `dryRun`, decides everything and writes nothing). A name already taken
+     * throws the domain's coded error. Absent: the system makes these objects (no `create` verb).
+     */
+    create?(ctx: KindContext, input: CreateInput<Spec>, options: { dryRun: boolean }): Promise<StoredObject>;
     /** Writes what may change of the spec (immutable fields are already checked); absent: nothing of the spec can change. */
     update?(ctx: KindContext, current: StoredObject, next: Spec, options: { dryRun: boolean }): Promise<{ changed: boolean }>;
     /** Tells the domain the object's labels changed, where the domain keeps them too (an IP claim's labels feed its quota). */
@@ -95,6 +99,9 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
 export function declareKind<Spec extends Record<string, unknown>>(declaration: KindDeclaration<Spec>): KindDeclaration {
   return declaration as unknown as KindDeclaration;
 }
+
+/** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
+export const verbsOf = (k: KindDeclaration) => [...(k.storage.create ? ['create'] : []), 'delete', 'get', 'list', 'patch', 'update'];
 
 /** `ipam.miloapis.com/v1alpha1`. */
 export const apiVersionOf = (k: Pick<KindDeclaration, 'group' | 'version'>) => (k.group ? `${k.group}/${k.version}` : k.version);

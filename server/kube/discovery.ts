@@ -1,4 +1,4 @@
-import type { KindDeclaration } from './declare';
+import { verbsOf, type KindDeclaration } from './declare';
 
 /**
  * Discovery of a control plane, from the declared kinds: the legacy documents (`/api`,
@@ -8,8 +8,6 @@ import type { KindDeclaration } from './declare';
  */
 
 export const AGGREGATED_DISCOVERY_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
-
-const WRITE_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update'];
 
 export interface CoreResource {
   name: string;
@@ -80,7 +78,7 @@ export function resourceList(kinds: readonly KindDeclaration[], group: string, v
         singularName: k.singular,
         namespaced: k.namespaced,
         kind: k.kind,
-        verbs: WRITE_VERBS,
+        verbs: verbsOf(k),
         shortNames: k.shortNames,
         categories: k.categories,
       },
@@ -121,7 +119,7 @@ export function aggregatedDiscovery(kinds: readonly KindDeclaration[], which: 'a
               responseKind: { group: k.group, version: k.version, kind: k.kind },
               scope: k.namespaced ? 'Namespaced' : 'Cluster',
               singularResource: k.singular,
-              verbs: WRITE_VERBS,
+              verbs: verbsOf(k),
               shortNames: k.shortNames,
               categories: k.categories,
               subresources: [{ subresource: 'status', responseKind: { group: k.group, version: k.version, kind: k.kind }, verbs: ['get'] }],

@@ -251,4 +251,33 @@ spec: {cidrs: [{cidr: 10.40.0.0/16}]}
     expect(foreign.stderr).toMatch(/the server could not find the requested resource|doesn't have a resource type/);
     expect(foreign.stderr).not.toContain(slug + '"');
   });
+
+  test('a kind the system makes, declared without create: retained allocations are listed, released by delete, never created', async () => {
+    await kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata: {name: keep}
+spec: {cidrs: [{cidr: 10.70.0.0/16}]}
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata: {name: kept}
+spec: {network: keep, prefixLength: 24, reclaimPolicy: Retain}
+`,
+    });
+    await kubectl(['delete', 'ipclaim', 'kept']);
+    const listed = await kubectl(['get', 'retainedallocations']);
+    expect(listed.stdout).toMatch(/^NAME\s+NETWORK\s+CIDR\s+UNTIL\s+AGE\n/);
+    expect(listed.stdout).toMatch(/\nkept\s+keep\s+10\.70\.0\.0\/24\s+\d{4}-/);
+    const verbs = await kubectl(['api-resources', '-o', 'wide']);
+    expect(verbs.stdout).toMatch(/retainedallocations\s+ra\s+ipam\.miloapis\.com\/v1alpha1\s+true\s+RetainedAllocation\s+delete,get,list,patch,update\s/);
+    const create = await kubectlFails(['create', '-f', '-'], {
+      input:
+        'apiVersion: ipam.miloapis.com/v1alpha1\nkind: RetainedAllocation\nmetadata: {name: made}\nspec: {network: keep, pool: keep-v4, cidr: 10.70.9.0/24}\n',
+    });
+    expect(create.stderr).toContain('(MethodNotAllowed)');
+    expect((await kubectl(['delete', 'ra', 'kept'])).stdout).toBe('retainedallocation.ipam.miloapis.com "kept" deleted\n');
+    expect((await kubectl(['get', 'ra', '-o', 'name'])).stdout).toBe('');
+    await kubectl(['delete', 'network', 'keep']);
+  });
 });

@@ -333,6 +333,10 @@ export async function createObject(
   managedFields?: ManagedFieldsEntry[],
 ): Promise<KubeObject> {
   const name = decoded.metadata.name;
+  const create = k.storage.create;
+  if (!create) {
+    throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} are made by the system; they cannot be created`, { kind: k.plural, group: k.group });
+  }
   if (!name)
     throw invalid(subjectOf(k), [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   if (k.namespaced && decoded.metadata.namespace && decoded.metadata.namespace !== namespace) {
@@ -342,7 +346,7 @@ export async function createObject(
   if (k.namespaced) await requireNamespace(ctx, ns);
   let stored: StoredObject;
   try {
-    stored = await k.storage.create(ctx, { name, spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
+    stored = await create(ctx, { name, spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
   } catch (e) {
     throw asAlreadyExists(k, name, e);
   }

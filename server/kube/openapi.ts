@@ -142,12 +142,16 @@ function paths(k: KindDeclaration, ref: (name: string) => string, v2: boolean) {
           query('continue', 'next page'),
         ]),
       }),
-      post: op(
-        'post',
-        'create',
-        name,
-        v2 ? { parameters: [...body(name).parameters!, ...params(writeParameters)] } : { ...body(name), parameters: params(writeParameters) },
-      ),
+      ...(k.storage.create
+        ? {
+            post: op(
+              'post',
+              'create',
+              name,
+              v2 ? { parameters: [...body(name).parameters!, ...params(writeParameters)] } : { ...body(name), parameters: params(writeParameters) },
+            ),
+          }
+        : {}),
       parameters: pathParams(false),
     },
     [`${base}/{name}`]: {

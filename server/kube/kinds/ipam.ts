@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
-import { createClaim, deleteClaim, getClaim, listClaims, setClaimLabels } from '@/server/ipam/claims';
+import { createClaim, deleteClaim, getClaim, listClaims, listRetainedAllocations, releaseRetainedByName, setClaimLabels } from '@/server/ipam/claims';
 import { createNetwork, deleteNetwork, getNetwork, listNetworks, updateNetworkDescription } from '@/server/ipam/networks';
-import { claimResource, networkResource } from '@/server/ipam/resources';
+import { claimResource, networkResource, retainedAllocationResource } from '@/server/ipam/resources';
 import { resourceName, rootPoolInput } from '@/server/ipam/schemas';
 import { DomainError, isDomainError } from '@/server/errors';
 import { declareKind, type KindContext, type StoredObject } from '../declare';
 import { inRolledBackTransaction } from '../dry-run';
 
-/** The IPAM kinds of the Kubernetes API: Network and IPClaim (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
+/** The IPAM kinds of the Kubernetes API: Network, IPClaim and RetainedAllocation (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
 
 const GROUP = 'ipam.miloapis.com';
 const VERSION = 'v1alpha1';
@@ -204,6 +204,68 @@ export const ipClaimKind = declareKind({
     async delete({ db, projectId, actor }, name, { dryRun }) {
       const remove = (tx: DbOrTx) => deleteClaim(tx, projectId, name, actor);
       await (dryRun ? inRolledBackTransaction(db, remove) : remove(db));
+    },
+  },
+});
+
+// ---- RetainedAllocation -------------------------------------------------------------------------
+
+const retainedSpec = z.strictObject({
+  network: z.string().describe('The network of the block'),
+  pool: z.string().describe('The pool of the block'),
+  cidr: z.string().describe('The block the deleted claim held'),
+});
+
+const retainedStatus = z.object({
+  addresses: z.string().describe('Addresses in the block (exact, decimal)'),
+  retainedUntil: z.string().describe('When the block returns to its pool'),
+});
+
+async function everyRetained({ db, projectId }: KindContext): Promise<StoredObject[]> {
+  const out: StoredObject[] = [];
+  for (let offset = 0; ; offset += 200) {
+    const rows = await listRetainedAllocations(db, { projectId, limit: 200, offset });
+    for (const r of rows) {
+      const resource = retainedAllocationResource(r);
+      out.push({ uid: r.id, name: r.name, createdAt: null, spec: resource.spec, status: { ...resource.status, retainedUntil: r.retainedUntil.toISOString() } });
+    }
+    if (rows.length < 200) return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+}
+
+/**
+ * The block a deleted `Retain` claim left, under the claim's name, until it is released (delete)
+ * or expires. Made by the system: no create; its spec cannot change.
+ */
+export const retainedAllocationKind = declareKind({
+  group: GROUP,
+  version: VERSION,
+  kind: 'RetainedAllocation',
+  plural: 'retainedallocations',
+  singular: 'retainedallocation',
+  shortNames: ['ra'],
+  categories: ['meridian', 'ipam'],
+  namespaced: true,
+  description: "The block of a deleted IP claim with reclaimPolicy Retain: still counted and holding the claim's name until released (deleted) or expired.",
+  spec: retainedSpec,
+  status: retainedStatus,
+  immutable: [
+    { path: 'spec.network', value: (spec) => spec.network },
+    { path: 'spec.pool', value: (spec) => spec.pool },
+    { path: 'spec.cidr', value: (spec) => spec.cidr },
+  ],
+  printerColumns: [
+    { name: 'Network', type: 'string', description: 'The network', value: (o) => o.spec.network },
+    { name: 'CIDR', type: 'string', description: 'The retained block', value: (o) => o.spec.cidr },
+    { name: 'Until', type: 'string', description: 'When it returns to its pool', value: (o) => o.status.retainedUntil },
+  ],
+  fieldSelectors: { 'spec.network': (o) => String(o.spec.network) },
+  storage: {
+    get: async (ctx, name) => (await everyRetained(ctx)).find((r) => r.name === name),
+    list: everyRetained,
+    async delete({ db, projectId, actor }, name, { dryRun }) {
+      const release = (tx: DbOrTx) => releaseRetainedByName(tx, projectId, name, actor);
+      await (dryRun ? inRolledBackTransaction(db, release) : release(db));
     },
   },
 });
