@@ -46,6 +46,7 @@ const serverFolders: Record<string, 'adapter' | 'workflow' | 'domain' | 'platfor
   jobs: 'platform',
   changes: 'platform',
   observability: 'platform',
+  mail: 'platform',
   security: 'tests',
 };
 
