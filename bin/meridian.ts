@@ -176,14 +176,18 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     const roles = (values['platform-role'] ?? []) as PlatformRole[];
     for (const r of roles) if (!platformRoles.includes(r)) throw new Error(`--platform-role must be one of ${platformRoles.join(', ')}`);
     const user = await db.transaction(async (tx) => {
-      const u = await createUser(tx, {
+      const u = await createUser(
+        tx,
+        {
           email: need('email'),
           name: values.name ?? need('email'),
           password: values.password,
           platformRoles: roles,
           createdVia: 'admin',
           emailVerifiedBy: 'admin',
-        }, actor);
+        },
+        actor,
+      );
       if (values.org) {
         const role = (values['org-role'] ?? 'member') as MemberRole;
         if (!(organizationRoles as readonly string[]).includes(role)) throw new Error(`--org-role must be one of ${organizationRoles.join(', ')}`);

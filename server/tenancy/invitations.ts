@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
 import { invitations, memberRole, organizations, projects, users } from '@/db/schema';
@@ -135,7 +135,10 @@ async function mailInvitation(
     logError('mail', e);
     return 'failed';
   }
-  await db.update(invitations).set({ mailedAt: sql`now()` }).where(eq(invitations.id, inv.id));
+  await db
+    .update(invitations)
+    .set({ mailedAt: sql`now()` })
+    .where(eq(invitations.id, inv.id));
   return 'sent';
 }
 

@@ -12,8 +12,7 @@ export interface OidcIdentity {
 }
 
 export type OidcSignIn =
-  | { ok: true; user: { id: string; email: string } }
-  | { ok: false; reason: 'no-email' | 'unverified' | 'disabled' | 'account-unverified' };
+  { ok: true; user: { id: string; email: string } } | { ok: false; reason: 'no-email' | 'unverified' | 'disabled' | 'account-unverified' };
 
 /**
  * The Meridian user an OIDC sign-in acts as. Users are matched by e-mail (lower-cased): the same
@@ -37,7 +36,11 @@ export async function oidcSignIn(db: DbOrTx, identity: OidcIdentity): Promise<Oi
   if (existing && !existing.emailVerifiedBy) return { ok: false, reason: 'account-unverified' };
   if (existing) return { ok: true, user: { id: existing.id, email: existing.email } };
   try {
-    const created = await createUser(db, { email, name: identity.name?.trim().slice(0, 100) || email, createdVia: 'oidc', emailVerifiedBy: 'oidc' }, systemActor('oidc'));
+    const created = await createUser(
+      db,
+      { email, name: identity.name?.trim().slice(0, 100) || email, createdVia: 'oidc', emailVerifiedBy: 'oidc' },
+      systemActor('oidc'),
+    );
     return { ok: true, user: { id: created.id, email: created.email } };
   } catch (e) {
     // Two first sign-ins of one e-mail at once: the other made the user; this one signs in as it.
