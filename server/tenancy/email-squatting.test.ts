@@ -7,7 +7,9 @@
  * SMTP server on loopback receives it) or an OIDC sign-in with the verified e-mail.
  */
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { createDb } from '@/db/client';
+import { migrateDatabase } from '@/db/migrate';
 import { systemActor, type Actor } from '@/server/audit/events';
 import { smtpMailer } from '@/server/mail/smtp';
 import { createProjectFor } from '@/server/workflows/project-creation';
@@ -178,5 +180,68 @@ describe('REST PUT members/{email}', () => {
     expect((await resolveProjectAccess(db(), existing, project.slug)).role).toBe('editor');
     expect(await put(token, project.slug, existing.email, 'viewer')).toMatchObject({ status: 200, json: { kind: 'Member', spec: { role: 'viewer' } } });
     expect((await resolveProjectAccess(db(), existing, project.slug)).role).toBe('viewer');
+  });
+});
+
+describe('migration 0039', () => {
+  test('accounts made from an invitation stay unverified and are listed; the others count as verified by whoever made them', async () => {
+    const { db: admin } = testDb();
+    const name = uniq('mig').replace(/-/g, '_');
+    await admin.execute(sql.raw(`create database ${name}`));
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    const old = createDb(url.toString(), { max: 2 });
+    try {
+      await migrateDatabase(url.toString(), { through: '0038_drop_member_role_old' });
+      const at = '2026-01-02T03:04:05.678Z';
+      const ids = Object.fromEntries(
+        (
+          (await old.db.execute(sql`
+            insert into users (email, name, password_hash, created_at) values
+              ('squat-by-invitation@example.com', 'a', 'scrypt$x', ${at}),
+              ('squat-by-event@example.com', 'b', 'scrypt$x', now()),
+              ('oidc@example.com', 'c', null, now()),
+              ('seed@example.com', 'd', 'scrypt$x', now()),
+              ('admin-made@example.com', 'e', 'scrypt$x', now()),
+              ('joined-later@example.com', 'f', 'scrypt$x', ${at})
+            returning email, id`)) as unknown as { email: string; id: string }[]
+        ).map((r) => [r.email.split('@')[0], r.id]),
+      );
+      const [org] = (await old.db.execute(sql`insert into organizations (slug, name) values (${uniq('org')}, 'o') returning id`)) as unknown as {
+        id: string;
+      }[];
+      // Made in the transaction that accepted the invitation: accepted_at is the user's created_at.
+      await old.db.execute(sql`
+        insert into invitations (organization_id, email, role, token_hash, prefix, expires_at, accepted_at, accepted_by) values
+          (${org.id}, 'squat-by-invitation@example.com', 'member', ${uniq('h')}, 'inv_', now() + interval '1 day', ${at}, ${ids['squat-by-invitation']}),
+          (${org.id}, 'joined-later@example.com', 'member', ${uniq('h')}, 'inv_', now() + interval '1 day', now(), ${ids['joined-later']})`);
+      await old.db.execute(sql`
+        insert into events (actor_type, actor_label, action, object_type, object_id, object_name) values
+          ('system', 'invitation:squat-by-event@example.com', 'user.create', 'user', ${ids['squat-by-event']}, 'squat-by-event@example.com'),
+          ('system', 'oidc', 'user.create', 'user', ${ids.oidc}, 'oidc@example.com'),
+          ('system', 'seed', 'user.create', 'user', ${ids.seed}, 'seed@example.com'),
+          ('system', 'cli', 'user.create', 'user', ${ids['admin-made']}, 'admin-made@example.com')`);
+
+      await migrateDatabase(url.toString());
+
+      const after = (await old.db.execute(sql`
+        select split_part(email, '@', 1) as who, created_via, email_verified_by, email_verified_at = created_at as at_creation
+          from users order by 1`)) as unknown as Record<string, unknown>[];
+      expect(after).toEqual([
+        { who: 'admin-made', created_via: 'admin', email_verified_by: 'admin', at_creation: true },
+        { who: 'joined-later', created_via: 'admin', email_verified_by: 'admin', at_creation: true },
+        { who: 'oidc', created_via: 'oidc', email_verified_by: 'oidc', at_creation: true },
+        { who: 'seed', created_via: 'seed', email_verified_by: 'seed', at_creation: true },
+        { who: 'squat-by-event', created_via: 'invitation', email_verified_by: null, at_creation: null },
+        { who: 'squat-by-invitation', created_via: 'invitation', email_verified_by: null, at_creation: null },
+      ]);
+      expect((await listUnverifiedInvitationAccounts(old.db)).map((u) => u.email).sort()).toEqual([
+        'squat-by-event@example.com',
+        'squat-by-invitation@example.com',
+      ]);
+    } finally {
+      await old.close();
+      await admin.execute(sql.raw(`drop database ${name} with (force)`));
+    }
   });
 });
