@@ -1,5 +1,5 @@
 // `npm run lint`: ESLint (typescript-eslint, import boundaries, React hooks, Next.js) and the Prettier check.
-// The boundary rules state the layering of CONVENTIONS.md where an editor shows them at once;
+// The boundary rules state the layering of CONTRIBUTING.md (Layers) where an editor shows them at once;
 // test/layering.test.ts checks the whole graph (folder cycles, what each server folder may import).
 import js from '@eslint/js';
 import nextPlugin from '@next/eslint-plugin-next';

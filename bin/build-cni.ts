@@ -2,7 +2,7 @@
  * `npm run build:cni`: compiles the CNI IPAM plugin (cni/) into ONE self-contained executable per
  * architecture with Bun (`bun build --compile`, the npm package `bun`, a devDependency pinned
  * exactly): the JavaScript runtime and the plugin's bytecode in one file that needs nothing on the
- * node but glibc — no Node.js, no npm. The README's CNI section has the measurements behind the
+ * node but glibc — no Node.js, no npm. docs/cni.md has the measurements behind the
  * choice (start-up, size, suites).
  *
  *   dist/cni/linux-amd64/meridian-ipam    dist/cni/linux-arm64/meridian-ipam

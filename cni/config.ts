@@ -260,7 +260,7 @@ export interface CniEnv {
 
 /**
  * The plugin's own variables, besides the CNI_* its runtime sets: listed with the server's in the
- * README's Configuration table (server/env.test.ts checks that they are). Each is validated by the
+ * tables of docs/configuration.md (server/env.test.ts checks that they are). Each is validated by the
  * invocations that read it: MERIDIAN_CNI_QUIET by every command but VERSION, MERIDIAN_NODE_NAME by
  * ADD (which records the node) and GC (which releases that node's stale leases), so a DEL never
  * fails on it.

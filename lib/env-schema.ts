@@ -7,7 +7,7 @@ import { isLoopbackHost } from './loopback';
  * Every environment variable Meridian's programs read — web, worker, admin CLI, `npm start`'s
  * supervisor and the provider simulator — declared once, here, and validated once at start-up:
  * an invalid value stops the program with the variable named and the reason, instead of turning
- * into a default or a confusing runtime error later. The README's Configuration table lists the
+ * into a default or a confusing runtime error later. docs/configuration.md lists the
  * same variables (server/env.test.ts keeps the two equal). The CNI plugin runs on nodes, apart
  * from the server, and reads its own few variables (cni/config.ts).
  *
@@ -261,7 +261,7 @@ export type RawEnv = Record<string, string | undefined>;
 /** An environment that does not validate; its message names each offending variable and why. */
 export class EnvError extends Error {
   constructor(readonly problems: { variable: string; message: string }[]) {
-    super(`Invalid environment (see Configuration in README.md):\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
+    super(`Invalid environment (see docs/configuration.md):\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
     this.name = 'EnvError';
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The environment schema (lib/env-schema.ts): every variable declared once, validated with the variable
- * named, listed in the README's Configuration table, and read nowhere else in the product's code.
+ * named, listed in docs/configuration.md's tables, and read nowhere else in the product's code.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -121,15 +121,11 @@ describe('the environment schema', () => {
   });
 });
 
-/** The variable names in the first column of the tables of the README's Configuration section. */
-async function readmeVariables(): Promise<string[]> {
-  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Configuration\n');
-  expect(start, 'README.md has a Configuration section').toBeGreaterThan(-1);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
+/** The variable names in the first column of the tables of docs/configuration.md. */
+async function documentedVariables(): Promise<string[]> {
+  const reference = await readFile(path.join(root, 'docs', 'configuration.md'), 'utf8');
   const names: string[] = [];
-  for (const line of section.split('\n')) {
+  for (const line of reference.split('\n')) {
     if (!line.startsWith('| `')) continue;
     const firstCell = line.split('|')[1];
     for (const m of firstCell.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.push(m[1]);
@@ -137,9 +133,9 @@ async function readmeVariables(): Promise<string[]> {
   return names;
 }
 
-describe('the README', () => {
-  test("the Configuration table lists every variable of the schema and the CNI plugin's, and no other", async () => {
-    const documented = await readmeVariables();
+describe('the configuration reference (docs/configuration.md)', () => {
+  test("its tables list every variable of the schema and the CNI plugin's, and no other", async () => {
+    const documented = await documentedVariables();
     const declared = [...Object.keys(envSchema.shape), ...PLUGIN_VARIABLES];
     expect(
       documented.filter((name, i) => documented.indexOf(name) !== i),
@@ -147,11 +143,11 @@ describe('the README', () => {
     ).toEqual([]);
     expect(
       declared.filter((name) => !documented.includes(name)),
-      'declared but not in the README table',
+      'declared but not in docs/configuration.md',
     ).toEqual([]);
     expect(
       documented.filter((name) => !declared.includes(name)),
-      'in the README table but not declared',
+      'in docs/configuration.md but not declared',
     ).toEqual([]);
   });
 });

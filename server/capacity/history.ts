@@ -14,7 +14,7 @@ export const TIERS = [
   { step: 86_400, keepSeconds: 1096 * 86_400 },
 ] as const;
 
-/** The most rows one series may hold (README: storage per series). */
+/** The most rows one series may hold (docs/capacity.md: storage per series). */
 export const MAX_ROWS_PER_SERIES = TIERS.reduce((n, t) => n + t.keepSeconds / t.step, 0);
 
 /** The most points one history read returns; a range and step that would give more are refused. */

@@ -14,7 +14,8 @@ import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from 
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { createNetwork } from '@/server/ipam/networks';
-import { approveMachine, deleteMachine, getMachine, listMachines, machineTimeline, requestMachine } from './machines';
+import { approveMachine, deleteMachine, getMachine, listMachines, machineTimeline, requestMachine, wakeMachine } from './machines';
+import { resyncFleet } from './resync';
 import { acknowledgeOperation, forceReleaseMachine, setCapacityState, troubledOperations } from './operator';
 
 const actor = systemActor('test');
@@ -292,6 +293,39 @@ describe('fleet lifecycle', () => {
 });
 
 describe('fleet under faults', () => {
+  test('a release whose job was lost (a failover took it) is finished by the resync, which adds no job where one lives', async () => {
+    const f = await makeFleet(0);
+    const m = await requestMachine(f.db, f.project.id, { ...f.spec, name: 'lost-release' }, actor);
+    await waitFor('the machine to wait for capacity', async () =>
+      (await getMachine(f.db, f.project.id, 'lost-release')).phaseReason?.includes('waiting for capacity'),
+    );
+    const jobsOf = async () =>
+      (await f.db.execute(sql`select id::text from graphile_worker._private_jobs where key = ${`machine:${m.id}`}`)) as unknown as { id: string }[];
+    await waitFor('its job to finish', async () => (await jobsOf()).length === 0);
+    // The release committed, and its job was lost with the primary.
+    await f.db.execute(sql`update machines set deletion_requested_at = now() where id = ${m.id}`);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await phaseOf(f.project.id, 'lost-release')).toBe('Pending');
+    const first = await resyncFleet(f.db);
+    expect(first.machines).toBeGreaterThanOrEqual(1);
+    await waitPhase(f.project.id, 'lost-release', 'Released');
+    // A machine with a live job is left to it: a resync adds nothing beside a scheduled job.
+    const waiting = await requestMachine(f.db, f.project.id, { ...f.spec, name: 'scheduled' }, actor);
+    await waitFor('it to wait', async () => (await getMachine(f.db, f.project.id, 'scheduled')).phaseReason?.includes('waiting for capacity'));
+    await wakeMachine(f.db, waiting.id, new Date(Date.now() + 3_600_000));
+    const [scheduled] = (await f.db.execute(sql`select id::text from graphile_worker._private_jobs where key = ${`machine:${waiting.id}`}`)) as unknown as {
+      id: string;
+    }[];
+    await resyncFleet(f.db);
+    const after = (await f.db.execute(
+      sql`select id::text, run_at > now() + interval '1 minute' as later from graphile_worker._private_jobs where key = ${`machine:${waiting.id}`}`,
+    )) as unknown as {
+      id: string;
+      later: boolean;
+    }[];
+    expect(after).toEqual([{ id: scheduled.id, later: true }]);
+  });
+
   test('the simulator unavailable for a while: bounded retries, then the machine becomes Ready', async () => {
     const f = await makeFleet(1);
     const retries = async () => {

@@ -3,7 +3,7 @@
  * The tasks that run the jobs live in server/worker/tasks (they call the domains; the domains
  * never import them).
  */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { log } from '@/server/observability/log';
 
@@ -43,6 +43,14 @@ export async function enqueueJob(db: DbOrTx, task: string, payload: Record<strin
     queue_name => ${options.queueName ?? null}::text,
     job_key_mode => ${options.jobKeyMode ?? 'replace'}::text
   )`);
+}
+
+/**
+ * A condition: a job with the key `key` (an SQL expression) exists that can still run — pending,
+ * scheduled or running; not one that used up its attempts.
+ */
+export function liveJobExists(key: SQL): SQL {
+  return sql`exists (select 1 from graphile_worker._private_jobs j where j.key = ${key} and j.attempts < j.max_attempts)`;
 }
 
 /** Announcing a deadline this far ahead at most; later ones are left to the worker's poll. */

@@ -5,6 +5,7 @@ import { capacitySample } from './tasks/capacity__sample';
 import { webhookDeliver } from './tasks/webhook__deliver';
 import { capacityReconcile } from './tasks/capacity__reconcile';
 import { cniReturnBlock } from './tasks/cni__return_block';
+import { fleetResync } from './tasks/fleet__resync';
 import { ipallocationExpire } from './tasks/ipallocation__expire';
 import { machineReconcile } from './tasks/machine__reconcile';
 import { projectDelete } from './tasks/project__delete';
@@ -22,6 +23,7 @@ export const tasks: Record<string, MeridianTask> = {
   cni__return_block: cniReturnBlock,
   machine__reconcile: machineReconcile,
   capacity__reconcile: capacityReconcile,
+  fleet__resync: fleetResync,
   project__delete: projectDelete,
   quota__audit: quotaAudit,
   quota__prune_claim_log: quotaPruneClaimLog,
@@ -35,6 +37,7 @@ export function crontab(sampleMinutes = env().CAPACITY_SAMPLE_MINUTES): string[]
   const every = sampleMinutes === 1 ? '*' : sampleMinutes === 60 ? '0' : `*/${sampleMinutes}`;
   return [
     '0 * * * * system__heartbeat_prune ?fill=1h',
+    '* * * * * fleet__resync',
     '*/5 * * * * quota__audit',
     '30 3 * * * quota__prune_claim_log',
     `${every} * * * * capacity__sample`,

@@ -2,7 +2,9 @@
  * The worker on real PostgreSQL (a database of its own, so that this worker runs no other test's
  * jobs): a job that a live worker holds for longer than the dead-worker threshold stays its own —
  * it is not unlocked and run a second time beside itself; and a job's failure is recorded once the
- * database answers again when the connection recording it is lost, the worker running on.
+ * database answers again when the connection recording it is lost, the worker running on; and a
+ * job locked in this worker's name that it was never handed (the statement that took it committed,
+ * its answer was lost) is unlocked and run, with the named queue it held.
  */
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -142,5 +144,50 @@ test('a failure recorded on a connection that is lost under it is recorded once 
   } finally {
     await worker.stop();
     await proxy.close();
+  }
+}, 60_000);
+
+test("a job locked in a live worker's name but never handed to it (its answer lost) is unlocked and run, with its queue", async () => {
+  const { db } = handle;
+  let ran!: () => void;
+  const okRan = new Promise<void>((r) => (ran = r));
+  let runs = 0;
+  const worker = await startWorker(handle, url, {
+    concurrency: 1,
+    tasks: {
+      test__phantom: async () => {
+        runs++;
+        ran();
+      },
+    },
+  });
+  try {
+    // Due later, so the worker does not take it itself; then taken in the worker pool's name exactly
+    // as graphile-worker's get_jobs takes a job (attempts + 1, the job and its named queue locked),
+    // as if that statement had committed and its answer had been lost, and made due.
+    await enqueueJob(db, 'test__phantom', {}, { jobKey: 'phantom', queueName: 'phantom-queue', runAt: new Date(Date.now() + 3_600_000) });
+    const [{ pool }] = (await db.execute(
+      sql`select id as pool from unnest((select graphile_worker_ids from worker_heartbeats where worker_id = ${worker.workerId})) as id where id like 'pool-%'`,
+    )) as unknown as { pool: string }[];
+    await db.execute(sql`
+      with j as (
+        update graphile_worker._private_jobs set attempts = attempts + 1, locked_by = ${pool}, locked_at = now(), run_at = now()
+        where key = 'phantom' returning job_queue_id)
+      update graphile_worker._private_job_queues q set locked_by = ${pool}, locked_at = now() from j where q.id = j.job_queue_id`);
+    // Unlocked after it has been locked 10 s and seen so by two heartbeats (5 s apart); then run.
+    const outcome = await Promise.race([okRan.then(() => 'ran'), sleep(40_000).then(() => 'still locked')]);
+    expect(outcome).toBe('ran');
+    for (let i = 0; i < 50; i++) {
+      const [left] = (await db.execute(sql`select 1 from graphile_worker._private_jobs where key = 'phantom'`)) as unknown as unknown[];
+      if (!left) break;
+      await sleep(100);
+    }
+    const queue = (await db.execute(sql`select locked_by from graphile_worker._private_job_queues where queue_name = 'phantom-queue'`)) as unknown as {
+      locked_by: string | null;
+    }[];
+    expect(queue.every((q) => q.locked_by === null)).toBe(true);
+    expect(runs).toBe(1);
+  } finally {
+    await worker.stop();
   }
 }, 60_000);

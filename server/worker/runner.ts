@@ -5,7 +5,9 @@ import { EventEmitter } from 'node:events';
 import { makeWorkerUtils, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { RETRYABLE_ERROR_CODES } from 'graphile-worker/dist/lib';
 import type pg from 'pg';
+import { z } from 'zod';
 import { createPgPool } from '@/db/pg';
+import { query } from '@/db/query';
 import type { DbHandle } from '@/db/client';
 import { log } from '@/server/observability/log';
 import { incrementCounter } from '@/server/observability/metrics';
@@ -39,6 +41,77 @@ async function unlockJobsOfDeadWorkers(handle: DbHandle, pgPool: pg.Pool) {
     await utils.release();
   }
 }
+
+/**
+ * A job locked by this live process that none of its workers was handed: the statement that took
+ * it (graphile-worker's get_jobs, one autocommitted statement) committed on the server, and on the
+ * standby that a failover promotes, but its answer never reached the worker — the primary died
+ * between the commit and the reply, or the connection was lost under it. The job, and the named
+ * queue it holds (a machine's reconciler queue), stay locked by a worker that does not know it has
+ * them; the dead-worker sweep leaves them alone (the worker is alive), so a release or cancel whose
+ * job that was would never take effect.
+ *
+ * Every heartbeat reads the jobs locked by this process's ids and unlocks the ones its workers were
+ * not handed (`job:start`) that were locked at least PHANTOM_AFTER_SECONDS ago and were seen so, with
+ * the same lock, by the previous sweep too: an answer delayed in flight (a stalled server continued)
+ * is delivered well within a heartbeat, so a job that is only late is never taken from its run.
+ */
+const PHANTOM_AFTER_SECONDS = 10;
+
+export class PhantomLockSweep {
+  /** Jobs this process's workers were handed, with when; forgotten once the database shows them no longer locked by us. */
+  private readonly delivered = new Map<string, number>();
+  /** Phantom candidates of the previous sweep: job id → its locked_at. */
+  private candidates = new Map<string, string>();
+
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly ids: () => string[],
+  ) {}
+
+  /** Called when a worker of this process is handed a job (graphile-worker's `job:start`). */
+  handed(jobId: string) {
+    this.delivered.set(jobId, Date.now());
+  }
+
+  /** One sweep: returns the ids of the jobs it unlocked. */
+  async sweep(): Promise<string[]> {
+    const ids = this.ids();
+    if (ids.length === 0) return [];
+    const startedAt = Date.now();
+    const locked = await query(
+      this.handle.db,
+      sql`select id::text as id, locked_at::text as "lockedAt", locked_at < now() - ${`${PHANTOM_AFTER_SECONDS} seconds`}::interval as old
+          from graphile_worker._private_jobs where locked_by = any(${`{${ids.join(',')}}`}::text[])`,
+      lockedJobRow,
+    );
+    const lockedIds = new Set(locked.map((j) => j.id));
+    for (const [id, at] of this.delivered) if (at < startedAt && !lockedIds.has(id)) this.delivered.delete(id);
+    const previous = this.candidates;
+    this.candidates = new Map(locked.filter((j) => j.old && !this.delivered.has(j.id)).map((j) => [j.id, j.lockedAt]));
+    const phantom = [...this.candidates].filter(([id, lockedAt]) => previous.get(id) === lockedAt);
+    if (phantom.length === 0) return [];
+    const unlocked = await query(
+      this.handle.db,
+      sql`with job as (
+            update graphile_worker._private_jobs j set locked_by = null, locked_at = null
+            from unnest(${`{${phantom.map(([id]) => id).join(',')}}`}::bigint[], ${`{${phantom.map(([, at]) => `"${at}"`).join(',')}}`}::timestamptz[]) as p(id, locked_at)
+            where j.id = p.id and j.locked_at = p.locked_at and j.locked_by = any(${`{${ids.join(',')}}`}::text[])
+            returning j.id, j.job_queue_id
+          ), queue as (
+            update graphile_worker._private_job_queues q set locked_by = null, locked_at = null
+            from job where q.id = job.job_queue_id and q.locked_by = any(${`{${ids.join(',')}}`}::text[])
+          )
+          select id::text as id from job`,
+      unlockedJobRow,
+    );
+    for (const { id } of unlocked) this.candidates.delete(id);
+    return unlocked.map((j) => j.id);
+  }
+}
+
+const lockedJobRow = z.object({ id: z.string(), lockedAt: z.string(), old: z.boolean() });
+const unlockedJobRow = z.object({ id: z.string() });
 
 /**
  * graphile-worker retries its own statements (fetching a job, recording its success or failure)
@@ -101,11 +174,14 @@ export async function startWorker(
   pgPool.on('error', (e) => log('warn', `worker database connection lost: ${e.message}`));
   pgPool.on('connect', (client) => client.on('error', (e) => log('warn', `worker database client error: ${e.message}`)));
   const graphileIds: string[] = [];
+  const phantoms = new PhantomLockSweep(handle, () => graphileIds);
   const beat = async () => {
     const ids = `{${graphileIds.join(',')}}`;
     await handle.db.execute(sql`insert into worker_heartbeats (worker_id, graphile_worker_ids) values (${workerId}, ${ids}::text[])
       on conflict (worker_id) do update set last_seen_at = now(), graphile_worker_ids = excluded.graphile_worker_ids`);
     await unlockJobsOfDeadWorkers(handle, pgPool);
+    const unlocked = await phantoms.sweep();
+    if (unlocked.length) log('warn', `unlocked ${unlocked.length} job(s) locked by this worker but never handed to it: ${unlocked.join(', ')}`);
   };
   await beat();
   const timer = setInterval(() => beat().catch((e) => log('warn', `heartbeat failed: ${(e as Error).message}`)), HEARTBEAT_MS);
@@ -115,6 +191,7 @@ export async function startWorker(
   // look orphaned and be unlocked under its feet, to run a second time beside the first.
   events.on('pool:create', ({ workerPool }) => graphileIds.push(workerPool.id));
   events.on('worker:create', ({ worker }) => graphileIds.push(worker.workerId));
+  events.on('job:start', ({ job }) => phantoms.handed(String(job.id)));
 
   const runner: Runner = await run({
     pgPool,

@@ -70,12 +70,15 @@ afterAll(async () => {
   if (failed) {
     writeDigest(
       'failover',
-      [`failover: FAILED with seed ${seed}; logs in ${system?.logDir ?? '(not started)'}`, `failover: ${failure ?? 'failed before the test ran'}`],
+      [
+        `failover: FAILED with seed ${seed}; logs in ${system?.logDir ?? '(not started)'}; databases in ${pair?.dir ?? '(not started)'}`,
+        `failover: ${failure ?? 'failed before the test ran'}`,
+      ],
       violations,
     );
   }
   await system?.stop(failed ? { keep: true } : {});
-  await pair?.stop();
+  await pair?.stop({ keep: failed });
 }, 60_000);
 
 /** Requests answered in [from, to): their longest time, and what they were told. */

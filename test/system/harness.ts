@@ -330,7 +330,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
           ...common,
           PORT: String(port),
           HOSTNAME: '127.0.0.1',
-          // Replicas share one secret, as the README's scale-out recipe says.
+          // Replicas share one secret, as the scale-out recipe of docs/deployment.md says.
           AUTH_SECRET: authSecret,
           SIMULATOR_ADMIN_TOKEN: simulatorAdminToken,
           DB_POOL_SIZE: '10',

@@ -323,7 +323,11 @@ export async function waitForFleetToSettle(db: Db, timeoutMs: number): Promise<s
     const moving = await rows<{ what: string }>(
       db,
       sql`
-      select 'machine ' || m.name || ' ' || m.phase || ': ' || coalesce(m.phase_reason, '') as what from machines m
+      select 'machine ' || m.name || ' ' || m.phase || ': ' || coalesce(m.phase_reason, '') || coalesce((
+               select '; job ' || j.id || ' attempts ' || j.attempts || '/' || j.max_attempts
+                      || coalesce(' locked by ' || j.locked_by || ' since ' || j.locked_at, ' unlocked')
+                      || ' run_at ' || j.run_at || coalesce(' last error: ' || j.last_error, '')
+               from graphile_worker._private_jobs j where j.key = 'machine:' || m.id), '; no job') as what from machines m
       where m.phase in ('Allocating', 'Bound', 'Installing', 'Releasing')
          or (m.deletion_requested_at is not null and m.phase <> 'Released')
          or (m.phase = 'Pending' and (exists (

@@ -60,7 +60,10 @@ export interface ReplicatedPair {
   stallPrimary(): { resume(): void };
   /** Promotes the standby to primary (waits until it accepts writes). */
   promote(): void;
-  stop(): Promise<void>;
+  /** Stops both servers; with `keep`, leaves their data directories (`dir`) for a post-mortem. */
+  stop(options?: { keep?: boolean }): Promise<void>;
+  /** The directory holding both data directories and their logs. */
+  dir: string;
 }
 
 export async function startReplicatedPair(): Promise<ReplicatedPair> {
@@ -154,7 +157,8 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
     promote() {
       asPostgres(tool('pg_ctl'), ['-D', standby, '-w', '-t', '60', 'promote']);
     },
-    async stop() {
+    dir,
+    async stop({ keep = false } = {}) {
       for (const d of [primary, standby]) {
         if (serverProcesses(d).length === 0) continue;
         try {
@@ -163,7 +167,8 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
           for (const pid of serverProcesses(d)) process.kill(pid, 'SIGKILL');
         }
       }
-      await rm(dir, { recursive: true, force: true });
+      if (keep) process.stdout.write(`replication: data directories kept in ${dir}\n`);
+      else await rm(dir, { recursive: true, force: true });
     },
   };
   return pair;
