@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { invitations, memberRole, organizations, projects, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
@@ -90,13 +91,17 @@ export async function createInvitation(
       objectName: email,
       after: { email, role: input.role, ...scope, expiresAt: row.expiresAt, mailed: Boolean(mailSecret) },
     });
-    const [target] = (await tx.execute(sql`
+    const [target] = await query(
+      tx,
+      sql`
       select coalesce(p.name, o.name) as name, inviter.email as inviter
         from (select 1) one
         left join organizations o on o.id = ${'organizationId' in scope ? scope.organizationId : null}::uuid
         left join projects p on p.id = ${'projectId' in scope ? scope.projectId : null}::uuid
-        left join users inviter on inviter.id = ${input.invitedBy}::uuid`)) as unknown[];
-    return { ...row, target: mailTarget.parse(target) };
+        left join users inviter on inviter.id = ${input.invitedBy}::uuid`,
+      mailTarget,
+    );
+    return { ...row, target };
   });
   const { target, ...row } = created;
   const mailed: MailOutcome = mail && mailSecret ? await mailInvitation(db, mail, { ...row, mailSecret, ...target, scope }) : 'off';
@@ -206,7 +211,9 @@ type InvitationRow = z.infer<typeof invitationRow> & { viaMail: boolean };
 async function invitationBySecret(db: DbOrTx, secret: string): Promise<InvitationRow | undefined> {
   const viaMail = secret.startsWith(MAIL_LINK_PREFIX);
   if ((!viaMail && !secret.startsWith(LINK_PREFIX)) || secret.length > 100) return undefined;
-  const rows = await db.execute(sql`
+  const [row] = await query(
+    db,
+    sql`
     select i.id, i.email, i.role, i.organization_id as "organizationId", i.project_id as "projectId",
            i.accepted_at as "acceptedAt", i.revoked_at as "revokedAt", i.expires_at <= now() as expired,
            coalesce(o.slug, po.slug) as "organizationSlug", p.slug as "projectSlug", coalesce(p.name, o.name) as "targetName"
@@ -214,8 +221,9 @@ async function invitationBySecret(db: DbOrTx, secret: string): Promise<Invitatio
       left join organizations o on o.id = i.organization_id
       left join projects p on p.id = i.project_id
       left join organizations po on po.id = p.organization_id
-     where ${viaMail ? sql`i.mail_token_hash` : sql`i.token_hash`} = ${hashOf(secret)}`);
-  const [row] = z.array(invitationRow).parse(rows);
+     where ${viaMail ? sql`i.mail_token_hash` : sql`i.token_hash`} = ${hashOf(secret)}`,
+    invitationRow,
+  );
   return row && { ...row, viaMail };
 }
 

@@ -1,7 +1,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
-import { users, type EmailVerification, type UserOrigin } from '@/db/schema';
+import { query } from '@/db/query';
+import { emailVerifications, userOrigins, users, type EmailVerification, type UserOrigin } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
 import { hashPassword, verifyPassword } from './password';
@@ -123,7 +124,9 @@ const unverifiedAccountRow = z.object({
  * administrator deletes it, disables it, or vouches for its address.
  */
 export async function listUnverifiedInvitationAccounts(db: DbOrTx) {
-  const rows = await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select u.id, u.email, u.name, u.created_at, u.password_hash is not null as has_password, u.disabled_at is not null as disabled,
            (select count(*)::int from memberships m where m.user_id = u.id) as memberships,
            (select count(*)::int from sessions s
@@ -132,21 +135,20 @@ export async function listUnverifiedInvitationAccounts(db: DbOrTx) {
              where i.accepted_by = u.id order by i.accepted_at limit 1) as invited_by
       from users u
      where u.created_via = 'invitation' and u.email_verified_at is null
-     order by u.created_at desc`);
-  return z
-    .array(unverifiedAccountRow)
-    .parse(rows)
-    .map((r) => ({
-      id: r.id,
-      email: r.email,
-      name: r.name,
-      createdAt: r.created_at,
-      hasPassword: r.has_password,
-      disabled: r.disabled,
-      memberships: r.memberships,
-      sessions: r.sessions,
-      invitedBy: r.invited_by,
-    }));
+     order by u.created_at desc`,
+    unverifiedAccountRow,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    createdAt: r.created_at,
+    hasPassword: r.has_password,
+    disabled: r.disabled,
+    memberships: r.memberships,
+    sessions: r.sessions,
+    invitedBy: r.invited_by,
+  }));
 }
 
 /** The user with this e-mail, or NotFound naming `field`. */
@@ -219,31 +221,38 @@ export async function deleteUser(db: DbOrTx, userId: string, actor: Actor) {
 
 /** Every user, for administrators, with how many live sessions each has. */
 export async function listUsers(db: DbOrTx) {
-  const rows = (await db.execute(sql`
-    select u.id, u.email, u.name, u.platform_roles::text[] as platform_roles, u.disabled_at, u.email_verified_by, u.created_via,
+  const rows = await query(
+    db,
+    sql`
+    select u.id, u.email, u.name, u.platform_roles::text[] as platform_roles, u.disabled_at is not null as disabled,
+           u.email_verified_by, u.created_via,
            (select count(*)::int from sessions s
              where s.user_id = u.id and s.revoked_at is null and s.last_seen_at > now() - ${sql.raw(`interval '${SESSION_MAX_AGE_SECONDS} seconds'`)}) as sessions
-      from users u order by u.email`)) as unknown as {
-    id: string;
-    email: string;
-    name: string;
-    platform_roles: PlatformRole[];
-    disabled_at: string | null;
-    email_verified_by: EmailVerification | null;
-    created_via: UserOrigin;
-    sessions: number;
-  }[];
+      from users u order by u.email`,
+    userListRow,
+  );
   return rows.map((r) => ({
     id: r.id,
     email: r.email,
     name: r.name,
     platformRoles: r.platform_roles,
-    disabled: r.disabled_at !== null,
+    disabled: r.disabled,
     sessions: r.sessions,
     emailVerifiedBy: r.email_verified_by,
     createdVia: r.created_via,
   }));
 }
+
+const userListRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  platform_roles: z.array(z.enum(allPlatformRoles)),
+  disabled: z.boolean(),
+  email_verified_by: z.enum(emailVerifications).nullable(),
+  created_via: z.enum(userOrigins),
+  sessions: z.number(),
+});
 
 /**
  * Sets a user's platform roles (administrators). The last enabled admin cannot give up the admin
