@@ -1,6 +1,8 @@
 // `npm run lint`: ESLint (typescript-eslint, import boundaries, React hooks, Next.js) and the Prettier check.
 // The boundary rules state the layering of CONTRIBUTING.md (Layers) where an editor shows them at once;
 // test/layering.test.ts checks the whole graph (folder cycles, what each server folder may import).
+// Both read what each server folder is from one registry, server/layers.json.
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import nextPlugin from '@next/eslint-plugin-next';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -8,10 +10,17 @@ import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
+/** What each folder under server/ is (server/layers.json). */
+const serverFolders = JSON.parse(readFileSync(new URL('./server/layers.json', import.meta.url), 'utf8')).server;
+const foldersOfKind = (...kinds) =>
+  Object.entries(serverFolders)
+    .filter(([, kind]) => kinds.includes(kind))
+    .map(([folder]) => folder)
+    .sort();
 /** Server folders holding domain or platform code: no HTTP, no UI, no adapters. */
-const domainFolders = ['audit', 'changes', 'cni', 'fleet', 'ipam', 'jobs', 'observability', 'provider', 'quota', 'tenancy'];
+export const domainFolders = foldersOfKind('domain', 'platform');
 /** Server folders that adapt the domains to a transport or a process. */
-const adapterFolders = ['api', 'auth', 'http', 'live', 'trpc', 'worker'];
+export const adapterFolders = foldersOfKind('adapter');
 
 const uiPackages = [
   { group: ['next', 'next/*'], message: 'Domain code knows nothing of Next.js: put this in an adapter (server/trpc, server/http, app/).' },

@@ -10,6 +10,7 @@ export default defineConfig({
       'e2e/**',
       'test/system/scale-out.test.ts',
       'test/system/chaos.test.ts',
+      'test/system/stall.test.ts',
       'test/system/failover.test.ts',
       '.next/**',
       'dist/**',

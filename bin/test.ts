@@ -5,7 +5,8 @@
  * again on a database an older release made and this build migrated (`upgrade`), a production build,
  * the Playwright end-to-end suite in Debian's Chromium, then the system tests on that build:
  * `scale-out` (2 web + 2 worker processes and the simulator on one database), `chaos` (the same,
- * killed with SIGKILL under load) and, last, `failover` (the database stalled, then its primary
+ * killed with SIGKILL under load), `stall` (one web process's database stalled: pages, auth routes and
+ * probes answer within the deadline) and, last, `failover` (the database stalled, then its primary
  * killed and a synchronous standby promoted, under load). Stops at the first failing stage.
  *
  * Opt-in stages run only when TEST_STAGES names them: `audit` (bin/audit.ts) needs the registry's
@@ -34,6 +35,7 @@ const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessE
   { name: 'e2e', cmd: bin('playwright'), args: ['test'] },
   { name: 'scale-out', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/scale-out.test.ts'] },
   { name: 'chaos', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/chaos.test.ts'] },
+  { name: 'stall', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/stall.test.ts'] },
   { name: 'failover', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/failover.test.ts'] },
   { name: 'audit', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'audit.ts')], optIn: true },
 ];

@@ -33,7 +33,13 @@ async function main() {
   const handle = app.getRequestHandler();
   const api = createApiServer(apiTable);
   const server = http.createServer(
-    createFrontDoor({ api, next: handle, trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES), signInLimiter: limiter('signIn') }),
+    createFrontDoor({
+      api,
+      next: handle,
+      trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES),
+      signInLimiter: limiter('signIn'),
+      requestBudgetMs: e.DB_REQUEST_TIMEOUT_MS,
+    }),
   );
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(e.PORT, e.HOSTNAME, resolve));

@@ -69,7 +69,7 @@ export class Batcher<I, O> {
       const now = Date.now();
       lane.queue = lane.queue.filter((p) => {
         if (!p.deadline || now < p.deadline.at) return true;
-        p.reject(new DeadlineExceeded(p.deadline.budgetMs));
+        p.reject(new DeadlineExceeded(p.deadline.budgetMs, p.deadline.answered));
         return false;
       });
       if (lane.queue.length === 0) break;
@@ -143,7 +143,7 @@ async function jsonFunctionOutcome(db: Db, fn: string, args: unknown, deadline?:
     const rows = (await db.execute(sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result where ${beforeDeadline(deadline)}`)) as unknown as {
       result: unknown;
     }[];
-    if (rows.length === 0) return { error: new DeadlineExceeded(deadline?.budgetMs ?? 0) };
+    if (rows.length === 0) return { error: new DeadlineExceeded(deadline?.budgetMs ?? 0, true) };
     return { value: rows[0].result };
   } catch (error) {
     return { error };
@@ -211,7 +211,7 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
           const rows = (await db.execute(
             sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers where ${beforeDeadline(deadline)}`,
           )) as unknown as { answers: unknown[] }[];
-          if (rows.length === 0) return items.map(() => ({ error: new DeadlineExceeded(deadline?.budgetMs ?? 0) }));
+          if (rows.length === 0) return items.map(() => ({ error: new DeadlineExceeded(deadline?.budgetMs ?? 0, true) }));
           answers = rows[0].answers;
         } catch {
           stats.fallbacks++;

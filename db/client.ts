@@ -94,7 +94,7 @@ type Unsafe = postgres.Sql['unsafe'];
 function preparing<S extends postgres.Sql>(client: S): S {
   const unsafe: Unsafe = client.unsafe.bind(client);
   (client as { unsafe: Unsafe }).unsafe = ((query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
-    unsafe(query, params as never, params && params.length > 0 ? { ...options, prepare: true } : options)) as Unsafe;
+    noteAnswer(unsafe(query, params as never, params && params.length > 0 ? { ...options, prepare: true } : options))) as Unsafe;
   for (const method of ['begin', 'savepoint'] as const) {
     const original = (client as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>)[method];
     if (!original) continue;
@@ -104,6 +104,8 @@ function preparing<S extends postgres.Sql>(client: S): S {
       const deadline = currentDeadline();
       assertBeforeDeadline(deadline);
       return original.call(client, ...args, async (inner: postgres.Sql) => {
+        // BEGIN was answered.
+        if (deadline) deadline.answered = true;
         assertBeforeDeadline(deadline);
         const result = await fn(preparing(inner));
         if (deadline) await commitsBefore(inner, deadline);
@@ -122,7 +124,27 @@ function preparing<S extends postgres.Sql>(client: S): S {
 async function commitsBefore(tx: postgres.Sql, deadline: Deadline) {
   assertBeforeDeadline(deadline);
   const [row] = await tx.unsafe(`select ${beforeDeadlineCondition} as ok`, [deadline.at]);
-  if (!row?.ok) throw new DeadlineExceeded(deadline.budgetMs);
+  if (!row?.ok) throw new DeadlineExceeded(deadline.budgetMs, true);
+}
+
+/**
+ * Marks the current request's deadline as answered when `query` gets an answer from the server
+ * (its rows, or an error the server sent), so a deadline passing later names the request, not the
+ * database (db/deadline.ts). Observes the query through Promise's own `then`, which does not start
+ * it (postgres.js starts a query when its own `then` is called).
+ */
+function noteAnswer<Q extends Promise<unknown>>(query: Q): Q {
+  const deadline = currentDeadline();
+  if (deadline && !deadline.answered) {
+    Promise.prototype.then.call(
+      query,
+      () => (deadline.answered = true),
+      (e: unknown) => {
+        if (e instanceof postgres.PostgresError) deadline.answered = true;
+      },
+    );
+  }
+  return query;
 }
 
 const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle; __meridianDbSettings?: ProcessPoolSettings };

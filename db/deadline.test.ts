@@ -132,7 +132,7 @@ describe('DatabaseUnavailable', () => {
     }
   });
 
-  test('a request past its deadline is DatabaseUnavailable, and so is a statement_timeout', async () => {
+  test('a request past its deadline is DatabaseUnavailable, and so is a statement_timeout (which names the timeout)', async () => {
     expect(asDomainError(new DeadlineExceeded(5_000))?.code).toBe('DatabaseUnavailable');
     const slow = createDb(inject('databaseUrl'), { max: 1, statementTimeoutMs: 100 });
     try {
@@ -141,8 +141,33 @@ describe('DatabaseUnavailable', () => {
         (e: unknown) => e,
       );
       expect(asDomainError(error)?.code).toBe('DatabaseUnavailable');
+      expect(asDomainError(error)?.message).toBe('the request did not finish within its statement timeout; retry shortly');
     } finally {
       await slow.close();
     }
+  });
+
+  test('a deadline names the database only when it answered none of the request’s statements', async () => {
+    const outcome = (fn: () => Promise<unknown>) =>
+      withDeadline(300, fn).then(
+        () => undefined,
+        (e: unknown) => asDomainError(e),
+      );
+    // The database answered (BEGIN, a first statement), then the request ran past its budget.
+    const longTransaction = await outcome(() =>
+      handle.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        await tx.execute(sql`select pg_sleep(1)`);
+      }),
+    );
+    expect(longTransaction).toMatchObject({ code: 'DatabaseUnavailable', message: 'the request did not finish within 300 ms; retry shortly' });
+    const longStatements = await outcome(async () => {
+      await handle.db.execute(sql`select 1`);
+      await handle.db.execute(sql`select pg_sleep(1)`);
+    });
+    expect(longStatements?.message).toBe('the request did not finish within 300 ms; retry shortly');
+    // Nothing answered within the budget.
+    const silent = await outcome(() => handle.db.execute(sql`select pg_sleep(1)`));
+    expect(silent).toMatchObject({ code: 'DatabaseUnavailable', message: 'the database did not answer within 300 ms; retry shortly' });
   });
 });

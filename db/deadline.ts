@@ -21,8 +21,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * committed, and a retry with the same idempotency key (claim name, CNI attachment) answers it.
  */
 export class DeadlineExceeded extends Error {
-  constructor(readonly budgetMs: number) {
-    super(`the database did not answer within ${budgetMs} ms`);
+  constructor(
+    readonly budgetMs: number,
+    /** Whether the database answered a statement of the request: it was working, the request just did not finish in time. */
+    readonly answered = false,
+  ) {
+    super(answered ? `the request did not finish within ${budgetMs} ms` : `the database did not answer within ${budgetMs} ms`);
     this.name = 'DeadlineExceeded';
   }
 }
@@ -31,6 +35,11 @@ export interface Deadline {
   /** Epoch milliseconds. */
   at: number;
   budgetMs: number;
+  /**
+   * Set once the database has answered a statement run under this deadline (db/client.ts): a
+   * deadline that passes after that names the request's own duration, not the database.
+   */
+  answered?: boolean;
 }
 
 // On globalThis: Next bundles its own copy of this module (the console's procedures set deadlines
@@ -45,7 +54,7 @@ export function currentDeadline(): Deadline | undefined {
 
 /** Throws DeadlineExceeded when the current request's deadline has passed. */
 export function assertBeforeDeadline(deadline = currentDeadline()): void {
-  if (deadline && Date.now() >= deadline.at) throw new DeadlineExceeded(deadline.budgetMs);
+  if (deadline && Date.now() >= deadline.at) throw new DeadlineExceeded(deadline.budgetMs, deadline.answered);
 }
 
 /**
@@ -54,11 +63,9 @@ export function assertBeforeDeadline(deadline = currentDeadline()): void {
  * (whatever it still does fails its own deadline checks) and its late outcome is dropped.
  */
 export function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): Promise<T> {
-  const outer = store.getStore();
-  const at = Date.now() + budgetMs;
-  const deadline = outer && outer.at <= at ? outer : { at, budgetMs };
+  const deadline = deadlineFromNow(budgetMs);
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DeadlineExceeded(deadline.budgetMs)), Math.max(0, deadline.at - Date.now()));
+    const timer = setTimeout(() => reject(new DeadlineExceeded(deadline.budgetMs, deadline.answered)), Math.max(0, deadline.at - Date.now()));
     store.run(deadline, fn).then(
       (v) => {
         clearTimeout(timer);
@@ -70,6 +77,24 @@ export function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): Promise
       },
     );
   });
+}
+
+/** A deadline `budgetMs` from now, or the enclosing one when that is earlier. */
+function deadlineFromNow(budgetMs: number): Deadline {
+  const outer = store.getStore();
+  const at = Date.now() + budgetMs;
+  return outer && outer.at <= at ? outer : { at, budgetMs };
+}
+
+/**
+ * Runs `fn` under a deadline `budgetMs` from now (an enclosing deadline that is earlier wins)
+ * without racing it: for an adapter that answers the deadline itself (the web process's page
+ * renders: server/http/page-deadline.ts). What `fn` does with the database sees the deadline as
+ * under `withDeadline`; `fn` is given the deadline, to answer it.
+ */
+export function underDeadline<T>(budgetMs: number, fn: (deadline: Deadline) => T): T {
+  const deadline = deadlineFromNow(budgetMs);
+  return store.run(deadline, () => fn(deadline));
 }
 
 /** The SQL condition "the server's clock is before this deadline" (epoch milliseconds as a parameter). */

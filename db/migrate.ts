@@ -33,11 +33,13 @@ export interface MigrateResult {
  *   1. the trigger functions whose files changed (db/function-files.ts): the versioned migrations
  *      create triggers, and `CREATE TRIGGER` needs its function to exist;
  *   2. the versioned migrations (db/migrations: tables, constraints, indexes, triggers and data
- *      changes, never a function body) that the database lacks, read and recorded as drizzle's
+ *      changes; those released before the function files, through 0031, also define functions as
+ *      they were then, which step 3 replaces) that the database lacks, read and recorded as drizzle's
  *      migrator does (`drizzle.__drizzle_migrations`: the file's hash and its journal `when`; a
  *      migration runs when its `when` is newer than the last one recorded, so editing an applied
  *      migration's text never runs it again), but in this transaction rather than one of its own;
- *   3. every other function file that changed, then the functions no file defines are dropped, and
+ *   3. every other function file that changed or whose functions a migration redefined, then the
+ *      functions no file defines are dropped, and
  *      every function applied has its body checked.
  *
  * So a versioned migration's data change sees the trigger functions' current text and no other

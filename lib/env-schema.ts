@@ -75,7 +75,7 @@ export const envSchema = z.object({
     .default(54329),
   /** Connections of a web or worker process's main pool. */
   DB_POOL_SIZE: integer(1, 500).default(10),
-  /** A request's whole budget (connection, statements, commit); past it the answer is 503 DatabaseUnavailable. */
+  /** A request's whole budget (REST, tRPC, page renders, auth routes: connection, statements, commit); past it the answer is 503 DatabaseUnavailable. */
   DB_REQUEST_TIMEOUT_MS: integer(100, 600_000).default(5_000),
   /** statement_timeout of a web process's connections (default: the request budget) and of a worker's (default 60 s). */
   DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000).optional(),

@@ -137,10 +137,14 @@ export const DATABASE_RETRY_AFTER_SECONDS = 2;
 /**
  * SQLSTATEs that mean "the database cannot serve this now; the same request may succeed shortly":
  * connection failures (class 08), the server shutting down or starting up or in recovery (57P01–
- * 57P03), a read-only server (25006: a standby, before failover completes), and our own timeouts
- * (57014 statement_timeout, 55P03 lock_timeout).
+ * 57P03), and a read-only server (25006: a standby, before failover completes).
  */
-const unavailableStates = new Set(['57P01', '57P02', '57P03', '25006', '57014', '55P03']);
+const unavailableStates = new Set(['57P01', '57P02', '57P03', '25006']);
+/** Our own timeouts, which the database answered with: the request took too long, not the database. */
+const timeoutStates: Record<string, string> = {
+  '57014': 'the request did not finish within its statement timeout; retry shortly',
+  '55P03': 'the request waited too long for a lock; retry shortly',
+};
 /** The postgres driver's and Node's codes for a connection that could not be made or was lost. */
 const unavailableDriverCodes = new Set([
   'CONNECT_TIMEOUT',
@@ -158,16 +162,22 @@ const unavailableDriverCodes = new Set([
 
 /**
  * Why the database could not serve the request (a message for the client, naming no internals),
- * when `e` is a request deadline that passed or a connection-level failure; undefined otherwise.
+ * when `e` is a request deadline that passed, a timeout of ours or a connection-level failure;
+ * undefined otherwise. A deadline names the database only when the database answered none of the
+ * request's statements; once it did, the request itself did not finish in time
+ * (`DeadlineExceeded.answered`), and so it is for a statement or lock timeout (the server's own
+ * answer).
  */
 export function databaseUnavailability(e: unknown): string | undefined {
   for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
     // By name: Next's bundle has a copy of db/deadline.ts whose class is not this one.
     if (cur instanceof DeadlineExceeded || (cur as Error).name === 'DeadlineExceeded') {
-      return `the database did not answer within ${(cur as DeadlineExceeded).budgetMs} ms; retry shortly`;
+      const { budgetMs, answered } = cur as DeadlineExceeded;
+      return answered ? `the request did not finish within ${budgetMs} ms; retry shortly` : `the database did not answer within ${budgetMs} ms; retry shortly`;
     }
     const code = (cur as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
+    if (code in timeoutStates) return timeoutStates[code];
     if (unavailableDriverCodes.has(code)) return 'the database is unreachable; retry shortly';
     if (unavailableStates.has(code) || code.startsWith('08')) return 'the database is unavailable; retry shortly';
   }

@@ -18,37 +18,20 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
 
 const root = path.resolve(__dirname, '..');
 
 /** The product's folders; `test` holds test support (fixtures, the test database), scanned for file cycles only. */
 const scanned = ['app', 'components', 'server', 'db', 'lib', 'simulator', 'bin', 'cni', 'test'];
 
-/** What each folder under server/ is. A new folder fails the check until it is placed here. */
-const serverFolders: Record<string, 'adapter' | 'workflow' | 'domain' | 'platform' | 'tests'> = {
-  trpc: 'adapter',
-  http: 'adapter',
-  api: 'adapter',
-  auth: 'adapter',
-  live: 'adapter',
-  worker: 'adapter',
-  workflows: 'workflow',
-  audit: 'domain',
-  capacity: 'domain',
-  cni: 'domain',
-  fleet: 'domain',
-  ipam: 'domain',
-  quota: 'domain',
-  tenancy: 'domain',
-  provider: 'domain',
-  jobs: 'platform',
-  changes: 'platform',
-  observability: 'platform',
-  mail: 'platform',
-  security: 'tests',
-};
+/** What each folder under server/ is: the registry ESLint's boundary rules read too (server/layers.json). */
+const serverFolders = z
+  .record(z.string(), z.enum(['adapter', 'workflow', 'domain', 'platform', 'tests']))
+  .parse(JSON.parse(readFileSync(path.join(root, 'server/layers.json'), 'utf8')).server);
 
 interface Edge {
   from: string;
@@ -247,6 +230,17 @@ describe('the import graph', () => {
   test('places every folder under server/', () => {
     const folders = new Set(files.filter((f) => f.startsWith('server/') && f.split('/').length > 2).map((f) => f.split('/')[1]));
     expect([...folders].filter((f) => !(f in serverFolders))).toEqual([]);
+  });
+
+  test("ESLint's boundary rules read the same registry: every domain and platform folder, every adapter", async () => {
+    const eslint = (await import(pathToFileURL(path.join(root, 'eslint.config.mjs')).href)) as { domainFolders: string[]; adapterFolders: string[] };
+    const ofKind = (...kinds: string[]) =>
+      Object.entries(serverFolders)
+        .filter(([, kind]) => kinds.includes(kind))
+        .map(([folder]) => folder)
+        .sort();
+    expect(eslint.domainFolders).toEqual(ofKind('domain', 'platform'));
+    expect(eslint.adapterFolders).toEqual(ofKind('adapter'));
   });
 });
 

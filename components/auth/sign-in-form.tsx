@@ -6,6 +6,7 @@ import { Alert, Button, Card, Field, Input } from '@/components/ui/primitives';
 const messages: Record<string, string> = {
   invalid: 'Wrong e-mail or password.',
   throttled: 'Too many failed attempts from here. Wait a little and try again.',
+  unavailable: 'Meridian cannot reach its database right now. Try again in a moment.',
 };
 
 /**
@@ -19,6 +20,8 @@ export function returnedErrorMessage(code: string, oidcName: string | null): str
       return `${provider} has not verified the e-mail address of the account you signed in with, so Meridian cannot sign you in with it. Verify it there, or sign in another way.`;
     case 'OidcNoEmail':
       return `${provider} did not give Meridian an e-mail address for the account you signed in with, so Meridian cannot sign you in with it.`;
+    case 'DatabaseUnavailable':
+      return messages.unavailable;
     case 'OidcDisabled':
       return 'Your Meridian account is disabled. Ask an administrator to enable it.';
     case 'OidcAccountUnverified':

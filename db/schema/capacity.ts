@@ -1,4 +1,22 @@
-import { index, integer, numeric, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  check,
+  doublePrecision,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { projects } from './tenancy';
 
 /**
@@ -50,4 +68,118 @@ export const capacitySamples = pgTable(
   // The primary key also INCLUDEs used and capacity (migration 0036, which drizzle cannot express):
   // a chart's read is an index-only scan.
   (t) => [primaryKey({ columns: [t.seriesId, t.step, t.at] })],
+);
+
+/** The nil UUID standing for "none" in the unique keys below (a rule of the whole project, an operators' endpoint). */
+const NONE = sql`'00000000-0000-0000-0000-000000000000'::uuid`;
+
+/**
+ * Alert thresholds for a project's series (`objectId` null: all of them) or one object's (a pool,
+ * network, cluster, or the project itself for its buckets). Absent rules mean the defaults: warning
+ * at 80 %, critical at 95 %, full within 7 days, 5 points of hysteresis (server/capacity/alerts.ts).
+ */
+export const capacityAlertRules = pgTable(
+  'capacity_alert_rules',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull(),
+    objectId: uuid('object_id'),
+    warningPercent: numeric('warning_percent', { precision: 5, scale: 2 })
+      .notNull()
+      .default(sql`80`),
+    criticalPercent: numeric('critical_percent', { precision: 5, scale: 2 })
+      .notNull()
+      .default(sql`95`),
+    forecastDays: integer('forecast_days').notNull().default(7),
+    hysteresisPercent: numeric('hysteresis_percent', { precision: 5, scale: 2 })
+      .notNull()
+      .default(sql`5`),
+    enabled: boolean('enabled').notNull().default(true),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({ name: 'capacity_alert_rules_project_id_fkey', columns: [t.projectId], foreignColumns: [projects.id] }).onDelete('cascade'),
+    check(
+      'capacity_alert_rules_sane',
+      sql`${t.warningPercent} > 0 and ${t.warningPercent} <= ${t.criticalPercent} and ${t.criticalPercent} <= 100 and ${t.hysteresisPercent} >= 0 and ${t.hysteresisPercent} < ${t.warningPercent} and ${t.forecastDays} >= 0`,
+    ),
+    uniqueIndex('capacity_alert_rules_scope').on(t.projectId, sql`coalesce(${t.objectId}, ${NONE})`),
+  ],
+);
+
+/**
+ * The state of each condition (`warning`, `critical` or `forecast`) of each series, one row per
+ * (series, condition) once it first fired. Transitions are audit events and webhook deliveries.
+ */
+export const capacityAlerts = pgTable(
+  'capacity_alerts',
+  {
+    seriesId: integer('series_id').notNull(),
+    condition: text('condition').notNull(),
+    projectId: uuid('project_id').notNull(),
+    firing: boolean('firing').notNull(),
+    since: timestamp('since', { withTimezone: true }).notNull(),
+    value: doublePrecision('value').notNull(),
+    threshold: doublePrecision('threshold').notNull(),
+    message: text('message').notNull(),
+    transitions: integer('transitions').notNull().default(1),
+  },
+  (t) => [
+    primaryKey({ name: 'capacity_alerts_pk', columns: [t.seriesId, t.condition] }),
+    foreignKey({ name: 'capacity_alerts_series_id_fkey', columns: [t.seriesId], foreignColumns: [capacitySeries.id] }).onDelete('cascade'),
+    foreignKey({ name: 'capacity_alerts_project_id_fkey', columns: [t.projectId], foreignColumns: [projects.id] }).onDelete('cascade'),
+    index('capacity_alerts_project').on(t.projectId, t.firing),
+  ],
+);
+
+/** A webhook endpoint of a project, or of the operators (`projectId` null: every project's alerts). */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id'),
+    name: text('name').notNull(),
+    url: text('url').notNull(),
+    /** The HMAC-SHA256 signing secret, shown once when the endpoint is registered. */
+    secret: text('secret').notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({ name: 'webhook_endpoints_project_id_fkey', columns: [t.projectId], foreignColumns: [projects.id] }).onDelete('cascade'),
+    uniqueIndex('webhook_endpoints_scope_name').on(sql`coalesce(${t.projectId}, ${NONE})`, t.name),
+  ],
+);
+
+/**
+ * The outbox and delivery log: one row per (endpoint, alert transition), written in the transaction
+ * of the transition. `eventId` is the idempotency key a receiver sees on every attempt.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    endpointId: uuid('endpoint_id').notNull(),
+    eventId: uuid('event_id').notNull().defaultRandom(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').notNull(),
+    /** `Pending` until an attempt succeeds, then `Delivered`. */
+    state: text('state').notNull().default('Pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (t) => [
+    foreignKey({ name: 'webhook_deliveries_endpoint_id_fkey', columns: [t.endpointId], foreignColumns: [webhookEndpoints.id] }).onDelete('cascade'),
+    uniqueIndex('webhook_deliveries_event').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_pending')
+      .on(t.endpointId, t.id)
+      .where(sql`${t.state} = 'Pending'`),
+    index('webhook_deliveries_log').on(t.endpointId, t.createdAt),
+  ],
 );

@@ -19,6 +19,11 @@ export const clusters = pgTable(
     nodeBlockPrefixV4: smallint('node_block_prefix_v4').notNull().default(26),
     nodeBlockPrefixV6: smallint('node_block_prefix_v6').notNull().default(120),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * When the cluster's deletion was asked for (its deletionTimestamp): from then on its ADDs and
+     * block carves are refused and its blocks go back in batches; the row goes last.
+     */
+    deletionTimestamp: timestamp('deletion_timestamp', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('clusters_project_name').on(t.projectId, t.name),
@@ -88,5 +93,7 @@ export const podLeases = pgTable(
     // Node first: a lease looked up by its attachment key can only use the unique index above,
     // whatever the statistics say (with cluster_id first the planner could scan a cluster's leases).
     index('pod_leases_node_cluster').on(t.node, t.clusterId),
+    // Deleting an allocation deletes its lease (the foreign key's cascade) through this.
+    index('pod_leases_allocation').on(t.allocationId),
   ],
 );

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { customType, foreignKey, index, integer, jsonb, numeric, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, customType, foreignKey, index, integer, jsonb, numeric, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects, users } from './tenancy';
 
 /** PostgreSQL `cidr`: network address + prefix length, host bits zero (PostgreSQL enforces it). */
@@ -73,6 +73,18 @@ export const ipPools = pgTable(
       .where(sql`parent_pool_id is null`),
     // The target of the allocations' one foreign key (pool, project, network): see ipAllocations.
     uniqueIndex('ip_pools_id_scope').on(t.id, t.projectId, t.networkId),
+    // A child pool or node block goes with its parent.
+    foreignKey({ name: 'ip_pools_parent_fk', columns: [t.parentPoolId], foreignColumns: [t.id] }).onDelete('cascade'),
+    check('ip_pools_counters_sane', sql`${t.allocated} >= 0 and ${t.allocated} <= ${t.capacity}`),
+    check('ip_pools_family', sql`${t.family} in (4, 6)`),
+    // Every address of the CIDR is capacity or reserved, so "capacity = allocated + reserved + free"
+    // cannot drift whatever writes a pool row (the CNI's node blocks are written in SQL).
+    check(
+      'ip_pools_reservations_fit',
+      sql`${t.reserveLeading} >= 0 and ${t.reserveTrailing} >= 0 and ${t.capacity} + ${t.reserveLeading} + ${t.reserveTrailing} = trunc(power(2::numeric, (case ${t.family} when 4 then 32 else 128 end) - masklen(${t.cidr})))`,
+    ),
+    // Root pools of one project never overlap: an exclusion constraint, written in migration 0004
+    // (drizzle cannot declare one), as are those of ip_allocations and ip_free_blocks.
   ],
 );
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { getDb } from '@/db/client';
 import { env, oidcEnabled, signInPolicy } from '@/server/env';
 import { CLIENT_ADDRESS_HEADER } from '@/server/http/client-address';
+import { notingDatabaseFailure } from '@/server/http/database-watch';
 import { log, logError } from '@/server/observability/log';
 import type { SessionUser } from '@/server/tenancy/roles';
 import { createSession, resolveSession, revokeSession, SESSION_MAX_AGE_SECONDS } from '@/server/tenancy/sessions';
@@ -39,6 +40,11 @@ const clientOf = (req: Request | undefined) => req?.headers.get(CLIENT_ADDRESS_H
  * Sessions are server-side: the JWT carries the id of a `sessions` row, and every `auth()` looks
  * it up (server/tenancy/sessions.ts), so sign-out, "sign out everywhere", a password change or
  * disabling the user ends the session on its next request, whatever the cookie says.
+ *
+ * next-auth catches what a callback throws (a failed session lookup becomes "signed out" and clears
+ * the cookie): the callbacks, events and `authorize` note a database that could not serve
+ * (server/http/database-watch.ts), so that the auth routes (handlers.ts) and `currentSession`
+ * answer DatabaseUnavailable instead.
  */
 function config(req: Request | undefined): NextAuthConfig {
   const e = env();
@@ -65,14 +71,14 @@ function config(req: Request | undefined): NextAuthConfig {
         async authorize(raw, request) {
           const parsed = credentialsInput.safeParse(raw);
           if (!parsed.success) throw new InvalidCredentials();
-          const result = await authenticate(getDb(), { ...parsed.data, client: clientOf(request) }, signInPolicy());
+          const result = await notingDatabaseFailure(() => authenticate(getDb(), { ...parsed.data, client: clientOf(request) }, signInPolicy()));
           if (!result.ok) throw result.reason === 'throttled' ? new Throttled() : new InvalidCredentials();
           return { id: result.user.id, email: result.user.email, name: result.user.name };
         },
       }),
       ...(oidcEnabled() ? [oidcProvider(e)] : []),
     ],
-    callbacks: {
+    callbacks: notingFailures<NonNullable<NextAuthConfig['callbacks']>>({
       async signIn({ user, account, profile }) {
         if (account?.provider !== OIDC_PROVIDER_ID) return true;
         // OIDC users are matched by e-mail; a first sign-in creates a user with no roles (server/tenancy/oidc.ts).
@@ -96,16 +102,26 @@ function config(req: Request | undefined): NextAuthConfig {
         const user = resolvedUsers.get(token);
         return { ...session, user: user as unknown as typeof session.user, sessionId: token.sid };
       },
-    },
-    events: {
+    }),
+    events: notingFailures<NonNullable<NextAuthConfig['events']>>({
       async signOut(message) {
         const token = 'token' in message ? message.token : null;
         if (typeof token?.sid === 'string' && typeof token.uid === 'string') {
           await revokeSession(getDb(), token.uid, token.sid, { type: 'user', id: token.uid, label: token.email ?? token.uid }, { quiet: true });
         }
       },
-    },
+    }),
   };
+}
+
+/** `handlers`, each noting a database failure it throws: next-auth catches what they throw, and would hide it. */
+function notingFailures<T extends object>(handlers: T): T {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => notingDatabaseFailure(async () => (fn as (...a: unknown[]) => unknown)(...args)),
+    ]),
+  ) as T;
 }
 
 export const { handlers, auth, signOut } = NextAuth((req) => config(req));

@@ -1,12 +1,15 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { rawTimestamp, type Db, type DbOrTx } from '@/db/client';
 import { clusters, networks } from '@/db/schema';
-import { recordEvent, type Actor } from '@/server/audit/events';
+import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
+import { currentDeadline } from '@/db/deadline';
+import { query } from '@/db/query';
 import { DomainError, pgCode } from '@/server/errors';
+import { enqueueJob } from '@/server/jobs/enqueue';
 import { findNetwork } from '@/server/ipam/networks';
 import { createApiToken, tokenCreatorFor } from '@/server/tenancy/tokens';
-import { releaseLeasesIn, type ClusterRef } from './leases';
-import type { z } from 'zod';
+import { z } from 'zod';
+import type { ClusterRef } from './leases';
 import type { clusterCreateInput } from './schemas';
 
 /** A cluster of the project by name, or NotFound. */
@@ -72,10 +75,10 @@ export async function createCluster(db: Db, projectId: string, input: z.infer<ty
   }
 }
 
-/** Clusters of a project with lease counts per family and node count. */
+/** Clusters of a project with lease counts per family and node count, and when a deletion was asked for. */
 export async function listClusters(db: DbOrTx, projectId: string) {
   const rows = (await db.execute(sql`
-    select c.id, c.name, n.name as network, c.description, c.created_at as "createdAt",
+    select c.id, c.name, n.name as network, c.description, c.created_at as "createdAt", c.deletion_timestamp as "deletionTimestamp",
            c.node_block_prefix_v4 as "nodeBlockPrefixV4", c.node_block_prefix_v6 as "nodeBlockPrefixV6",
            (select count(*)::int from pod_leases l where l.cluster_id = c.id) as leases,
            (select count(distinct l.node)::int from pod_leases l where l.cluster_id = c.id) as nodes,
@@ -87,13 +90,14 @@ export async function listClusters(db: DbOrTx, projectId: string) {
     network: string;
     description: string;
     createdAt: Date;
+    deletionTimestamp: Date | null;
     nodeBlockPrefixV4: number;
     nodeBlockPrefixV6: number;
     leases: number;
     nodes: number;
     blocks: number;
   }[];
-  return rows.map((r) => ({ ...r, createdAt: rawTimestamp(r.createdAt) }));
+  return rows.map((r) => ({ ...r, createdAt: rawTimestamp(r.createdAt), deletionTimestamp: rawTimestamp(r.deletionTimestamp) }));
 }
 
 /** Every cluster across projects with lease counts (operator view). */
@@ -116,47 +120,91 @@ export async function listAllClusters(db: DbOrTx, options: { limit: number; offs
   }[];
 }
 
+/** Leases a step of a cluster's deletion releases at most (whole blocks; one transaction each). */
+const DELETION_STEP_LEASES = 2_000;
+
+/** What deleting a cluster answered: deleted, or accepted with what is left for the worker. */
+export type ClusterDeletion =
+  { done: true; name: string; releasedLeases: number } | { done: false; name: string; deletionTimestamp: Date; remaining: { leases: number; blocks: number } };
+
+const stepResult = z.union([
+  z.object({ gone: z.literal(true) }),
+  z.object({ deleted: z.literal(true), released: z.number().int() }),
+  z.object({ released: z.number().int(), leasesLeft: z.number().int(), blocksLeft: z.number().int() }),
+]);
+
 /**
- * Deletes a cluster: revokes its tokens, releases all its leases, returns all its node blocks to
- * their pools and deletes it, in one transaction that holds the cluster's row FOR UPDATE. Every ADD
- * and block carve locks that row first (server/cni/sql/cni_lease_add_confirmed.sql), so each one either finished before (and
- * its lease or block is released here) or runs after and finds the cluster gone (404, or 401 for
- * the cluster's revoked token). Once this returns, the cluster holds nothing.
+ * Deletes a cluster of any size. In one transaction that holds the cluster's row FOR UPDATE it sets
+ * the cluster's deletionTimestamp, revokes its tokens and enqueues the `cluster__delete` job (keyed
+ * per cluster). Every ADD and block carve locks that row first and refuses a cluster being deleted
+ * (server/cni/sql/cni_lease_add_confirmed.sql), so each one either finished before (its lease or
+ * block is released here) or changes nothing. Its node blocks then go back, with their leases, in
+ * bounded steps of one transaction each (server/cni/sql/cni_cluster_delete_step.sql), and the row
+ * goes last. Until the row is gone its network cannot be deleted (409).
+ *
+ * Steps run here while the request has time left (half of its budget: db/deadline.ts; without a
+ * request deadline, until done): a deletion that finishes answers `done` with the leases this call
+ * released; one that does not answers `done: false`, with what is left, and the worker's job
+ * finishes it (continueClusterDeletion). Asking again for a cluster being deleted does the same.
  */
-export async function deleteCluster(db: Db, projectId: string, name: string, actor: Actor) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await db.transaction(async (tx) => {
-        const cluster = await findCluster(tx, projectId, name);
-        const [locked] = await tx.execute(sql`select id from clusters where id = ${cluster.id} for update`);
-        if (!locked) throw new DomainError('NotFound', `cluster "${name}" not found`, 'cluster');
-        await tx.execute(sql`update api_tokens set revoked_at = coalesce(revoked_at, now()) where project_id = ${projectId} and cluster_name = ${name}`);
-        const released = await releaseLeasesIn(tx, cluster, { all: true }, actor, 'cni.del');
-        // Blocks that held no lease (within their grace period, or carved ahead of need) go back too.
-        await tx.execute(
-          sql`select cni_node_block_return(b) from unnest(array(select pool_id from node_blocks where cluster_id = ${cluster.id} order by pool_id)) as b`,
-        );
-        // No block can hold an address now, and no carve can add one (the row lock); one left would outlive the cluster in its pool.
-        const [{ left }] = (await tx.execute(sql`select count(*)::int as left from node_blocks where cluster_id = ${cluster.id}`)) as unknown as {
-          left: number;
-        }[];
-        if (left > 0) throw new Error(`cluster ${cluster.id}: ${left} node block(s) still hold addresses after all its leases were released`);
-        await tx.delete(clusters).where(eq(clusters.id, cluster.id));
-        await recordEvent(tx, {
-          actor,
-          projectId,
-          action: 'cluster.delete',
-          objectType: 'cluster',
-          objectId: cluster.id,
-          objectName: name,
-          reason: `${released.length} lease(s) released`,
-        });
-        return { name, releasedLeases: released.length };
+export async function deleteCluster(db: Db, projectId: string, name: string, actor: Actor): Promise<ClusterDeletion> {
+  const marked = await db.transaction(async (tx) => {
+    const cluster = await findCluster(tx, projectId, name);
+    const [row] = await query(
+      tx,
+      sql`select deletion_timestamp is not null as requested from clusters where id = ${cluster.id} for update`,
+      z.object({ requested: z.boolean() }),
+    );
+    if (!row) throw new DomainError('NotFound', `cluster "${name}" not found`, 'cluster');
+    const [{ deletionTimestamp }] = await query(
+      tx,
+      sql`update clusters set deletion_timestamp = coalesce(deletion_timestamp, now()) where id = ${cluster.id}
+          returning deletion_timestamp as "deletionTimestamp"`,
+      z.object({ deletionTimestamp: z.coerce.date() }),
+    );
+    await tx.execute(sql`update api_tokens set revoked_at = coalesce(revoked_at, now()) where project_id = ${projectId} and cluster_name = ${name}`);
+    await enqueueJob(tx, 'cluster__delete', { clusterId: cluster.id }, { jobKey: `cluster-delete:${cluster.id}` });
+    if (!row.requested) {
+      await recordEvent(tx, {
+        actor,
+        projectId,
+        action: 'cluster.delete.requested',
+        objectType: 'cluster',
+        objectId: cluster.id,
+        objectName: name,
       });
-    } catch (e) {
-      // A deadlock victim (its releases met a DEL's or a block return's on the same pool rows) was undone whole: run it again.
-      if (pgCode(e) === '40P01' && attempt < 3) continue;
-      throw e;
     }
+    return { id: cluster.id, deletionTimestamp };
+  });
+  const deadline = currentDeadline();
+  const until = deadline ? deadline.at - deadline.budgetMs / 2 : Infinity;
+  const progress = await runDeletionSteps(db, marked.id, actor, until);
+  if (progress.done) return { done: true, name, releasedLeases: progress.released };
+  return { done: false, name, deletionTimestamp: marked.deletionTimestamp, remaining: progress.remaining };
+}
+
+/**
+ * Goes on with the deletion of cluster `clusterId` (the `cluster__delete` job) for up to `sliceMs`:
+ * `done` once the cluster is gone (or was never being deleted), else what is left.
+ */
+export async function continueClusterDeletion(db: Db, clusterId: string, actor: Actor, sliceMs: number) {
+  return runDeletionSteps(db, clusterId, actor, Date.now() + sliceMs);
+}
+
+/** Steps of a cluster's deletion until it is gone or `until` (epoch ms) has passed; at least one. */
+async function runDeletionSteps(
+  db: Db,
+  clusterId: string,
+  actor: Actor,
+  until: number,
+): Promise<{ done: true; released: number } | { done: false; released: number; remaining: { leases: number; blocks: number } }> {
+  let released = 0;
+  for (;;) {
+    const args = { cluster: clusterId, maxLeases: DELETION_STEP_LEASES, actor: eventActor(actor) };
+    const [{ step }] = await query(db, sql`select cni_cluster_delete_step(${JSON.stringify(args)}::jsonb) as step`, z.object({ step: stepResult }));
+    if ('gone' in step) return { done: true, released };
+    released += step.released;
+    if ('deleted' in step) return { done: true, released };
+    if (Date.now() >= until) return { done: false, released, remaining: { leases: step.leasesLeft, blocks: step.blocksLeft } };
   }
 }

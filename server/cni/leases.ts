@@ -4,6 +4,20 @@
  * node's block, so ADDs on different nodes run in parallel, and the network's pools are locked
  * only to carve a new block. The exclusion constraint on allocations is the final guard: two
  * clusters on one network can never hold the same address.
+ *
+ * The lock order. ADD (alone or batched), DEL, GC, block carve, block return and cluster deletion
+ * take the rows they lock in this one order, so none of them waits for a lock held by one that waits
+ * for it (no deadlock; a victim would be retried only after PostgreSQL's 1 s deadlock timeout):
+ *
+ *   1. the cluster's row (ADD and carve FOR KEY SHARE, several clusters by id; deletion FOR UPDATE);
+ *   2. the carve's advisory lock per (cluster, node, family);
+ *   3. pod leases, by (node, family, address) (cni_lease_release.sql);
+ *   4. node blocks' pool rows, by (cluster, node, family, cidr) — an ADD batch locks its nodes' blocks
+ *      with room so (cni_lease_add_many.sql), a DEL or GC through the leases of 3 (a node's blocks of
+ *      one family are disjoint: address order is block order);
+ *   5. the network's pools the blocks are carved from, by id (a carve locks them all before it
+ *      tries any: cni_node_block_ensure.sql; returns take their parents by id);
+ *   6. graphile-worker job keys (the return checks scheduled by DELs and carves).
  */
 import { sql } from 'drizzle-orm';
 import { rawTimestamp, type Db, type DbOrTx } from '@/db/client';
@@ -137,10 +151,11 @@ function carveSpare(db: Db, cluster: ClusterRef, node: string, family: Family) {
 }
 
 /**
- * An ADD or carve for a cluster deleted meanwhile (server/cni/sql/cni_lease_add_confirmed.sql: both lock the cluster's row, so
- * they either finish before the deletion or find the cluster gone): 404, as for an unknown cluster.
+ * An ADD or carve for a cluster deleted, or being deleted, meanwhile (server/cni/sql/cni_lease_add_confirmed.sql: both lock the
+ * cluster's row, so they either finish before its deletion is marked or find it marked or gone): 404, as for an unknown cluster.
  */
-const clusterGone = (cluster: Pick<ClusterRef, 'name'>) => new DomainError('NotFound', `cluster "${cluster.name}" not found (it has been deleted)`, 'cluster');
+const clusterGone = (cluster: Pick<ClusterRef, 'name'>) =>
+  new DomainError('NotFound', `cluster "${cluster.name}" not found (it has been deleted or is being deleted)`, 'cluster');
 
 /** ADD attempts that found a new block filled by others before they got to it, before giving up for now (the plugin retries: code 11). */
 const MAX_BLOCK_ROUNDS = 8;
@@ -227,22 +242,17 @@ export async function releaseLeases(db: Db, cluster: Pick<ClusterRef, 'id' | 'pr
     try {
       return await releaseLeasesIn(db, cluster, selector, actor, reason);
     } catch (e) {
-      // A deadlock victim (a DEL emptying a block meets ADD batches and carves on the node's and the
-      // network's pool rows) was undone whole: run it again.
+      // A deadlock victim was undone whole: run it again. The CNI lock order (above) leaves none
+      // among the CNI's own statements; this covers locks taken outside the CNI path (a network's
+      // or project's deletion locking the same pools).
       if (pgCode(e) === '40P01' && attempt < 3) continue;
       throw e;
     }
   }
 }
 
-/** `releaseLeases` as one statement in `db` (a cluster's deletion runs it in its own transaction). */
-export async function releaseLeasesIn(
-  db: DbOrTx,
-  cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>,
-  selector: LeaseSelector,
-  actor: Actor,
-  reason: string,
-) {
+/** `releaseLeases` as one statement in `db`. */
+async function releaseLeasesIn(db: DbOrTx, cluster: Pick<ClusterRef, 'id' | 'projectId' | 'name'>, selector: LeaseSelector, actor: Actor, reason: string) {
   // One statement (server/cni/sql/cni_lease_release.sql): the leases, their addresses, the
   // return of node blocks left empty (now for a whole cluster, else after the grace period) and the
   // audit event, all or nothing.

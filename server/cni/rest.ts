@@ -83,6 +83,7 @@ const clusterOutput = z.object({
   network: z.string(),
   description: z.string(),
   createdAt: timestamp,
+  deletionTimestamp: timestamp.nullable().describe('when its deletion was asked for; the worker is releasing what is left (leases, blocks)'),
   nodeBlockPrefixV4: z.number().int(),
   nodeBlockPrefixV6: z.number().int(),
   leases: z.number().int().nonnegative(),
@@ -174,13 +175,25 @@ export const cniRoutes: RestRoute[] = [
     method: 'DELETE',
     path: CLUSTER,
     group: ipamApi,
-    summary: 'Delete a cluster, releasing its leases and node blocks and revoking its tokens',
-    output: z.object({ name: z.string(), releasedLeases: z.number().int().nonnegative() }),
+    summary:
+      'Delete a cluster, revoking its tokens and releasing its leases and node blocks: 200 when done within the request, else 202 with its deletionTimestamp and what is left, finished by the worker (ADDs for it are refused from the start)',
+    output: z.union([
+      z.object({ name: z.string(), releasedLeases: z.number().int().nonnegative() }).describe('deleted'),
+      z
+        .object({
+          name: z.string(),
+          deletionTimestamp: timestamp,
+          remaining: z.object({ leases: z.number().int().nonnegative(), blocks: z.number().int().nonnegative() }),
+        })
+        .describe('accepted (202): the worker finishes it'),
+    ]),
     minRole: 'editor',
     handler: async ({ db, params, principal, actor }) => {
       await clusterForToken(db, principal, params.cluster);
       if (principal.clusterName) throw new DomainError('Forbidden', 'a cluster-scoped token cannot delete clusters');
-      return deleteCluster(db, principal.projectId, params.cluster, actor);
+      const deletion = await deleteCluster(db, principal.projectId, params.cluster, actor);
+      if (deletion.done) return { name: deletion.name, releasedLeases: deletion.releasedLeases };
+      return jsonReply({ name: deletion.name, deletionTimestamp: deletion.deletionTimestamp, remaining: deletion.remaining }, { status: 202 });
     },
   }),
   tokenRoute({

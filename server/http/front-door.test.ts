@@ -37,7 +37,9 @@ async function echoPolicy(req: IncomingMessage, res: ServerResponse) {
 /** A front door on a loopback port; `trusted` is its TRUSTED_PROXIES. */
 async function frontDoor(trusted: string, next = echoPolicy): Promise<number> {
   const api = createApiServer(apiTable);
-  const server = createServer(createFrontDoor({ api, next, trustedProxies: parseTrustedProxies(trusted), signInLimiter: new RateLimiter(100, 100) }));
+  const server = createServer(
+    createFrontDoor({ api, next, trustedProxies: parseTrustedProxies(trusted), signInLimiter: new RateLimiter(100, 100), requestBudgetMs: 5_000 }),
+  );
   server.keepAliveTimeout = 65_000; // as bin/web.ts
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -6,6 +6,7 @@ import { methodLabel, metrics, routeLabel } from '@/server/observability/metrics
 import type { ApiServer } from './api-server';
 import { arrivedOverHttps, CLIENT_ADDRESS_HEADER, clientAddress } from './client-address';
 import type { RateLimiter } from './rate-limit';
+import { isPageRender, serveWithinDeadline } from './page-deadline';
 import { markArrival } from './server-timing';
 import { contentSecurityPolicy, HSTS, scriptNonce } from './security-headers';
 
@@ -18,6 +19,8 @@ export interface FrontDoorOptions {
   trustedProxies: BlockList;
   /** Sign-in posts per client, cut before any password hashing. */
   signInLimiter: RateLimiter;
+  /** DB_REQUEST_TIMEOUT_MS: the deadline of a page render (server/http/page-deadline.ts). */
+  requestBudgetMs: number;
 }
 
 /**
@@ -33,7 +36,9 @@ export interface FrontDoorOptions {
  * - closes a connection whose request body was left half-read once the answer is out;
  * - puts a Content-Security-Policy with a fresh script nonce on the request and its response for
  *   everything Next serves: Next reads the nonce from the request's policy and puts it on its
- *   scripts (a policy a client sent is overwritten).
+ *   scripts (a policy a client sent is overwritten);
+ * - renders pages within the request deadline: a page the database cannot serve in time is a 503
+ *   page with Retry-After, never a hang (page-deadline.ts).
  */
 /** How long a connection whose request was left half-read stays open, unread, after the answer. */
 const LINGER_MS = 5_000;
@@ -50,7 +55,13 @@ function lingeringClose(req: IncomingMessage) {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-export function createFrontDoor({ api, next, trustedProxies, signInLimiter }: FrontDoorOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createFrontDoor({
+  api,
+  next,
+  trustedProxies,
+  signInLimiter,
+  requestBudgetMs,
+}: FrontDoorOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { httpDuration } = metrics();
   return (req, res) => {
     const started = process.hrtime.bigint();
@@ -84,7 +95,8 @@ export function createFrontDoor({ api, next, trustedProxies, signInLimiter }: Fr
     req.headers['content-security-policy'] = policy;
     delete req.headers['content-security-policy-report-only'];
     res.setHeader('content-security-policy', policy);
-    next(req, res).catch((err) => {
+    const served = isPageRender(pathname) ? serveWithinDeadline(res, requestBudgetMs, () => next(req, res)) : next(req, res);
+    served.catch((err) => {
       logError('request', err);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: 'Internal', message: 'internal error' } }));

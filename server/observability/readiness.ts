@@ -21,13 +21,29 @@ export function registerReadinessCheck(name: string, check: Check) {
 
 const WORKER_STALE_MS = 30_000;
 
+/**
+ * The most one check may take at a request budget of `requestBudgetMs` (DB_REQUEST_TIMEOUT_MS):
+ * well under it (a fifth, at most 1 s), so that /readyz answers before the request deadline and
+ * before a load balancer's probe gives up on it, with the check that did not answer named.
+ */
+export function readinessCheckBudgetMs(requestBudgetMs: number): number {
+  return Math.max(50, Math.min(1_000, Math.floor(requestBudgetMs / 5)));
+}
+
 /** A check that did not answer in time: its message names no internals and is shown as it is. */
 class CheckTimeout extends Error {}
 
+/**
+ * `p`'s outcome if it settles within `ms`, else CheckTimeout: a result that arrives later is
+ * dropped, never reported (a check that answers "ok" after a stall says nothing of now).
+ */
 async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new CheckTimeout(`${what} timed out after ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new CheckTimeout(`${what} did not answer within ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -43,75 +59,75 @@ function failureDetail(check: string, e: unknown): string {
   return databaseUnavailability(e) ?? internalErrorMessage(logError(`readyz ${check}`, e));
 }
 
+/** Runs one check within `budgetMs`; a failure or a timeout is that check failing, with its reason. */
+async function runCheck(name: string, required: boolean, budgetMs: number, check: () => Promise<DependencyState>): Promise<DependencyState> {
+  try {
+    return await withTimeout(check(), budgetMs, name);
+  } catch (e) {
+    return { name, status: 'failing', detail: failureDetail(name, e), required };
+  }
+}
+
 /**
  * Checks each dependency separately and names it: the database, the schema migrations, the worker
- * heartbeat, and any registered extra checks. Never all-or-nothing silence.
+ * heartbeat, the provider, and any registered extra checks. Never all-or-nothing silence, and never
+ * a hang: the checks run at once, each within `checkBudgetMs` (readinessCheckBudgetMs), so the
+ * report is ready within about that long whatever a dependency does, and every "ok" in it was
+ * answered within the budget of `checkedAt`.
  */
-export async function checkReadiness(db: Db) {
-  const deps: DependencyState[] = [];
-  let dbOk = false;
-  try {
-    await withTimeout(db.execute(sql`select 1`), 2000, 'database');
-    dbOk = true;
-    deps.push({ name: 'database', status: 'ok', detail: 'connected', required: true });
-  } catch (e) {
-    deps.push({ name: 'database', status: 'failing', detail: failureDetail('database', e), required: true });
-  }
-  if (dbOk) {
-    try {
+export async function checkReadiness(db: Db, { checkBudgetMs = 1_000 }: { checkBudgetMs?: number } = {}) {
+  const checkedAt = new Date();
+  const checks: Promise<DependencyState>[] = [
+    runCheck('database', true, checkBudgetMs, async () => {
+      await db.execute(sql`select 1`);
+      return { name: 'database', status: 'ok', detail: 'connected', required: true };
+    }),
+    runCheck('migrations', true, checkBudgetMs, async () => {
       const expected = await expectedMigrationCount();
       const rows = (await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)) as unknown as { n: number }[];
       const applied = rows[0]?.n ?? 0;
-      deps.push({
-        name: 'migrations',
-        status: applied >= expected ? 'ok' : 'failing',
-        detail: `${applied} of ${expected} applied`,
-        required: true,
-      });
-    } catch (e) {
-      deps.push({ name: 'migrations', status: 'failing', detail: failureDetail('migrations', e), required: true });
-    }
-    try {
+      return { name: 'migrations', status: applied >= expected ? 'ok' : 'failing', detail: `${applied} of ${expected} applied`, required: true };
+    }),
+    runCheck('worker', true, checkBudgetMs, async () => {
       const rows = (await db.execute(
         sql`select count(*)::int as live, extract(epoch from now() - max(last_seen_at))::float as age from worker_heartbeats where last_seen_at > now() - ${`${WORKER_STALE_MS / 1000} seconds`}::interval`,
       )) as unknown as { live: number; age: number | null }[];
       const live = rows[0]?.live ?? 0;
-      deps.push({
+      return {
         name: 'worker',
         status: live > 0 ? 'ok' : 'failing',
         detail: live > 0 ? `${live} worker(s) alive` : `no worker heartbeat in the last ${WORKER_STALE_MS / 1000}s`,
         required: true,
-      });
-    } catch (e) {
-      deps.push({ name: 'worker', status: 'failing', detail: failureDetail('worker', e), required: true });
-    }
-  } else {
-    deps.push({ name: 'migrations', status: 'unknown', detail: 'database unreachable', required: true });
-    deps.push({ name: 'worker', status: 'unknown', detail: 'database unreachable', required: true });
-  }
+      };
+    }),
+  ];
   if (providerConfigured()) {
-    const started = Date.now();
-    const outcome = await providerClient().health({ timeoutMs: 2000 });
-    deps.push({
-      name: 'simulator',
-      status: outcome.type === 'result' ? 'ok' : 'failing',
-      detail:
-        outcome.type === 'result'
-          ? `reachable in ${Date.now() - started} ms`
-          : outcome.type === 'unknown'
-            ? `${outcome.reason}: ${outcome.message}`
-            : outcome.error.message,
-      // Machines wait (with bounded retries) while the provider is away; the rest of Meridian serves.
-      required: false,
-    });
+    checks.push(
+      runCheck('simulator', false, checkBudgetMs, async () => {
+        const started = Date.now();
+        const outcome = await providerClient().health({ timeoutMs: checkBudgetMs });
+        return {
+          name: 'simulator',
+          status: outcome.type === 'result' ? 'ok' : 'failing',
+          detail:
+            outcome.type === 'result'
+              ? `reachable in ${Date.now() - started} ms`
+              : outcome.type === 'unknown'
+                ? `${outcome.reason}: ${outcome.message}`
+                : outcome.error.message,
+          // Machines wait (with bounded retries) while the provider is away; the rest of Meridian serves.
+          required: false,
+        };
+      }),
+    );
   }
-  for (const [name, check] of g.__meridianReadinessChecks ?? []) {
-    try {
-      deps.push(await withTimeout(check(), 3000, name));
-    } catch (e) {
-      deps.push({ name, status: 'failing', detail: failureDetail(name, e), required: false });
-    }
+  for (const [name, check] of g.__meridianReadinessChecks ?? []) checks.push(runCheck(name, false, checkBudgetMs, check));
+  const deps = await Promise.all(checks);
+  // The database's own check names what is wrong; the checks that read through it say so, not a second timeout.
+  const database = deps[0];
+  if (database.status !== 'ok') {
+    for (const i of [1, 2]) deps[i] = { ...deps[i], status: 'unknown', detail: 'the database check failed' };
   }
   const status = deps.every((d) => d.status === 'ok' || !d.required) ? 'ok' : 'failing';
-  return { status, dependencies: deps, checkedAt: new Date().toISOString() };
+  return { status, dependencies: deps, checkedAt: checkedAt.toISOString() };
 }

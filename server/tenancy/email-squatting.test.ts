@@ -183,7 +183,7 @@ describe('REST PUT members/{email}', () => {
   });
 });
 
-describe('migration 0039', () => {
+describe('migration 0040', () => {
   test('accounts made from an invitation stay unverified and are listed; the others count as verified by whoever made them', async () => {
     const { db: admin } = testDb();
     const name = uniq('mig').replace(/-/g, '_');
@@ -192,7 +192,7 @@ describe('migration 0039', () => {
     url.pathname = `/${name}`;
     const old = createDb(url.toString(), { max: 2 });
     try {
-      await migrateDatabase(url.toString(), { through: '0038_drop_member_role_old' });
+      await migrateDatabase(url.toString(), { through: '0039_cluster_deletion' });
       const at = '2026-01-02T03:04:05.678Z';
       const ids = Object.fromEntries(
         (

@@ -4,6 +4,7 @@ import { z, ZodError } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/audit/events';
 import { withDeadline } from '@/db/deadline';
+import { notingDatabaseFailure } from '@/server/http/database-watch';
 import { env } from '@/server/env';
 import { asDomainError, isDomainError, validationFailed, type FieldIssue } from '@/server/errors';
 import { refuseUnstorableText } from '@/server/http/untrusted-text';
@@ -79,10 +80,13 @@ const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
 
 /**
  * Queries and mutations run within the request budget (db/deadline.ts): past it the caller gets
- * 503 DatabaseUnavailable, and the procedure's transaction does not commit. Subscriptions (live
- * updates) are long-lived by design and have none.
+ * 503 DatabaseUnavailable, and the procedure's transaction does not commit. A page that prefetched
+ * through the procedure learns of it (server/http/database-watch.ts: its render is answered 503).
+ * Subscriptions (live updates) are long-lived by design and have none.
  */
-const withRequestDeadline = t.middleware(({ type, next }) => (type === 'subscription' ? next() : withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => next())));
+const withRequestDeadline = t.middleware(({ type, next }) =>
+  type === 'subscription' ? next() : notingDatabaseFailure(() => withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => next())),
+);
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;

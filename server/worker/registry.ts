@@ -4,14 +4,15 @@ import { capacityPrune } from './tasks/capacity__prune';
 import { capacitySample } from './tasks/capacity__sample';
 import { webhookDeliver } from './tasks/webhook__deliver';
 import { capacityReconcile } from './tasks/capacity__reconcile';
+import { clusterDelete } from './tasks/cluster__delete';
 import { cniReturnBlock } from './tasks/cni__return_block';
 import { fleetResync } from './tasks/fleet__resync';
 import { ipallocationExpire } from './tasks/ipallocation__expire';
 import { machineReconcile } from './tasks/machine__reconcile';
 import { projectDelete } from './tasks/project__delete';
 import { quotaAudit } from './tasks/quota__audit';
-import { quotaPruneClaimLog } from './tasks/quota__prune-claim-log';
-import { systemHeartbeatPrune } from './tasks/system__heartbeat-prune';
+import { quotaPruneClaimLog } from './tasks/quota__prune_claim_log';
+import { systemHeartbeatPrune } from './tasks/system__heartbeat_prune';
 
 /**
  * Every task the worker runs, by name (`<entity>__<verb>`). Features add theirs here; the crontab
@@ -21,6 +22,7 @@ export const tasks: Record<string, MeridianTask> = {
   system__heartbeat_prune: systemHeartbeatPrune,
   ipallocation__expire: ipallocationExpire,
   cni__return_block: cniReturnBlock,
+  cluster__delete: clusterDelete,
   machine__reconcile: machineReconcile,
   capacity__reconcile: capacityReconcile,
   fleet__resync: fleetResync,

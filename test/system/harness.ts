@@ -166,6 +166,8 @@ export interface SystemOptions {
   database?: { url: string; appUrl?: string; appRole?: string; drop(): Promise<void> };
   /** More environment for the web and worker processes. */
   env?: Record<string, string>;
+  /** More environment for the web processes only (e.g. a DATABASE_URL through a proxy the test stalls). */
+  webEnv?: Record<string, string>;
 }
 
 export interface System {
@@ -337,6 +339,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
           LOG_LEVEL: 'warn',
           RATE_LIMIT_TOKEN_RPS: '100000',
           RATE_LIMIT_TOKEN_BURST: '100000',
+          ...options.webEnv,
         },
         logDir,
         onLine,

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * The upgrade run (`npm test` stage `upgrade`): the domain suites on a database that an older
  * release created and used (test/upgrade/fixture.sql: its schema, functions and rows), migrated by
- * this build, instead of a freshly migrated one; and the function files' own checks on it.
+ * this build, instead of a freshly migrated one; and the function files' own checks and the schema comparison on it.
  */
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('../../', import.meta.url)) } },
@@ -13,6 +13,7 @@ export default defineConfig({
     // The suites that use the database (pure computations and the sign-in throttle's timing gain nothing here).
     include: [
       'db/function-files.test.ts',
+      'db/schema.test.ts',
       'server/ipam/**/*.test.ts',
       'server/cni/**/*.test.ts',
       'server/quota/**/*.test.ts',

@@ -3,11 +3,12 @@
 --
 -- A cluster's deletion and its CNI ADDs and block carves serialize on the cluster's row: deleting a
 -- cluster (server/cni/clusters.ts deleteCluster) locks its row FOR UPDATE and, in that one
--- transaction, revokes its tokens, releases every lease, returns every node block and deletes the
--- row; every ADD and carve first locks its cluster's row FOR KEY SHARE (which the ADD's own foreign
--- keys take anyway, only later). An ADD in flight finishes before the deletion starts, and its
--- lease is then released by it; one that comes after finds no cluster and answers
--- {"clusterGone": true}, changing nothing.
+-- transaction, revokes its tokens and sets its deletion_timestamp; its leases and blocks are then
+-- released in batches and the row deleted last. Every ADD and carve first locks its cluster's row
+-- FOR KEY SHARE (which the ADD's own foreign keys take anyway, only later). An ADD in flight
+-- finishes before the deletion is marked, and its lease is then released by it; one that comes
+-- after finds the cluster being deleted, or gone, and answers {"clusterGone": true}, changing
+-- nothing.
 --
 -- The token's role is api_token_roles', read after the lock (a token revoked by a deletion that
 -- committed meanwhile is seen revoked): none answers {"tokenRevoked": true} (401), below editor (an
@@ -26,8 +27,10 @@ DECLARE
   v_cluster_live boolean;
   v_role member_role;
 BEGIN
-  PERFORM 1 FROM clusters WHERE id = (p->>'cluster')::uuid FOR KEY SHARE;
-  v_cluster_live := FOUND;
+  -- A cluster whose deletion was asked for is gone for ADDs (its deletion marks it under FOR UPDATE,
+  -- so this lock waits for that and then reads the mark).
+  SELECT deletion_timestamp IS NULL INTO v_cluster_live FROM clusters WHERE id = (p->>'cluster')::uuid FOR KEY SHARE;
+  v_cluster_live := coalesce(v_cluster_live, false);
   -- After the lock: a token revoked by a deletion that committed meanwhile is seen revoked here.
   IF p ? 'token' THEN
     SELECT r.role INTO v_role FROM api_token_roles((p->>'token')::uuid) r;

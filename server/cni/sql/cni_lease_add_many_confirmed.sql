@@ -1,7 +1,7 @@
 -- A batch of confirmed CNI ADDs (cni_lease_add_confirmed, for cni_lease_add_many): its clusters
 -- locked FOR KEY SHARE in one order (so batches never deadlock on them), then each ADD refused whose
 -- token has no role ({"tokenRevoked": true}), a role below editor ({"tokenForbidden": true}) or whose
--- cluster is gone ({"clusterGone": true}), each token's role read once; the others go to
+-- cluster is gone or being deleted ({"clusterGone": true}), each token's role read once; the others go to
 -- cni_lease_add_many, and the answers come back in the order given.
 CREATE OR REPLACE FUNCTION cni_lease_add_many_confirmed(p_items jsonb) RETURNS jsonb
 LANGUAGE plpgsql
@@ -16,10 +16,12 @@ DECLARE
   v_next int := 0;
 BEGIN
   SELECT array_agg(c.id) INTO v_clusters FROM (
-    SELECT id FROM clusters
+    SELECT id, deletion_timestamp FROM clusters
     WHERE id IN (SELECT (x->>'cluster')::uuid FROM jsonb_array_elements(p_items) AS x)
     ORDER BY id
-    FOR KEY SHARE) c;
+    FOR KEY SHARE) c
+  -- Read after the lock: a cluster whose deletion was asked for is gone for ADDs.
+  WHERE c.deletion_timestamp IS NULL;
   -- After the locks: a token revoked by a deletion that committed meanwhile is seen revoked here.
   SELECT array_agg(CASE WHEN x.v ? 'token' AND t.role IS NULL THEN '{"tokenRevoked": true}'::jsonb
                         WHEN x.v ? 'token' AND t.role < 'editor' THEN '{"tokenForbidden": true}'::jsonb

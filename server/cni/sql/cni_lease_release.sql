@@ -1,6 +1,6 @@
 -- CNI DEL / GC / cluster deletion as one statement (server/cni/leases.ts releaseLeases). Releases
 -- the selected leases of a cluster (by attachment key, "mode": "key"; by id, "ids"; or all of them,
--- "all") in pool order, so two releases lock node blocks in one order, and records one audit event.
+-- "all") and records one audit event.
 -- Returns the released leases as [{containerId, ifname, address}]; releasing nothing is not an error.
 --
 -- A node keeps a block that a DEL empties for a grace period ("blockGraceSeconds"): returning a block
@@ -32,7 +32,12 @@ BEGIN
             WHEN 'ids' THEN id = ANY (ARRAY(SELECT jsonb_array_elements_text(p->'ids'))::uuid[])
             ELSE true
           END
-    ORDER BY pool_id, id
+    -- The CNI lock order (server/cni/leases.ts): leases by node, family and address, so their node
+    -- blocks are locked by (node, family, cidr) as ADD batches lock them (a node's blocks of one family
+    -- are disjoint: address order is block order). In any other order (pool ids, say) a DEL of a
+    -- dual-stack pod would take its IPv6 block before its IPv4 one half the time, and a GC a node's
+    -- blocks at random, while an ADD holds the first and waits for the second: a deadlock.
+    ORDER BY node COLLATE "C", family, address, id
     FOR UPDATE
   LOOP
     DELETE FROM pod_leases WHERE id = v_lease.id;
@@ -43,7 +48,10 @@ BEGIN
   END LOOP;
   -- Node blocks left empty (their pool rows are locked by now): back to their parent pools now, or
   -- after the grace period if no pod has come meanwhile.
-  FOR v_block IN SELECT id FROM ip_pools WHERE id = ANY (v_pools) AND allocated = 0 AND kind = 'NodeBlock' ORDER BY id LOOP
+  -- Returned in parent order, so parent pools are locked by id, after every block (the lock order).
+  FOR v_block IN
+    SELECT id FROM ip_pools WHERE id = ANY (v_pools) AND allocated = 0 AND kind = 'NodeBlock' ORDER BY parent_pool_id, cidr
+  LOOP
     IF p->>'mode' = 'all' OR v_grace <= 0 THEN
       PERFORM cni_node_block_return(v_block);
     ELSE

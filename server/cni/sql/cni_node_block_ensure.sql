@@ -36,6 +36,12 @@ BEGIN
   IF FOUND THEN
     RETURN jsonb_build_object('room', true);
   END IF;
+  -- The pools a block may come from, locked by id before any is tried (the CNI lock order,
+  -- server/cni/leases.ts): a block's return locks its parent last, and returns of many blocks
+  -- lock their parents by id; trying them in size order while holding the ones tried could close a cycle.
+  PERFORM 1 FROM ip_pools
+  WHERE network_id = (p->>'network')::uuid AND family = v_family AND kind <> 'NodeBlock'
+  ORDER BY id FOR UPDATE;
   FOR v_prefix IN v_preferred .. greatest(v_preferred, (p->>'minPrefix')::int) LOOP
     FOR v_parent IN
       SELECT id, min_prefix_length FROM ip_pools
