@@ -102,7 +102,7 @@ async function main() {
     // The warm-up's writes reach the statistics before the measured ADDs start.
     await sleep(STATS_SETTLE_MS);
     const addWrites = await writeMeter(db);
-    const batchesBefore = await batchCounts(web.base);
+    const batchesBefore = await batchCounts(web);
     let errors = 0;
     const addCpu = cpuMeter({ web: web.proc.pid }, { postgres: bench.cpuSource });
     const run = await runConcurrent(ADDS, CONCURRENCY, async (i) => {
@@ -119,7 +119,7 @@ async function main() {
     });
     const rate = ADDS / run.seconds;
     const addPerOp = addCpu.perOp(ADDS);
-    const batches = fmtBatches(batchesBefore, await batchCounts(web.base));
+    const batches = fmtBatches(batchesBefore, await batchCounts(web));
     // The web process's backends report their last counters as they exit.
     await web.stop();
     await sleep(STATS_SETTLE_MS);

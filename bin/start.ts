@@ -17,6 +17,7 @@ import { dataDir, envOrExit } from '../server/env';
 import { ensureBuild } from './lib/build';
 import { EMBEDDED_APP_ROLE, startEmbeddedPostgres } from './lib/embedded-postgres';
 import { listenForControl, simulatorSettings } from './lib/control';
+import { metricsToken } from './lib/metrics-token';
 import { ManagedProcess, SupervisedDatabase } from './lib/supervisor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,9 +89,11 @@ async function main() {
   if (shuttingDown) return;
 
   const sim = await simulatorSettings(dataDir(), e);
+  const metrics = await metricsToken(dataDir(), e.METRICS_TOKEN);
   const childEnv = {
     ...process.env,
     DATABASE_URL: url,
+    METRICS_TOKEN: metrics.token,
     NEXT_TELEMETRY_DISABLED: '1',
     SIMULATOR_URL: sim.url,
     SIMULATOR_TOKEN: sim.token,
@@ -123,6 +126,10 @@ async function main() {
     if (command === 'restart:simulator') await simulator.restartNow();
   });
   say(`Meridian is running: http://localhost:${e.PORT}`);
+  say(
+    `/metrics needs Authorization: Bearer <token>; the token is ${metrics.file ? `in ${metrics.file}` : 'METRICS_TOKEN'}` +
+      (e.METRICS_PUBLIC === '1' ? ' (METRICS_PUBLIC=1: without it, the aggregate series only)' : ''),
+  );
 }
 
 /**

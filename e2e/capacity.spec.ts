@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { signIn } from './fixtures';
 
-/** A webhook receiver on loopback (plain http is allowed there): records each request with its body. */
+/** A webhook receiver on loopback (allowed by WEBHOOK_ALLOWED_CIDRS in playwright.config.ts): records each request with its body. */
 async function webhookReceiver() {
   const received: { headers: IncomingMessage['headers']; body: string }[] = [];
   const server = createServer((req, res) => {
@@ -134,18 +134,22 @@ test('webhooks in the console: owners register (bad URLs refused) and delete, vi
   await signIn(page, 'tenant@example.com');
   await page.goto(`/projects/${PROJECT}/webhooks`);
   await page.getByLabel('Name').fill(`e2e-bad-${stamp}`);
-  await page.getByLabel('URL').fill('http://hooks.example.com/meridian');
+  await page.getByLabel('URL').fill('http://8.8.8.8/meridian');
   await page.getByRole('button', { name: 'Register webhook' }).click();
   await expect(page.getByTestId('webhook-url-error')).toContainText('https://');
+  // The cloud metadata address (and any other non-public one) is refused, with the reason.
+  await page.getByLabel('URL').fill('https://169.254.169.254/latest/meta-data/');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await expect(page.getByTestId('webhook-url-error')).toContainText('link-local');
   await expect(page.getByRole('table', { name: 'Webhooks' })).not.toContainText(`e2e-bad-${stamp}`);
 
   const name = `e2e-ok-${stamp}`;
   await page.getByLabel('Name').fill(name);
-  await page.getByLabel('URL').fill('https://hooks.example.com/meridian');
+  await page.getByLabel('URL').fill('https://8.8.8.8/meridian');
   await page.getByRole('button', { name: 'Register webhook' }).click();
   await expect(page.getByTestId('new-webhook-secret')).toContainText(name);
   const row = page.getByRole('row', { name: new RegExp(name) });
-  await expect(row).toContainText('https://hooks.example.com/meridian');
+  await expect(row).toContainText('https://8.8.8.8/meridian');
   await row.getByRole('button', { name: 'Deliveries' }).click();
   await expect(page.getByText('No deliveries yet')).toBeVisible();
   await row.getByRole('button', { name: 'Delete' }).click();
@@ -162,7 +166,7 @@ test('webhooks in the console: owners register (bad URLs refused) and delete, vi
   await signIn(page, 'operator@example.com');
   await page.goto('/operator/webhooks');
   await page.getByLabel('Name').fill(`e2e-ops-${stamp}`);
-  await page.getByLabel('URL').fill('https://hooks.example.com/operators');
+  await page.getByLabel('URL').fill('https://8.8.8.8/operators');
   await page.getByRole('button', { name: 'Register webhook' }).click();
   await expect(page.getByTestId('new-webhook-secret')).toBeVisible();
   await expect(page.getByRole('table', { name: 'Webhooks' })).toContainText(`e2e-ops-${stamp}`);

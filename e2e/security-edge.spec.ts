@@ -3,10 +3,15 @@
  * - pages carry a Content-Security-Policy whose script-src is a fresh nonce without
  *   'unsafe-inline', Next's scripts carry the nonce, nothing is refused and the page hydrates;
  * - sign-in and sign-out send the browser to the host it asked for, never to the bound 0.0.0.0;
- * - sign-in and tRPC bodies are bounded like REST's (413, reading stops at the limit);
- * - a session holds at most 8 live-update streams, and a closed one frees its slot.
+ * - sign-in and tRPC bodies are bounded like REST's (413, reading stops at the limit), and so are
+ *   pages': 50 MB declared is 413 before any is read, 50 MB streamed is never read to its end;
+ * - a session holds at most 8 live-update streams, and a closed one frees its slot;
+ * - `/metrics` is closed to anonymous callers; `npm start` put its token in the data directory.
  */
+import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
 import { expect, test, type BrowserContext } from '@playwright/test';
 import { demoPassword, signIn } from './fixtures';
 
@@ -197,3 +202,73 @@ test('a session holds at most 8 live-update streams: the 9th is 429 with Retry-A
     for (const s of streams) s.req.destroy();
   }
 });
+
+test('/metrics answers only the token npm start generated into the data directory (0600), with the tenant-labelled gauges', async ({ request }) => {
+  const anonymous = await request.get('/metrics');
+  expect(anonymous.status()).toBe(401);
+  expect(anonymous.headers()['www-authenticate']).toBe('Bearer realm="metrics"');
+  expect(await anonymous.text()).not.toContain('meridian_pool_capacity_addresses{');
+
+  const file = path.join(process.env.E2E_DATA_DIR!, 'metrics-token');
+  expect((await stat(file)).mode & 0o777).toBe(0o600);
+  const token = (await readFile(file, 'utf8')).trim();
+  expect((await request.get('/metrics', { headers: { authorization: 'Bearer not-the-token-0123456789' } })).status()).toBe(401);
+  const scraped = await request.get('/metrics', { headers: { authorization: `Bearer ${token}` } });
+  expect(scraped.status()).toBe(200);
+  expect(await scraped.text()).toMatch(/meridian_bucket_limit\{project="acme-prod"/);
+});
+
+/**
+ * Pushes 50 MB to `path` over a raw connection (declared, or chunked without a length) for at most
+ * 5 s and reports the answer's status line and how much the client could hand to its socket.
+ */
+function push50MB(baseURL: string, path: string, declared: boolean) {
+  const url = new URL(baseURL);
+  const total = 50 * 1024 * 1024;
+  return new Promise<{ status: string; written: number; total: number }>((resolve) => {
+    // The web process listens on 0.0.0.0: IPv4 loopback, whatever `localhost` resolves to first.
+    const socket = net.connect(Number(url.port), '127.0.0.1');
+    let answer = '';
+    let written = 0;
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolve({ status: answer.split('\r\n')[0], written, total });
+    };
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    socket.on('error', () => setTimeout(settle, 200));
+    socket.on('close', () => setTimeout(settle, 200));
+    setTimeout(settle, 5_000);
+    socket.once('connect', () => {
+      const length = declared ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked';
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/x-www-form-urlencoded\r\n${length}\r\n\r\n`);
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const framed = declared ? chunk : Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+      const pump = () => {
+        while (written < total && !socket.destroyed) {
+          written += chunk.length;
+          if (!socket.write(framed)) return void socket.once('drain', pump);
+        }
+        if (!declared && !socket.destroyed) socket.write('0\r\n\r\n');
+      };
+      pump();
+    });
+  });
+}
+
+for (const path of ['/api/auth/callback/credentials', '/sign-in', '/projects']) {
+  test(`50 MB to ${path}: declared is 413 before any is read, streamed is cut off at the limit`, async ({ baseURL }) => {
+    const declared = await push50MB(baseURL!, path, true);
+    console.log(`${path} declared: ${declared.status}; ${(declared.written / 2 ** 20).toFixed(1)} MiB handed to the socket`);
+    expect(declared.status).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(declared.written).toBeLessThan(declared.total / 2);
+
+    const streamed = await push50MB(baseURL!, path, false);
+    console.log(`${path} streamed: ${streamed.status}; ${(streamed.written / 2 ** 20).toFixed(1)} MiB handed to the socket`);
+    if (path.startsWith('/api/auth/')) expect(streamed.status).toBe('HTTP/1.1 413 Payload Too Large');
+    else expect(streamed.status).toMatch(/^HTTP\/1\.1 \d{3}/);
+    expect(streamed.written).toBeLessThan(streamed.total / 2);
+  });
+}

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AssetIdSchema } from './provider-wire';
 import { parseTrustedProxies } from './trusted-proxies';
 import { isLoopbackHost } from './loopback';
+import { parseAddressList } from './address-policy';
 
 /**
  * Every environment variable Meridian's programs read — web, worker, admin CLI, `npm start`'s
@@ -138,10 +139,16 @@ export const envSchema = z.object({
       }
     }),
   /**
-   * When set, `/metrics` answers only requests carrying `Authorization: Bearer <METRICS_TOKEN>`
-   * (401 otherwise); unset, it is open to anyone who can reach the web port.
+   * The bearer token `/metrics` requires (`Authorization: Bearer <METRICS_TOKEN>`; 401 otherwise).
+   * Unset, `npm start` generates one into `<DATA_DIR>/metrics-token` (mode 0600) and hands it to
+   * the web process; a web process started alone without one refuses every scrape (see METRICS_PUBLIC).
    */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain whitespace').optional(),
+  /**
+   * `1`: `/metrics` answers without a token too, but only its aggregate series: the per-pool and
+   * per-bucket gauges, which name tenants' projects, networks and pools, need the token.
+   */
+  METRICS_PUBLIC: z.enum(['0', '1']).default('0'),
   /** Requests per second one API token may make to one web process (a token bucket refilled at this rate). */
   RATE_LIMIT_TOKEN_RPS: integer(1, 1_000_000).default(2000),
   /** The bucket's size: requests one API token may make at once before the rate applies. */
@@ -164,8 +171,35 @@ export const envSchema = z.object({
   CAPACITY_SAMPLE_MINUTES: integer(1, 60).default(1),
   /** /metrics shows per-series capacity gauges for at most this many pools and this many buckets (the most utilized). */
   CAPACITY_METRICS_MAX_SERIES: integer(0, 100_000).default(500),
-  /** `1`: alert webhooks may use plain http to any host (otherwise https, or http to a loopback host only). */
+  /**
+   * `1`: alert webhooks may use plain http:// to public addresses. It opens no address: loopback,
+   * private and other non-public targets need WEBHOOK_ALLOWED_CIDRS whatever the scheme.
+   */
   WEBHOOK_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
+  /**
+   * Addresses or CIDRs (comma-separated) alert webhooks may reach although they are not public
+   * (loopback, private, link-local…), over https:// or plain http://. Unset: public addresses only.
+   */
+  WEBHOOK_ALLOWED_CIDRS: z
+    .string()
+    .default('')
+    .superRefine((value, ctx) => {
+      try {
+        parseAddressList(value);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }),
+  /**
+   * An HTTP proxy (`http://host:port`, credentials allowed) webhook deliveries go through with
+   * CONNECT, for platforms whose egress passes one. The proxy resolves the target's name: Meridian
+   * checks the URL's host (a literal address, a loopback name) and trusts the proxy with the rest.
+   */
+  WEBHOOK_PROXY_URL: z
+    .string()
+    .url()
+    .regex(/^http:\/\//i, 'must be an http:// URL (the proxy is reached with CONNECT)')
+    .optional(),
   /** The first wait before a failed webhook delivery is retried; doubles per attempt (with jitter) up to the cap. */
   WEBHOOK_RETRY_BASE_MS: integer(10, 3_600_000).default(1_000),
   WEBHOOK_RETRY_CAP_MS: integer(10, 86_400_000).default(600_000),

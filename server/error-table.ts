@@ -19,9 +19,10 @@ type TrpcCode =
 
 /**
  * The one table from domain error codes to transport codes. tRPC and the REST API both read it,
- * so a code means the same thing on every surface.
+ * so a code means the same thing on every surface. `trpcHttp`: the HTTP status tRPC answers with
+ * when it is not its code's own (tRPC names no 410 Gone), so both transports answer the same status.
  */
-export const errorTable: Record<ErrorCode, { trpc: TrpcCode; http: number }> = {
+export const errorTable: Record<ErrorCode, { trpc: TrpcCode; http: number; trpcHttp?: number }> = {
   ValidationFailed: { trpc: 'BAD_REQUEST', http: 400 },
   Unauthenticated: { trpc: 'UNAUTHORIZED', http: 401 },
   Forbidden: { trpc: 'FORBIDDEN', http: 403 },
@@ -47,7 +48,7 @@ export const errorTable: Record<ErrorCode, { trpc: TrpcCode; http: number }> = {
   ProjectDeleting: { trpc: 'CONFLICT', http: 409 },
   /** Removing or demoting the last owner of an organization or project. */
   LastOwner: { trpc: 'CONFLICT', http: 409 },
-  /** An invitation or password-reset link that was used, revoked or has expired. */
-  LinkUnusable: { trpc: 'PRECONDITION_FAILED', http: 410 },
+  /** An invitation or password-reset link that was used, revoked, has expired or never existed: gone for good. */
+  LinkUnusable: { trpc: 'PRECONDITION_FAILED', http: 410, trpcHttp: 410 },
   DatabaseUnavailable: { trpc: 'SERVICE_UNAVAILABLE', http: 503 },
 };

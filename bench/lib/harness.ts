@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -261,13 +262,29 @@ export async function runConcurrent(count: number, concurrency: number, work: (i
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
-/** Starts the real web process (bin/web.ts) on a free port against `url`; resolves when it answers. */
-export async function startWeb(url: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; proc: ChildProcess; stop(): Promise<void> }> {
+/**
+ * Starts the real web process (bin/web.ts) on a free port against `url`; resolves when it answers.
+ * Its `/metrics` answers the `metricsToken` it was given (METRICS_TOKEN: closed without one).
+ */
+export async function startWeb(
+  url: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ base: string; metricsToken: string; proc: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
+  const metricsToken = extraEnv.METRICS_TOKEN ?? `bench-${randomBytes(18).toString('base64url')}`;
   // BENCH_WEB_NODE_ARGS passes node flags to the web process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/web`.
   const nodeArgs = process.env.BENCH_WEB_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(process.cwd(), 'bin/web.ts')], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: '127.0.0.1', LOG_LEVEL: 'warn', DB_POOL_SIZE: '20', ...extraEnv },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOSTNAME: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DB_POOL_SIZE: '20',
+      METRICS_TOKEN: metricsToken,
+      ...extraEnv,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -281,6 +298,7 @@ export async function startWeb(url: string, extraEnv: Record<string, string> = {
   }
   return {
     base,
+    metricsToken,
     proc,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -296,8 +314,10 @@ export async function startWeb(url: string, extraEnv: Record<string, string> = {
  * `/metrics` (db/batch.ts counts them): the difference of two readings over a phase gives the
  * phase's mean batch.
  */
-export async function batchCounts(base: string): Promise<Map<string, BatchCounts>> {
-  const text = await (await fetch(`${base}/metrics`)).text();
+export async function batchCounts(web: { base: string; metricsToken: string }): Promise<Map<string, BatchCounts>> {
+  const res = await fetch(`${web.base}/metrics`, { headers: { authorization: `Bearer ${web.metricsToken}` } });
+  if (!res.ok) throw new Error(`/metrics answered ${res.status}`);
+  const text = await res.text();
   const out = new Map<string, BatchCounts>();
   for (const m of text.matchAll(/^meridian_batch_(statements|items|fallbacks)_total\{function="([^"]+)"\} (\d+)$/gm)) {
     const counts = out.get(m[2]) ?? { statements: 0, items: 0, fallbacks: 0 };

@@ -10,11 +10,13 @@ import { testDb } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { evaluateAlerts, listAlerts, setAlertRule } from './alerts';
 import { recordSample } from './history';
-import { checkWebhookUrl, createWebhookEndpoint, deliverPending, listDeliveries, retryDelayMs, signWebhook, type WebhookSettings } from './webhooks';
+import { parseAddressList } from '@/lib/address-policy';
+import { createWebhookEndpoint, deliverPending, listDeliveries, retryDelayMs, signWebhook, type WebhookSettings } from './webhooks';
 
 const actor = systemActor('test');
 const claim = (name: string, prefixLength: number) => ({ name, network: 'vpc', prefixLength, family: 4, reclaimPolicy: 'Delete' }) as never;
-const settings: WebhookSettings = { allowHttp: false, retryBaseMs: 50, retryCapMs: 200, timeoutMs: 2_000 };
+// The receivers run on loopback, which only the operator's allow list opens.
+const settings: WebhookSettings = { allowHttp: false, allowList: parseAddressList('127.0.0.1'), retryBaseMs: 50, retryCapMs: 200, timeoutMs: 2_000 };
 
 async function setup() {
   const { db } = testDb();
@@ -122,21 +124,6 @@ describe('capacity alerts', () => {
     expect(f.value).toBeLessThan(7);
   });
 
-  test.each([
-    ['https://hooks.example.com/x', false, true],
-    ['http://127.0.0.1:9/x', false, true],
-    ['http://localhost:8080/x', false, true],
-    ['http://[::1]:8080/x', false, true],
-    ['http://hooks.example.com/x', false, false],
-    ['http://hooks.example.com/x', true, true],
-    ['ftp://hooks.example.com/x', true, false],
-    ['https://user:pw@hooks.example.com/x', false, false],
-    ['not a url', false, false],
-  ])('webhook URL %s (allowHttp %s) accepted: %s', (url, allowHttp, ok) => {
-    if (ok) expect(checkWebhookUrl(url, allowHttp)).toBeTruthy();
-    else expect(() => checkWebhookUrl(url, allowHttp)).toThrow(expect.objectContaining({ code: 'ValidationFailed', field: 'url' }));
-  });
-
   test('retries back off exponentially, capped', () => {
     expect([1, 2, 3, 4, 5, 6, 30].map((n) => retryDelayMs(n, 1000, 10_000, 0.5))).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000, 10_000]);
     expect(retryDelayMs(1, 1000, 10_000, 0)).toBe(750);
@@ -180,7 +167,7 @@ describe('capacity alerts', () => {
     await deleteClaim(db, project.id, 'c', actor);
     await deleteClaim(db, project.id, 'b', actor);
     await evaluateAlerts(db, new Date(), { forecast: false });
-    const expected = (await listDeliveries(db, project.id, 'ops')).map((d) => d.eventId).reverse();
+    const expected = (await listDeliveries(db, project.id, 'ops', { outcomes: true })).map((d) => d.eventId).reverse();
     expect(expected.length).toBeGreaterThanOrEqual(4);
 
     // Up, answering 500 to the first request it sees, then 200.
@@ -220,7 +207,7 @@ describe('capacity alerts', () => {
       expect(Math.abs(r.ts - Date.now() / 1000)).toBeLessThan(60);
       expect(JSON.parse(r.body)).toMatchObject({ id: r.id, projectId: project.id });
     }
-    const log = await listDeliveries(db, project.id, 'ops');
+    const log = await listDeliveries(db, project.id, 'ops', { outcomes: true });
     expect(log.every((d) => d.state === 'Delivered')).toBe(true);
     expect(log[log.length - 1]).toMatchObject({ attempts: 4, lastStatus: 204 });
     expect(await deliverPending(db, endpoint.id, settings)).toEqual({ delivered: 0, failed: 0, nextAttemptAt: null });

@@ -37,7 +37,11 @@ const alertRuleBody = z
   });
 const webhookBody = z.strictObject({
   name: resourceName,
-  url: z.string().min(1).max(2048).describe('https:// URL (http:// for loopback, or with WEBHOOK_ALLOW_HTTP=1)'),
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .describe('https:// URL to a public address (plain http:// with WEBHOOK_ALLOW_HTTP=1; non-public addresses only on WEBHOOK_ALLOWED_CIDRS)'),
 });
 
 const historyDoc = (kind: string, name: string, range: ReturnType<typeof resolveRange>, series: SeriesHistory[]) => ({
@@ -291,12 +295,13 @@ export const capacityRoutes: RestRoute[] = [
     path: '/api/v1/projects/{project}/webhooks',
     output: webhookListOutput,
     group: ipamApi,
-    summary: "The project's alert webhook endpoints with their pending and delivered counts and last error (secrets are shown only when created)",
+    summary:
+      "The project's alert webhook endpoints with their pending and delivered counts and, for owners, the last failure (secrets are shown only when created)",
     minRole: 'viewer',
     handler: async ({ db, principal }) => ({
       apiVersion: 'v1',
       kind: 'WebhookList',
-      items: await listWebhookEndpoints(db, principal.projectId),
+      items: await listWebhookEndpoints(db, principal.projectId, { outcomes: principal.role === 'owner' }),
       metadata: { continue: null },
     }),
   }),
@@ -305,7 +310,8 @@ export const capacityRoutes: RestRoute[] = [
     path: '/api/v1/projects/{project}/webhooks',
     output: webhookCreatedOutput,
     group: ipamApi,
-    summary: 'Register an alert webhook endpoint (https; http only for loopback or with WEBHOOK_ALLOW_HTTP=1); the answer carries its signing secret, once',
+    summary:
+      'Register an alert webhook endpoint (https to a public address; see WEBHOOK_ALLOWED_CIDRS and WEBHOOK_ALLOW_HTTP); the answer carries its signing secret, once',
     minRole: 'owner',
     body: jsonBody(webhookBody),
     handler: async ({ db, body, principal, actor }) => {
@@ -333,12 +339,13 @@ export const capacityRoutes: RestRoute[] = [
     path: '/api/v1/projects/{project}/webhooks/{name}/deliveries',
     output: deliveryListOutput,
     group: ipamApi,
-    summary: "An endpoint's delivery log, newest first: event id (the receiver's idempotency key), state, attempts, next attempt, last status and error",
+    summary:
+      "An endpoint's delivery log, newest first: event id (the receiver's idempotency key), state, attempts, next attempt and, for owners, the last status and failure",
     minRole: 'viewer',
     handler: async ({ db, params, principal }) => ({
       apiVersion: 'v1',
       kind: 'WebhookDeliveryList',
-      items: await listDeliveries(db, principal.projectId, resourceName.parse(params.name)),
+      items: await listDeliveries(db, principal.projectId, resourceName.parse(params.name), { outcomes: principal.role === 'owner' }),
       metadata: { continue: null },
     }),
   }),
@@ -362,7 +369,12 @@ export const capacityRoutes: RestRoute[] = [
     output: webhookListOutput,
     group: ipamApi,
     summary: "The operators' alert webhook endpoints (they receive every project's alerts)",
-    handler: async ({ db }) => ({ apiVersion: 'v1', kind: 'WebhookList', items: await listWebhookEndpoints(db, null), metadata: { continue: null } }),
+    handler: async ({ db }) => ({
+      apiVersion: 'v1',
+      kind: 'WebhookList',
+      items: await listWebhookEndpoints(db, null, { outcomes: true }),
+      metadata: { continue: null },
+    }),
   }),
   operatorRoute({
     method: 'POST',
@@ -397,7 +409,7 @@ export const capacityRoutes: RestRoute[] = [
     handler: async ({ db, params }) => ({
       apiVersion: 'v1',
       kind: 'WebhookDeliveryList',
-      items: await listDeliveries(db, null, resourceName.parse(params.name)),
+      items: await listDeliveries(db, null, resourceName.parse(params.name), { outcomes: true }),
       metadata: { continue: null },
     }),
   }),

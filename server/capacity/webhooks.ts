@@ -3,7 +3,10 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
-import { isLoopbackHost } from '@/lib/loopback';
+import { isIP } from 'node:net';
+import { checkAddress, parseAddressList } from '@/lib/address-policy';
+import { log } from '@/server/observability/log';
+import { checkTarget, outcomeText, postWebhook, systemResolver, tenantSafeError, type Resolver, type WebhookTargetPolicy } from './webhook-client';
 
 /**
  * Alert webhooks: endpoints registered by a project (its alerts) or by the operators (every
@@ -20,15 +23,26 @@ import { isLoopbackHost } from '@/lib/loopback';
  * exponential backoff with jitter, and later deliveries to that endpoint wait behind it.
  */
 
-export interface WebhookSettings {
-  allowHttp: boolean;
+export interface WebhookSettings extends WebhookTargetPolicy {
   retryBaseMs: number;
   retryCapMs: number;
   timeoutMs: number;
 }
 
-/** An endpoint URL must be https; plain http only for a loopback host or when allowed by configuration. */
-export function checkWebhookUrl(text: string, allowHttp: boolean): string {
+/** How long registration waits for a name to resolve before leaving the check to delivery. */
+const REGISTRATION_LOOKUP_MS = 2_000;
+
+const NOT_PUBLIC_HINT = 'webhooks go to public addresses (an operator may allow others with WEBHOOK_ALLOWED_CIDRS)';
+const HTTP_HINT = 'url must be https:// (plain http:// only with WEBHOOK_ALLOW_HTTP=1, or to an address in WEBHOOK_ALLOWED_CIDRS)';
+
+/**
+ * Checks an endpoint URL when it is registered, throwing ValidationFailed (field `url`) with the
+ * reason: https:// (plain http:// with WEBHOOK_ALLOW_HTTP=1 or to allowed addresses), no
+ * credentials, and a host that is a public address or a name resolving only to public ones (or
+ * ones on WEBHOOK_ALLOWED_CIDRS). A name that does not resolve yet is accepted over https: every
+ * delivery resolves and checks it again (webhook-client.ts). Returns the URL in its normal form.
+ */
+export async function checkWebhookUrl(text: string, settings: Pick<WebhookSettings, 'allowHttp' | 'allowList' | 'proxy' | 'resolve'>): Promise<string> {
   let url: URL;
   try {
     url = new URL(text);
@@ -36,9 +50,32 @@ export function checkWebhookUrl(text: string, allowHttp: boolean): string {
     throw invalid('url', 'url must be an absolute https:// URL');
   }
   if (url.username || url.password) throw invalid('url', 'url must not carry credentials');
-  if (url.protocol === 'https:') return url.toString();
-  if (url.protocol === 'http:' && (allowHttp || isLoopbackHost(url.hostname))) return url.toString();
-  throw invalid('url', 'url must be https:// (plain http only for a loopback host, or with WEBHOOK_ALLOW_HTTP=1)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('url', HTTP_HINT);
+  const resolve = settings.proxy ? undefined : (settings.resolve ?? systemResolver);
+  const bounded: Resolver | undefined =
+    resolve &&
+    ((hostname) =>
+      Promise.race([
+        resolve(hostname),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer in time')), REGISTRATION_LOOKUP_MS).unref()),
+      ]));
+  const checked = await checkTarget(url, settings, bounded);
+  if (checked.ok) return url.toString();
+  if (!checked.refused) {
+    // The name does not resolve (yet): over https the deliveries will check it; plain http needs to
+    // know now that it goes to an allowed address.
+    if (url.protocol === 'https:' || settings.allowHttp) return url.toString();
+    throw invalid('url', HTTP_HINT);
+  }
+  const literal = isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0;
+  if (literal) {
+    const verdict = checkAddress(url.hostname.replace(/^\[|\]$/g, ''), settings.allowList);
+    if (!verdict.allowed) throw invalid('url', `url's host ${url.hostname} is ${verdict.reason}: ${NOT_PUBLIC_HINT}`);
+  } else if (!/^plain http/.test(checked.detail)) {
+    // A name's addresses are not named back: they may be an internal view of the network.
+    throw invalid('url', `url's host ${url.hostname} resolves to an address webhooks may not reach: ${NOT_PUBLIC_HINT}`);
+  }
+  throw invalid('url', HTTP_HINT);
 }
 
 /** The signature header's value for one attempt. */
@@ -68,9 +105,9 @@ export async function createWebhookEndpoint(
   db: DbOrTx,
   input: { projectId: string | null; name: string; url: string },
   actor: Actor,
-  settings: Pick<WebhookSettings, 'allowHttp'>,
+  settings: Pick<WebhookSettings, 'allowHttp' | 'allowList' | 'proxy' | 'resolve'>,
 ) {
-  const url = checkWebhookUrl(input.url, settings.allowHttp);
+  const url = await checkWebhookUrl(input.url, settings);
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   try {
     const [row] = (await db.execute(sql`
@@ -93,14 +130,24 @@ export async function createWebhookEndpoint(
   }
 }
 
+/**
+ * Who reads a delivery log: `outcomes` (a project's owners, the operators) see each delivery's last
+ * outcome as a tenant may learn it (`HTTP 503`, `refused by policy`, `unreachable`); everyone else
+ * (viewers, editors) sees delivery state only.
+ */
+export interface DeliveryReader {
+  outcomes: boolean;
+}
+
 /** The endpoints of a project (or the operators'), with their outbox counts. */
-export async function listWebhookEndpoints(db: DbOrTx, projectId: string | null): Promise<WebhookEndpointView[]> {
-  return (await db.execute(sql`
+export async function listWebhookEndpoints(db: DbOrTx, projectId: string | null, reader: DeliveryReader): Promise<WebhookEndpointView[]> {
+  const rows = (await db.execute(sql`
     select e.id, e.name, e.url, e.enabled, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
            (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.state = 'Pending') as pending,
            (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.state = 'Delivered') as delivered,
            (select d.last_error from webhook_deliveries d where d.endpoint_id = e.id and d.last_error is not null order by d.id desc limit 1) as "lastError"
       from webhook_endpoints e where e.project_id is not distinct from ${projectId} order by e.name`)) as unknown as WebhookEndpointView[];
+  return rows.map((r) => ({ ...r, lastError: reader.outcomes ? tenantSafeError(r.lastError) : null }));
 }
 
 async function endpointByName(db: DbOrTx, projectId: string | null, name: string) {
@@ -134,15 +181,20 @@ export interface DeliveryView {
   payload: Record<string, unknown>;
 }
 
-/** An endpoint's delivery log, newest first. */
-export async function listDeliveries(db: DbOrTx, projectId: string | null, name: string, limit = 50): Promise<DeliveryView[]> {
+/** An endpoint's delivery log, newest first (outcomes as {@link DeliveryReader} allows). */
+export async function listDeliveries(db: DbOrTx, projectId: string | null, name: string, reader: DeliveryReader, limit = 50): Promise<DeliveryView[]> {
   const endpoint = await endpointByName(db, projectId, name);
   const iso = (col: string) => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
-  return (await db.execute(sql`
+  const rows = (await db.execute(sql`
     select id::int as id, event_id as "eventId", event_type as "eventType", state, attempts,
            case when state = 'Pending' then ${iso('next_attempt_at')} end as "nextAttemptAt",
            last_status as "lastStatus", last_error as "lastError", ${iso('created_at')} as "createdAt", ${iso('delivered_at')} as "deliveredAt", payload
       from webhook_deliveries where endpoint_id = ${endpoint.id} order by id desc limit ${limit}`)) as unknown as DeliveryView[];
+  return rows.map((r) => ({
+    ...r,
+    lastStatus: reader.outcomes ? r.lastStatus : null,
+    lastError: reader.outcomes ? tenantSafeError(r.lastError) : null,
+  }));
 }
 
 /**
@@ -178,13 +230,10 @@ export async function deliverPending(
     // for its retry holds back the ones behind it, and the next run is due when that one is.
     if (!d.due) break;
     const timestamp = Math.floor(Date.now() / 1000);
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      const res = await fetch(endpoint.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(settings.timeoutMs),
+    const outcome = await postWebhook(
+      endpoint.url,
+      {
+        timeoutMs: settings.timeoutMs,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Meridian-Webhooks/1',
@@ -193,12 +242,18 @@ export async function deliverPending(
           'meridian-webhook-signature': signWebhook(endpoint.secret, d.eventId, timestamp, d.body),
         },
         body: d.body,
+      },
+      settings,
+    );
+    const status = outcome.kind === 'delivered' || outcome.kind === 'http' ? outcome.status : null;
+    // The tenant's log gets the outcome's category; why it failed stays in the server's log.
+    const error = outcomeText(outcome);
+    if (outcome.kind === 'refused' || outcome.kind === 'unreachable') {
+      log('warn', `webhook delivery ${outcome.kind === 'refused' ? 'refused by policy' : 'failed'}`, {
+        endpointId,
+        eventId: d.eventId,
+        detail: outcome.detail,
       });
-      status = res.status;
-      await res.body?.cancel().catch(() => {});
-      if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
-    } catch (e) {
-      error = ((e as Error).cause as Error | undefined)?.message ?? (e as Error).message;
     }
     if (error === null) {
       await db.execute(sql`
@@ -225,9 +280,18 @@ export async function deliverPending(
 /** The delivery settings from the environment's values. */
 export function webhookSettings(e: {
   WEBHOOK_ALLOW_HTTP: '0' | '1';
+  WEBHOOK_ALLOWED_CIDRS: string;
+  WEBHOOK_PROXY_URL?: string;
   WEBHOOK_RETRY_BASE_MS: number;
   WEBHOOK_RETRY_CAP_MS: number;
   WEBHOOK_TIMEOUT_MS: number;
 }): WebhookSettings {
-  return { allowHttp: e.WEBHOOK_ALLOW_HTTP === '1', retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, retryCapMs: e.WEBHOOK_RETRY_CAP_MS, timeoutMs: e.WEBHOOK_TIMEOUT_MS };
+  return {
+    allowHttp: e.WEBHOOK_ALLOW_HTTP === '1',
+    allowList: e.WEBHOOK_ALLOWED_CIDRS ? parseAddressList(e.WEBHOOK_ALLOWED_CIDRS) : null,
+    proxy: e.WEBHOOK_PROXY_URL ? new URL(e.WEBHOOK_PROXY_URL) : undefined,
+    retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    retryCapMs: e.WEBHOOK_RETRY_CAP_MS,
+    timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+  };
 }

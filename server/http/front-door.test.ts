@@ -10,6 +10,7 @@
  */
 import { apiTable } from '@/server/api/routes';
 import { createServer, request, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -225,5 +226,97 @@ describe('a request body left half-read', () => {
     console.log(`413 after ${(written / 1024 / 1024).toFixed(1)} MiB handed to the socket; the handler read ${read} bytes`);
     expect(answer).toEqual({ status: 413, body: '{"error":{"code":"PayloadTooLarge"}}' });
     expect(written).toBeLessThan(total);
+  });
+});
+
+describe('one bound on request bodies, for every route', () => {
+  const total = 50 * 1024 * 1024;
+
+  /**
+   * Sends `total` bytes to `path` (declared, or chunked without a length) over a raw connection and
+   * reports the answer's status line, how much the client could hand to the socket, and how much
+   * the server's side of the connection read.
+   */
+  async function upload(target: number, path: string, declared: boolean, serverSockets: Map<number, () => number>) {
+    return new Promise<{ status: string; written: number; serverRead: number }>((resolve) => {
+      const socket = connect(target, '127.0.0.1');
+      let answer = '';
+      let written = 0;
+      let settled = false;
+      let local = 0;
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        const serverRead = serverSockets.get(local)?.() ?? -1;
+        socket.destroy();
+        resolve({ status: answer.split('\r\n')[0], written, serverRead });
+      };
+      socket.on('data', (d) => (answer += d.toString('latin1')));
+      socket.on('error', () => setTimeout(settle, 100));
+      socket.on('close', () => setTimeout(settle, 100));
+      // Give up pushing after 3 s: a server that stopped reading lets the client stall, not finish.
+      setTimeout(settle, 3_000);
+      socket.once('connect', () => {
+        local = socket.localPort!;
+        const head = declared
+          ? `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${total}\r\n\r\n`
+          : `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`;
+        socket.write(head);
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        const framed = declared ? chunk : Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+        const pump = () => {
+          while (written < total && !socket.destroyed) {
+            written += chunk.length;
+            if (!socket.write(framed)) return void socket.once('drain', pump);
+          }
+          if (!declared && !socket.destroyed) socket.write('0\r\n\r\n');
+        };
+        pump();
+      });
+    });
+  }
+
+  test('50 MB to a page route, to sign-in and to REST: declared is 413 before any of it is read; streamed stops at the limit', async () => {
+    // A page that never reads its body (as Next renders a page), and one that reads all it is given.
+    const serverSockets = new Map<number, () => number>();
+    const page = async (req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<p>a page</p>');
+    };
+    const greedy = async (req: IncomingMessage, res: ServerResponse) => {
+      let size = 0;
+      req.on('data', (c: Buffer) => (size += c.length));
+      // Handed at most the limit and one byte: a bounded reader refuses; this one only counts.
+      await new Promise((r) => setTimeout(r, 500));
+      res.writeHead(size > 65_536 ? 413 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ size }));
+    };
+    // Every connection's server side, by the client's port: how much the server read of it.
+    const track = async (target: Promise<number>) => {
+      const port = await target;
+      servers.at(-1)!.on('connection', (socket) => serverSockets.set(socket.remotePort!, () => socket.bytesRead));
+      return port;
+    };
+    const pages = await track(frontDoor('', page));
+    const reading = await track(frontDoor('', greedy));
+    const rest = await track(frontDoor('', page));
+    const cases = [
+      { target: pages, path: '/projects', declared: true, status: 'HTTP/1.1 413 Payload Too Large' },
+      { target: pages, path: '/api/auth/callback/credentials', declared: true, status: 'HTTP/1.1 413 Payload Too Large' },
+      { target: pages, path: '/projects', declared: false, status: 'HTTP/1.1 200 OK' },
+      { target: reading, path: '/api/auth/callback/credentials', declared: false, status: 'HTTP/1.1 413 Payload Too Large' },
+      { target: rest, path: '/api/v1/projects/acme/ipclaims', declared: true, status: 'HTTP/1.1 413 Payload Too Large' },
+      { target: rest, path: '/api/v1/projects/acme/ipclaims', declared: false, status: 'HTTP/1.1 413 Payload Too Large' },
+    ];
+    for (const c of cases) {
+      const got = await upload(c.target, c.path, c.declared, serverSockets);
+      const what = `${c.path} ${c.declared ? 'declared' : 'chunked'}`;
+      console.log(`${what}: ${got.status}; the client handed ${(got.written / 2 ** 20).toFixed(1)} MiB to its socket, the server read ${got.serverRead} bytes`);
+      expect(got.status, what).toBe(c.status);
+      expect(got.written, what).toBeLessThan(total);
+      // The head, at most the limit and what one read of the socket brought: never the 50 MB.
+      expect(got.serverRead, what).toBeGreaterThan(0);
+      expect(got.serverRead, what).toBeLessThan(1024 * 1024);
+    }
   });
 });

@@ -296,10 +296,10 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
     { network: 'vpc', forecastDays: 3, hysteresisPercent: 2, enabled: false },
   ],
   'POST /api/v1/projects/{project}/webhooks': (name) => [
-    { name, url: 'https://hooks.example.com/meridian' },
-    { name, url: 'http://127.0.0.1:9/hook' },
+    { name, url: 'https://8.8.8.8/meridian' },
+    { name, url: 'https://8.8.4.4:8443/hook' },
   ],
-  'POST /api/v1/webhooks': (name) => [{ name, url: 'https://hooks.example.com/operators' }],
+  'POST /api/v1/webhooks': (name) => [{ name, url: 'https://8.8.8.8/operators' }],
   'POST /api/v1/projects/{project}/networks': (name) => [
     { metadata: { name }, spec: { cidrs: [{ cidr: '198.18.0.0/28' }] } },
     {

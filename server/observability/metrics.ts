@@ -91,35 +91,47 @@ export function methodLabel(method: string | undefined): string {
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-/**
- * Whether a request may read `/metrics`: always when no token is configured, otherwise only with
- * `Authorization: Bearer <token>` (compared in constant time).
- */
+/** Whether `authorization` carries `Bearer <token>` (compared in constant time); never without a token configured. */
 export function metricsAuthorized(authorization: string | null, token: string | undefined): boolean {
-  if (token === undefined) return true;
+  if (token === undefined) return false;
   const match = /^Bearer[ ]+(\S+)$/i.exec(authorization ?? '');
   return match !== null && timingSafeEqual(digest(match[1]), digest(token));
 }
 
+/** Who may scrape: the holder of `token` everything; anyone, when `public`, the aggregate series only. */
+export interface MetricsAccess {
+  token: string | undefined;
+  public: boolean;
+}
+
+/** The scrape access from the environment's values (METRICS_TOKEN, METRICS_PUBLIC). */
+export function metricsAccess(e: { METRICS_TOKEN?: string; METRICS_PUBLIC: '0' | '1' }): MetricsAccess {
+  return { token: e.METRICS_TOKEN, public: e.METRICS_PUBLIC === '1' };
+}
+
 /**
- * The `/metrics` answer: this process's metrics plus the cluster-wide counters from the database,
- * or 401 when a token is configured and the request does not carry it.
+ * The `/metrics` answer. With the bearer token: this process's metrics plus the cluster-wide
+ * counters from the database, the per-pool and per-bucket capacity gauges included (their labels
+ * name projects, networks and pools). Without it: 401 — unless METRICS_PUBLIC=1, which answers
+ * the same exposition without any series labelled by a tenant's names (the capacity gauges are
+ * cut to their totals). With no token configured and METRICS_PUBLIC unset, nobody may scrape.
  */
-export async function metricsResponse(req: Request, db: DbOrTx, token: string | undefined): Promise<Response> {
-  if (!metricsAuthorized(req.headers.get('authorization'), token)) {
-    return Response.json(
-      { error: { code: 'Unauthenticated', message: 'a valid bearer token (METRICS_TOKEN) is required' } },
-      { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
-    );
+export async function metricsResponse(req: Request, db: DbOrTx, access: MetricsAccess): Promise<Response> {
+  const authorized = metricsAuthorized(req.headers.get('authorization'), access.token);
+  if (!authorized && !access.public) {
+    const message = access.token
+      ? 'a valid bearer token (METRICS_TOKEN) is required'
+      : 'metrics are closed: set METRICS_TOKEN (npm start generates one) or METRICS_PUBLIC=1';
+    return Response.json({ error: { code: 'Unauthenticated', message } }, { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
   }
   const { registry } = metrics();
   let dbText: string;
   try {
-    dbText = await databaseMetricsText(db);
+    dbText = await databaseMetricsText(db, { tenantSeries: authorized });
   } catch (e) {
     dbText = `# database metrics unavailable: ${(e as Error).message.replace(/\n/g, ' ')}\n`;
   }
-  return new Response((await registry.metrics()) + dbText, { headers: { 'content-type': registry.contentType } });
+  return new Response((await registry.metrics()) + dbText, { headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' } });
 }
 
 /** Adds `by` to a cluster-wide counter (one row per metric name and label set). */
@@ -133,8 +145,11 @@ export async function incrementCounter(db: DbOrTx, metric: string, labels: Recor
     on conflict (metric, labels) do update set value = metric_counters.value + excluded.value, updated_at = now()`);
 }
 
-/** Prometheus text for the database-held counters and queue gauges. */
-export async function databaseMetricsText(db: DbOrTx): Promise<string> {
+/**
+ * Prometheus text for the database-held counters and queue gauges; the per-pool and per-bucket
+ * capacity gauges (labelled with projects, networks and pools) only with `tenantSeries`.
+ */
+export async function databaseMetricsText(db: DbOrTx, { tenantSeries }: { tenantSeries: boolean }): Promise<string> {
   const rows = (await db.execute(sql`select metric, labels, value::text as value from metric_counters order by metric, labels`)) as unknown as {
     metric: string;
     labels: string;
@@ -170,5 +185,5 @@ export async function databaseMetricsText(db: DbOrTx): Promise<string> {
   out.push('# TYPE meridian_project_deletion_blockers gauge');
   for (const dependency of ['provider', 'fleet', 'meridian'])
     out.push(`meridian_project_deletion_blockers{waiting_on="${dependency}"} ${d.blockers[dependency] ?? 0}`);
-  return out.join('\n') + '\n' + (await capacityMetricsText(db, capacityMetricsMax()));
+  return out.join('\n') + '\n' + (await capacityMetricsText(db, tenantSeries ? capacityMetricsMax() : 0));
 }

@@ -177,11 +177,11 @@ export const procedureCases: Record<string, Case> = {
   'capacity.fleetHistory': { access: 'platform', roles: ['operator'], input: () => ({ range: '24h' }) },
   'capacity.audit': { access: 'project', minRole: 'viewer', input: p({ network: 'vpc' }) },
   'capacity.webhooks.list': { access: 'project', minRole: 'viewer', input: p() },
-  'capacity.webhooks.create': { access: 'project', minRole: 'owner', input: p({ name: 'w9', url: 'https://hooks.example.com/x' }) },
+  'capacity.webhooks.create': { access: 'project', minRole: 'owner', input: p({ name: 'w9', url: 'https://8.8.8.8/x' }) },
   'capacity.webhooks.delete': { access: 'project', minRole: 'owner', input: p({ name: 'w1' }) },
   'capacity.webhooks.deliveries': { access: 'project', minRole: 'viewer', input: p({ name: 'w1' }) },
   'capacity.operatorWebhooks.list': { access: 'platform', roles: ['operator'], input: () => undefined },
-  'capacity.operatorWebhooks.create': { access: 'platform', roles: ['operator'], input: () => ({ name: 'ops-w9', url: 'https://hooks.example.com/x' }) },
+  'capacity.operatorWebhooks.create': { access: 'platform', roles: ['operator'], input: () => ({ name: 'ops-w9', url: 'https://8.8.8.8/x' }) },
   'capacity.operatorWebhooks.delete': { access: 'platform', roles: ['operator'], input: () => ({ name: 'absent' }) },
   'capacity.operatorWebhooks.deliveries': { access: 'platform', roles: ['operator'], input: () => ({ name: 'absent' }) },
   'ipam.networks.create': { access: 'project', minRole: 'editor', input: p({ name: 'n2', cidrs: [{ cidr: '203.0.113.0/24' }] }) },
@@ -311,7 +311,7 @@ function restParams(route: string, w: World): Record<string, string> {
   return params;
 }
 const restBodies: Record<string, unknown> = {
-  '/api/v1/projects/{project}/webhooks': { name: 'w2', url: 'https://hooks.example.com/meridian' },
+  '/api/v1/projects/{project}/webhooks': { name: 'w2', url: 'https://8.8.8.8/meridian' },
   '/api/v1/projects/{project}/capacityalertrules': { warningPercent: 70 },
   '/api/v1/projects/{project}/networks': { metadata: { name: 'n2' }, spec: { cidrs: [{ cidr: '203.0.113.0/24' }] } },
   '/api/v1/projects/{project}/ipclaims': { metadata: { name: 'c2' }, spec: { network: 'vpc', prefixLength: 28 } },
@@ -330,7 +330,7 @@ const operatorRouteCases: Record<string, { params?: (w: World) => Record<string,
   'GET /api/v1/resourceregistrations': {},
   'GET /api/v1/capacityalerts': {},
   'GET /api/v1/webhooks': {},
-  'POST /api/v1/webhooks': { body: (w) => ({ name: `${w.tag}-hook2`, url: 'https://hooks.example.com/meridian' }) },
+  'POST /api/v1/webhooks': { body: (w) => ({ name: `${w.tag}-hook2`, url: 'https://8.8.8.8/meridian' }) },
   'DELETE /api/v1/webhooks/{name}': { params: (w) => ({ name: `${w.tag}-hook` }) },
   'GET /api/v1/webhooks/{name}/deliveries': { params: (w) => ({ name: `${w.tag}-hook` }) },
   'POST /api/v1/resourceregistrations': {
@@ -547,7 +547,11 @@ beforeAll(async () => {
   // pending increase request and a machine awaiting approval in the victim project, and capacity
   // (one Available, one Quarantined) in a location of the world's own.
   const tag = uniq('iso');
-  await createWebhookEndpoint(db, { projectId: null, name: `${tag}-hook`, url: 'https://hooks.example.com/operators' }, actor, { allowHttp: false });
+  await createWebhookEndpoint(db, { projectId: null, name: `${tag}-hook`, url: 'https://8.8.8.8/operators' }, actor, {
+    allowHttp: false,
+    allowList: null,
+    resolve: () => Promise.reject(new Error('not resolved in tests')),
+  });
   const registration = await createRegistration(
     db,
     {

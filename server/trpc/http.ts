@@ -51,16 +51,27 @@ export async function serveTrpc(req: Request, createContext: () => Promise<Conte
     router: appRouter,
     createContext,
     maxBatchSize: MAX_BATCH_CALLS,
-    responseMeta({ errors }) {
+    responseMeta({ errors, paths }) {
       // A client told the database is unavailable is told when to try again.
       const unavailable = errors.some((e) => asDomainError(e.cause)?.code === 'DatabaseUnavailable');
-      return unavailable ? { headers: new Headers({ 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }) } : {};
+      const headers = unavailable ? new Headers({ 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }) : undefined;
+      // Every call failed with the same status tRPC has no code for (410 Gone): answer it as REST does.
+      const statuses = new Set(errors.map((e) => trpcHttpStatus(e.cause)));
+      const [only] = statuses;
+      const status = errors.length > 0 && errors.length === (paths?.length ?? 1) && statuses.size === 1 && only !== undefined ? only : undefined;
+      return { ...(headers ? { headers } : {}), ...(status ? { status } : {}) };
     },
     onError({ error, path }) {
       // Under the id the error formatter shows the client (the same error object, so the same id).
       if (error.code === 'INTERNAL_SERVER_ERROR') logError(`trpc ${path ?? '?'}`, error.cause ?? error, errorIdOf(error));
     },
   });
+}
+
+/** The status the error table gives a domain error over tRPC when it is not its tRPC code's own. */
+function trpcHttpStatus(cause: unknown): number | undefined {
+  const domain = asDomainError(cause);
+  return domain ? errorTable[domain.code].trpcHttp : undefined;
 }
 
 /** A whole request refused before tRPC reads it: one tRPC error (the batch link hands it to every call), status from the error table. */

@@ -45,6 +45,8 @@ const t = initTRPC.context<Context>().create({
       message: errorId ? internalErrorMessage(errorId) : shape.message,
       data: {
         ...shape.data,
+        // tRPC names no 410 Gone: the error table says which codes answer another status than their tRPC code's.
+        httpStatus: (isDomainError(cause) && errorTable[cause.code].trpcHttp) || shape.data.httpStatus,
         stack: undefined,
         errorId,
         domainCode: isDomainError(cause) ? cause.code : null,

@@ -133,3 +133,26 @@ describe('the CSRF check on tRPC', () => {
     expect(await res.json()).toEqual({ error: { code: 'Forbidden', message: 'cross-site request refused (CSRF check)' } });
   });
 });
+
+describe('statuses tRPC has no code for', () => {
+  const input = (token: string) => encodeURIComponent(JSON.stringify(superjson.serialize({ token })));
+
+  test('an unusable invitation link is 410 Gone (LinkUnusable), as the error table and the README say', async () => {
+    const res = await serveTrpc(
+      new Request(`${base}/invitations.preview?input=${input('inv_made-up-link')}`, { headers: { host: 'localhost:3000' } }),
+      context,
+    );
+    expect(res.status).toBe(410);
+    const error = await errorOf(res);
+    expect(error.data).toMatchObject({ domainCode: 'LinkUnusable', field: 'token', httpStatus: 410 });
+  });
+
+  test('a batch where another call succeeded keeps tRPC’s multi-status answer', async () => {
+    const batchInput = encodeURIComponent(JSON.stringify({ 0: superjson.serialize({ token: 'inv_made-up-link' }), 1: superjson.serialize({ project }) }));
+    const res = await serveTrpc(
+      new Request(`${base}/invitations.preview,ipam.networks.list?batch=1&input=${batchInput}`, { headers: { host: 'localhost:3000' } }),
+      context,
+    );
+    expect(res.status).toBe(207);
+  });
+});

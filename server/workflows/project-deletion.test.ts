@@ -321,7 +321,7 @@ describe('deleting a project while the provider is unavailable', () => {
     expect(retries).toBeLessThanOrEqual(maxRetriesWithin(elapsed, DELETION));
     expect(retries).toBeLessThanOrEqual(Math.floor(Math.log2(elapsed / DELETION.baseMs)) + 2);
     expect(Math.abs(status.passes - retries)).toBeLessThanOrEqual(1);
-    const metrics = await databaseMetricsText(db());
+    const metrics = await databaseMetricsText(db(), { tenantSeries: true });
     expect(metrics).toContain('meridian_projects_deleting 1');
     expect(metrics).toContain('meridian_project_deletion_blockers{waiting_on="provider"} 1');
     expect(metrics).toMatch(/meridian_project_deletion_retries_total\{waiting_on="provider"\} \d+/);
@@ -364,7 +364,7 @@ describe('deleting a project while the provider is unavailable', () => {
       expect(actions, a).toContain(a);
     }
     expect(actions.at(-1)).toBe('project.deleted');
-    expect(await databaseMetricsText(db())).toContain('meridian_projects_deleting 0');
+    expect(await databaseMetricsText(db(), { tenantSeries: true })).toContain('meridian_projects_deleting 0');
   }, 150_000);
 });
 

@@ -52,7 +52,7 @@ export const capacityRouter = createTRPCRouter({
   webhooks: createTRPCRouter({
     list: projectProcedure('viewer')
       .input(z.strictObject({}))
-      .query(({ ctx }) => listWebhookEndpoints(ctx.db, ctx.project.id)),
+      .query(({ ctx }) => listWebhookEndpoints(ctx.db, ctx.project.id, { outcomes: ctx.role === 'owner' })),
     create: projectProcedure('owner')
       .input(webhookInput)
       .mutation(({ ctx, input }) =>
@@ -65,13 +65,13 @@ export const capacityRouter = createTRPCRouter({
       .mutation(({ ctx, input }) => ctx.db.transaction((tx) => deleteWebhookEndpoint(tx, ctx.project.id, input.name, ctx.actor))),
     deliveries: projectProcedure('viewer')
       .input(z.strictObject({ name: resourceName }))
-      .query(({ ctx, input }) => listDeliveries(ctx.db, ctx.project.id, input.name)),
+      .query(({ ctx, input }) => listDeliveries(ctx.db, ctx.project.id, input.name, { outcomes: ctx.role === 'owner' })),
   }),
   /** The operators' endpoints: they receive every project's alerts. */
   operatorWebhooks: createTRPCRouter({
     list: platformProcedure('operator')
       .input(noInput)
-      .query(({ ctx }) => listWebhookEndpoints(ctx.db, null)),
+      .query(({ ctx }) => listWebhookEndpoints(ctx.db, null, { outcomes: true })),
     create: platformProcedure('operator')
       .input(webhookInput)
       .mutation(({ ctx, input }) =>
@@ -82,6 +82,6 @@ export const capacityRouter = createTRPCRouter({
       .mutation(({ ctx, input }) => ctx.db.transaction((tx) => deleteWebhookEndpoint(tx, null, input.name, ctx.actor))),
     deliveries: platformProcedure('operator')
       .input(z.strictObject({ name: resourceName }))
-      .query(({ ctx, input }) => listDeliveries(ctx.db, null, input.name)),
+      .query(({ ctx, input }) => listDeliveries(ctx.db, null, input.name, { outcomes: true })),
   }),
 });
