@@ -100,6 +100,15 @@ describe('the environment schema', () => {
     }
   });
 
+  test('mail needs an smtp:// or smtps:// server, a From address and the console URL its links start with', () => {
+    const ok = { SMTP_URL: 'smtps://user:pass@mail.example.com:465', SMTP_FROM: 'Meridian <noreply@example.com>', AUTH_URL: 'https://meridian.example.com' };
+    expect(parseEnv(ok)).toMatchObject(ok);
+    expect(() => parseEnv({ ...ok, SMTP_URL: 'https://mail.example.com' })).toThrow(/SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL/);
+    expect(() => parseEnv({ ...ok, SMTP_FROM: undefined })).toThrow(/SMTP_FROM: is required when SMTP_URL is set/);
+    expect(() => parseEnv({ ...ok, AUTH_URL: undefined })).toThrow(/AUTH_URL: is required when SMTP_URL is set/);
+    expect(() => parseEnv({ ...ok, SMTP_FROM: 'nobody' })).toThrow(/SMTP_FROM: must contain an e-mail address/);
+  });
+
   test('every invalid variable is named at once', () => {
     expect(() => parseEnv({ CNI_BLOCK_GRACE_SECONDS: 'abc', DB_POOL_SIZE: '0', LOG_LEVEL: 'loud' })).toThrow(EnvError);
     try {
