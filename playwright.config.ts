@@ -48,6 +48,7 @@ export default defineConfig({
     gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
     env: {
       PORT: String(port),
+      HTTPS_PORT: process.env.E2E_HTTPS_PORT ?? '3543',
       DATA_DIR: dataDir,
       EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54339',
       SIMULATOR_PORT: process.env.E2E_SIMULATOR_PORT ?? '4190',

@@ -96,7 +96,7 @@ async function main() {
   // HTTP: the real web process, 16 concurrent clients for a fixed duration.
   const token = await createApiToken(db, { projectId: project.id, name: 'bench' }, actor);
   const password = 'bench-password-1';
-  const user = await createUser(db, { email: 'bench@example.com', name: 'bench', password }, actor);
+  const user = await createUser(db, { email: 'bench@example.com', name: 'bench', password, createdVia: 'admin', emailVerifiedBy: 'admin' }, actor);
   await addMembership(db, { userId: user.id, role: 'owner', projectId: project.id }, actor);
   const web = await startWeb(bench.url);
   try {

@@ -134,7 +134,7 @@ async function main() {
   const tenant = (await createApiToken(db, { projectId: project.id, name: 'tenant' }, actor)).secret;
   const smallTenant = (await createApiToken(db, { projectId: small.id, name: 'tenant' }, actor)).secret;
   const password = 'load-password-1';
-  const user = await createUser(db, { email: 'load@example.com', name: 'load', password }, actor);
+  const user = await createUser(db, { email: 'load@example.com', name: 'load', password, createdVia: 'admin', emailVerifiedBy: 'admin' }, actor);
   await addMembership(db, { userId: user.id, role: 'owner', projectId: project.id }, actor);
 
   // Fleet: one location, a class without approval, capacity for the machine users.

@@ -4,7 +4,7 @@
  * alone (e.g. `token create` prints only the token); messages go to stderr. An invalid environment
  * (server/env.ts) stops every command before it starts, with the variable named.
  */
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +17,9 @@ import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
 import { dataDir, env, envOrExit } from '../server/env';
 import { isDomainError } from '../server/errors';
-import { addMemberByEmail, removeMember } from '../server/tenancy/members';
+import { addMemberByEmail } from '../server/tenancy/invitations';
+import { removeMember, setMemberRoleByEmail } from '../server/tenancy/members';
+import { configuredMail } from '../server/mail/smtp';
 import { createPasswordReset } from '../server/tenancy/password-resets';
 import { addMembership, createOrganization, removeMembership, updateProject } from '../server/tenancy/projects';
 import { createProject } from '../server/workflows/project-creation';
@@ -32,7 +34,19 @@ import {
   revokeOperatorToken,
 } from '../server/tenancy/tokens';
 import { listSessions, revokeSession, revokeUserSessions } from '../server/tenancy/sessions';
-import { createUser, deleteUser, findUserByEmail, listUsers, setPassword, setPlatformRoles, setUserDisabled } from '../server/tenancy/users';
+import {
+  createUser,
+  deleteUser,
+  findUserByEmail,
+  listUnverifiedInvitationAccounts,
+  listUsers,
+  setPassword,
+  setPlatformRoles,
+  setUserDisabled,
+  verifyEmailByAdmin,
+} from '../server/tenancy/users';
+import { kubeconfig } from '../server/kube/kubeconfig';
+import { resolveTls } from '../server/kube/tls';
 import { openDatabaseUrl } from './lib/database';
 
 const usage = `usage: npm run meridian -- <command> [options]
@@ -45,7 +59,12 @@ const usage = `usage: npm run meridian -- <command> [options]
   seed                                      seed demo data (once per database)
   user create --email E --name N [--password P] [--platform-role operator|qa|admin]...
               [--org SLUG --org-role owner|member] [--project SLUG --project-role owner|editor|viewer]
-  user list                                 every user: id, e-mail, name, platform roles, state, live sessions
+  user list                                 every user: id, e-mail, name, platform roles, state, live
+                                            sessions, how the e-mail was verified (- : not verified)
+  user unverified                           accounts made from an invitation link whose e-mail nobody
+                                            verified (possible e-mail squatters): id, e-mail, created,
+                                            memberships, live sessions, inviter
+  user verify-email --email E               vouch for the user's e-mail address (verified by admin)
   user roles --email E [--platform-role operator|qa|admin]...
                                             set the user's platform roles (none: remove them all); the
                                             last admin keeps the admin role
@@ -66,7 +85,9 @@ const usage = `usage: npm run meridian -- <command> [options]
   project update --slug SLUG [--name NAME] [--description TEXT]
                                             change a project's display name and/or description
   member add --email E --role ROLE (--org SLUG | --project SLUG)
-                                            give an existing user a role there (keeps a higher one);
+                                            a member gets the role there (keeps a higher one); anyone
+                                            else is invited: the link is printed (and mailed with
+                                            SMTP_URL), and they join when they accept it;
                                             organization roles: owner|member (owners own its
                                             projects, members create projects); project roles:
                                             owner|editor|viewer
@@ -85,6 +106,10 @@ const usage = `usage: npm run meridian -- <command> [options]
                                             an operator token acting for EMAIL (a platform operator);
                                             prints the new token alone on stdout
   token list (--project SLUG | --operator)
+  kubeconfig --project SLUG [--token-file FILE] [--server https://HOST:PORT] [--output FILE]
+                                            a kubeconfig for the project's Kubernetes API (its CA,
+                                            control-plane URL and a token: FILE's, else a new editor
+                                            token); on stdout unless --output (written mode 0600)
   token revoke (--project SLUG | --operator) (--id ID | --prefix PREFIX)
 `;
 
@@ -112,7 +137,7 @@ async function organizationId(db: Db, slug: string): Promise<string> {
 async function run(argv: string[], db: Db, url: string, appRole: string | undefined): Promise<number> {
   const [group, verb] = argv;
   const { values } = parseArgs({
-    args: argv.slice(group === 'migrate' || group === 'seed' ? 1 : 2),
+    args: argv.slice(group === 'migrate' || group === 'seed' || group === 'kubeconfig' ? 1 : 2),
     options: {
       email: { type: 'string' },
       name: { type: 'string' },
@@ -134,6 +159,9 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       'owner-email': { type: 'string' },
       description: { type: 'string' },
       force: { type: 'boolean' },
+      'token-file': { type: 'string' },
+      server: { type: 'string' },
+      output: { type: 'string' },
     },
     strict: true,
   });
@@ -153,11 +181,38 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     else for (const c of creds) err(`${c.email} ${c.password}`);
     return 0;
   }
+  if (group === 'kubeconfig') {
+    const slug = need('project');
+    const pid = await projectId(db, slug);
+    const e = env();
+    const tls = await resolveTls(e);
+    const token = values['token-file']
+      ? readFileSync(values['token-file'], 'utf8').trim()
+      : (await createApiToken(db, { projectId: pid, name: 'kubeconfig', role: 'editor' }, actor)).secret;
+    const host = e.HOSTNAME === '0.0.0.0' || e.HOSTNAME === '::' ? 'localhost' : e.HOSTNAME;
+    const text = kubeconfig({ project: slug, origin: values.server ?? `https://${host}:${e.HTTPS_PORT}`, caPem: readFileSync(tls.ca, 'utf8'), token });
+    if (values.output) {
+      writeFileSync(values.output, text, { mode: 0o600 });
+      err(`kubeconfig for project ${slug} written to ${values.output}`);
+    } else process.stdout.write(text);
+    return 0;
+  }
   if (group === 'user' && verb === 'create') {
     const roles = (values['platform-role'] ?? []) as PlatformRole[];
     for (const r of roles) if (!platformRoles.includes(r)) throw new Error(`--platform-role must be one of ${platformRoles.join(', ')}`);
     const user = await db.transaction(async (tx) => {
-      const u = await createUser(tx, { email: need('email'), name: values.name ?? need('email'), password: values.password, platformRoles: roles }, actor);
+      const u = await createUser(
+        tx,
+        {
+          email: need('email'),
+          name: values.name ?? need('email'),
+          password: values.password,
+          platformRoles: roles,
+          createdVia: 'admin',
+          emailVerifiedBy: 'admin',
+        },
+        actor,
+      );
       if (values.org) {
         const role = (values['org-role'] ?? 'member') as MemberRole;
         if (!(organizationRoles as readonly string[]).includes(role)) throw new Error(`--org-role must be one of ${organizationRoles.join(', ')}`);
@@ -187,8 +242,21 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
   }
   if (group === 'user' && verb === 'list') {
     for (const u of await listUsers(db)) {
-      process.stdout.write(`${u.id}\t${u.email}\t${u.name}\t${u.platformRoles.join(',') || '-'}\t${u.disabled ? 'disabled' : 'enabled'}\t${u.sessions}\n`);
+      process.stdout.write(
+        `${u.id}\t${u.email}\t${u.name}\t${u.platformRoles.join(',') || '-'}\t${u.disabled ? 'disabled' : 'enabled'}\t${u.sessions}\t${u.emailVerifiedBy ?? '-'}\n`,
+      );
     }
+    return 0;
+  }
+  if (group === 'user' && verb === 'unverified') {
+    for (const u of await listUnverifiedInvitationAccounts(db)) {
+      process.stdout.write(`${u.id}\t${u.email}\t${u.createdAt.toISOString()}\t${u.memberships}\t${u.sessions}\t${u.invitedBy ?? '-'}\n`);
+    }
+    return 0;
+  }
+  if (group === 'user' && verb === 'verify-email') {
+    const user = await db.transaction(async (tx) => verifyEmailByAdmin(tx, await userId(tx as unknown as Db, need('email')), actor));
+    err(user.changed ? `${user.email}: e-mail verified by admin` : `${user.email}: e-mail was already verified`);
     return 0;
   }
   if (group === 'user' && verb === 'roles') {
@@ -242,8 +310,24 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     const role = need('role') as MemberRole;
     const allowed: readonly string[] = values.org ? organizationRoles : projectRoles;
     if (!allowed.includes(role)) throw new Error(`--role must be one of ${allowed.join(', ')} on ${values.org ? 'an organization' : 'a project'}`);
-    const result = await addMemberByEmail(db, scope, email, role, actor, { exact: verb === 'role' });
-    err(`${email} is ${result.role} on ${where}${result.changed ? '' : ' (unchanged)'}`);
+    if (verb === 'role') {
+      const result = await setMemberRoleByEmail(db, scope, email, role, actor, { exact: true });
+      err(`${email} is ${result.role} on ${where}${result.changed ? '' : ' (unchanged)'}`);
+      return 0;
+    }
+    const result = await addMemberByEmail(db, scope, email, role, actor, { invitedBy: null, mail: configuredMail() });
+    if (result.outcome === 'member') {
+      err(`${email} is ${result.role} on ${where}${result.changed ? '' : ' (unchanged)'}`);
+      return 0;
+    }
+    const { invitation } = result;
+    const origin = env().AUTH_URL ? new URL(env().AUTH_URL!).origin : '';
+    process.stdout.write(`${origin}${invitation.path}\n`);
+    err(
+      `${email} is invited to ${where} as ${role} until ${invitation.expiresAt.toISOString()}; they join when they accept (${
+        invitation.mail === 'sent' ? 'a link was mailed to them' : invitation.mail === 'failed' ? 'mailing the link FAILED' : 'mail is not configured'
+      }; the printed link joins only a user who proves the address)`,
+    );
     return 0;
   }
   if (group === 'user' && (verb === 'password' || verb === 'sessions' || verb === 'sign-out')) {

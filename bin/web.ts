@@ -1,7 +1,8 @@
 /**
  * One web process: a thin Node HTTP server (server/http/front-door.ts: request latency, security
  * headers, the client address) that serves REST v1 itself (server/http/api-server.ts) and hands
- * everything else (pages, tRPC, auth, health) to Next.js.
+ * everything else (pages, tRPC, auth, health) to Next.js; and, on HTTPS_PORT, the Kubernetes API
+ * (server/kube/server.ts) with the configured certificate or the local CA's (server/kube/tls.ts).
  * Needs DATABASE_URL; several may run against one database. An invalid environment stops it at
  * once with the variable named (server/env.ts).
  */
@@ -19,6 +20,9 @@ import { createApiServer } from '../server/http/api-server';
 import { parseTrustedProxies } from '../lib/trusted-proxies';
 import { createFrontDoor } from '../server/http/front-door';
 import { limiter } from '../server/http/rate-limit';
+import { kubeKinds } from '../server/api/kinds';
+import { createKubeHttpsServer } from '../server/kube/https';
+import { resolveTls } from '../server/kube/tls';
 import { sendHeartbeats } from './lib/supervisor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,6 +48,11 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(e.PORT, e.HOSTNAME, resolve));
   log('info', `web listening on http://${e.HOSTNAME === '0.0.0.0' ? 'localhost' : e.HOSTNAME}:${e.PORT}`);
+  const kube = e.HTTPS_PORT === 0 ? undefined : createKubeHttpsServer(kubeKinds, await resolveTls(e));
+  if (kube) {
+    await new Promise<void>((resolve) => kube.server.listen(e.HTTPS_PORT, e.HOSTNAME, resolve));
+    log('info', `Kubernetes API listening on https://${e.HOSTNAME === '0.0.0.0' ? 'localhost' : e.HOSTNAME}:${e.HTTPS_PORT}`);
+  }
   process.send?.({ type: 'ready', role: 'web' });
 
   let stopping = false;
@@ -54,11 +63,20 @@ async function main() {
     // Live-update streams would hold their connections open for minutes: end them first, and cut
     // whatever is still open (e.g. the QA log relay) after a grace period.
     await closeChangeHub().catch(() => {});
+    kube?.stopWatching();
     server.closeIdleConnections?.();
-    const grace = setTimeout(() => server.closeAllConnections?.(), 5_000);
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    kube?.server.closeIdleConnections?.();
+    const grace = setTimeout(() => {
+      server.closeAllConnections?.();
+      kube?.server.closeAllConnections?.();
+    }, 5_000);
+    await Promise.all([
+      new Promise<void>((resolve) => server.close(() => resolve())),
+      new Promise<void>((resolve) => (kube ? kube.server.close(() => resolve()) : resolve())),
+    ]);
     clearTimeout(grace);
     server.closeAllConnections?.();
+    kube?.server.closeAllConnections?.();
     await getDbHandle()
       .close()
       .catch(() => {});

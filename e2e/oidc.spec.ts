@@ -20,6 +20,7 @@ const accounts = {
   [`new-person-${stamp}`]: { email: `new-person-${stamp}@example.com`, emailVerified: true, name: 'New Person' },
   [`someone-else-${stamp}`]: { email: `someone-else-${stamp}@example.com`, emailVerified: true, name: 'Someone Else' },
   [`unverified-${stamp}`]: { email: `unverified-${stamp}@example.com`, emailVerified: false, name: 'Not Verified' },
+  [`squatted-${stamp}`]: { email: `squatted-${stamp}@example.com`, emailVerified: true, name: 'Real Holder' },
 };
 
 let provider: TestOpenIdProvider;
@@ -144,5 +145,25 @@ test('a provider that says the e-mail is not verified is refused with a clear me
   expect(session?.user).toBeUndefined();
 
   expect(await sql`select 1 from users where email = ${email}`).toHaveLength(0);
+  expect(await invitationOf(email)).toMatchObject({ accepted_at: null, revoked_at: null });
+});
+
+test("the provider's verified e-mail never lands in a password account someone made for that address without verifying it", async ({ browser }) => {
+  const { email } = accounts[`squatted-${stamp}`];
+  // The squatter's account: made from an invitation link they held, with a password they chose; nobody verified the address.
+  const [squatter] = await sql<{ id: string }[]>`
+    insert into users (email, name, password_hash, created_via) values (${email}, 'Squatter', 'scrypt$16384$8$1$c2FsdA$aGFzaA', 'invitation') returning id`;
+  const { link } = await invite(browser, email, 'editor');
+
+  const person = await freshPage(browser);
+  await continueWithProvider(person, link, `squatted-${stamp}`);
+  await expect(person.getByTestId('sign-in-error')).toHaveText(
+    `A Meridian account with your e-mail address exists, but nobody verified that the address is its holder's, so ${PROVIDER_NAME} cannot sign you into it. Ask an administrator to review the account.`,
+  );
+  const session = await (await person.request.get('/api/auth/session')).json();
+  expect(session?.user).toBeUndefined();
+  // No session for the squatter's account, no membership, and the invitation is still pending.
+  expect(await sql`select 1 from sessions where user_id = ${squatter.id}`).toHaveLength(0);
+  expect(await sql`select 1 from memberships where user_id = ${squatter.id}`).toHaveLength(0);
   expect(await invitationOf(email)).toMatchObject({ accepted_at: null, revoked_at: null });
 });

@@ -44,6 +44,7 @@ export async function startWebProcess(port: number, env: Record<string, string>)
       DATABASE_URL: e2eDatabaseUrls().app,
       DATA_DIR: e2eDataDir(),
       PORT: String(port),
+      HTTPS_PORT: '0',
       HOSTNAME: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NEXT_TELEMETRY_DISABLED: '1',

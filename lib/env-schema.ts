@@ -88,6 +88,17 @@ export const envSchema = z.object({
   // ---- Web ------------------------------------------------------------------------------------
   PORT: integer(1, 65535).default(3000),
   HOSTNAME: z.string().default('0.0.0.0'),
+  /** The Kubernetes API's HTTPS port (kubectl sends tokens over TLS only); the console stays on PORT. 0: not served. */
+  HTTPS_PORT: integer(0, 65535).default(3443),
+  /**
+   * The HTTPS serving certificate and key (PEM), reloaded when they change on disk (cert-manager
+   * rotating them). Unset: a local CA and a certificate it signs for localhost, made once under
+   * DATA_DIR/tls and reused (its CA is what `meridian kubeconfig` puts in a kubeconfig).
+   */
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
+  /** The CA that signed TLS_CERT_FILE (PEM), for `meridian kubeconfig`; unset with TLS_CERT_FILE: the certificate itself. */
+  TLS_CA_FILE: z.string().optional(),
   AUTH_SECRET: z.string().min(32).optional(),
   AUTH_URL: z.string().url().optional(),
   /** https:// (plain http:// only with AUTH_OIDC_ALLOW_HTTP=1, to a loopback host: see {@link crossChecks}). */
@@ -102,6 +113,18 @@ export const envSchema = z.object({
   /** `1`: AUTH_OIDC_ISSUER may be a plain http:// URL on a loopback host (a provider on the same machine, as in tests). */
   AUTH_OIDC_ALLOW_HTTP: z.enum(['0', '1']).default('0'),
   MERIDIAN_DEMO_PASSWORD: z.string().min(8).optional(),
+  /**
+   * The SMTP server invitation links are mailed through (`smtp://user:pass@host:587`, STARTTLS when
+   * the server offers it; `smtps://` for TLS from the start). Unset: nothing is mailed, and an
+   * invitation is accepted only by someone who proves the address otherwise (server/tenancy/invitations.ts).
+   */
+  SMTP_URL: z
+    .string()
+    .url()
+    .regex(/^smtps?:\/\//i, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  /** The From address of the mail Meridian sends (`Meridian <noreply@example.com>`); required with SMTP_URL. */
+  SMTP_FROM: z.string().trim().min(3).max(320).regex(/@/, 'must contain an e-mail address').optional(),
   /** Sign-in failures one client may make at one account before progressive delays begin (server/tenancy/sign-in.ts). */
   SIGN_IN_FREE_FAILURES: integer(1, 1000).default(5),
   /** Sign-in failures one client may make across all accounts before progressive delays begin. */
@@ -253,8 +276,16 @@ export type Env = z.infer<typeof envSchema>;
  * - AUTH_OIDC_ISSUER over plain http: the client secret, the authorization code and the tokens
  *   would cross the network unencrypted. Refused unless AUTH_OIDC_ALLOW_HTTP=1 says so, and even
  *   then only for a loopback host, where they never leave the machine.
+ * - SMTP_URL without SMTP_FROM (mail needs a sender) or without AUTH_URL (mailed links start with
+ *   the console's configured URL, never with a request's Host header, which a sender could choose).
  */
 function crossChecks(e: Env, ctx: z.RefinementCtx) {
+  if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
+    const [given, missing] = e.TLS_CERT_FILE ? ['TLS_CERT_FILE', 'TLS_KEY_FILE'] : ['TLS_KEY_FILE', 'TLS_CERT_FILE'];
+    ctx.addIssue({ code: 'custom', path: [given], message: `needs ${missing} too (TLS_CERT_FILE and TLS_KEY_FILE are given together)` });
+  }
+  if (e.SMTP_URL && !e.SMTP_FROM) ctx.addIssue({ code: 'custom', path: ['SMTP_FROM'], message: 'is required when SMTP_URL is set' });
+  if (e.SMTP_URL && !e.AUTH_URL) ctx.addIssue({ code: 'custom', path: ['AUTH_URL'], message: 'is required when SMTP_URL is set (mailed links start with it)' });
   const issuer = e.AUTH_OIDC_ISSUER ? new URL(e.AUTH_OIDC_ISSUER) : undefined;
   if (issuer?.protocol === 'http:') {
     const loopback = isLoopbackHost(issuer.hostname);

@@ -74,6 +74,8 @@ describe('the environment schema', () => {
     ['AUTH_OIDC_ISSUER', 'http://id.example.com', 'must be an https:// URL (plain http:// only for a loopback host, with AUTH_OIDC_ALLOW_HTTP=1)'],
     ['AUTH_OIDC_ISSUER', 'http://127.0.0.1:9000', 'needs AUTH_OIDC_ALLOW_HTTP=1'],
     ['AUTH_OIDC_ALLOW_HTTP', 'yes', ''],
+    ['HTTPS_PORT', '70000', 'must be at most 65535'],
+    ['TLS_CERT_FILE', '/etc/meridian/tls.crt', 'needs TLS_KEY_FILE too'],
   ])('%s=%j is refused, naming the variable', (variable, value, reason) => {
     let error: unknown;
     try {
@@ -96,6 +98,15 @@ describe('the environment schema', () => {
     for (const issuer of ['http://id.example.com', 'http://10.0.0.5:9000', 'http://127.example.com']) {
       expect(() => parseEnv({ AUTH_OIDC_ISSUER: issuer, AUTH_OIDC_ALLOW_HTTP: '1' }), issuer).toThrow(/AUTH_OIDC_ISSUER: must be an https:\/\/ URL/);
     }
+  });
+
+  test('mail needs an smtp:// or smtps:// server, a From address and the console URL its links start with', () => {
+    const ok = { SMTP_URL: 'smtps://user:pass@mail.example.com:465', SMTP_FROM: 'Meridian <noreply@example.com>', AUTH_URL: 'https://meridian.example.com' };
+    expect(parseEnv(ok)).toMatchObject(ok);
+    expect(() => parseEnv({ ...ok, SMTP_URL: 'https://mail.example.com' })).toThrow(/SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL/);
+    expect(() => parseEnv({ ...ok, SMTP_FROM: undefined })).toThrow(/SMTP_FROM: is required when SMTP_URL is set/);
+    expect(() => parseEnv({ ...ok, AUTH_URL: undefined })).toThrow(/AUTH_URL: is required when SMTP_URL is set/);
+    expect(() => parseEnv({ ...ok, SMTP_FROM: 'nobody' })).toThrow(/SMTP_FROM: must contain an e-mail address/);
   });
 
   test('every invalid variable is named at once', () => {

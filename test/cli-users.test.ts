@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { expect, inject, test } from 'vitest';
 import { systemActor } from '@/server/audit/events';
+import { acceptInvitation } from '@/server/tenancy/invitations';
 import { addMembership } from '@/server/tenancy/projects';
 import { createApiToken, verifyApiToken } from '@/server/tenancy/tokens';
 import { testDb } from './db';
@@ -73,7 +74,16 @@ test('the admin CLI creates organizations and projects (with their quota) and ma
   const wrongRole = (await cli(['member', 'add', '--email', other.email, '--role', 'editor', '--org', `${slug}-org`]).catch(failure)) as Failure;
   expect(wrongRole.stderr).toContain('--role must be one of member, owner');
 
-  await cli(['member', 'add', '--email', other.email, '--role', 'editor', '--project', slug]);
+  // Adding an existing user invites them: the link is printed, and nothing is granted until they accept.
+  const invited = await cli(['member', 'add', '--email', other.email, '--role', 'editor', '--project', slug]);
+  expect(invited.stdout.trim()).toMatch(/\/invite\/inv_[\w-]+$/);
+  expect(invited.stderr).toContain('they join when they accept');
+  const notYet = (await cli(['member', 'role', '--email', other.email, '--role', 'owner', '--project', slug]).catch(failure)) as Failure;
+  expect(notYet.stderr).toContain('is not a member');
+  expect([
+    ...(await db.execute(sql`select 1 from memberships m join projects p on p.id = m.project_id where p.slug = ${slug} and m.user_id = ${other.id}`)),
+  ]).toEqual([]);
+  await acceptInvitation(db, invited.stdout.trim().split('/invite/')[1], other);
   const demoteLast = (await cli(['member', 'role', '--email', owner.email, '--role', 'viewer', '--project', slug]).catch(failure)) as Failure;
   expect(demoteLast.stderr).toContain('LastOwner');
   await cli(['member', 'role', '--email', other.email, '--role', 'owner', '--project', slug]);
@@ -89,7 +99,13 @@ test('the admin CLI creates organizations and projects (with their quota) and ma
   );
 
   const list = await cli(['user', 'list']);
-  expect(list.stdout).toContain(owner.email);
+  expect(list.stdout).toContain(`${owner.email}\t`);
+  expect(list.stdout.split('\n').find((l) => l.includes(owner.email))).toMatch(/\tadmin$/);
+  // An account made from an invitation, never verified, is listed until an administrator vouches for it.
+  const squatted = await makeUser(db, { origin: { createdVia: 'invitation', emailVerifiedBy: null } });
+  expect((await cli(['user', 'unverified'])).stdout).toContain(`${squatted.id}\t${squatted.email}\t`);
+  await cli(['user', 'verify-email', '--email', squatted.email]);
+  expect((await cli(['user', 'unverified'])).stdout).not.toContain(squatted.email);
   const link = await cli(['user', 'reset-password', '--email', owner.email]);
   expect(link.stdout.trim()).toMatch(/\/reset-password\/pwr_[\w-]+$/);
   await cli(['user', 'roles', '--email', other.email, '--platform-role', 'qa']);

@@ -59,6 +59,8 @@ export const validInputs: Record<string, (w: World) => unknown> = {
   'invitations.preview': () => ({ token: 'inv_made-up' }),
   'invitations.accept': () => ({ token: 'inv_made-up' }),
   'invitations.acceptNew': () => ({ token: 'inv_made-up', name: 'N', password: 'a long password' }),
+  'users.unverified': () => undefined,
+  'users.verifyEmail': () => ({ userId: id() }),
   'users.setDisabled': () => ({ userId: id(), disabled: false }),
   'users.resetPassword': () => ({ userId: id() }),
   'users.setPlatformRoles': () => ({ userId: id(), roles: ['qa'] }),

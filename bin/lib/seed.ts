@@ -53,7 +53,11 @@ export async function seedDemoData(db: Db, options: { password?: string } = {}):
   const credentials: { email: string; password: string }[] = [];
   for (const u of demoUsers) {
     const password = options.password ?? randomBytes(9).toString('base64url');
-    const user = await createUser(db, { email: u.email, name: u.name, password, platformRoles: u.platformRoles }, actor);
+    const user = await createUser(
+      db,
+      { email: u.email, name: u.name, password, platformRoles: u.platformRoles, createdVia: 'seed', emailVerifiedBy: 'seed' },
+      actor,
+    );
     for (const m of u.memberships) {
       await addMembership(
         db,

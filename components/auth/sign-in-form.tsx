@@ -24,6 +24,8 @@ export function returnedErrorMessage(code: string, oidcName: string | null): str
       return messages.unavailable;
     case 'OidcDisabled':
       return 'Your Meridian account is disabled. Ask an administrator to enable it.';
+    case 'OidcAccountUnverified':
+      return `A Meridian account with your e-mail address exists, but nobody verified that the address is its holder's, so ${provider} cannot sign you into it. Ask an administrator to review the account.`;
     default:
       return oidcName ? `Signing in with ${oidcName} did not work. Try again, or sign in another way.` : 'Signing in did not work. Try again.';
   }

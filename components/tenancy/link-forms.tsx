@@ -11,8 +11,10 @@ const landing = (joined: { project: string | null; organization: string | null }
   joined.project ? `/projects/${joined.project}` : joined.organization ? `/organizations/${joined.organization}` : '/projects';
 
 /**
- * An invitation link: what it offers; a new user chooses a name and password (the account is
- * made, they are signed in and land on the project); an existing user signs in and accepts. When
+ * An invitation link: what it offers. Through the link mailed to the invited address, a new user
+ * chooses a name and password (the account is made, they are signed in and land on the project);
+ * the inviter's link never makes an account (whoever holds it may not hold the address), so it
+ * says how to prove the address instead. An existing user signs in and accepts. When
  * single sign-on is configured (`oidcName`), anyone may instead continue with the provider: it
  * brings them back here (`acceptOnReturn`) signed in as the provider's identity, and the invitation
  * is accepted for it at once when its e-mail is the invited one (otherwise they are told whom it
@@ -102,6 +104,11 @@ export function AcceptInvitation({
             <TextLink href={`/sign-in?callbackUrl=${encodeURIComponent(`/invite/${token}`)}`}>Sign in as {inv.email}</TextLink> to accept.
           </p>
         )
+      ) : !inv.viaMail ? (
+        <p className="text-sm text-slate-600" data-testid="invitation-needs-proof">
+          This link does not create accounts: {oidcName ? `continue with ${oidcName} as ${inv.email}, ` : ''}use the invitation link mailed to {inv.email}, or
+          ask an administrator to create your account and then sign in.
+        </p>
       ) : (
         <form onSubmit={onCreate} className="space-y-4" noValidate>
           <Field label="Your name" htmlFor="invite-name" error={fieldMessage(acceptNew.error, 'name')}>

@@ -35,11 +35,11 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
   const remove = useMutation(api.members.remove.mutationOptions({ onSuccess: refresh }));
   const leave = useMutation(api.members.leave.mutationOptions({ onSuccess: () => router.push('/projects') }));
   const revoke = useMutation(api.invitations.revoke.mutationOptions({ onSuccess: refresh }));
-  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const [link, setLink] = useState<{ email: string; url: string; mail: 'sent' | 'failed' | 'off' } | null>(null);
   const invite = useMutation(
     api.invitations.create.mutationOptions({
       onSuccess: (created) => {
-        setLink({ email: created.email, url: `${window.location.origin}${created.path}` });
+        setLink({ email: created.email, url: `${window.location.origin}${created.path}`, mail: created.mail });
         refresh();
       },
     }),
@@ -130,8 +130,14 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
           )}
           {link && (
             <div className="mt-3">
-              <Alert tone="green" testId="invitation-link">
-                Send this link to {link.email}. It works once, for 7 days, and is not shown again:{' '}
+              <Alert tone={link.mail === 'failed' ? 'red' : 'green'} testId="invitation-link">
+                {link.mail === 'sent'
+                  ? `An invitation was mailed to ${link.email}. `
+                  : link.mail === 'failed'
+                    ? `Mailing the invitation to ${link.email} failed; invite again to retry. `
+                    : ''}
+                This link works once, for 7 days, and is not shown again; it joins only someone who signs in as {link.email} (single sign-on, or an account
+                whose address is verified), never a new password account:{' '}
                 <code className="break-all" data-testid="invitation-url">
                   {link.url}
                 </code>

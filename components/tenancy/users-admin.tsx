@@ -46,7 +46,10 @@ export function UsersAdminView() {
       <Table head={['E-mail', 'Name', 'Platform roles', 'State', 'Sessions', '']}>
         {users.data?.map((u) => (
           <tr key={u.id} data-testid={`user-${u.email}`}>
-            <Td>{u.email}</Td>
+            <Td>
+              <div>{u.email}</div>
+              <div className="text-xs text-slate-500">{u.emailVerifiedBy ? `verified by ${u.emailVerifiedBy}` : 'e-mail not verified'}</div>
+            </Td>
             <Td>{u.name}</Td>
             <Td>
               <div className="flex gap-3">
@@ -85,6 +88,61 @@ export function UsersAdminView() {
                 <Button type="button" variant="secondary" onClick={() => reset.mutate({ userId: u.id })}>
                   Reset password
                 </Button>
+              </div>
+            </Td>
+          </tr>
+        ))}
+      </Table>
+    </Card>
+  );
+}
+
+/**
+ * Accounts made from an invitation link whose e-mail nobody verified: the link went to the
+ * inviter, so whoever chose the password may not hold the address. Such an account accepts no
+ * invitation through an inviter's link and no single sign-on lands in it; the administrator
+ * vouches for the address, or disables (or, with the CLI, deletes) the account.
+ */
+export function UnverifiedAccountsView() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const accounts = useQuery(trpc.users.unverified.queryOptions());
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.users.unverified.queryKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
+  };
+  const verify = useMutation(trpc.users.verifyEmail.mutationOptions({ onSuccess: refresh }));
+  const setDisabled = useMutation(trpc.users.setDisabled.mutationOptions({ onSuccess: refresh }));
+  const error = verify.error ?? setDisabled.error;
+  return (
+    <Card title="Accounts with an unverified e-mail, made from an invitation">
+      <p className="mb-3 text-sm text-slate-600">
+        Made from an invitation link the inviter held, so whoever chose the password may not hold the address. They cannot accept invitations through an
+        inviter&apos;s link, and single sign-on never signs into them.
+      </p>
+      {error && (
+        <div className="mb-3">
+          <Alert testId="unverified-error">{errorMessage(error)}</Alert>
+        </div>
+      )}
+      <Table head={['E-mail', 'Created', 'Memberships', 'Sessions', 'Invited by', '']} empty="None.">
+        {accounts.data?.map((u) => (
+          <tr key={u.id} data-testid={`unverified-${u.email}`}>
+            <Td>{u.email}</Td>
+            <Td>{new Date(u.createdAt).toLocaleString()}</Td>
+            <Td>{u.memberships}</Td>
+            <Td>{u.sessions}</Td>
+            <Td>{u.invitedBy ?? '-'}</Td>
+            <Td>
+              <div className="flex gap-2">
+                <Button type="button" variant="secondary" onClick={() => verify.mutate({ userId: u.id })}>
+                  Verify e-mail
+                </Button>
+                {!u.disabled && (
+                  <Button type="button" variant="secondary" onClick={() => setDisabled.mutate({ userId: u.id, disabled: true })}>
+                    Disable
+                  </Button>
+                )}
               </div>
             </Td>
           </tr>

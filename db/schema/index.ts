@@ -6,3 +6,4 @@ export * from './cni';
 export * from './quota';
 export * from './fleet';
 export * from './capacity';
+export * from './kube';

@@ -85,20 +85,48 @@ export const projectDeletionBlockers = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.objectKind, t.objectId] })],
 );
 
-export const users = pgTable('users', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  /** Always stored lower-cased; sign-in compares lower-cased input. */
-  email: text('email').notNull().unique(),
-  name: text('name').notNull(),
-  /** `scrypt$N$r$p$salt$hash` (base64); null for users who only sign in through OIDC. */
-  passwordHash: text('password_hash'),
-  platformRoles: platformRole('platform_roles')
-    .array()
-    .notNull()
-    .default(sql`'{}'::platform_role[]`),
-  disabledAt: timestamp('disabled_at', { withTimezone: true }),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+/** How an account came to be: made by an administrator (console, CLI), the demo seed, a first OIDC sign-in, or an invitation link. */
+export const userOrigins = ['admin', 'seed', 'oidc', 'invitation'] as const;
+export type UserOrigin = (typeof userOrigins)[number];
+/**
+ * Who showed that a user's e-mail address is theirs: an administrator or the seed that made the
+ * account (they vouch for the address), the OIDC provider (a verified e-mail claim), or the
+ * holder following an invitation link mailed to the address.
+ */
+export const emailVerifications = ['admin', 'seed', 'oidc', 'invitation-mail'] as const;
+export type EmailVerification = (typeof emailVerifications)[number];
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Always stored lower-cased; sign-in compares lower-cased input. */
+    email: text('email').notNull().unique(),
+    name: text('name').notNull(),
+    /** `scrypt$N$r$p$salt$hash` (base64); null for users who only sign in through OIDC. */
+    passwordHash: text('password_hash'),
+    platformRoles: platformRole('platform_roles')
+      .array()
+      .notNull()
+      .default(sql`'{}'::platform_role[]`),
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** One of `userOrigins`. */
+    createdVia: text('created_via').$type<UserOrigin>().notNull().default('admin'),
+    /**
+     * When and by what (`emailVerifications`) the e-mail address was shown to be the user's; both
+     * null while it is not. Invitations are accepted only by verified users, and an OIDC sign-in
+     * never lands in an unverified account (server/tenancy/oidc.ts).
+     */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    emailVerifiedBy: text('email_verified_by').$type<EmailVerification>(),
+  },
+  (t) => [
+    check('users_created_via', sql`${t.createdVia} in ('admin', 'seed', 'oidc', 'invitation')`),
+    check('users_email_verified_by', sql`${t.emailVerifiedBy} in ('admin', 'seed', 'oidc', 'invitation-mail')`),
+    check('users_email_verified', sql`(${t.emailVerifiedAt} is null) = (${t.emailVerifiedBy} is null)`),
+  ],
+);
 
 /**
  * A role held on an organization (`owner`: owns all its projects; `member`: creates projects in it)
@@ -257,7 +285,8 @@ export const sessions = pgTable(
 
 /**
  * An invitation to an organization or a project (exactly one of the two) for an e-mail address,
- * with the role the invitee gets. The link's secret is shown once; only its SHA-256 is stored.
+ * with the role the invitee gets. Two secrets, each shown once and stored as its SHA-256 only: the
+ * inviter's link and the mailed link.
  * Single use: accepting sets `accepted_at` in a conditional update (a second acceptance finds
  * none); it expires at `expires_at` and owners can revoke it before.
  */
@@ -270,7 +299,15 @@ export const invitations = pgTable(
     /** Lower-cased, as `users.email`. */
     email: text('email').notNull(),
     role: memberRole('role').notNull(),
+    /** The hash of the link the inviter is shown (copyable): it joins only a user who proves the address otherwise. */
     tokenHash: text('token_hash').notNull().unique(),
+    /**
+     * The hash of the link mailed to the invited address (null when mail is not configured):
+     * following it proves control of the mailbox, so it may create a password account.
+     */
+    mailTokenHash: text('mail_token_hash').unique(),
+    /** When the mail with the link was handed to the SMTP server. */
+    mailedAt: timestamp('mailed_at', { withTimezone: true }),
     /** The first characters of the secret, to tell invitations apart in lists. */
     prefix: text('prefix').notNull(),
     invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),

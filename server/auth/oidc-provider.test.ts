@@ -8,6 +8,8 @@
 import { Auth, type AuthConfig } from '@auth/core';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { systemActor } from '@/server/audit/events';
+import { createUser } from '@/server/tenancy/users';
 import { testDb, uniq } from '@/test/db';
 import { startOpenIdProvider, type TestOpenIdProvider } from '@/test/oidc-provider';
 import { admitOidcSignIn, oidcProvider } from './oidc-provider';
@@ -18,9 +20,15 @@ const MERIDIAN = 'http://meridian.test';
 
 const verified = `${uniq('sso-ok')}@example.com`;
 const unverified = `${uniq('sso-unverified')}@example.com`;
+/** An address someone else made a password account for from an invitation link they held (never verified). */
+const squatted = `${uniq('sso-squatted')}@example.com`;
+/** An address whose password account an administrator made (verified by `admin`). */
+const adminMade = `${uniq('sso-admin')}@example.com`;
 const accounts = {
   verified: { email: verified, emailVerified: true, name: 'Verified Person' },
   unverified: { email: unverified, emailVerified: false, name: 'Unverified Person' },
+  squatted: { email: squatted, emailVerified: true, name: 'Real Holder' },
+  adminMade: { email: adminMade, emailVerified: true, name: 'Admin Made' },
 };
 
 let op: TestOpenIdProvider;
@@ -117,6 +125,29 @@ describe('OIDC sign-in through a real OpenID provider', () => {
     expect(session).toMatchObject({ user: { email: verified, name: 'Verified Person' } });
     const rows = await db().execute(sql`select name, password_hash from users where email = ${verified}`);
     expect([...rows]).toEqual([{ name: 'Verified Person', password_hash: null }]);
+  });
+
+  test('a verified e-mail never lands in an existing password account whose e-mail nobody verified (pre-account takeover); a verified account it joins', async () => {
+    const squatter = await createUser(
+      db(),
+      { email: squatted, name: 'Squatter', password: 'the squatter knows this', createdVia: 'invitation', emailVerifiedBy: null },
+      systemActor('test'),
+    );
+    const { location, session } = await signInThroughProvider('squatted');
+    expect(location).toBe(`${MERIDIAN}/sign-in?error=OidcAccountUnverified`);
+    expect(session).toBeNull();
+    // The squatter's account is untouched and still unverified; no second user was made.
+    const rows = await db().execute(sql`select id, name, email_verified_by from users where email = ${squatted}`);
+    expect([...rows]).toEqual([{ id: squatter.id, name: 'Squatter', email_verified_by: null }]);
+
+    await createUser(
+      db(),
+      { email: adminMade, name: 'Admin Made', password: 'a long password', createdVia: 'admin', emailVerifiedBy: 'admin' },
+      systemActor('test'),
+    );
+    const admitted = await signInThroughProvider('adminMade');
+    expect(admitted.location).toBe(`${MERIDIAN}/projects`);
+    expect(admitted.session).toMatchObject({ user: { email: adminMade } });
   });
 
   test('`email_verified: false` is sent to the sign-in page naming the reason; no session, no user', async () => {

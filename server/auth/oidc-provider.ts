@@ -41,6 +41,7 @@ export const OIDC_REFUSAL_CODES: Record<Extract<OidcSignIn, { ok: false }>['reas
   'no-email': 'OidcNoEmail',
   unverified: 'OidcUnverified',
   disabled: 'OidcDisabled',
+  'account-unverified': 'OidcAccountUnverified',
 };
 
 /**

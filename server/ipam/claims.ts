@@ -357,7 +357,7 @@ interface CreatedRow {
  * counted (claim link cleared, name and expiry recorded) and schedules its release at the end of
  * the retention lease — a job with a run time, not a poll.
  */
-export async function deleteClaim(db: Db, projectId: string, name: string, actor: Actor) {
+export async function deleteClaim(db: DbOrTx, projectId: string, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
     // The claim's name first, as a create takes it (server/ipam/sql/ipam_claim_try.sql), then its pool,
     // then its bucket: a create and a delete of one name never wait on each other crosswise.
@@ -406,6 +406,21 @@ export async function deleteClaim(db: Db, projectId: string, name: string, actor
 }
 
 /**
+ * Replaces a claim's labels (the Kubernetes API's `metadata.labels`, which a client may change at
+ * any time). The spec fingerprint of the create stays as it was: a REST create replayed with the
+ * labels it was created with still finds its claim.
+ */
+export async function setClaimLabels(db: DbOrTx, projectId: string, name: string, labels: Record<string, string>, actor: Actor) {
+  const [claim] = await db
+    .update(ipClaims)
+    .set({ labels })
+    .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.name, name)))
+    .returning({ id: ipClaims.id });
+  if (!claim) throw new DomainError('NotFound', `ipclaim "${name}" not found`, 'name');
+  await recordEvent(db, { actor, projectId, action: 'ipclaim.relabel', objectType: 'ipclaim', objectId: claim.id, objectName: name, after: { labels } });
+}
+
+/**
  * Releases a retained allocation (operator action, or its retention lease expiring). Returns false
  * when it is already gone or no longer retained (idempotent). `onlyIfExpired` is the job's guard.
  */
@@ -426,7 +441,7 @@ export async function releaseRetainedAllocation(db: Db, allocationId: string, ac
  * network can be deleted. Only the project's own allocations are found; none under that name
  * (never retained, already released, or released concurrently by another caller) is `NotFound`.
  */
-export async function releaseRetainedByName(db: Db, projectId: string, name: string, actor: Actor) {
+export async function releaseRetainedByName(db: DbOrTx, projectId: string, name: string, actor: Actor) {
   const released = await releaseRetained(db, and(eq(ipAllocations.projectId, projectId), eq(ipAllocations.retainedName, name))!, actor, {
     reason: 'released by the project',
   });
@@ -439,7 +454,7 @@ export async function releaseRetainedByName(db: Db, projectId: string, name: str
  * the pool row and deletes the allocation, so of concurrent releases exactly one finds it) and the
  * release is audited in the same transaction. Undefined when there was nothing (left) to release.
  */
-async function releaseRetained(db: Db, where: SQL, actor: Actor, options: { onlyIfExpired?: boolean; reason: string }) {
+async function releaseRetained(db: DbOrTx, where: SQL, actor: Actor, options: { onlyIfExpired?: boolean; reason: string }) {
   return db.transaction(async (tx) => {
     const [alloc] = await tx
       .select({

@@ -104,7 +104,7 @@ async function overlappingRoot(db: DbOrTx, projectId: string, cidr: Cidr) {
  * Creates a network with its root pools. Roots of one project never overlap: a conflict is a 409
  * `Overlap` naming the network that holds the range (the exclusion constraint is the final word).
  */
-export async function createNetwork(db: Db, projectId: string, input: NetworkCreateInput, actor: Actor) {
+export async function createNetwork(db: DbOrTx, projectId: string, input: NetworkCreateInput, actor: Actor) {
   const roots = input.cidrs.map((r, i) => {
     const cidr = parseCidrField(`cidrs.${i}.cidr`, r.cidr);
     return { cidr, name: r.name ?? `${input.name}-v${cidr.family}${i > 0 ? `-${i}` : ''}`, rules: resolveRules(cidr, r, `cidrs.${i}`) };
@@ -364,8 +364,26 @@ export async function listNetworks(db: DbOrTx, projectId: string, options: { lim
   return { items, total, nextOffset: hasMore ? options.offset + options.limit : null };
 }
 
+/** Changes a network's description (what of a network can change: its CIDRs cannot). */
+export async function updateNetworkDescription(db: DbOrTx, projectId: string, name: string, description: string, actor: Actor) {
+  const network = await findNetwork(db, projectId, name, 'name');
+  if (network.description === description) return { changed: false };
+  await db.update(networks).set({ description }).where(eq(networks.id, network.id));
+  await recordEvent(db, {
+    actor,
+    projectId,
+    action: 'network.update',
+    objectType: 'network',
+    objectId: network.id,
+    objectName: name,
+    before: { description: network.description },
+    after: { description },
+  });
+  return { changed: true };
+}
+
 /** Deletes a network that holds no claims or retained allocations (409 otherwise, with counts). */
-export async function deleteNetwork(db: Db, projectId: string, name: string, actor: Actor) {
+export async function deleteNetwork(db: DbOrTx, projectId: string, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
     const network = await findNetwork(tx, projectId, name, 'name');
     await tx.execute(sql`select id from networks where id = ${network.id} for update`);

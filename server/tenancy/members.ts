@@ -137,19 +137,35 @@ export async function removeMember(db: Db, scope: MemberScope, userId: string, a
 }
 
 /**
- * Gives the user with this e-mail (who must exist: others are invited) a role on the scope; a
- * member keeps the higher of their role and the new one unless `exact` (the CLI's `member role`).
- * Demoting the last owner with `exact` is refused as by `setMemberRole`.
+ * Changes the role of the member with this e-mail on the scope: they keep the higher of their role
+ * and the new one unless `exact` (REST PUT, the CLI's `member role`). Someone who is not a member
+ * is NotFound on `email` — decided under the scope lock, so a member removed meanwhile is not
+ * silently given the role back: people join only by accepting an invitation
+ * (server/tenancy/invitations.ts `addMemberByEmail` invites them instead). Demoting the last owner
+ * with `exact` is refused as by `setMemberRole`.
  */
-export async function addMemberByEmail(db: Db, scope: MemberScope, email: string, role: MemberRole, actor: Actor, options: { exact?: boolean } = {}) {
+export async function setMemberRoleByEmail(db: Db, scope: MemberScope, email: string, role: MemberRole, actor: Actor, options: { exact?: boolean } = {}) {
   checkRoleForScope(scope, role);
   const user = await findUserByEmail(db, email);
-  if (!user) throw new DomainError('NotFound', `user "${email.trim().toLowerCase()}" not found; invite them instead`, 'email');
-  return grantRole(db, scope, user.id, role, actor, options);
+  if (!user) throw notAMember(scope, email);
+  return grantRole(db, scope, user.id, role, actor, { ...options, membersOnly: email });
 }
 
-/** Grants `role` to `userId` on the scope under the scope lock (see `addMemberByEmail`). */
-export async function grantRole(db: DbOrTx, scope: MemberScope, userId: string, role: MemberRole, actor: Actor, options: { exact?: boolean } = {}) {
+const notAMember = (scope: MemberScope, email: string) =>
+  new DomainError('NotFound', `${email.trim().toLowerCase()} is not a member of this ${scopeLabel(scope)}; invite them`, 'email');
+
+/**
+ * Grants `role` to `userId` on the scope under the scope lock (see `setMemberRoleByEmail`); with
+ * `membersOnly` (the e-mail, for the message), only to someone who already is a member.
+ */
+export async function grantRole(
+  db: DbOrTx,
+  scope: MemberScope,
+  userId: string,
+  role: MemberRole,
+  actor: Actor,
+  options: { exact?: boolean; membersOnly?: string } = {},
+) {
   checkRoleForScope(scope, role);
   return db.transaction(async (tx) => {
     await lockScope(tx, scope);
@@ -157,6 +173,7 @@ export async function grantRole(db: DbOrTx, scope: MemberScope, userId: string, 
       .select({ role: memberships.role })
       .from(memberships)
       .where(and(scopeFilter(scope), eq(memberships.userId, userId)));
+    if (!existing && options.membersOnly !== undefined) throw notAMember(scope, options.membersOnly);
     const next = existing && !options.exact ? maxRole(existing.role, role)! : role;
     if (existing?.role === next) return { userId, role: next, changed: false };
     if (existing?.role === 'owner') await keepAnOwner(tx, scope, userId, 'demoted');

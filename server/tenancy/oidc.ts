@@ -11,7 +11,8 @@ export interface OidcIdentity {
   name?: string | null;
 }
 
-export type OidcSignIn = { ok: true; user: { id: string; email: string } } | { ok: false; reason: 'no-email' | 'unverified' | 'disabled' };
+export type OidcSignIn =
+  { ok: true; user: { id: string; email: string } } | { ok: false; reason: 'no-email' | 'unverified' | 'disabled' | 'account-unverified' };
 
 /**
  * The Meridian user an OIDC sign-in acts as. Users are matched by e-mail (lower-cased): the same
@@ -20,6 +21,11 @@ export type OidcSignIn = { ok: true; user: { id: string; email: string } } | { o
  * are invited to, they accept as that user (server/tenancy/invitations.ts acceptInvitation checks
  * the invitation's e-mail against theirs). Refused without an e-mail, when the provider says the
  * e-mail is not verified (so nobody joins as an address they do not hold), and for a disabled user.
+ *
+ * Refused too (`account-unverified`) when the e-mail's account exists but its address was never
+ * verified: such an account was made from an invitation link its inviter held, with a password
+ * whoever made it knows, and signing the address's real holder into it would hand that person's
+ * work to them (a pre-account takeover). An administrator deletes the account or vouches for it.
  */
 export async function oidcSignIn(db: DbOrTx, identity: OidcIdentity): Promise<OidcSignIn> {
   const email = identity.email?.trim().toLowerCase();
@@ -27,15 +33,21 @@ export async function oidcSignIn(db: DbOrTx, identity: OidcIdentity): Promise<Oi
   if (identity.emailVerified === false || identity.emailVerified === 'false') return { ok: false, reason: 'unverified' };
   const existing = await findUserByEmail(db, email);
   if (existing?.disabledAt) return { ok: false, reason: 'disabled' };
+  if (existing && !existing.emailVerifiedBy) return { ok: false, reason: 'account-unverified' };
   if (existing) return { ok: true, user: { id: existing.id, email: existing.email } };
   try {
-    const created = await createUser(db, { email, name: identity.name?.trim().slice(0, 100) || email }, systemActor('oidc'));
+    const created = await createUser(
+      db,
+      { email, name: identity.name?.trim().slice(0, 100) || email, createdVia: 'oidc', emailVerifiedBy: 'oidc' },
+      systemActor('oidc'),
+    );
     return { ok: true, user: { id: created.id, email: created.email } };
   } catch (e) {
     // Two first sign-ins of one e-mail at once: the other made the user; this one signs in as it.
     if (!(e instanceof DomainError && e.code === 'Conflict')) throw e;
     const made = await findUserByEmail(db, email);
     if (!made) throw e;
-    return made.disabledAt ? { ok: false, reason: 'disabled' } : { ok: true, user: { id: made.id, email: made.email } };
+    if (made.disabledAt) return { ok: false, reason: 'disabled' };
+    return made.emailVerifiedBy ? { ok: true, user: { id: made.id, email: made.email } } : { ok: false, reason: 'account-unverified' };
   }
 }

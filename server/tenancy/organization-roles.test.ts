@@ -10,8 +10,8 @@ import { migrateDatabase } from '@/db/migrate';
 import { systemActor } from '@/server/audit/events';
 import { testDb, uniq } from '@/test/db';
 import { makeProject, makeUser } from '@/test/fixtures';
-import { createInvitation } from './invitations';
-import { addMemberByEmail, setMemberRole } from './members';
+import { addMemberByEmail, createInvitation } from './invitations';
+import { grantRole, setMemberRole } from './members';
 import { addMembership } from './projects';
 import { createApiToken } from './tokens';
 
@@ -23,6 +23,8 @@ const brokenConstraint = (p: Promise<unknown>) =>
     (e: { cause?: { constraint_name?: string } }) => e.cause?.constraint_name ?? null,
   );
 
+const invite = { invitedBy: null, mail: null };
+
 describe('roles per scope', () => {
   test('an organization takes owner and member only, a project owner, editor and viewer only; nothing changes on refusal', async () => {
     const { db } = testDb();
@@ -31,7 +33,7 @@ describe('roles per scope', () => {
     const count = async () =>
       ((await db.execute(sql`select count(*)::int as n from memberships where user_id = ${user.id}`)) as unknown as { n: number }[])[0].n;
     for (const role of ['editor', 'viewer'] as const) {
-      await expect(addMemberByEmail(db, { organizationId: org.id }, user.email, role, actor)).rejects.toMatchObject({
+      await expect(addMemberByEmail(db, { organizationId: org.id }, user.email, role, actor, invite)).rejects.toMatchObject({
         code: 'ValidationFailed',
         field: 'role',
         message: 'an organization role is one of member, owner',
@@ -41,7 +43,7 @@ describe('roles per scope', () => {
         field: 'role',
       });
     }
-    await expect(addMemberByEmail(db, { projectId: project.id }, user.email, 'member', actor)).rejects.toMatchObject({
+    await expect(addMemberByEmail(db, { projectId: project.id }, user.email, 'member', actor, invite)).rejects.toMatchObject({
       code: 'ValidationFailed',
       field: 'role',
       message: 'a project role is one of viewer, editor, owner',
@@ -51,7 +53,7 @@ describe('roles per scope', () => {
     ).rejects.toMatchObject({ code: 'ValidationFailed', field: 'role' });
     expect(await count()).toBe(0);
 
-    await addMemberByEmail(db, { organizationId: org.id }, user.email, 'member', actor);
+    await grantRole(db, { organizationId: org.id }, user.id, 'member', actor);
     await expect(setMemberRole(db, { organizationId: org.id }, user.id, 'editor', actor)).rejects.toMatchObject({ field: 'role' });
     // The constraints hold whatever path writes.
     expect(await brokenConstraint(db.execute(sql`update memberships set role = 'viewer' where user_id = ${user.id}`))).toBe('memberships_role_scope');

@@ -75,13 +75,19 @@ export function memberResource(m: { userId: string; email: string; name: string;
 export function invitationResource(
   i: { id: string; email: string; role: MemberRole; expiresAt: Date; createdAt?: Date; invitedBy?: string | null },
   link?: string,
+  mail?: 'sent' | 'failed' | 'off',
 ) {
   return {
     apiVersion: TENANCY_API_VERSION,
     kind: 'Invitation',
     metadata: { name: i.id, uid: i.id, ...(i.createdAt ? { creationTimestamp: i.createdAt } : {}) },
     spec: { email: i.email, role: i.role },
-    status: { expiresAt: i.expiresAt, ...(i.invitedBy !== undefined ? { invitedBy: i.invitedBy } : {}), ...(link ? { link } : {}) },
+    status: {
+      expiresAt: i.expiresAt,
+      ...(i.invitedBy !== undefined ? { invitedBy: i.invitedBy } : {}),
+      ...(link ? { link } : {}),
+      ...(mail ? { mail } : {}),
+    },
   };
 }
 
@@ -113,10 +119,19 @@ export const invitationOutput = resourceOutput(TENANCY_API_VERSION, 'Invitation'
   status: {
     expiresAt: timestamp,
     invitedBy: z.string().nullable().optional(),
-    link: z.string().optional().describe('the single-use link, in the answer that creates it only'),
+    link: z
+      .string()
+      .optional()
+      .describe("the inviter's single-use link, in the answer that creates it only: it joins only a user who proves the invited address"),
+    mail: z
+      .enum(['sent', 'failed', 'off'])
+      .optional()
+      .describe('whether a second link went to the invited address by mail (off: SMTP is not configured), in the answer that creates it only'),
   },
 });
 export const invitationListOutput = listOutput('InvitationList', invitationOutput);
+/** PUT members/{email}: the member whose role changed (200), or the invitation made for anyone else (202). */
+export const memberOrInvitationOutput = z.union([memberOutput, invitationOutput]);
 
 export const projectListOutput = listOutput(
   'ProjectList',

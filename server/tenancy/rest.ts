@@ -4,8 +4,9 @@ import { DomainError } from '@/server/errors';
 import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { createProjectFor } from '@/server/workflows/project-creation';
 import { projectOutput, projectResource } from '@/server/workflows/project-resource';
-import { createInvitation, listInvitations, revokeInvitation } from './invitations';
-import { addMemberByEmail, listMembers, removeMember, type MemberScope } from './members';
+import { configuredMail } from '@/server/mail/smtp';
+import { addMemberByEmail, createInvitation, listInvitations, revokeInvitation } from './invitations';
+import { listMembers, removeMember, type MemberScope } from './members';
 import { deleteOrganization, listOrganizationsForUser, renameOrganization, resolveOrganizationAccess } from './organizations';
 import { createOrganization, findProject, listProjectsForUser, resolveProjectAccess, updateProject } from './projects';
 import {
@@ -13,7 +14,7 @@ import {
   invitationListOutput,
   invitationOutput,
   memberListOutput,
-  memberOutput,
+  memberOrInvitationOutput,
   memberRemovedOutput,
   organizationListOutput,
   organizationOutput,
@@ -79,14 +80,17 @@ function memberRoutes(kind: 'organization' | 'project'): RestRoute[] {
     userRoute({
       method: 'PUT',
       path: `${base}/members/{user}`,
-      output: memberOutput,
+      output: memberOrInvitationOutput,
       group: coreApi,
-      summary: `Give an existing user (by e-mail) a role on the ${kind}, or change a member's role (owners). Demoting the last owner is 409 LastOwner; people without an account are invited instead`,
+      summary: `Change a member's role on the ${kind} (owners): 200 with the Member; demoting the last owner is 409 LastOwner. Anyone else — with an account or without — is invited, never added: 202 with the Invitation (its link in status.link, shown this once; status.mail says whether it was mailed), and they join when they accept it`,
       body: jsonBody(memberPutBody[kind]),
       handler: async ({ db, user, params, body, actor }) => {
         const scope = await scopeFor(db, user, kind, slugOf(params), 'owner');
         const { spec } = body();
-        const result = await addMemberByEmail(db, scope, params.user, spec.role, actor, { exact: true });
+        const result = await addMemberByEmail(db, scope, params.user, spec.role, actor, { exact: true, invitedBy: user.id, mail: configuredMail() });
+        if (result.outcome === 'invited') {
+          return jsonReply(invitationResource(result.invitation, result.invitation.path, result.invitation.mail), { status: 202 });
+        }
         const member = (await listMembers(db, scope)).find((m) => m.userId === result.userId)!;
         return memberResource(member);
       },
@@ -122,13 +126,13 @@ function memberRoutes(kind: 'organization' | 'project'): RestRoute[] {
       path: `${base}/invitations`,
       output: invitationOutput,
       group: coreApi,
-      summary: `Invite an e-mail address to the ${kind} with a role (owners): 201 with the single-use link in status.link, shown this once; it expires after 7 days`,
+      summary: `Invite an e-mail address to the ${kind} with a role (owners): 201 with the inviter's single-use link in status.link, shown this once; it expires after 7 days. It joins only a user who proves the address (verified account, single sign-on); with SMTP configured a second link, which may create an account, is mailed to the address (status.mail: sent, failed or off)`,
       body: jsonBody(invitationCreateBody[kind]),
       handler: async ({ db, user, params, body, actor }) => {
         const scope = await scopeFor(db, user, kind, slugOf(params), 'owner');
         const { spec } = body();
-        const invitation = await createInvitation(db, { scope, email: spec.email, role: spec.role, invitedBy: user.id }, actor);
-        return jsonReply(invitationResource(invitation, invitation.path), { status: 201 });
+        const invitation = await createInvitation(db, { scope, email: spec.email, role: spec.role, invitedBy: user.id }, actor, configuredMail());
+        return jsonReply(invitationResource(invitation, invitation.path, invitation.mail), { status: 201 });
       },
     }),
     userRoute({

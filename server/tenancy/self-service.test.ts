@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { systemActor, type Actor } from '@/server/audit/events';
 import { createClaim } from '@/server/ipam/claims';
 import { createNetwork } from '@/server/ipam/networks';
@@ -7,8 +7,18 @@ import { listBuckets } from '@/server/quota/buckets';
 import { createProjectFor } from '@/server/workflows/project-creation';
 import { testDb, uniq } from '@/test/db';
 import { makeUser } from '@/test/fixtures';
-import { acceptInvitation, acceptInvitationAsNewUser, createInvitation, listInvitations, previewInvitation, revokeInvitation } from './invitations';
-import { addMemberByEmail, grantRole, listMembers, removeMember, setMemberRole } from './members';
+import { startSmtpServer, type TestSmtpServer } from '@/test/smtp';
+import { smtpMailer } from '@/server/mail/smtp';
+import {
+  acceptInvitation,
+  acceptInvitationAsNewUser,
+  addMemberByEmail,
+  createInvitation,
+  listInvitations,
+  previewInvitation,
+  revokeInvitation,
+} from './invitations';
+import { grantRole, listMembers, removeMember, setMemberRole } from './members';
 import { deleteOrganization, listOrganizationsForUser, renameOrganization, resolveOrganizationAccess } from './organizations';
 import { createPasswordReset, usePasswordReset } from './password-resets';
 import { verifyPassword } from './password';
@@ -88,7 +98,7 @@ describe('projects created by users', () => {
   test('organization members create projects and own them, without a role on the others; strangers see nothing; duplicates leave nothing behind', async () => {
     const { owner, org, project } = await ownerWithProject();
     const member = await makeUser(db());
-    await addMemberByEmail(db(), { organizationId: org.id }, member.email, 'member', as(owner));
+    await grantRole(db(), { organizationId: org.id }, member.id, 'member', as(owner));
     const made = await createProjectFor(db(), member, { organization: org.slug, slug: uniq('m'), name: 'By member', description: 'd' }, as(member));
     expect((await resolveProjectAccess(db(), member, made.slug)).role).toBe('owner');
     // Being a member of the organization gives no role on the projects of others.
@@ -121,12 +131,12 @@ describe('members and roles', () => {
     const { owner, project } = await ownerWithProject();
     const member = await makeUser(db());
     const scope = { projectId: project.id };
-    await addMemberByEmail(db(), scope, member.email, 'editor', as(owner));
+    await grantRole(db(), scope, member.id, 'editor', as(owner));
     await setMemberRole(db(), scope, member.id, 'viewer', as(owner));
     expect((await resolveProjectAccess(db(), member, project.slug)).role).toBe('viewer');
     await removeMember(db(), scope, member.id, as(owner));
     await expect(resolveProjectAccess(db(), member, project.slug)).rejects.toMatchObject({ code: 'NotFound' });
-    await addMemberByEmail(db(), scope, member.email, 'editor', as(owner));
+    await grantRole(db(), scope, member.id, 'editor', as(owner));
     await removeMember(db(), scope, member.id, as(member), { leaving: true });
     expect((await eventsOf(member.id)).map((e) => e.action)).toEqual([
       'user.create',
@@ -136,7 +146,12 @@ describe('members and roles', () => {
       'membership.add',
       'membership.leave',
     ]);
-    await expect(addMemberByEmail(db(), scope, 'nobody@example.com', 'viewer', as(owner))).rejects.toMatchObject({ code: 'NotFound', field: 'email' });
+    // Naming an address that is not a member invites it: nothing joins without accepting.
+    const nobody = `${uniq('nobody')}@example.com`;
+    expect(await addMemberByEmail(db(), scope, nobody, 'viewer', as(owner), { invitedBy: owner.id, mail: null })).toMatchObject({
+      outcome: 'invited',
+      invitation: { email: nobody, role: 'viewer', mail: 'off' },
+    });
   });
 
   test('the last owner can be neither demoted, removed, nor leave', async () => {
@@ -158,7 +173,7 @@ describe('members and roles', () => {
       const { owner: a, project } = await ownerWithProject();
       const b = await makeUser(db());
       const scope = { projectId: project.id };
-      await addMemberByEmail(db(), scope, b.email, 'owner', as(a));
+      await grantRole(db(), scope, b.id, 'owner', as(a));
       const results = await Promise.allSettled([setMemberRole(db(), scope, b.id, 'editor', as(a)), setMemberRole(db(), scope, a.id, 'viewer', as(b))]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'LastOwner' } });
@@ -171,7 +186,7 @@ describe('members and roles', () => {
     const { owner: a, org } = await ownerWithProject();
     const b = await makeUser(db());
     const scope = { organizationId: org.id };
-    await addMemberByEmail(db(), scope, b.email, 'owner', as(a));
+    await grantRole(db(), scope, b.id, 'owner', as(a));
     const results = await Promise.allSettled([removeMember(db(), scope, b.id, as(a)), removeMember(db(), scope, a.id, as(b), { leaving: false })]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect((await listMembers(db(), scope)).filter((m) => m.role === 'owner')).toHaveLength(1);
@@ -179,24 +194,38 @@ describe('members and roles', () => {
 });
 
 describe('invitations', () => {
-  test('a new user accepts with a password and lands in the project with the role; the link is single use and stored as a hash', async () => {
+  // Mail goes through nodemailer to a real SMTP server on loopback, which the test reads.
+  let smtp: TestSmtpServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterAll(() => smtp?.close());
+  const mail = () => ({ mailer: smtpMailer(smtp.url, 'Meridian <meridian@example.com>'), consoleUrl: 'https://meridian.example.com' });
+  const mailedSecret = async (email: string) => (await smtp.nextInvitationLink(email)).split('/invite/')[1];
+
+  test('a new user accepts through the mailed link with a password and lands in the project with the role; the links are single use and stored as hashes', async () => {
     const { owner, project } = await ownerWithProject();
     const email = `${uniq('new')}@Example.com`;
-    const inv = await createInvitation(db(), { scope: { projectId: project.id }, email, role: 'editor', invitedBy: owner.id }, as(owner));
+    const inv = await createInvitation(db(), { scope: { projectId: project.id }, email, role: 'editor', invitedBy: owner.id }, as(owner), mail());
+    expect(inv.mail).toBe('sent');
+    const mailed = await mailedSecret(email);
     const stored = await db().execute(sql`select * from invitations where id = ${inv.id}`);
     expect(JSON.stringify(stored)).not.toContain(inv.secret.slice(4));
+    expect(JSON.stringify(stored)).not.toContain(mailed.slice(4));
     expect(inv.path).toBe(`/invite/${inv.secret}`);
     expect(await previewInvitation(db(), inv.secret)).toMatchObject({ email: email.toLowerCase(), role: 'editor', project: project.slug, userExists: false });
     expect((await listInvitations(db(), { projectId: project.id })).map((i) => i.email)).toEqual([email.toLowerCase()]);
 
-    await expect(acceptInvitationAsNewUser(db(), inv.secret, { name: 'New', password: 'short' })).rejects.toMatchObject({ field: 'password' });
-    const joined = await acceptInvitationAsNewUser(db(), inv.secret, { name: 'New Person', password: 'a long password' });
+    await expect(acceptInvitationAsNewUser(db(), mailed, { name: 'New', password: 'short' })).rejects.toMatchObject({ field: 'password' });
+    const joined = await acceptInvitationAsNewUser(db(), mailed, { name: 'New Person', password: 'a long password' });
     expect(joined).toMatchObject({ project: project.slug, role: 'editor' });
     const user = (await findUserByEmail(db(), email))!;
     expect(await verifyPassword('a long password', user.passwordHash!)).toBe(true);
+    expect(user).toMatchObject({ createdVia: 'invitation', emailVerifiedBy: 'invitation-mail' });
     expect((await resolveProjectAccess(db(), { ...user, platformRoles: [] }, project.slug)).role).toBe('editor');
-    await expect(acceptInvitationAsNewUser(db(), inv.secret, { name: 'Again', password: 'a long password' })).rejects.toMatchObject({ code: 'LinkUnusable' });
+    await expect(acceptInvitationAsNewUser(db(), mailed, { name: 'Again', password: 'a long password' })).rejects.toMatchObject({ code: 'LinkUnusable' });
     await expect(previewInvitation(db(), inv.secret)).rejects.toMatchObject({ code: 'LinkUnusable' });
+    await expect(previewInvitation(db(), mailed)).rejects.toMatchObject({ code: 'LinkUnusable' });
     expect(await listInvitations(db(), { projectId: project.id })).toEqual([]);
   });
 
@@ -232,8 +261,9 @@ describe('invitations', () => {
   test('a link accepted twice at the same moment makes exactly one account', async () => {
     const { owner, project } = await ownerWithProject();
     const email = `${uniq('race')}@example.com`;
-    const inv = await createInvitation(db(), { scope: { projectId: project.id }, email, role: 'viewer', invitedBy: owner.id }, as(owner));
-    const results = await Promise.allSettled([0, 1, 2].map(() => acceptInvitationAsNewUser(db(), inv.secret, { name: 'R', password: 'password-1234' })));
+    await createInvitation(db(), { scope: { projectId: project.id }, email, role: 'viewer', invitedBy: owner.id }, as(owner), mail());
+    const mailed = await mailedSecret(email);
+    const results = await Promise.allSettled([0, 1, 2].map(() => acceptInvitationAsNewUser(db(), mailed, { name: 'R', password: 'password-1234' })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rows = (await db().execute(sql`select count(*)::int as n from users where email = ${email}`)) as unknown as { n: number }[];
     expect(rows[0].n).toBe(1);

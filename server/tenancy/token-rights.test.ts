@@ -241,7 +241,12 @@ describe('migration 0031', () => {
       const [project] = (await old.db.execute(sql`
         with o as (insert into organizations (slug, name) values (${slug + '-org'}, 'org') returning id)
         insert into projects (organization_id, slug, name) select id, ${slug}, ${slug} from o returning id`)) as unknown as { id: string }[];
-      const user = await makeUser(old.db, { projectId: project.id, role: 'owner' });
+      const [user] = (await old.db.execute(sql`
+        insert into users (email, name) values (${uniq('u') + '@example.com'}, 'Test user') returning id, email`)) as unknown as {
+        id: string;
+        email: string;
+      }[];
+      await old.db.execute(sql`insert into memberships (user_id, project_id, role) values (${user.id}, ${project.id}, 'owner')`);
       const byUser = await createApiToken(
         old.db,
         { projectId: project.id, name: 'by-user', createdBy: user.id },

@@ -1,6 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
-import { users } from '@/db/schema';
+import { query } from '@/db/query';
+import { emailVerifications, userOrigins, users, type EmailVerification, type UserOrigin } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
 import { hashPassword, verifyPassword } from './password';
@@ -9,10 +11,22 @@ import { revokeUserSessions, SESSION_MAX_AGE_SECONDS } from './sessions';
 
 export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Creates a user; e-mail is stored lower-cased and must be unique. */
+/**
+ * Creates a user; e-mail is stored lower-cased and must be unique. `createdVia` says how the
+ * account came to be and `emailVerifiedBy` who vouches for its address (null: nobody yet); every
+ * caller states both, since an account whose address nobody verified may not accept invitations
+ * nor be signed into through OIDC.
+ */
 export async function createUser(
   db: DbOrTx,
-  input: { email: string; name: string; password?: string; platformRoles?: PlatformRole[] },
+  input: {
+    email: string;
+    name: string;
+    password?: string;
+    platformRoles?: PlatformRole[];
+    createdVia: UserOrigin;
+    emailVerifiedBy: EmailVerification | null;
+  },
   actor: Actor,
 ): Promise<SessionUser> {
   const email = input.email.trim().toLowerCase();
@@ -22,7 +36,15 @@ export async function createUser(
   try {
     const [user] = await db
       .insert(users)
-      .values({ email, name: input.name, passwordHash, platformRoles: input.platformRoles ?? [] })
+      .values({
+        email,
+        name: input.name,
+        passwordHash,
+        platformRoles: input.platformRoles ?? [],
+        createdVia: input.createdVia,
+        emailVerifiedBy: input.emailVerifiedBy,
+        emailVerifiedAt: input.emailVerifiedBy ? sql`now()` : null,
+      })
       .returning({ id: users.id, email: users.email, name: users.name, platformRoles: users.platformRoles });
     await recordEvent(db, {
       actor,
@@ -30,7 +52,7 @@ export async function createUser(
       objectType: 'user',
       objectId: user.id,
       objectName: email,
-      after: { email, platformRoles: user.platformRoles },
+      after: { email, platformRoles: user.platformRoles, createdVia: input.createdVia, emailVerifiedBy: input.emailVerifiedBy },
     });
     return user;
   } catch (e) {
@@ -51,10 +73,82 @@ export async function findUserByEmail(db: DbOrTx, email: string) {
       platformRoles: users.platformRoles,
       passwordHash: users.passwordHash,
       disabledAt: users.disabledAt,
+      createdVia: users.createdVia,
+      emailVerifiedBy: users.emailVerifiedBy,
     })
     .from(users)
     .where(eq(users.email, email.trim().toLowerCase()));
   return user;
+}
+
+/**
+ * Records that the user's e-mail address is theirs (`by` whom), unless it already was: the first
+ * verification stays. Returns whether it changed anything.
+ */
+export async function markEmailVerified(db: DbOrTx, userId: string, by: EmailVerification, actor: Actor): Promise<boolean> {
+  const [user] = await db
+    .update(users)
+    .set({ emailVerifiedAt: sql`now()`, emailVerifiedBy: by })
+    .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)))
+    .returning({ id: users.id, email: users.email });
+  if (!user) return false;
+  await recordEvent(db, { actor, action: 'user.verifyEmail', objectType: 'user', objectId: user.id, objectName: user.email, after: { emailVerifiedBy: by } });
+  return true;
+}
+
+/** An administrator vouches for a user's address (NotFound when there is no such user). */
+export async function verifyEmailByAdmin(db: DbOrTx, userId: string, actor: Actor) {
+  const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId));
+  if (!user) throw new DomainError('NotFound', `user ${userId} not found`, 'user');
+  const changed = await markEmailVerified(db, userId, 'admin', actor);
+  return { ...user, changed };
+}
+
+const unverifiedAccountRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  created_at: z.coerce.date(),
+  has_password: z.boolean(),
+  disabled: z.boolean(),
+  memberships: z.number(),
+  sessions: z.number(),
+  invited_by: z.string().nullable(),
+});
+
+/**
+ * The accounts made from an invitation link whose address nobody verified: the link went to the
+ * inviter, so whoever chose the password may not hold the address (an "e-mail squatter"). For
+ * administrators, with what each can reach and who sent the invitation it was made from. Such an
+ * account can accept no invitation through the inviter's link and no OIDC sign-in lands in it; an
+ * administrator deletes it, disables it, or vouches for its address.
+ */
+export async function listUnverifiedInvitationAccounts(db: DbOrTx) {
+  const rows = await query(
+    db,
+    sql`
+    select u.id, u.email, u.name, u.created_at, u.password_hash is not null as has_password, u.disabled_at is not null as disabled,
+           (select count(*)::int from memberships m where m.user_id = u.id) as memberships,
+           (select count(*)::int from sessions s
+             where s.user_id = u.id and s.revoked_at is null and s.last_seen_at > now() - ${sql.raw(`interval '${SESSION_MAX_AGE_SECONDS} seconds'`)}) as sessions,
+           (select iu.email from invitations i left join users iu on iu.id = i.invited_by
+             where i.accepted_by = u.id order by i.accepted_at limit 1) as invited_by
+      from users u
+     where u.created_via = 'invitation' and u.email_verified_at is null
+     order by u.created_at desc`,
+    unverifiedAccountRow,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    createdAt: r.created_at,
+    hasPassword: r.has_password,
+    disabled: r.disabled,
+    memberships: r.memberships,
+    sessions: r.sessions,
+    invitedBy: r.invited_by,
+  }));
 }
 
 /** The user with this e-mail, or NotFound naming `field`. */
@@ -127,20 +221,38 @@ export async function deleteUser(db: DbOrTx, userId: string, actor: Actor) {
 
 /** Every user, for administrators, with how many live sessions each has. */
 export async function listUsers(db: DbOrTx) {
-  const rows = (await db.execute(sql`
-    select u.id, u.email, u.name, u.platform_roles::text[] as platform_roles, u.disabled_at,
+  const rows = await query(
+    db,
+    sql`
+    select u.id, u.email, u.name, u.platform_roles::text[] as platform_roles, u.disabled_at is not null as disabled,
+           u.email_verified_by, u.created_via,
            (select count(*)::int from sessions s
              where s.user_id = u.id and s.revoked_at is null and s.last_seen_at > now() - ${sql.raw(`interval '${SESSION_MAX_AGE_SECONDS} seconds'`)}) as sessions
-      from users u order by u.email`)) as unknown as {
-    id: string;
-    email: string;
-    name: string;
-    platform_roles: PlatformRole[];
-    disabled_at: string | null;
-    sessions: number;
-  }[];
-  return rows.map((r) => ({ id: r.id, email: r.email, name: r.name, platformRoles: r.platform_roles, disabled: r.disabled_at !== null, sessions: r.sessions }));
+      from users u order by u.email`,
+    userListRow,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    platformRoles: r.platform_roles,
+    disabled: r.disabled,
+    sessions: r.sessions,
+    emailVerifiedBy: r.email_verified_by,
+    createdVia: r.created_via,
+  }));
 }
+
+const userListRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  platform_roles: z.array(z.enum(allPlatformRoles)),
+  disabled: z.boolean(),
+  email_verified_by: z.enum(emailVerifications).nullable(),
+  created_via: z.enum(userOrigins),
+  sessions: z.number(),
+});
 
 /**
  * Sets a user's platform roles (administrators). The last enabled admin cannot give up the admin

@@ -115,7 +115,11 @@ afterAll(async () => {
 });
 
 async function makeUser(projectId?: string, role?: MemberRole, platformRoles: ('operator' | 'qa' | 'admin')[] = []): Promise<SessionUser> {
-  const user = await createUser(db(), { email: `${uniq('u')}@example.com`, name: 'Test user', platformRoles }, actor);
+  const user = await createUser(
+    db(),
+    { email: `${uniq('u')}@example.com`, name: 'Test user', platformRoles, createdVia: 'admin', emailVerifiedBy: 'admin' },
+    actor,
+  );
   if (projectId && role) await addMembership(db(), { userId: user.id, role, projectId }, actor);
   return user;
 }

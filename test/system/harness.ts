@@ -332,6 +332,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
           ...common,
           PORT: String(port),
           HOSTNAME: '127.0.0.1',
+          HTTPS_PORT: '0',
           // Replicas share one secret, as the scale-out recipe of docs/deployment.md says.
           AUTH_SECRET: authSecret,
           SIMULATOR_ADMIN_TOKEN: simulatorAdminToken,

@@ -120,7 +120,7 @@ beforeAll(async () => {
   });
   base = system.webBases[0];
   email = `stall-${Date.now()}@example.com`;
-  await createUser(system.db, { email, name: 'Stall test', password: PASSWORD }, systemActor('stall test'));
+  await createUser(system.db, { email, name: 'Stall test', password: PASSWORD, createdVia: 'admin', emailVerifiedBy: 'admin' }, systemActor('stall test'));
 }, 300_000);
 
 afterAll(async () => {

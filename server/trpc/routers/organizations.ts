@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { invalid } from '@/server/errors';
-import { createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
-import { addMemberByEmail, listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
+import { configuredMail } from '@/server/mail/smtp';
+import { addMemberByEmail, createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
+import { listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
 import { deleteOrganization, listOrganizationProjects, listOrganizationsForUser, renameOrganization } from '@/server/tenancy/organizations';
 import { createOrganization, slugPattern } from '@/server/tenancy/projects';
 import { organizationRoles, projectRoles } from '@/server/tenancy/roles';
@@ -39,10 +40,15 @@ export const organizationsRouter = createTRPCRouter({
     }),
   members: createTRPCRouter({
     list: organizationProcedure('member').query(({ ctx }) => listMembers(ctx.db, { organizationId: ctx.organization.id })),
-    /** Gives an existing user a role (owners). */
+    /** A member gets the role; anyone else is invited (owners): never access without their acceptance. */
     add: organizationProcedure('owner')
       .input(z.strictObject({ email, role: organizationRole }))
-      .mutation(({ ctx, input }) => addMemberByEmail(ctx.db, { organizationId: ctx.organization.id }, input.email, input.role, ctx.actor)),
+      .mutation(({ ctx, input }) =>
+        addMemberByEmail(ctx.db, { organizationId: ctx.organization.id }, input.email, input.role, ctx.actor, {
+          invitedBy: ctx.user.id,
+          mail: configuredMail(),
+        }),
+      ),
     setRole: organizationProcedure('owner')
       .input(z.strictObject({ userId: z.uuid(), role: organizationRole }))
       .mutation(({ ctx, input }) => setMemberRole(ctx.db, { organizationId: ctx.organization.id }, input.userId, input.role, ctx.actor)),
@@ -56,11 +62,16 @@ export const organizationsRouter = createTRPCRouter({
   }),
   invitations: createTRPCRouter({
     list: organizationProcedure('owner').query(({ ctx }) => listInvitations(ctx.db, { organizationId: ctx.organization.id })),
-    /** Returns the single-use link once. */
+    /** Returns the inviter's single-use link once; with SMTP configured, a second link is mailed to the address. */
     create: organizationProcedure('owner')
       .input(z.strictObject({ email, role: organizationRole }))
       .mutation(({ ctx, input }) =>
-        createInvitation(ctx.db, { scope: { organizationId: ctx.organization.id }, email: input.email, role: input.role, invitedBy: ctx.user.id }, ctx.actor),
+        createInvitation(
+          ctx.db,
+          { scope: { organizationId: ctx.organization.id }, email: input.email, role: input.role, invitedBy: ctx.user.id },
+          ctx.actor,
+          configuredMail(),
+        ),
       ),
     revoke: organizationProcedure('owner')
       .input(z.strictObject({ id: z.uuid() }))

@@ -3,8 +3,9 @@ import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectO
 import { invalid } from '@/server/errors';
 import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/project-deletion';
 import { createProjectFor } from '@/server/workflows/project-creation';
-import { createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
-import { addMemberByEmail, listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
+import { configuredMail } from '@/server/mail/smtp';
+import { addMemberByEmail, createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
+import { listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
 import { listAllProjects, listProjectsForUser, slugPattern, updateProject } from '@/server/tenancy/projects';
 import { displayName, email, projectRole } from './organizations';
 
@@ -31,10 +32,15 @@ export const projectsRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => updateProject(ctx.db, ctx.project.id, input, ctx.actor)),
   members: createTRPCRouter({
     list: projectProcedure('viewer').query(({ ctx }) => listMembers(ctx.db, { projectId: ctx.project.id })),
-    /** Gives an existing user a role (owners); people without an account are invited. */
+    /** A member gets the role; anyone else is invited (owners): never access without their acceptance. */
     add: projectProcedure('owner')
       .input(z.strictObject({ email, role: projectRole }))
-      .mutation(({ ctx, input }) => addMemberByEmail(ctx.db, { projectId: ctx.project.id }, input.email, input.role, ctx.actor)),
+      .mutation(({ ctx, input }) =>
+        addMemberByEmail(ctx.db, { projectId: ctx.project.id }, input.email, input.role, ctx.actor, {
+          invitedBy: ctx.user.id,
+          mail: configuredMail(),
+        }),
+      ),
     /** Changes a member's role (owners); the last owner cannot be demoted. */
     setRole: projectProcedure('owner')
       .input(z.strictObject({ userId: z.uuid(), role: projectRole }))
@@ -47,11 +53,16 @@ export const projectsRouter = createTRPCRouter({
   }),
   invitations: createTRPCRouter({
     list: projectProcedure('owner').query(({ ctx }) => listInvitations(ctx.db, { projectId: ctx.project.id })),
-    /** Invites an e-mail address with a role; returns the single-use link once. */
+    /** Invites an e-mail address with a role; returns the inviter's single-use link once (and mails a second one with SMTP configured). */
     create: projectProcedure('owner')
       .input(z.strictObject({ email, role: projectRole }))
       .mutation(({ ctx, input }) =>
-        createInvitation(ctx.db, { scope: { projectId: ctx.project.id }, email: input.email, role: input.role, invitedBy: ctx.user.id }, ctx.actor),
+        createInvitation(
+          ctx.db,
+          { scope: { projectId: ctx.project.id }, email: input.email, role: input.role, invitedBy: ctx.user.id },
+          ctx.actor,
+          configuredMail(),
+        ),
       ),
     revoke: projectProcedure('owner')
       .input(z.strictObject({ id: z.uuid() }))

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalid } from '@/server/errors';
 import { createPasswordReset, previewPasswordReset, usePasswordReset } from '@/server/tenancy/password-resets';
 import { platformRoles } from '@/server/tenancy/roles';
-import { deleteUser, listUsers, setPlatformRoles, setUserDisabled } from '@/server/tenancy/users';
+import { deleteUser, listUnverifiedInvitationAccounts, listUsers, setPlatformRoles, setUserDisabled, verifyEmailByAdmin } from '@/server/tenancy/users';
 import { createTRPCRouter, noInput, platformProcedure, publicProcedure } from '../init';
 
 const userId = z.uuid();
@@ -13,6 +13,14 @@ export const usersRouter = createTRPCRouter({
   list: platformProcedure('admin')
     .input(noInput)
     .query(({ ctx }) => listUsers(ctx.db)),
+  /** Accounts made from an invitation link whose e-mail nobody verified (possible e-mail squatters), for administrators. */
+  unverified: platformProcedure('admin')
+    .input(noInput)
+    .query(({ ctx }) => listUnverifiedInvitationAccounts(ctx.db)),
+  /** The administrator vouches for the user's e-mail address (verified by `admin`). */
+  verifyEmail: platformProcedure('admin')
+    .input(z.strictObject({ userId }))
+    .mutation(({ ctx, input }) => ctx.db.transaction((tx) => verifyEmailByAdmin(tx, input.userId, ctx.actor))),
   /** Disables (sessions and tokens stop at once) or enables a user (admins; not oneself). */
   setDisabled: platformProcedure('admin')
     .input(z.strictObject({ userId, disabled: z.boolean() }))

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { HydrateClient, getQueryClient, trpc } from '@/app/_trpc/server';
-import { UsersAdminView } from '@/components/tenancy/users-admin';
+import { UnverifiedAccountsView, UsersAdminView } from '@/components/tenancy/users-admin';
 import { PageHeader } from '@/components/ui/primitives';
 import { requirePlatformRole } from '@/server/auth/guards';
 
@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: 'Users' };
 
 export default async function UsersPage() {
   await requirePlatformRole('admin');
-  await getQueryClient().prefetchQuery(trpc.users.list.queryOptions());
+  await Promise.all([getQueryClient().prefetchQuery(trpc.users.list.queryOptions()), getQueryClient().prefetchQuery(trpc.users.unverified.queryOptions())]);
   return (
     <>
       <PageHeader
@@ -16,7 +16,10 @@ export default async function UsersPage() {
         description="Every user: platform roles, disable or enable (their sessions and tokens stop at once), a one-time password-reset link, and their live sessions."
       />
       <HydrateClient>
-        <UsersAdminView />
+        <div className="space-y-6">
+          <UsersAdminView />
+          <UnverifiedAccountsView />
+        </div>
       </HydrateClient>
     </>
   );

@@ -1,0 +1,177 @@
+import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { getClaim } from '@/server/ipam/claims';
+import { testDb } from '@/test/db';
+import { startKubeServer } from '@/test/kube-server';
+import { kubeconfig } from './kubeconfig';
+
+/** The Kubernetes API's wire behaviour, request by request, and @kubernetes/client-node as a library client. */
+
+let kube: Awaited<ReturnType<typeof startKubeServer>>;
+const NS = '/apis/ipam.miloapis.com/v1alpha1/namespaces/default';
+
+beforeAll(async () => {
+  kube = await startKubeServer();
+  const net = await kube.request('POST', `${NS}/networks`, {
+    body: { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name: 'wire' }, spec: { cidrs: [{ cidr: '10.50.0.0/16' }] } },
+  });
+  expect(net.status).toBe(201);
+});
+
+afterAll(async () => {
+  await kube?.stop();
+});
+
+const claim = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'ipam.miloapis.com/v1alpha1',
+  kind: 'IPClaim',
+  metadata: { name },
+  spec: { network: 'wire', prefixLength: 28, ...spec },
+});
+
+describe('the wire', () => {
+  test('without a token: 401 Status; discovery, version and OpenAPI answer with one', async () => {
+    const anonymous = await kube.request('GET', '/apis', { token: null });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
+    const aggregated = await kube.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+    expect(aggregated.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(aggregated.body.items[0].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
+      'networks',
+      'ipclaims',
+      'retainedallocations',
+    ]);
+    expect((await kube.request('GET', '/version')).body.major).toBe('1');
+    const index = (await kube.request('GET', '/openapi/v3')).body;
+    const url = index.paths['apis/ipam.miloapis.com/v1alpha1'].serverRelativeURL as string;
+    expect(url.startsWith(`/apis/resourcemanager.miloapis.com/v1alpha1/projects/${kube.project.slug}/control-plane/openapi/v3/`)).toBe(true);
+    const v3 = (await kube.request('GET', url.slice(url.indexOf('/openapi')))).body;
+    expect(v3.components.schemas['com.miloapis.ipam.v1alpha1.IPClaim']['x-kubernetes-group-version-kind']).toEqual([
+      { group: 'ipam.miloapis.com', version: 'v1alpha1', kind: 'IPClaim' },
+    ]);
+  });
+
+  test('PUT with a stale resourceVersion is 409 Conflict; with the current one it writes and bumps it', async () => {
+    const created = (await kube.request('POST', `${NS}/ipclaims`, { body: claim('put-me') })).body;
+    const labelled = await kube.request('PUT', `${NS}/ipclaims/put-me`, { body: { ...created, metadata: { ...created.metadata, labels: { a: '1' } } } });
+    expect(labelled.status).toBe(200);
+    expect(Number(labelled.body.metadata.resourceVersion)).toBeGreaterThan(Number(created.metadata.resourceVersion));
+    const stale = await kube.request('PUT', `${NS}/ipclaims/put-me`, { body: { ...created, metadata: { ...created.metadata, labels: { a: '2' } } } });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ kind: 'Status', reason: 'Conflict', details: { name: 'put-me', group: 'ipam.miloapis.com', kind: 'IPClaim' } });
+    expect(stale.body.message).toContain('the object has been modified');
+    // The domain keeps the claim's labels too (they feed its quota).
+    expect((await getClaim(testDb().db, kube.project.id, 'put-me')).labels).toEqual({ a: '1' });
+  });
+
+  test('immutable fields: 422 Invalid naming the field', async () => {
+    const res = await kube.request('PATCH', `${NS}/ipclaims/put-me`, { body: { spec: { network: 'other' } }, contentType: 'application/merge-patch+json' });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ reason: 'Invalid', details: { causes: [{ field: 'spec.network', reason: 'FieldValueInvalid' }] } });
+    expect(res.body.details.causes[0].message).toContain('field is immutable');
+  });
+
+  test('JSON patch and merge patch change labels; the status subresource is read-only', async () => {
+    const patched = await kube.request('PATCH', `${NS}/ipclaims/put-me`, {
+      body: [{ op: 'add', path: '/metadata/labels/b', value: '2' }],
+      contentType: 'application/json-patch+json',
+    });
+    expect(patched.body.metadata.labels).toEqual({ a: '1', b: '2' });
+    const merged = await kube.request('PATCH', `${NS}/ipclaims/put-me`, {
+      body: { metadata: { labels: { a: null } } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(merged.body.metadata.labels).toEqual({ b: '2' });
+    const status = await kube.request('PUT', `${NS}/ipclaims/put-me/status`, { body: merged.body });
+    expect(status.status).toBe(405);
+    expect((await kube.request('GET', `${NS}/ipclaims/put-me/status`)).body.status.phase).toBe('Bound');
+  });
+
+  test('fieldValidation: Strict refuses unknown fields, Warn drops them with a Warning header', async () => {
+    const strict = await kube.request('POST', `${NS}/ipclaims?fieldValidation=Strict`, {
+      body: { ...claim('strict'), spec: { network: 'wire', colour: 'red' } },
+    });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe('strict decoding error: unknown field "spec.colour"');
+    const warned = await kube.request('POST', `${NS}/ipclaims`, { body: { ...claim('warned'), spec: { network: 'wire', prefixLength: 28, colour: 'red' } } });
+    expect(warned.status).toBe(201);
+    expect(warned.headers.warning).toBe('299 - "unknown field \\"spec.colour\\""');
+  });
+
+  test('dryRun=All decides and writes nothing; delete preconditions', async () => {
+    const dry = await kube.request('POST', `${NS}/ipclaims?dryRun=All`, { body: claim('dry') });
+    expect(dry.status).toBe(201);
+    expect(dry.body.status.allocatedCIDR).toMatch(/^10\.50\./);
+    expect((await kube.request('GET', `${NS}/ipclaims/dry`)).status).toBe(404);
+    const current = (await kube.request('GET', `${NS}/ipclaims/warned`)).body;
+    const wrong = await kube.request('DELETE', `${NS}/ipclaims/warned`, { body: { preconditions: { resourceVersion: '1' } } });
+    expect(wrong.status).toBe(409);
+    const dryDelete = await kube.request('DELETE', `${NS}/ipclaims/warned?dryRun=All`);
+    expect(dryDelete.status).toBe(200);
+    expect((await kube.request('GET', `${NS}/ipclaims/warned`)).status).toBe(200);
+    const gone = await kube.request('DELETE', `${NS}/ipclaims/warned`, {
+      body: { preconditions: { uid: current.metadata.uid, resourceVersion: current.metadata.resourceVersion } },
+    });
+    expect(gone.status).toBe(200);
+    expect((await kube.request('GET', `${NS}/ipclaims/warned`)).body).toMatchObject({ reason: 'NotFound', code: 404 });
+  });
+
+  test('list pages with limit and continue; Table output', async () => {
+    for (const n of ['page-a', 'page-b', 'page-c']) await kube.request('POST', `${NS}/ipclaims`, { body: claim(n, { prefixLength: 30 }) });
+    const first = (await kube.request('GET', `${NS}/ipclaims?limit=2&labelSelector=!nothing&fieldSelector=status.phase=Bound`)).body;
+    expect(first.items).toHaveLength(2);
+    const rest = (await kube.request('GET', `${NS}/ipclaims?limit=100&continue=${first.metadata.continue}`)).body;
+    const names = [...first.items, ...rest.items].map((i: KubernetesObject) => i.metadata!.name);
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(expect.arrayContaining(['page-a', 'page-b', 'page-c', 'put-me']));
+    const t = (await kube.request('GET', `${NS}/ipclaims`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' })).body;
+    expect(t.kind).toBe('Table');
+    expect(t.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Network', 'CIDR', 'Phase', 'Pool', 'Reclaim', 'Age']);
+    expect(t.rows[0].object.kind).toBe('PartialObjectMetadata');
+  });
+
+  test("another project's control plane: 404 without naming anything", async () => {
+    const foreign = await kube.request('GET', `${NS}/ipclaims/put-me`, { token: kube.tokens.otherProject });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).toBe('the server could not find the requested resource');
+    const viewerWrite = await kube.request('POST', `${NS}/ipclaims`, { token: kube.tokens.viewer, body: claim('nope') });
+    expect(viewerWrite.status).toBe(403);
+    expect(viewerWrite.body.reason).toBe('Forbidden');
+  });
+});
+
+describe('@kubernetes/client-node', () => {
+  test('KubernetesObjectApi creates, reads, patches and deletes each kind', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(kubeconfig({ project: kube.project.slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.editor }));
+    const api = KubernetesObjectApi.makeApiClient(kc);
+    const objects: KubernetesObject[] = [
+      {
+        apiVersion: 'ipam.miloapis.com/v1alpha1',
+        kind: 'Network',
+        metadata: { name: 'lib-net', namespace: 'default' },
+        spec: { cidrs: [{ cidr: '10.60.0.0/16' }] },
+      } as KubernetesObject,
+      { ...claim('lib-claim'), metadata: { name: 'lib-claim', namespace: 'default' }, spec: { network: 'lib-net', prefixLength: 24 } } as KubernetesObject,
+    ];
+    for (const o of objects) {
+      const created = await api.create(o);
+      expect(created.metadata?.uid).toBeTruthy();
+      const read = await api.read({ apiVersion: o.apiVersion!, kind: o.kind!, metadata: { name: o.metadata!.name!, namespace: 'default' } });
+      expect(read.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+      const patched = await api.patch(
+        { ...o, metadata: { ...o.metadata, labels: { via: 'client-node' } } },
+        undefined,
+        undefined,
+        'client-node',
+        undefined,
+        'application/merge-patch+json' as never,
+      );
+      expect(patched.metadata?.labels).toEqual({ via: 'client-node' });
+    }
+    for (const o of [...objects].reverse()) await api.delete(o);
+    await expect(
+      api.read({ apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'IPClaim', metadata: { name: 'lib-claim', namespace: 'default' } }),
+    ).rejects.toMatchObject({ code: 404 });
+  });
+});

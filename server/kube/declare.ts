@@ -1,0 +1,109 @@
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import type { Actor } from '@/server/audit/events';
+import type { ProjectRole } from '@/server/tenancy/roles';
+
+/**
+ * How a kind is declared for the Kubernetes API (one declaration per kind, in server/kube/kinds/):
+ * its names, scope, the schema of its spec and status (validation, OpenAPI, `kubectl explain`),
+ * its immutable fields, printer columns, field selectors, and the domain functions it stores
+ * through — the shape of k8s.io/apiserver's `rest.Storage` with its strategy. The API server
+ * (server.ts), discovery (discovery.ts), OpenAPI (openapi.ts) and Table output (table.ts) read
+ * nothing else. Metadata (namespace, labels, annotations, finalizers, managed fields, generation,
+ * resource version) is the API's own (store.ts): a storage sees names, specs and statuses only.
+ */
+
+/** What a storage call gets: the project, who acts, and the database. */
+export interface KindContext {
+  db: Db;
+  projectId: string;
+  actor: Actor;
+}
+
+/** A domain object as the Kubernetes API sees it, before its metadata is added. */
+export interface StoredObject {
+  /** The domain's id: `metadata.uid`. */
+  uid: string;
+  name: string;
+  /** When it was made; null where the domain does not keep it. */
+  createdAt: Date | null;
+  spec: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
+/** What a create is given: the name, the validated spec and the object's labels. */
+export interface CreateInput<Spec> {
+  name: string;
+  spec: Spec;
+  labels: Record<string, string>;
+}
+
+/** A field that cannot change once set: its path and how two specs are compared there (absent in the new spec: unchanged, as a default fills it). */
+export interface ImmutableField {
+  path: string;
+  value: (spec: Record<string, unknown>) => unknown;
+}
+
+/** A column of `kubectl get` (Table output), as a CRD's additionalPrinterColumns declares it. */
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  description: string;
+  /** What the cell shows, read from the whole object. */
+  value: (object: { spec: Record<string, unknown>; status: Record<string, unknown> }) => unknown;
+  /** 0: always shown; 1: with `-o wide` only. */
+  priority?: 0 | 1;
+}
+
+export interface KindDeclaration<Spec extends Record<string, unknown> = Record<string, unknown>> {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  namespaced: boolean;
+  description: string;
+  /** The spec a client sends and gets (unknown fields found against it: fieldValidation). */
+  spec: z.ZodType<Spec>;
+  /** The status the system writes (the status subresource: read-only to users). */
+  status: z.ZodType;
+  immutable: ImmutableField[];
+  printerColumns: PrinterColumn[];
+  /** Field selectors beyond metadata.name and metadata.namespace: `spec.network`, `status.phase`. */
+  fieldSelectors: Record<string, (object: { spec: Record<string, unknown>; status: Record<string, unknown> }) => string | undefined>;
+  /** Where a domain error's field lies in the object (`network` → `spec.network`); default: `name` is metadata.name, anything else is under spec. */
+  fieldPath?: (domainField: string) => string;
+  /** The role to read (viewer unless said) and to write (editor unless said). */
+  readRole?: ProjectRole;
+  writeRole?: ProjectRole;
+  storage: {
+    get(ctx: KindContext, name: string): Promise<StoredObject | undefined>;
+    /** Every object of the project, by name (the API filters and pages). */
+    list(ctx: KindContext): Promise<StoredObject[]>;
+    /**
+     * Creates it (or, with `dryRun`, decides everything and writes nothing). A name already taken
+     * throws the domain's coded error. Absent: the system makes these objects (no `create` verb).
+     */
+    create?(ctx: KindContext, input: CreateInput<Spec>, options: { dryRun: boolean }): Promise<StoredObject>;
+    /** Writes what may change of the spec (immutable fields are already checked); absent: nothing of the spec can change. */
+    update?(ctx: KindContext, current: StoredObject, next: Spec, options: { dryRun: boolean }): Promise<{ changed: boolean }>;
+    /** Tells the domain the object's labels changed, where the domain keeps them too (an IP claim's labels feed its quota). */
+    relabel?(ctx: KindContext, name: string, labels: Record<string, string>): Promise<void>;
+    delete(ctx: KindContext, name: string, options: { dryRun: boolean }): Promise<void>;
+  };
+}
+
+/** Declares a kind (typed by its spec). */
+export function declareKind<Spec extends Record<string, unknown>>(declaration: KindDeclaration<Spec>): KindDeclaration {
+  return declaration as unknown as KindDeclaration;
+}
+
+/** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
+export const verbsOf = (k: KindDeclaration) => [...(k.storage.create ? ['create'] : []), 'delete', 'get', 'list', 'patch', 'update'];
+
+/** `ipam.miloapis.com/v1alpha1`. */
+export const apiVersionOf = (k: Pick<KindDeclaration, 'group' | 'version'>) => (k.group ? `${k.group}/${k.version}` : k.version);
+/** The kind's key in the metadata table: `ipam.miloapis.com/IPClaim`. */
+export const kindKey = (k: Pick<KindDeclaration, 'group' | 'kind'>) => `${k.group}/${k.kind}`;

@@ -1,0 +1,283 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startKubeServer } from '@/test/kube-server';
+import { kubeconfig } from './kubeconfig';
+
+/**
+ * Stock kubectl (/usr/bin/kubectl, Debian's kubernetes-client 1.32) against the Kubernetes API
+ * served over HTTPS by the web process's server (server/kube/https.ts) on a real database, through
+ * kubeconfigs as `meridian kubeconfig` writes them.
+ */
+
+const run = promisify(execFile);
+let kube: Awaited<ReturnType<typeof startKubeServer>>;
+let dir: string;
+let config: string;
+let viewerConfig: string;
+let otherConfig: string;
+let slug: string;
+
+async function kubectl(args: string[], options: { config?: string; input?: string } = {}) {
+  const child = run('/usr/bin/kubectl', args, { env: { ...process.env, KUBECONFIG: options.config ?? config, HOME: dir }, encoding: 'utf8', timeout: 60_000 });
+  if (options.input !== undefined) child.child.stdin?.end(options.input);
+  return child;
+}
+
+/** kubectl's failure: its exit code and what it said. */
+async function kubectlFails(args: string[], options: { config?: string; input?: string } = {}) {
+  try {
+    const out = await kubectl(args, options);
+    throw new Error(`kubectl ${args.join(' ')} succeeded: ${out.stdout}`);
+  } catch (e) {
+    const err = e as { code?: number; stderr?: string; stdout?: string };
+    if (typeof err.code !== 'number') throw e;
+    return { code: err.code, stderr: err.stderr ?? '', stdout: err.stdout ?? '' };
+  }
+}
+
+beforeAll(async () => {
+  kube = await startKubeServer();
+  dir = kube.dir;
+  slug = kube.project.slug;
+  const write = (name: string, token: string) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, kubeconfig({ project: slug, origin: kube.origin, caPem: kube.caPem, token }));
+    return file;
+  };
+  config = write('editor.kubeconfig', kube.tokens.editor);
+  viewerConfig = write('viewer.kubeconfig', kube.tokens.viewer);
+  // A token of another project, pointed at this project's control plane.
+  otherConfig = write('other.kubeconfig', kube.tokens.otherProject);
+});
+
+afterAll(async () => {
+  await kube?.stop();
+});
+
+describe('kubectl', () => {
+  test('api-resources lists the IPAM kinds with their short names', async () => {
+    const { stdout } = await kubectl(['api-resources']);
+    expect(stdout).toMatch(/ipclaims\s+ipc\s+ipam\.miloapis\.com\/v1alpha1\s+true\s+IPClaim/);
+    expect(stdout).toMatch(/networks\s+net\s+ipam\.miloapis\.com\/v1alpha1\s+true\s+Network/);
+    expect(stdout).toMatch(/namespaces\s+ns\s+v1\s+false\s+Namespace/);
+  });
+
+  test('explain reads the OpenAPI v3 schema of a field', async () => {
+    const { stdout } = await kubectl(['explain', 'ipclaim.spec']);
+    expect(stdout).toContain('KIND:       IPClaim');
+    expect(stdout).toContain('GROUP:      ipam.miloapis.com');
+    expect(stdout).toMatch(/network\s+<string> -required-/);
+    expect(stdout).toContain('The network the block is claimed from');
+  });
+
+  test('apply of a network and claims, apply again unchanged, get, label, annotate, wait, diff, delete', async () => {
+    const manifest = `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata:
+  name: lab
+spec:
+  description: the lab
+  cidrs:
+    - cidr: 10.20.0.0/16
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  network: lab
+  prefixLength: 24
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: db
+spec:
+  network: lab
+  prefixLength: 28
+`;
+    const file = path.join(dir, 'lab.yaml');
+    writeFileSync(file, manifest);
+    const first = await kubectl(['apply', '-f', file]);
+    expect(first.stdout).toBe('network.ipam.miloapis.com/lab created\nipclaim.ipam.miloapis.com/web created\nipclaim.ipam.miloapis.com/db created\n');
+    const again = await kubectl(['apply', '-f', file]);
+    expect(again.stdout).toBe('network.ipam.miloapis.com/lab unchanged\nipclaim.ipam.miloapis.com/web unchanged\nipclaim.ipam.miloapis.com/db unchanged\n');
+
+    const table = await kubectl(['get', 'ipclaims']);
+    expect(table.stdout).toMatch(/^NAME\s+NETWORK\s+CIDR\s+PHASE\s+AGE\n/);
+    expect(table.stdout).toMatch(/\nweb\s+lab\s+10\.20\.\d+\.0\/24\s+Bound\s+\d+s\n/);
+    const wide = await kubectl(['get', 'ipc', '-o', 'wide', '-l', 'app=web']);
+    expect(wide.stdout).toMatch(/^NAME\s+NETWORK\s+CIDR\s+PHASE\s+POOL\s+RECLAIM\s+AGE\n/);
+    expect(wide.stdout.trim().split('\n')).toHaveLength(2);
+
+    const asYaml = await kubectl(['get', 'ipclaim', 'web', '-o', 'yaml']);
+    expect(asYaml.stdout).toContain('kind: IPClaim');
+    expect(asYaml.stdout).toMatch(/resourceVersion: "\d+"/);
+    expect(asYaml.stdout).toContain('kubectl.kubernetes.io/last-applied-configuration');
+    expect(asYaml.stdout).toContain('phase: Bound');
+
+    await kubectl(['label', 'ipclaim', 'db', 'tier=data']);
+    await kubectl(['annotate', 'ipclaim', 'db', 'owner=team-a']);
+    const labelled = JSON.parse((await kubectl(['get', 'ipclaim', 'db', '-o', 'json'])).stdout);
+    expect(labelled.metadata.labels).toEqual({ tier: 'data' });
+    expect(labelled.metadata.annotations.owner).toBe('team-a');
+    expect((await kubectl(['get', 'ipclaims', '-l', 'tier=data', '-o', 'name'])).stdout).toBe('ipclaim.ipam.miloapis.com/db\n');
+    expect((await kubectl(['get', 'ipclaims', '--field-selector', 'spec.network=lab,metadata.name!=db', '-o', 'name'])).stdout).toBe(
+      'ipclaim.ipam.miloapis.com/web\n',
+    );
+
+    const waited = await kubectl(['wait', '--for=jsonpath={.status.phase}=Bound', 'ipclaim/web', '--timeout=20s']);
+    expect(waited.stdout).toContain('ipclaim.ipam.miloapis.com/web condition met');
+
+    // A changed description: diff shows it (exit 1), apply changes it.
+    writeFileSync(file, manifest.replace('description: the lab', 'description: the lab, second floor'));
+    const diff = await kubectlFails(['diff', '-f', file]);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toContain('+  description: the lab, second floor');
+    expect((await kubectl(['apply', '-f', file])).stdout).toContain('network.ipam.miloapis.com/lab configured');
+
+    // Immutable: a claim's network cannot change.
+    writeFileSync(file, manifest.replace('prefixLength: 28', 'prefixLength: 27'));
+    const immutable = await kubectlFails(['apply', '-f', file]);
+    expect(immutable.stderr).toContain('spec.prefixLength: Invalid value: 27: field is immutable');
+
+    expect((await kubectl(['delete', 'ipclaim', 'web', 'db'])).stdout).toBe(
+      'ipclaim.ipam.miloapis.com "web" deleted\nipclaim.ipam.miloapis.com "db" deleted\n',
+    );
+    const gone = await kubectlFails(['get', 'ipclaim', 'web']);
+    expect(gone.stderr).toContain('Error from server (NotFound): ipclaims.ipam.miloapis.com "web" not found');
+  });
+
+  test('server-side apply: a second field manager conflicts (409 naming the manager and field), --force-conflicts takes the field over', async () => {
+    const net = `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata:
+  name: ssa
+spec:
+  cidrs:
+    - cidr: 10.30.0.0/16
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: ssa-a
+  labels:
+    team: blue
+spec:
+  network: ssa
+  prefixLength: 26
+`;
+    const file = path.join(dir, 'ssa.yaml');
+    writeFileSync(file, net);
+    const first = await kubectl(['apply', '--server-side', '--field-manager', 'flux', '-f', file]);
+    expect(first.stdout).toBe('network.ipam.miloapis.com/ssa serverside-applied\nipclaim.ipam.miloapis.com/ssa-a serverside-applied\n');
+    const again = await kubectl(['apply', '--server-side', '--field-manager', 'flux', '-f', file]);
+    expect(again.stdout).toContain('ipclaim.ipam.miloapis.com/ssa-a serverside-applied');
+    const claim = JSON.parse((await kubectl(['get', 'ipclaim', 'ssa-a', '-o', 'json', '--show-managed-fields'])).stdout);
+    expect(claim.metadata.managedFields).toEqual([
+      expect.objectContaining({
+        manager: 'flux',
+        operation: 'Apply',
+        fieldsV1: { 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:spec': { 'f:network': {}, 'f:prefixLength': {} } },
+      }),
+    ]);
+
+    const other = path.join(dir, 'ssa-other.yaml');
+    writeFileSync(
+      other,
+      `apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata:
+  name: ssa-a
+  labels:
+    team: red
+spec:
+  network: ssa
+`,
+    );
+    const conflict = await kubectlFails(['apply', '--server-side', '--field-manager', 'argo', '-f', other]);
+    expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "flux"');
+    expect(conflict.stderr).toContain('.metadata.labels.team');
+    const forced = await kubectl(['apply', '--server-side', '--field-manager', 'argo', '--force-conflicts', '-f', other]);
+    expect(forced.stdout).toContain('serverside-applied');
+    const taken = JSON.parse((await kubectl(['get', 'ipclaim', 'ssa-a', '-o', 'json', '--show-managed-fields'])).stdout);
+    expect(taken.metadata.labels).toEqual({ team: 'red' });
+    const managers = Object.fromEntries(taken.metadata.managedFields.map((m: { manager: string; fieldsV1: unknown }) => [m.manager, m.fieldsV1]));
+    expect(managers.argo).toEqual({ 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:spec': { 'f:network': {} } });
+    expect(managers.flux).toEqual({ 'f:spec': { 'f:network': {}, 'f:prefixLength': {} } });
+
+    await kubectl(['delete', 'ipclaim/ssa-a', 'network/ssa']);
+  });
+
+  test('create namespace, a claim in it; names and lists are per namespace', async () => {
+    expect((await kubectl(['create', 'namespace', 'dev'])).stdout).toBe('namespace/dev created\n');
+    expect((await kubectl(['get', 'namespaces', '-o', 'name'])).stdout).toBe('namespace/default\nnamespace/dev\n');
+    await kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata: {name: devnet, namespace: dev}
+spec: {cidrs: [{cidr: 10.40.0.0/16}]}
+`,
+    });
+    const created = await kubectl(['-n', 'dev', 'create', '-f', '-'], {
+      input: 'apiVersion: ipam.miloapis.com/v1alpha1\nkind: IPClaim\nmetadata: {name: dev-claim}\nspec: {network: devnet, prefixLength: 24}\n',
+    });
+    expect(created.stdout).toBe('ipclaim.ipam.miloapis.com/dev-claim created\n');
+    expect((await kubectl(['-n', 'dev', 'get', 'ipclaims', '-o', 'name'])).stdout).toBe('ipclaim.ipam.miloapis.com/dev-claim\n');
+    expect((await kubectl(['get', 'ipclaims', '-o', 'name'])).stdout).not.toContain('dev-claim');
+    expect((await kubectl(['get', 'ipclaims', '-A', '--no-headers'])).stdout).toMatch(/^dev\s+dev-claim\s+devnet\s+10\.40\.0\.0\/24\s+Bound/m);
+    const elsewhere = await kubectlFails(['get', 'ipclaim', 'dev-claim']);
+    expect(elsewhere.stderr).toContain('(NotFound)');
+    const noSuch = await kubectlFails(['-n', 'nope', 'create', '-f', '-'], {
+      input: 'apiVersion: ipam.miloapis.com/v1alpha1\nkind: IPClaim\nmetadata: {name: x}\nspec: {network: devnet}\n',
+    });
+    expect(noSuch.stderr).toContain('namespaces "nope" not found');
+    const busy = await kubectlFails(['delete', 'namespace', 'dev']);
+    expect(busy.stderr).toContain('still holds');
+    await kubectl(['-n', 'dev', 'delete', 'ipclaim/dev-claim', 'network/devnet']);
+    expect((await kubectl(['delete', 'namespace', 'dev'])).stdout).toBe('namespace "dev" deleted\n');
+  });
+
+  test("a viewer token reads but cannot write; another project's token finds nothing here", async () => {
+    expect((await kubectl(['get', 'ipclaims'], { config: viewerConfig })).stderr).toContain('No resources found in default namespace.');
+    const denied = await kubectlFails(['create', 'namespace', 'ro'], { config: viewerConfig });
+    expect(denied.stderr).toContain('Error from server (Forbidden)');
+    const foreign = await kubectlFails(['get', 'ipclaims'], { config: otherConfig });
+    expect(foreign.stderr).toMatch(/the server could not find the requested resource|doesn't have a resource type/);
+    expect(foreign.stderr).not.toContain(slug + '"');
+  });
+
+  test('a kind the system makes, declared without create: retained allocations are listed, released by delete, never created', async () => {
+    await kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata: {name: keep}
+spec: {cidrs: [{cidr: 10.70.0.0/16}]}
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata: {name: kept}
+spec: {network: keep, prefixLength: 24, reclaimPolicy: Retain}
+`,
+    });
+    await kubectl(['delete', 'ipclaim', 'kept']);
+    const listed = await kubectl(['get', 'retainedallocations']);
+    expect(listed.stdout).toMatch(/^NAME\s+NETWORK\s+CIDR\s+UNTIL\s+AGE\n/);
+    expect(listed.stdout).toMatch(/\nkept\s+keep\s+10\.70\.0\.0\/24\s+\d{4}-/);
+    const verbs = await kubectl(['api-resources', '-o', 'wide']);
+    expect(verbs.stdout).toMatch(/retainedallocations\s+ra\s+ipam\.miloapis\.com\/v1alpha1\s+true\s+RetainedAllocation\s+delete,get,list,patch,update\s/);
+    const create = await kubectlFails(['create', '-f', '-'], {
+      input:
+        'apiVersion: ipam.miloapis.com/v1alpha1\nkind: RetainedAllocation\nmetadata: {name: made}\nspec: {network: keep, pool: keep-v4, cidr: 10.70.9.0/24}\n',
+    });
+    expect(create.stderr).toContain('(MethodNotAllowed)');
+    expect((await kubectl(['delete', 'ra', 'kept'])).stdout).toBe('retainedallocation.ipam.miloapis.com "kept" deleted\n');
+    expect((await kubectl(['get', 'ra', '-o', 'name'])).stdout).toBe('');
+    await kubectl(['delete', 'network', 'keep']);
+  });
+});
