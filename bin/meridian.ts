@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { and, eq, like } from 'drizzle-orm';
 import { backupDatabase, BackupError, restoreDatabase } from '../db/backup';
-import { createDb, type Db } from '../db/client';
+import { createDb, type Db, type DbOrTx } from '../db/client';
 import { describeMigration, migrateDatabase } from '../db/migrate';
 import { seedDemoData } from './lib/seed';
 import { apiTokens, organizations, projects } from '../db/schema';
@@ -122,7 +122,7 @@ async function projectId(db: Db, slug: string): Promise<string> {
   return p.id;
 }
 
-async function userId(db: Db, email: string): Promise<string> {
+async function userId(db: DbOrTx, email: string): Promise<string> {
   const user = await findUserByEmail(db, email);
   if (!user) throw new Error(`user "${email}" not found`);
   return user.id;
@@ -255,7 +255,7 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     return 0;
   }
   if (group === 'user' && verb === 'verify-email') {
-    const user = await db.transaction(async (tx) => verifyEmailByAdmin(tx, await userId(tx as unknown as Db, need('email')), actor));
+    const user = await db.transaction(async (tx) => verifyEmailByAdmin(tx, await userId(tx, need('email')), actor));
     err(user.changed ? `${user.email}: e-mail verified by admin` : `${user.email}: e-mail was already verified`);
     return 0;
   }
