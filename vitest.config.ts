@@ -12,6 +12,8 @@ export default defineConfig({
       'test/system/chaos.test.ts',
       'test/system/stall.test.ts',
       'test/system/failover.test.ts',
+      'test/system/patroni.test.ts',
+      'test/images/**',
       '.next/**',
       'dist/**',
       '.data/**',

