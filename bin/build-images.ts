@@ -30,8 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { ensureBuild } from './lib/build';
 
 const exec = promisify(execFile);
@@ -81,7 +80,15 @@ const EXCLUDED_PACKAGES = [
  * own) are there for maintainer scripts, which an extract does not run: their files are removed. */
 const KEPT_DEPENDENCIES = ['gcc-12-base', 'libgcc-s1', 'libc6'];
 /** Files Debian packages bring that nothing here reads at run time. */
-const PRUNED_ROOTFS = ['usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/lintian', 'usr/share/locale', 'usr/lib/x86_64-linux-gnu/gconv', 'usr/lib/aarch64-linux-gnu/gconv'];
+const PRUNED_ROOTFS = [
+  'usr/share/doc',
+  'usr/share/man',
+  'usr/share/info',
+  'usr/share/lintian',
+  'usr/share/locale',
+  'usr/lib/x86_64-linux-gnu/gconv',
+  'usr/lib/aarch64-linux-gnu/gconv',
+];
 
 async function run(cmd: string, args: string[], opts: { quiet?: boolean } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -166,9 +173,14 @@ async function stageApp(dest: string): Promise<{ npmPackages: { name: string; ve
   const skipTests = (src: string) => !/\.(test|spec)\.tsx?$/.test(src) && !src.includes(`${path.sep}test-support`);
   for (const dir of SOURCE_DIRS) await cp(path.join(root, dir), path.join(dest, dir), { recursive: true, filter: skipTests });
   for (const f of ['package.json', 'tsconfig.json']) await cp(path.join(root, f), path.join(dest, f));
+  // Turbopack resolves serverExternalPackages through relative links in .next/node_modules: kept as they are.
   await cp(path.join(root, '.next'), path.join(dest, '.next'), {
     recursive: true,
-    filter: (src) => !['cache', 'dev', 'types', 'trace', 'trace-build'].some((d) => src === path.join(root, '.next', d) || src.startsWith(path.join(root, '.next', d) + path.sep)),
+    verbatimSymlinks: true,
+    filter: (src) =>
+      !['cache', 'dev', 'types', 'trace', 'trace-build'].some(
+        (d) => src === path.join(root, '.next', d) || src.startsWith(path.join(root, '.next', d) + path.sep),
+      ),
   });
   if (existsSync(path.join(root, 'public'))) await cp(path.join(root, 'public'), path.join(dest, 'public'), { recursive: true });
   // next.config.ts would need Next's SWC compiler at start-up: ship it compiled.
@@ -215,7 +227,9 @@ async function fetchNode(dir: string): Promise<string> {
   await mkdir(cache, { recursive: true });
   const tarball = path.join(cache, `${NODE_RUNTIME.pkg}-${NODE_RUNTIME.version}.tgz`);
   if (!existsSync(tarball)) await run('npm', ['pack', `${NODE_RUNTIME.pkg}@${NODE_RUNTIME.version}`, '--pack-destination', cache, '--silent']);
-  const integrity = `sha512-${createHash('sha512').update(await readFile(tarball)).digest('base64')}`;
+  const integrity = `sha512-${createHash('sha512')
+    .update(await readFile(tarball))
+    .digest('base64')}`;
   if (integrity !== NODE_RUNTIME.integrity) throw new Error(`${tarball}: integrity ${integrity}, expected ${NODE_RUNTIME.integrity}`);
   await mkdir(dir, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', dir]);
@@ -248,13 +262,7 @@ async function debianRootfs(dir: string, packages: readonly string[]): Promise<{
   );
   await mkdir(dir, { recursive: true });
   await run('mmdebstrap', ['--variant=extract', '--quiet', `--include=${packages.join(',')}`, `--extract-hook=${hook}`, DEBIAN_SUITE, dir, mirror]);
-  const all = [
-    ...new Set(
-      (await readFile(path.join(meta, 'packages.txt'), 'utf8'))
-        .trim()
-        .split('\n'),
-    ),
-  ].map((l) => {
+  const all = [...new Set((await readFile(path.join(meta, 'packages.txt'), 'utf8')).trim().split('\n'))].map((l) => {
     const [name, version, arch] = l.split(' ');
     return { name, version, arch };
   });
@@ -277,7 +285,10 @@ async function debianRootfs(dir: string, packages: readonly string[]): Promise<{
     await writeFile(path.join(dir, 'etc', 'ssl', 'certs', 'ca-certificates.crt'), bundle);
   }
   const user = 'meridian';
-  await writeFile(path.join(dir, 'etc', 'passwd'), `root:x:0:0:root:/root:/usr/sbin/nologin\n${user}:x:${IMAGE_UID}:${IMAGE_UID}:Meridian:${DATA_DIR}:/usr/sbin/nologin\n`);
+  await writeFile(
+    path.join(dir, 'etc', 'passwd'),
+    `root:x:0:0:root:/root:/usr/sbin/nologin\n${user}:x:${IMAGE_UID}:${IMAGE_UID}:Meridian:${DATA_DIR}:/usr/sbin/nologin\n`,
+  );
   await writeFile(path.join(dir, 'etc', 'group'), `root:x:0:\n${user}:x:${IMAGE_UID}:\n`);
   await writeFile(path.join(dir, 'etc', 'nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
   for (const d of ['dev', 'proc', 'sys', 'tmp', 'run']) await mkdir(path.join(dir, d), { recursive: true });
@@ -378,7 +389,11 @@ export async function buildImages(which: ImageName[]): Promise<Record<string, { 
       const rootfs = path.join(work, name, 'rootfs');
       say(`${name}: Debian root file system (${IMAGES[name].packages.join(', ')})`);
       const debs = await debianRootfs(rootfs, IMAGES[name].packages);
-      const components = debs.map((d) => ({ ...d, purl: `pkg:deb/debian/${d.name}@${d.version}?arch=${d.arch}&distro=debian-12`, supplier: 'Organization: Debian' }));
+      const components = debs.map((d) => ({
+        ...d,
+        purl: `pkg:deb/debian/${d.name}@${d.version}?arch=${d.arch}&distro=debian-12`,
+        supplier: 'Organization: Debian',
+      }));
       let config: Parameters<typeof commitImage>[2];
       if (name === 'meridian') {
         say('meridian: production build');
@@ -387,7 +402,12 @@ export async function buildImages(which: ImageName[]): Promise<Record<string, { 
         const node = await fetchNode(path.join(work, 'node'));
         await mkdir(path.join(rootfs, 'usr', 'local', 'bin'), { recursive: true });
         await cp(node, path.join(rootfs, 'usr', 'local', 'bin', 'node'));
-        components.push({ name: 'node', version: NODE_RUNTIME.version, purl: `pkg:npm/${NODE_RUNTIME.pkg}@${NODE_RUNTIME.version}`, supplier: 'Organization: OpenJS Foundation' });
+        components.push({
+          name: 'node',
+          version: NODE_RUNTIME.version,
+          purl: `pkg:npm/${NODE_RUNTIME.pkg}@${NODE_RUNTIME.version}`,
+          supplier: 'Organization: OpenJS Foundation',
+        });
         say('meridian: application and production dependencies');
         const { npmPackages } = await stageApp(path.join(rootfs, 'app'));
         for (const p of npmPackages) components.push({ ...p, purl: `pkg:npm/${p.name.replace('@', '%40')}@${p.version}`, supplier: 'NOASSERTION' });
@@ -421,7 +441,13 @@ export async function buildImages(which: ImageName[]): Promise<Record<string, { 
         await chmod(path.join(rootfs, 'usr', 'local', 'bin', 'meridian-ipam'), 0o755);
         const bun = JSON.parse(readFileSync(path.join(root, 'node_modules', 'bun', 'package.json'), 'utf8')).version as string;
         components.push({ name: 'bun', version: bun, purl: `pkg:npm/bun@${bun}`, supplier: 'Organization: Oven' });
-        config = { entrypoint: ['/usr/local/bin/meridian-ipam', 'install'], env: ['SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt'], workingdir: '/', volumes: [], ports: [] };
+        config = {
+          entrypoint: ['/usr/local/bin/meridian-ipam', 'install'],
+          env: ['SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt'],
+          workingdir: '/',
+          volumes: [],
+          ports: [],
+        };
       }
       await run('chown', ['-R', '0:0', path.join(rootfs, 'usr'), ...(name === 'meridian' ? [path.join(rootfs, 'app')] : [])]);
       say(`${name}: committing`);

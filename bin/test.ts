@@ -7,7 +7,10 @@
  * `scale-out` (2 web + 2 worker processes and the simulator on one database), `chaos` (the same,
  * killed with SIGKILL under load), `stall` (one web process's database stalled: pages, auth routes and
  * probes answer within the deadline) and, last, `failover` (the database stalled, then its primary
- * killed and a synchronous standby promoted, under load). Stops at the first failing stage.
+ * killed and a synchronous standby promoted, under load), `patroni` (a three-member cluster under
+ * Patroni and etcd deciding failovers under the same load: the leader's postmaster killed, the leader
+ * node lost, the leader cut off from etcd) and `images` (`npm run build:images`, then the meridian
+ * image's root file system run against a PostgreSQL on loopback). Stops at the first failing stage.
  *
  * Opt-in stages run only when TEST_STAGES names them: `audit` (bin/audit.ts) needs the registry's
  * advisory endpoint, which the registry this project's machines and CI reach does not serve (it
@@ -37,6 +40,8 @@ const stages: { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessE
   { name: 'chaos', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/chaos.test.ts'] },
   { name: 'stall', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/stall.test.ts'] },
   { name: 'failover', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/failover.test.ts'] },
+  { name: 'patroni', cmd: bin('vitest'), args: ['run', '--config', 'test/system/vitest.config.ts', 'test/system/patroni.test.ts'] },
+  { name: 'images', cmd: bin('vitest'), args: ['run', '--config', 'test/images/vitest.config.ts'] },
   { name: 'audit', cmd: process.execPath, args: ['--import', 'tsx', path.join(root, 'bin', 'audit.ts')], optIn: true },
 ];
 

@@ -90,34 +90,53 @@ describe('the validator', () => {
     c.image = 'registry.example.com/x:latest';
     delete c.resources.limits.memory;
     const problems = policyProblems(bad).join('\n');
-    for (const p of [/privileged/, /allowPrivilegeEscalation/, /not read-only/, /not all dropped/, /adds capabilities NET_ADMIN/, /latest tag/, /no memory limit/]) expect(problems).toMatch(p);
+    for (const p of [
+      /privileged/,
+      /allowPrivilegeEscalation/,
+      /not read-only/,
+      /not all dropped/,
+      /adds capabilities NET_ADMIN/,
+      /latest tag/,
+      /no memory limit/,
+    ])
+      expect(problems).toMatch(p);
     c.image = 'registry.example.com/x';
     expect(policyProblems(bad).join('\n')).toMatch(/has no tag/);
   });
 
   it('checks CloudNativePG clusters against the vendored schema', () => {
-    const cluster: K8sObject = { apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster', metadata: { name: 'db' }, spec: { instances: 3, storage: { size: '1Gi' } } };
+    const cluster: K8sObject = {
+      apiVersion: 'postgresql.cnpg.io/v1',
+      kind: 'Cluster',
+      metadata: { name: 'db' },
+      spec: { instances: 3, storage: { size: '1Gi' } },
+    };
     expect(schemaProblems(cluster)).toEqual([]);
     expect(schemaProblems({ ...cluster, spec: { instances: 3, storage: { sise: '1Gi' } } }).join('\n')).toMatch(/additional properties/);
     expect(schemaProblems({ ...cluster, spec: { instances: '3' } }).join('\n')).toMatch(/instances: must be integer/);
   });
 
   it('refuses a kind it has no schema for', () => {
-    expect(schemaProblems({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual(['Widget/w: no schema for example.com/v1 Widget']);
+    expect(schemaProblems({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual([
+      'Widget/w: no schema for example.com/v1 Widget',
+    ]);
   });
 });
 
 describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kustomize${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  it.each([...OVERLAYS.map((o) => `meridian/overlays/${o}`), 'aggregated', 'cni'])('%s renders, every object valid against its schema', async (kustomization) => {
-    const objects = await render(kustomization);
-    expect(objects.length).toBeGreaterThan(0);
-    expect(objects.flatMap(schemaProblems)).toEqual([]);
-    // Every namespaced object says where it goes (a component's objects included).
-    const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'APIService']);
-    expect(objects.filter((o) => !clusterScoped.has(o.kind) && !o.metadata.namespace).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([]);
-    // The CNI installer writes into the host's directories as root by design (deploy/kubernetes/cni).
-    if (kustomization !== 'cni') expect(objects.flatMap(policyProblems)).toEqual([]);
-  });
+  it.each([...OVERLAYS.map((o) => `meridian/overlays/${o}`), 'aggregated', 'cni'])(
+    '%s renders, every object valid against its schema',
+    async (kustomization) => {
+      const objects = await render(kustomization);
+      expect(objects.length).toBeGreaterThan(0);
+      expect(objects.flatMap(schemaProblems)).toEqual([]);
+      // Every namespaced object says where it goes (a component's objects included).
+      const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'APIService']);
+      expect(objects.filter((o) => !clusterScoped.has(o.kind) && !o.metadata.namespace).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([]);
+      // The CNI installer writes into the host's directories as root by design (deploy/kubernetes/cni).
+      if (kustomization !== 'cni') expect(objects.flatMap(policyProblems)).toEqual([]);
+    },
+  );
 
   it('web: ≥ 2 replicas, probes on /readyz and /healthz, a PodDisruptionBudget and an autoscaler; migrations as a Job; secrets by reference', async () => {
     const objects = await render('meridian/overlays/external-database');
@@ -134,7 +153,10 @@ describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kusto
     expect(container(web).args).toEqual(['web']);
     for (const o of objects.filter((x) => x.kind === 'Deployment' || x.kind === 'Job')) {
       for (const e of container(o).env ?? []) expect(e.value, `${o.metadata.name} ${e.name} is not written in the manifest`).toBeUndefined();
-      expect(container(o).env.find((e: { name: string }) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({ name: 'meridian-database', key: 'url' });
+      expect(container(o).env.find((e: { name: string }) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({
+        name: 'meridian-database',
+        key: 'url',
+      });
     }
     expect(objects.some((o) => o.kind === 'Secret')).toBe(false);
     expect(find(objects, 'ServiceMonitor', 'meridian-web').spec.endpoints[0].path).toBe('/metrics');
@@ -156,7 +178,9 @@ describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kusto
     const policy = find(objects, 'NetworkPolicy', 'meridian-db');
     expect(policy.spec.podSelector.matchLabels).toEqual({ 'cnpg.io/cluster': 'meridian-db' });
     const clients = policy.spec.ingress[0].from[0].podSelector.matchLabels;
-    const labelled = objects.filter((o) => o.spec?.template?.metadata?.labels && Object.entries(clients).every(([k, v]) => o.spec.template.metadata.labels[k] === v));
+    const labelled = objects.filter(
+      (o) => o.spec?.template?.metadata?.labels && Object.entries(clients).every(([k, v]) => o.spec.template.metadata.labels[k] === v),
+    );
     expect(labelled.map((o) => o.metadata.name).sort()).toEqual(['meridian-migrate', 'meridian-web', 'meridian-worker']);
   });
 
@@ -165,8 +189,13 @@ describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kusto
     const sim = find(objects, 'StatefulSet', 'meridian-simulator');
     expect(sim.spec.volumeClaimTemplates[0].metadata.name).toBe(container(sim).volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/data').name);
     const policy = find(objects, 'NetworkPolicy', 'meridian-simulator');
-    expect(policy.spec.ingress[0].from.map((f: any) => f.podSelector.matchLabels['app.kubernetes.io/name']).sort()).toEqual(['meridian-web', 'meridian-worker']);
-    expect(container(find(objects, 'Deployment', 'meridian-worker')).env.find((e: { name: string }) => e.name === 'SIMULATOR_URL').value).toBe('http://meridian-simulator:4100');
+    expect(policy.spec.ingress[0].from.map((f: any) => f.podSelector.matchLabels['app.kubernetes.io/name']).sort()).toEqual([
+      'meridian-web',
+      'meridian-worker',
+    ]);
+    expect(container(find(objects, 'Deployment', 'meridian-worker')).env.find((e: { name: string }) => e.name === 'SIMULATOR_URL').value).toBe(
+      'http://meridian-simulator:4100',
+    );
   });
 
   it('aggregated: one APIService per group-version Meridian serves, to the HTTPS listener, with its CA injected; the RBAC an extension API server needs', async () => {

@@ -27,6 +27,7 @@ export interface K8sObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered YAML, read by the checks below
   spec?: any;
   [key: string]: unknown;
 }
@@ -95,7 +96,8 @@ export function schemaProblems(o: K8sObject): string[] {
   const id = nameOf(o);
   const vendored = VENDORED[`${o.apiVersion}/${o.kind}`];
   if (vendored) {
-    if (!vendored(o)) for (const e of vendored.errors ?? []) problems.push(`${id}${e.instancePath}: ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    if (!vendored(o))
+      for (const e of vendored.errors ?? []) problems.push(`${id}${e.instancePath}: ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
     return problems;
   }
   const crd = CRD_MODELS[o.apiVersion];

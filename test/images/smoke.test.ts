@@ -129,7 +129,8 @@ describe.skipIf(skip !== undefined)(`the meridian image, run from its root file 
     expect(Object.keys(config.Volumes ?? {})).toEqual([DATA_DIR]);
     for (const label of ['title', 'version', 'revision', 'created', 'source']) expect(config.Labels).toHaveProperty(`org.opencontainers.image.${label}`);
     // No shell, no package manager in the image.
-    for (const p of ['bin/sh', 'usr/bin/sh', 'bin/bash', 'usr/bin/dash', 'usr/bin/apt', 'usr/bin/dpkg', 'usr/bin/perl']) expect(existsSync(path.join(rootfs, p)), p).toBe(false);
+    for (const p of ['bin/sh', 'usr/bin/sh', 'bin/bash', 'usr/bin/dash', 'usr/bin/apt', 'usr/bin/dpkg', 'usr/bin/perl'])
+      expect(existsSync(path.join(rootfs, p)), p).toBe(false);
     const sbom = JSON.parse(readFileSync(path.join(imagesDir, 'meridian.sbom.spdx.json'), 'utf8')) as { packages: { name: string; versionInfo: string }[] };
     const names = sbom.packages.map((p) => p.name);
     for (const n of ['libc6', 'node', 'next', 'drizzle-orm', 'postgres', 'graphile-worker']) expect(names).toContain(n);

@@ -10,7 +10,13 @@ export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('../../', import.meta.url)) } },
   test: {
     root: fileURLToPath(new URL('../../', import.meta.url)),
-    include: ['test/system/scale-out.test.ts', 'test/system/chaos.test.ts', 'test/system/stall.test.ts', 'test/system/failover.test.ts'],
+    include: [
+      'test/system/scale-out.test.ts',
+      'test/system/chaos.test.ts',
+      'test/system/stall.test.ts',
+      'test/system/failover.test.ts',
+      'test/system/patroni.test.ts',
+    ],
     testTimeout: 600_000,
     hookTimeout: 300_000,
     pool: 'forks',
