@@ -8,8 +8,8 @@
  *   dist/cni/linux-amd64/meridian-ipam    dist/cni/linux-arm64/meridian-ipam
  *   dist/cni/meridian-ipam                → this machine's architecture (a symlink)
  *
- * The directory names are the container platforms' (`TARGETARCH`), so that a multi-platform image
- * build copies the right one (deploy/kubernetes/cni/Containerfile).
+ * The directory names are the container platforms' (`TARGETARCH`): the meridian-ipam image
+ * (bin/build-images.ts) copies its platform's.
  *
  * Each executable embeds Bun's runtime for its CPU, handed to Bun with `--compile-executable-path`
  * so that Bun itself downloads nothing: for x64 the baseline build (no AVX2 needed),

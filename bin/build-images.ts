@@ -31,6 +31,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import type { CniTarget } from './build-cni';
 import { ensureBuild } from './lib/build';
 
 const exec = promisify(execFile);
@@ -53,6 +54,12 @@ export const IMAGES = {
   'meridian-ipam': { archive: 'meridian-ipam.oci.tar', packages: ['libc6', 'ca-certificates'], maxMB: 120 },
 } as const;
 export type ImageName = keyof typeof IMAGES;
+/** The meridian-ipam image: the executable build:cni writes for this platform, run as the installer. */
+export const IPAM_IMAGE = {
+  cniTarget: 'linux-amd64' as CniTarget,
+  binary: '/usr/local/bin/meridian-ipam',
+  entrypoint: ['/usr/local/bin/meridian-ipam', 'install'],
+};
 export const imagesDir = path.join(root, 'dist', 'images');
 
 /** Top-level sources the server processes run (by tsx) in the meridian image. */
@@ -435,10 +442,10 @@ export async function buildImages(which: ImageName[]): Promise<Record<string, { 
         };
       } else {
         say('meridian-ipam: the CNI executable (build:cni)');
-        await run(process.execPath, ['--import', 'tsx', path.join(root, 'bin', 'build-cni.ts'), '--target', 'linux-amd64']);
-        await mkdir(path.join(rootfs, 'usr', 'local', 'bin'), { recursive: true });
-        await cp(path.join(root, 'dist', 'cni', 'linux-amd64', 'meridian-ipam'), path.join(rootfs, 'usr', 'local', 'bin', 'meridian-ipam'));
-        await chmod(path.join(rootfs, 'usr', 'local', 'bin', 'meridian-ipam'), 0o755);
+        await run(process.execPath, ['--import', 'tsx', path.join(root, 'bin', 'build-cni.ts'), '--target', IPAM_IMAGE.cniTarget]);
+        await mkdir(path.join(rootfs, path.dirname(IPAM_IMAGE.binary)), { recursive: true });
+        await cp(path.join(root, 'dist', 'cni', IPAM_IMAGE.cniTarget, 'meridian-ipam'), path.join(rootfs, IPAM_IMAGE.binary));
+        await chmod(path.join(rootfs, IPAM_IMAGE.binary), 0o755);
         const bun = JSON.parse(readFileSync(path.join(root, 'node_modules', 'bun', 'package.json'), 'utf8')).version as string;
         components.push({ name: 'bun', version: bun, purl: `pkg:npm/bun@${bun}`, supplier: 'Organization: Oven' });
         config = {

@@ -41,7 +41,8 @@ const find = (objects: K8sObject[], kind: string, name: string) => {
 };
 const container = (o: K8sObject) => o.spec.template.spec.containers[0];
 
-describe('the validator', () => {
+// Loading the schema modules takes a while on a busy machine.
+describe('the validator', { timeout: 180_000 }, () => {
   const deployment = (): K8sObject => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -123,7 +124,7 @@ describe('the validator', () => {
   });
 });
 
-describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kustomize${skip ? ` (skipped: ${skip})` : ''}`, () => {
+describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kustomize${skip ? ` (skipped: ${skip})` : ''}`, { timeout: 180_000 }, () => {
   it.each([...OVERLAYS.map((o) => `meridian/overlays/${o}`), 'aggregated', 'cni'])(
     '%s renders, every object valid against its schema',
     async (kustomization) => {

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildImages, DATA_DIR, IMAGE_UID, IMAGES, imagesDir } from '@/bin/build-images';
+import { buildImages, DATA_DIR, IMAGE_UID, IMAGES, imagesDir, IPAM_IMAGE } from '@/bin/build-images';
 import { freshDatabase } from '@/test/system/harness';
 import { freePort } from '@/test/global-setup';
 
@@ -134,6 +134,22 @@ describe.skipIf(skip !== undefined)(`the meridian image, run from its root file 
     const sbom = JSON.parse(readFileSync(path.join(imagesDir, 'meridian.sbom.spdx.json'), 'utf8')) as { packages: { name: string; versionInfo: string }[] };
     const names = sbom.packages.map((p) => p.name);
     for (const n of ['libc6', 'node', 'next', 'drizzle-orm', 'postgres', 'graphile-worker']) expect(names).toContain(n);
+  });
+
+  it('meridian-ipam: the installer as entry point, its executable in the image, non-root by default', () => {
+    const ipam = buildah('from', '--quiet', `oci-archive:${path.join(imagesDir, IMAGES['meridian-ipam'].archive)}`);
+    try {
+      const mount = buildah('mount', ipam);
+      const ipamConfig = (JSON.parse(buildah('inspect', '--type', 'container', ipam)) as { OCIv1: { config: ImageConfig } }).OCIv1.config;
+      expect(ipamConfig.Entrypoint).toEqual(IPAM_IMAGE.entrypoint);
+      expect(ipamConfig.User).toBe(`${IMAGE_UID}:${IMAGE_UID}`);
+      // The executable needs nothing but glibc: it runs in the image's root and prints its usage.
+      const r = spawnSync('unshare', ['--root', mount, '--', IPAM_IMAGE.binary, 'install', '--help'], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/--cni-bin-dir/);
+    } finally {
+      buildah('rm', ipam);
+    }
   });
 
   it('leaves nothing in the image writable by its user but the data volume', async () => {

@@ -14,7 +14,7 @@
  * decides.
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
-import { openSync, existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { openSync, readdirSync, existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -294,8 +294,16 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
     async stop({ keep = false } = {}) {
       for (const m of members) {
         kill(m.patroni?.pid, 'SIGKILL');
-        for (const pid of serverProcesses(m.dataDir)) kill(pid, 'SIGKILL');
         await m.proxy.close();
+      }
+      // Patroni gone, nothing starts PostgreSQL again: every process still holding a data directory.
+      for (const m of members) for (const pid of serverProcesses(m.dataDir)) kill(pid, 'SIGKILL');
+      for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+        try {
+          if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir)) kill(Number(entry), 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
       }
       kill(etcd.pid, 'SIGKILL');
       if (keep) process.stdout.write(`patroni: data directories and logs kept in ${dir}\n`);
