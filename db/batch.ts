@@ -159,8 +159,11 @@ export interface SqlFunctionBatches<I> {
   lockKeys: (item: I) => string[];
   /** What puts items in one lane: items that lock the same rows share one (one batch of a lane in flight at a time). */
   laneKeys: (item: I) => string[];
-  /** How many lanes the items spread over: the batches run on that many connections of their own (db/client.ts: sidePool). */
-  lanes: number;
+  /**
+   * How many lanes the items spread over: the batches run on that many connections of their own
+   * (db/client.ts: sidePool). A function is read once per pool, when its first item arrives.
+   */
+  lanes: number | (() => number);
   maxBatch: number;
   /** An item's answer from `many` as its outcome (a refusal `one` would have raised); the answer itself when absent. */
   outcome?: (answer: unknown) => Outcome<unknown>;
@@ -198,7 +201,8 @@ export function batchStatistics(): ({ fn: string } & BatchCounts)[] {
 export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, item: I) => Promise<unknown> {
   for (const fn of [spec.one, spec.many]) if (!/^[a-z_][a-z0-9_]*$/.test(fn)) throw new Error(`not a function name: ${fn}`);
   const batcher = perPool((pool) => {
-    const db = sidePool(pool, spec.many, spec.lanes);
+    const lanes = typeof spec.lanes === 'function' ? spec.lanes() : spec.lanes;
+    const db = sidePool(pool, spec.many, lanes);
     return new Batcher<I, unknown>(
       async (items, deadline) => {
         const stats = counted(spec.many);
@@ -222,7 +226,7 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
         order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));
         return outcomes;
       },
-      { maxBatch: spec.maxBatch, maxInFlight: 1, lane: (item) => laneOf(spec.lanes, ...spec.laneKeys(item)) },
+      { maxBatch: spec.maxBatch, maxInFlight: 1, lane: (item) => laneOf(lanes, ...spec.laneKeys(item)) },
     );
   });
   return (db, item) => batcher(db).submit(item);
