@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { sql } from 'drizzle-orm';
 import { sidePool, type Db } from './client';
+import { query } from './query';
 import { currentDeadline, DeadlineExceeded, type Deadline } from './deadline';
 
 /**
@@ -140,9 +142,11 @@ function beforeDeadline(deadline: Deadline | undefined) {
 /** `select <fn>(args::jsonb)` for one item (`fn` a SQL function's name): its result, or its error as the outcome. */
 async function jsonFunctionOutcome(db: Db, fn: string, args: unknown, deadline?: Deadline): Promise<Outcome<unknown>> {
   try {
-    const rows = (await db.execute(sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result where ${beforeDeadline(deadline)}`)) as unknown as {
-      result: unknown;
-    }[];
+    const rows = await query(
+      db,
+      sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result where ${beforeDeadline(deadline)}`,
+      z.object({ result: z.unknown() }),
+    );
     if (rows.length === 0) return { error: new DeadlineExceeded(deadline?.budgetMs ?? 0, true) };
     return { value: rows[0].result };
   } catch (error) {
@@ -174,7 +178,7 @@ export interface SqlFunctionBatches<I> {
  * on `globalThis`: the REST handlers and Next's `/metrics` route may load this module separately.
  */
 export type BatchCounts = { statements: number; items: number; fallbacks: number };
-const g = globalThis as unknown as { __meridianBatchStatistics?: Map<string, BatchCounts> };
+const g = globalThis as typeof globalThis & { __meridianBatchStatistics?: Map<string, BatchCounts> };
 const statistics = (g.__meridianBatchStatistics ??= new Map());
 
 function counted(many: string): BatchCounts {
@@ -212,9 +216,11 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
         const order = lockOrder(items, spec.lockKeys);
         let answers: unknown[];
         try {
-          const rows = (await db.execute(
+          const rows = await query(
+            db,
             sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers where ${beforeDeadline(deadline)}`,
-          )) as unknown as { answers: unknown[] }[];
+            z.object({ answers: z.array(z.unknown()) }),
+          );
           if (rows.length === 0) return items.map(() => ({ error: new DeadlineExceeded(deadline?.budgetMs ?? 0, true) }));
           answers = rows[0].answers;
         } catch {
