@@ -94,7 +94,7 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'Components import server code for its types only.',
             },
-            { group: ['@/app/*', '!@/app/_trpc', '!@/app/_trpc/*'], message: 'Components import no route; the tRPC client is in app/_trpc.' },
+            { group: ['@/app/*'], message: 'Components import nothing of app/ (pages import components); the tRPC client is in components/trpc.' },
           ],
         },
       ],

@@ -5,7 +5,7 @@ import type { ModuleName } from '@/lib/env-schema';
 import { DomainError } from '@/server/errors';
 import type { ProjectRole, SessionUser } from '@/server/tenancy/roles';
 import type { ApiPrincipal, GoneClusterToken, OperatorPrincipal, TokenPrincipal, UserPrincipal } from '@/server/tenancy/tokens';
-import { jsonReply, JsonReply } from './buffered';
+import { jsonReply } from './buffered';
 
 /**
  * How a domain declares its REST v1 routes (server/<domain>/rest.ts): each route once, as data —
@@ -16,7 +16,7 @@ import { jsonReply, JsonReply } from './buffered';
  * (authentication, the role, reading the body, coded errors) is rest.ts.
  */
 
-export { jsonReply, JsonReply };
+export { jsonReply };
 
 export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
@@ -335,4 +335,4 @@ export function expectSameAsPath(field: string, inBody: string | undefined, inPa
 }
 
 export { decodeContinue, encodeContinue, pageQuery } from './pagination';
-export { condition, continueToken, listOutput, resourceOutput, statusOutput, timestamp } from '@/lib/rest-outputs';
+export { listOutput, statusOutput, timestamp } from '@/lib/rest-outputs';
