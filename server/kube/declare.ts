@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import type { ModuleName } from '@/lib/env-schema';
 import type { Actor } from '@/server/audit/events';
 import type { ProjectRole } from '@/server/tenancy/roles';
 
@@ -75,6 +76,13 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
   fieldSelectors: Record<string, (object: { spec: Record<string, unknown>; status: Record<string, unknown> }) => string | undefined>;
   /** Where a domain error's field lies in the object (`network` → `spec.network`); default: `name` is metadata.name, anything else is under spec. */
   fieldPath?: (domainField: string) => string;
+  /** The module whose switch (MERIDIAN_DISABLED_MODULES) takes the kind out of the API; unset: its group's first label, when that names a module. */
+  module?: ModuleName;
+  /**
+   * Platform-wide: served without a project (an operator's, or a front-proxied request that names
+   * no parent: server/kube/aggregated.ts). Unset: every object lives in a project.
+   */
+  platformScoped?: boolean;
   /** The role to read (viewer unless said) and to write (editor unless said). */
   readRole?: ProjectRole;
   writeRole?: ProjectRole;

@@ -10,6 +10,8 @@ import { projectIdBySlug, resolveProjectAccess } from '@/server/tenancy/projects
 import { roleAtLeast, type ProjectRole } from '@/server/tenancy/roles';
 import { principalUser, tokenActor, verifyApiToken } from '@/server/tenancy/tokens';
 import type { Actor } from '@/server/audit/events';
+import type { ModuleName } from '@/lib/env-schema';
+import { enabledKinds, type DatabaseProbe } from './availability';
 import { apiVersionOf, type KindDeclaration } from './declare';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroupList, apiGroupOf, apiVersions, coreResourceList, resourceList } from './discovery';
 import {
@@ -66,7 +68,7 @@ const KUBE_VERSION = {
 
 const pathNotFound = () => new KubeError(404, 'NotFound', 'the server could not find the requested resource');
 
-interface Reply {
+export interface Reply {
   status: number;
   body: unknown;
   contentType?: string;
@@ -75,7 +77,7 @@ interface Reply {
 
 const ok = (body: unknown, status = 200, contentType?: string): Reply => ({ status, body, contentType });
 
-interface Caller {
+export interface Caller {
   projectId: string;
   role: ProjectRole;
   actor: Actor;
@@ -84,7 +86,7 @@ interface Caller {
 }
 
 /** Who calls and with which role in the project of the path: undefined when the token cannot act there (answered as a path that does not exist). */
-async function callerIn(db: Db, secret: string, project: string): Promise<Caller | KubeError | undefined> {
+export async function callerIn(db: Db, secret: string, project: string): Promise<Caller | KubeError | undefined> {
   const principal = await verifyApiToken(db, secret);
   if (!principal) return new KubeError(401, 'Unauthorized', 'Unauthorized', {}, { 'www-authenticate': 'Bearer' });
   const limited = limiter('token').take(principal.tokenId);
@@ -393,7 +395,14 @@ async function serveKind(
 
 // ---- Routing ------------------------------------------------------------------------------------
 
-async function route(
+/** What the HTTPS root (aggregated.ts) adds to routing: which kinds a caller may reach, and discovery's database probe. */
+export interface RouteOptions {
+  /** Why the caller cannot reach the kind (or the namespaces): answered instead of serving it. */
+  reach?: (k: KindDeclaration | 'namespaces') => KubeError | undefined;
+  probe?: DatabaseProbe;
+}
+
+export async function route(
   req: IncomingMessage,
   url: URL,
   rest: string,
@@ -402,6 +411,7 @@ async function route(
   db: Db,
   caller: Caller,
   body: Buffer,
+  options: RouteOptions = {},
 ): Promise<Reply> {
   const parts = rest.split('/').filter(Boolean).map(decodeURIComponent);
   const accept = req.headers.accept ?? '';
@@ -415,6 +425,16 @@ async function route(
     return answer;
   };
   const [a, b, c, d, e, f, g, h] = parts;
+  // Discovery lists a group-version only while it can be served (availability.ts).
+  const down = a === 'apis' && parts.length <= 3 && options.probe ? await options.probe.unavailable() : undefined;
+  if (down && parts.length > 1) {
+    throw new KubeError(503, 'ServiceUnavailable', `${b}${c ? `/${c}` : ''} cannot be served: ${down}`, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
+  }
+  if (down) kinds = [];
+  const reached = (k: KindDeclaration | 'namespaces') => {
+    const refused = options.reach?.(k);
+    if (refused) throw refused;
+  };
   if (parts.length === 0)
     return get(() =>
       ok({ paths: ['/api', '/api/v1', '/apis', ...kinds.map((k) => `/apis/${k.group}/${k.version}`), '/openapi/v2', '/openapi/v3', '/version'] }),
@@ -438,7 +458,10 @@ async function route(
     if (parts.length === 1) return get(() => (aggregated ? ok(aggregatedDiscovery(kinds, 'api'), 200, AGGREGATED_DISCOVERY_TYPE) : ok(apiVersions())));
     if (b !== 'v1') throw pathNotFound();
     if (parts.length === 2) return get(() => ok(coreResourceList()));
-    if (c === 'namespaces' && parts.length <= 4) return serveNamespaces(req, url, db, caller, d, body);
+    if (c === 'namespaces' && parts.length <= 4) {
+      reached('namespaces');
+      return serveNamespaces(req, url, db, caller, d, body);
+    }
     throw pathNotFound();
   }
   if (a !== 'apis') throw pathNotFound();
@@ -450,17 +473,20 @@ async function route(
   if (d === 'namespaces' && parts.length >= 6) {
     const k = kindOf(f);
     if (!k || !k.namespaced || parts.length > 8) throw pathNotFound();
+    reached(k);
     return serveKind(req, url, db, caller, k, e, g, h, body);
   }
   // /apis/{g}/{v}/{plural}[/{name}[/{sub}]]: every namespace's objects, or a cluster-scoped kind.
   const k = kindOf(d);
   if (!k || parts.length > 6) throw pathNotFound();
   if (k.namespaced && parts.length > 4) throw pathNotFound();
+  reached(k);
   return serveKind(req, url, db, caller, k, undefined, e, f, body);
 }
 
 function send(res: ServerResponse, reply: Reply, head: boolean) {
-  const payload = Buffer.from(JSON.stringify(reply.body));
+  const text = typeof reply.body === 'string' && reply.contentType?.startsWith('text/');
+  const payload = Buffer.from(text ? (reply.body as string) : JSON.stringify(reply.body));
   res.writeHead(reply.status, {
     'content-type': reply.contentType ?? 'application/json',
     'cache-control': 'no-store',
@@ -471,8 +497,23 @@ function send(res: ServerResponse, reply: Reply, head: boolean) {
   res.end(head ? undefined : payload);
 }
 
-function errorReply(e: KubeError): Reply {
+export function errorReply(e: KubeError): Reply {
   return { status: e.code, body: statusBody(e), headers: e.headers };
+}
+
+export interface KubeServerOptions {
+  /** The database (the process-wide pool unless given). */
+  db?: () => Db;
+  /** Modules whose kinds are not served (MERIDIAN_DISABLED_MODULES unless given). */
+  disabledModules?: readonly ModuleName[];
+  /** Discovery's probe of the database (availability.ts). */
+  probe?: DatabaseProbe;
+  /**
+   * Serves every path outside a project's control plane — the HTTPS root, where an aggregator
+   * forwards the original paths (aggregated.ts) — with the request's body read, under the request
+   * deadline. Unset: those paths are 404.
+   */
+  root?: (req: IncomingMessage, url: URL, body: Buffer, kinds: readonly KindDeclaration[], db: Db) => Promise<Reply>;
 }
 
 export interface KubeServer {
@@ -482,18 +523,20 @@ export interface KubeServer {
 }
 
 /** The Kubernetes API over `kinds` (server/api/kinds.ts). */
-export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer {
+export function createKubeServer(allKinds: readonly KindDeclaration[], options: KubeServerOptions = {}): KubeServer {
+  const kinds = enabledKinds(allKinds, options.disabledModules ?? env().MERIDIAN_DISABLED_MODULES);
+  const database = options.db ?? getDb;
   async function answer(req: IncomingMessage): Promise<Reply> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const match = CONTROL_PLANE.exec(url.pathname);
-    if (!match) return errorReply(pathNotFound());
-    let project: string;
+    if (!match && !options.root) return errorReply(pathNotFound());
+    let project = '';
     try {
-      project = decodeURIComponent(match[1]);
+      if (match) project = decodeURIComponent(match[1]);
     } catch {
       return errorReply(pathNotFound());
     }
-    const rest = match[2] ?? '';
+    const rest = match?.[2] ?? '';
     let body: Buffer = Buffer.alloc(0);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const read = await readNodeBody(req, MAX_BODY_BYTES);
@@ -501,16 +544,25 @@ export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer 
         return errorReply(new KubeError(413, 'RequestEntityTooLarge', `the request body exceeds ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }));
       body = read;
     }
+    if (!match && options.root) {
+      const serveRoot = options.root;
+      return guarded(() => serveRoot(req, url, body, kinds, database()));
+    }
     const secret = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!secret) return errorReply(new KubeError(401, 'Unauthorized', 'Unauthorized', {}, { 'www-authenticate': 'Bearer' }));
+    return guarded(async () => {
+      const db = database();
+      const caller = await callerIn(db, secret, project);
+      if (caller instanceof KubeError) return errorReply(caller);
+      if (!caller) return errorReply(pathNotFound());
+      return await route(req, url, rest, controlPlanePath(project), kinds, db, caller, body, { probe: options.probe });
+    });
+  }
+
+  /** Runs `serve` under the request deadline, answering what it throws as a Status. */
+  async function guarded(serve: () => Promise<Reply>): Promise<Reply> {
     try {
-      return await withDeadline(env().DB_REQUEST_TIMEOUT_MS, async () => {
-        const db = getDb();
-        const caller = await callerIn(db, secret, project);
-        if (caller instanceof KubeError) return errorReply(caller);
-        if (!caller) return errorReply(pathNotFound());
-        return await route(req, url, rest, controlPlanePath(project), kinds, db, caller, body);
-      });
+      return await withDeadline(env().DB_REQUEST_TIMEOUT_MS, serve);
     } catch (e) {
       const error = toKubeError(e, { group: '', kind: '', resource: '' }, (f) => f);
       return errorReply(error.reason ? error : new KubeError(error.code, reasonOf(error.code), error.message));
@@ -518,7 +570,7 @@ export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer 
   }
 
   return {
-    serves: (pathname) => CONTROL_PLANE.test(pathname),
+    serves: (pathname) => Boolean(options.root) || CONTROL_PLANE.test(pathname),
     async handle(req, res) {
       send(res, await answer(req), req.method === 'HEAD');
     },
