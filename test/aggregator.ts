@@ -22,7 +22,10 @@ import { makeCa, type Pem } from './pki';
  * can go down and come back.
  */
 
-export type Review = { kind: 'SubjectAccessReview' | 'TokenReview'; spec: any };
+/** The token Meridian presents to the webhook (the kubeconfig's user). */
+export const WEBHOOK_CALLER_TOKEN = 'webhook-caller-token-0123456789';
+
+export type Review = { kind: 'SubjectAccessReview' | 'TokenReview'; spec: any; authorization?: string };
 
 /** A webhook server (HTTPS, its own CA) answering reviews with `decide`; `reviews` lists what it was asked. */
 export async function startWebhookServer(decide: { authorize: (spec: any) => { allowed: boolean; reason?: string }; authenticate: (token: string) => any }) {
@@ -36,7 +39,7 @@ export async function startWebhookServer(decide: { authorize: (spec: any) => { a
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      reviews.push({ kind: body.kind, spec: body.spec });
+      reviews.push({ kind: body.kind, spec: body.spec, authorization: req.headers.authorization });
       if (failWith) {
         res.writeHead(failWith, { 'content-type': 'application/json' }).end('{}');
         return;
@@ -51,12 +54,15 @@ export async function startWebhookServer(decide: { authorize: (spec: any) => { a
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const kubeconfig = (pathname: string) =>
+  /** A kubeconfig for the webhook at `pathname`, its caller's token inline or (`tokenFile`) in a file. */
+  const kubeconfig = (pathname: string, tokenFile?: string) =>
     yaml.dump({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'webhook', cluster: { server: `https://127.0.0.1:${port}${pathname}`, 'certificate-authority-data': Buffer.from(ca.cert).toString('base64') } }],
-      users: [{ name: 'meridian', user: { token: 'webhook-caller-token-0123456789' } }],
+      clusters: [
+        { name: 'webhook', cluster: { server: `https://127.0.0.1:${port}${pathname}`, 'certificate-authority-data': Buffer.from(ca.cert).toString('base64') } },
+      ],
+      users: [{ name: 'meridian', user: tokenFile ? { tokenFile } : { token: WEBHOOK_CALLER_TOKEN } }],
       contexts: [{ name: 'webhook', context: { cluster: 'webhook', user: 'meridian' } }],
       'current-context': 'webhook',
     });

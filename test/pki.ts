@@ -64,11 +64,7 @@ export async function makeCa(commonName: string): Promise<TestCa> {
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
           new x509.ExtendedKeyUsageExtension([kind === 'client' ? x509.ExtendedKeyUsage.clientAuth : x509.ExtendedKeyUsage.serverAuth]),
           ...(names.length
-            ? [
-                new x509.SubjectAlternativeNameExtension(
-                  names.map((n) => (isIP(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n })),
-                ),
-              ]
+            ? [new x509.SubjectAlternativeNameExtension(names.map((n) => (isIP(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n })))]
             : []),
         ],
       });

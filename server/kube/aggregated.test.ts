@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { systemActor } from '@/server/audit/events';
 import { createApiToken } from '@/server/tenancy/tokens';
-import { startAggregated, startWebhookServer, inProject, type Identity } from '@/test/aggregator';
+import { startAggregated, startWebhookServer, inProject, WEBHOOK_CALLER_TOKEN, type Identity } from '@/test/aggregator';
 import { testDb, uniq } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
 import { createSubjectAccessReviewer, readWebhookKubeconfig, WebhookUnavailable } from './authorizer';
@@ -74,14 +74,27 @@ describe('front-proxy authentication', () => {
     });
     expect(created.status).toBe(201);
     // The object is in that project: its own token sees it on the project's control plane.
-    const seen = await aggr.request('GET', `/apis/resourcemanager.miloapis.com/v1alpha1/projects/${project.slug}/control-plane${IPAM}/namespaces/default/networks/via-milo`, {
-      token: viewerToken,
-    });
+    const seen = await aggr.request(
+      'GET',
+      `/apis/resourcemanager.miloapis.com/v1alpha1/projects/${project.slug}/control-plane${IPAM}/namespaces/default/networks/via-milo`,
+      {
+        token: viewerToken,
+      },
+    );
     expect(seen.status).toBe(200);
     expect(seen.body.spec.cidrs).toEqual([{ cidr: '10.90.0.0/16' }]);
     const [review] = reviewsOf(who.user);
+    expect(review.authorization).toBe(`Bearer ${WEBHOOK_CALLER_TOKEN}`);
     expect(review.spec).toEqual({
-      resourceAttributes: { namespace: 'default', verb: 'create', group: 'ipam.miloapis.com', version: 'v1alpha1', resource: 'networks', subresource: '', name: '' },
+      resourceAttributes: {
+        namespace: 'default',
+        verb: 'create',
+        group: 'ipam.miloapis.com',
+        version: 'v1alpha1',
+        resource: 'networks',
+        subresource: '',
+        name: '',
+      },
       user: who.user,
       groups: ['system:authenticated', 'team-a'],
       extra: { 'iam.miloapis.com/parent-type': ['Project'], 'iam.miloapis.com/parent-name': [project.slug] },
@@ -142,7 +155,10 @@ describe('the parent from Milo extras', () => {
   });
 
   test('a project that does not exist is 404; a parent type Meridian does not know is 400 naming the extra', async () => {
-    const missing = await aggr.request('GET', `${IPAM}/namespaces/default/networks`, { cert: aggr.clients.proxy, as: { ...someone(), extra: inProject('no-such-project') } });
+    const missing = await aggr.request('GET', `${IPAM}/namespaces/default/networks`, {
+      cert: aggr.clients.proxy,
+      as: { ...someone(), extra: inProject('no-such-project') },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe('project "no-such-project" not found');
     const odd = await aggr.request('GET', `${IPAM}/namespaces/default/networks`, {
@@ -158,7 +174,8 @@ describe('delegated authorization (SubjectAccessReview)', () => {
   test('every verb is reviewed with its attributes', async () => {
     const who = someone();
     const ns = `${IPAM}/namespaces/default`;
-    const go = (method: string, p: string, body?: unknown, contentType?: string) => aggr.request(method, p, { cert: aggr.clients.proxy, as: who, body, contentType });
+    const go = (method: string, p: string, body?: unknown, contentType?: string) =>
+      aggr.request(method, p, { cert: aggr.clients.proxy, as: who, body, contentType });
     expect((await go('POST', `${ns}/networks`, network('verbs', '10.93.0.0/16'))).status).toBe(201);
     expect((await go('GET', `${ns}/networks/verbs`)).status).toBe(200);
     expect((await go('GET', `${ns}/networks`)).status).toBe(200);
@@ -202,20 +219,29 @@ describe('delegated authorization (SubjectAccessReview)', () => {
   test('a denial is 403 with the authorizer reason and changes nothing; it is cached, as an allowed answer is', async () => {
     const who = someone();
     denied.add(who.user);
-    const first = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, { cert: aggr.clients.proxy, as: who, body: network('denied', '10.94.0.0/16') });
+    const first = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, {
+      cert: aggr.clients.proxy,
+      as: who,
+      body: network('denied', '10.94.0.0/16'),
+    });
     expect(first.status).toBe(403);
     expect(first.body).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
     expect(first.body.message).toBe(
       `networks.ipam.miloapis.com is forbidden: User "${who.user}" cannot create resource "networks" in API group "ipam.miloapis.com" in the namespace "default": rule: ${who.user} is denied`,
     );
-    const again = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, { cert: aggr.clients.proxy, as: who, body: network('denied', '10.94.0.0/16') });
+    const again = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, {
+      cert: aggr.clients.proxy,
+      as: who,
+      body: network('denied', '10.94.0.0/16'),
+    });
     expect(again.status).toBe(403);
     expect(reviewsOf(who.user)).toHaveLength(1);
     const gone = await aggr.request('GET', `${IPAM}/namespaces/default/networks/denied`, { token: viewerToken });
     expect(gone.status).toBe(404);
 
     const allowed = someone();
-    for (let i = 0; i < 3; i++) expect((await aggr.request('GET', `${IPAM}/namespaces/default/networks`, { cert: aggr.clients.proxy, as: allowed })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await aggr.request('GET', `${IPAM}/namespaces/default/networks`, { cert: aggr.clients.proxy, as: allowed })).status).toBe(200);
     expect(reviewsOf(allowed.user)).toHaveLength(1);
   });
 
@@ -230,7 +256,11 @@ describe('delegated authorization (SubjectAccessReview)', () => {
     const who = someone();
     await webhook.down();
     try {
-      const refused = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, { cert: aggr.clients.proxy, as: who, body: network('unreached', '10.95.0.0/16') });
+      const refused = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, {
+        cert: aggr.clients.proxy,
+        as: who,
+        body: network('unreached', '10.95.0.0/16'),
+      });
       expect(refused.status).toBe(503);
       expect(refused.body).toMatchObject({ kind: 'Status', reason: 'ServiceUnavailable' });
       expect(refused.body.message).toContain('the request cannot be authorized: the webhook at https://127.0.0.1:');
@@ -247,14 +277,20 @@ describe('delegated authorization (SubjectAccessReview)', () => {
     }
     expect((await aggr.request('GET', `${IPAM}/namespaces/default/networks/unreached`, { token: viewerToken })).status).toBe(404);
     // Failures are not cached: the next request is reviewed and allowed.
-    const created = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, { cert: aggr.clients.proxy, as: who, body: network('unreached', '10.95.0.0/16') });
+    const created = await aggr.request('POST', `${IPAM}/namespaces/default/networks`, {
+      cert: aggr.clients.proxy,
+      as: who,
+      body: network('unreached', '10.95.0.0/16'),
+    });
     expect(created.status).toBe(201);
   });
 
   test('answers last as long as configured: a denial is asked again after its TTL, an allowed answer is not', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'meridian-sar-'));
     const file = path.join(dir, 'authz.kubeconfig');
-    writeFileSync(file, webhook.kubeconfig('/authorize'));
+    // The caller's token in a file, read at every call (a rotated service-account token).
+    writeFileSync(path.join(dir, 'token'), 'first-token\n');
+    writeFileSync(file, webhook.kubeconfig('/authorize', 'token'));
     const reviewer = createSubjectAccessReviewer(readWebhookKubeconfig(file), { authorizedTtlMs: 60_000, unauthorizedTtlMs: 300, timeoutMs: 2_000 });
     try {
       const no = { username: `${uniq('ttl')}@example.com`, groups: [], extra: {} };
@@ -268,6 +304,11 @@ describe('delegated authorization (SubjectAccessReview)', () => {
       await reviewer.authorize(yes, a);
       expect(reviewsOf(no.username)).toHaveLength(2);
       expect(reviewsOf(yes.username)).toHaveLength(1);
+      expect(reviewsOf(no.username).map((r) => r.authorization)).toEqual(['Bearer first-token', 'Bearer first-token']);
+      writeFileSync(path.join(dir, 'token'), 'rotated-token\n');
+      await new Promise((r) => setTimeout(r, 400));
+      await reviewer.authorize(no, a);
+      expect(reviewsOf(no.username).map((r) => r.authorization)).toEqual(['Bearer first-token', 'Bearer first-token', 'Bearer rotated-token']);
       // Concurrent identical reviews share one call.
       const together = { username: `${uniq('ttl')}@example.com`, groups: [], extra: {} };
       await Promise.all(Array.from({ length: 8 }, () => reviewer.authorize(together, a)));

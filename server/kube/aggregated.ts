@@ -163,12 +163,16 @@ async function delegatedCaller(db: Db, user: UserInfo): Promise<{ caller: Caller
   if ('error' in parent) return new KubeError(400, 'BadRequest', parent.error);
   const actor = { type: 'system' as const, label: `${user.username} (front proxy)` };
   if (parent.type !== 'Project') {
-    return { caller: { projectId: '', role: 'owner', actor, user: user.username }, parent: parent.type === 'none' ? 'no parent' : `organization "${parent.name}"` };
+    return {
+      caller: { projectId: '', role: 'owner', actor, user: user.username },
+      parent: parent.type === 'none' ? 'no parent' : `organization "${parent.name}"`,
+    };
   }
   try {
     return { caller: { projectId: await projectIdBySlug(db, parent.name), role: 'owner', actor, user: user.username }, parent: `project "${parent.name}"` };
   } catch (e) {
-    if (isDomainError(e) && e.code === 'NotFound') return new KubeError(404, 'NotFound', `project "${parent.name}" not found`, { name: parent.name, kind: 'projects' });
+    if (isDomainError(e) && e.code === 'NotFound')
+      return new KubeError(404, 'NotFound', `project "${parent.name}" not found`, { name: parent.name, kind: 'projects' });
     throw e;
   }
 }

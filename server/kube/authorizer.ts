@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
@@ -94,6 +95,8 @@ export interface WebhookTarget {
   cert?: Buffer;
   key?: Buffer;
   token?: string;
+  /** A file holding the token, read at every call (a projected service-account token is rotated in place). */
+  tokenFile?: string;
   insecure: boolean;
   servername?: string;
 }
@@ -108,7 +111,7 @@ export function readWebhookKubeconfig(file: string): WebhookTarget {
   try {
     parsed = KubeconfigSchema.parse(yaml.load(readFileSync(file, 'utf8')));
   } catch (e) {
-    throw new Error(`${file}: not a kubeconfig naming a webhook server: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    throw new Error(`${file}: not a kubeconfig naming a webhook server: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { cause: e });
   }
   const context = parsed.contexts.find((c) => c.name === parsed['current-context'])?.context;
   const cluster = (context ? parsed.clusters.find((c) => c.name === context.cluster) : parsed.clusters[0])?.cluster;
@@ -122,7 +125,8 @@ export function readWebhookKubeconfig(file: string): WebhookTarget {
     ca: fileOrData(cluster['certificate-authority'], cluster['certificate-authority-data']),
     cert: fileOrData(user?.['client-certificate'], user?.['client-certificate-data']),
     key: fileOrData(user?.['client-key'], user?.['client-key-data']),
-    token: user?.token ?? (user?.tokenFile ? readFileSync(path.resolve(dir, user.tokenFile), 'utf8').trim() : undefined),
+    token: user?.token,
+    tokenFile: user?.tokenFile ? path.resolve(dir, user.tokenFile) : undefined,
     insecure: cluster['insecure-skip-tls-verify'] ?? false,
     servername: cluster['tls-server-name'],
   };
@@ -133,6 +137,12 @@ function post(target: WebhookTarget, agent: http.Agent, body: unknown, timeoutMs
   const payload = Buffer.from(JSON.stringify(body));
   const secure = target.url.protocol === 'https:';
   const where = target.url.origin + target.url.pathname;
+  let token = target.token;
+  try {
+    if (target.tokenFile) token = readFileSync(target.tokenFile, 'utf8').trim();
+  } catch (e) {
+    return Promise.reject(new WebhookUnavailable(where, `its token file cannot be read: ${e instanceof Error ? e.message : String(e)}`));
+  }
   return new Promise((resolve, reject) => {
     const req = (secure ? https : http).request(
       target.url,
@@ -144,7 +154,7 @@ function post(target: WebhookTarget, agent: http.Agent, body: unknown, timeoutMs
           'content-type': 'application/json',
           accept: 'application/json',
           'content-length': String(payload.length),
-          ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
         },
       },
       (res) => {
@@ -312,7 +322,8 @@ export function createTokenReviewer(target: WebhookTarget, options: { ttlMs: num
   const cache = new AnswerCache<UserInfo | undefined>(() => options.ttlMs);
   return {
     authenticate(token) {
-      return cache.get(token, async () => {
+      // Keyed by the token's digest: the cache holds no secret.
+      return cache.get(createHash('sha256').update(token).digest('hex'), async () => {
         const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } };
         const answer = TokenReviewAnswer.safeParse(await post(target, agent, body, options.timeoutMs));
         if (!answer.success) throw new WebhookUnavailable(target.url.origin + target.url.pathname, 'the answer is not a TokenReview');
