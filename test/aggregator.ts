@@ -184,6 +184,8 @@ export async function startAggregated(options: { env?: RawEnv; db: () => Db; web
 
   return {
     clients,
+    /** The requestheader CA's file, as REQUESTHEADER_CLIENT_CA_FILE names it (a test may rotate it). */
+    frontProxyCaFile: caFile,
     request,
     async stop() {
       stopWatching();

@@ -4,6 +4,7 @@ import { createApiToken } from '@/server/tenancy/tokens';
 import { startAggregated, startWebhookServer, inProject, WEBHOOK_CALLER_TOKEN, type Identity } from '@/test/aggregator';
 import { testDb, uniq } from '@/test/db';
 import { makeProject } from '@/test/fixtures';
+import { makeCa } from '@/test/pki';
 import { createSubjectAccessReviewer, readWebhookKubeconfig, WebhookUnavailable } from './authorizer';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -350,5 +351,23 @@ describe('health', () => {
     expect(verbose.text).toBe('[+]ping ok\n[+]database ok\nreadyz check passed\n');
     expect((await aggr.request('GET', '/readyz/database')).status).toBe(200);
     expect((await aggr.request('GET', '/livez/nothing')).status).toBe(404);
+  });
+});
+
+// Last: it replaces the front proxy's CA the other tests use.
+describe('the requestheader CA', () => {
+  test('is reloaded when its file changes: the new CA is the front proxy, the old one no longer is', async () => {
+    const rotated = await makeCa('front-proxy-ca rotated');
+    const client = await rotated.issue('client', 'front-proxy-client');
+    const who = { user: 'system:kube-aggregator', groups: ['system:masters'] };
+    expect((await aggr.request('GET', '/apis', { cert: client, as: who })).status).toBe(401);
+    writeFileSync(aggr.frontProxyCaFile, rotated.cert);
+    let status = 401;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await aggr.request('GET', '/apis', { cert: client, as: who })).status;
+    }
+    expect(status).toBe(200);
+    expect((await aggr.request('GET', '/apis', { cert: aggr.clients.proxy, as: who })).status).toBe(401);
   });
 });
