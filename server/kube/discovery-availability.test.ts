@@ -67,6 +67,8 @@ describe('the database stops answering', () => {
     expect(down.body.message).toContain('ipam.miloapis.com/v1alpha1 cannot be served');
     expect(down.headers['retry-after']).toBe('1');
     expect((await get('/apis/ipam.miloapis.com')).status).toBe(503);
+    // A group Meridian does not serve is not found, database or not.
+    expect((await get('/apis/nothing.example.com/v1')).status).toBe(404);
     expect(groupsOf((await get('/apis')).body)).toEqual([]);
     expect((await get('/apis', AGGREGATED_ACCEPT)).body.items).toEqual([]);
     const ready = await get('/readyz');

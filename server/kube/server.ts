@@ -46,6 +46,11 @@ import { kindCells, kindColumns, namespaceColumns, table, wantsTable } from './t
  * project, a user token with its user's role there, an operator token reads any project; viewers
  * get and list, editors write. Any project the token cannot act in answers the same 404 as a
  * project that does not exist.
+ *
+ * Every other path goes to the root handler when one is given: the paths an aggregator (Milo,
+ * kube-apiserver) forwards, with front-proxy authentication and delegated authorization
+ * (aggregated.ts). Modules switched off take their kinds out; discovery lists a group-version only
+ * while the database answers (availability.ts).
  */
 
 export const CONTROL_PLANE_PREFIX = '/apis/resourcemanager.miloapis.com/v1alpha1/projects/';
@@ -427,10 +432,12 @@ export async function route(
   const [a, b, c, d, e, f, g, h] = parts;
   // Discovery lists a group-version only while it can be served (availability.ts).
   const down = a === 'apis' && parts.length <= 3 && options.probe ? await options.probe.unavailable() : undefined;
-  if (down && parts.length > 1) {
-    throw new KubeError(503, 'ServiceUnavailable', `${b}${c ? `/${c}` : ''} cannot be served: ${down}`, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
+  if (down) {
+    if (parts.length > 1 && kinds.some((k) => k.group === b && (c === undefined || k.version === c))) {
+      throw new KubeError(503, 'ServiceUnavailable', `${b}${c ? `/${c}` : ''} cannot be served: ${down}`, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
+    }
+    kinds = [];
   }
-  if (down) kinds = [];
   const reached = (k: KindDeclaration | 'namespaces') => {
     const refused = options.reach?.(k);
     if (refused) throw refused;
@@ -517,7 +524,7 @@ export interface KubeServerOptions {
 }
 
 export interface KubeServer {
-  /** Whether the path is under a project's control plane. */
+  /** Whether the path is served: under a project's control plane, or anywhere with a root handler. */
   serves(pathname: string): boolean;
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
