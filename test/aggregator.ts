@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import type { Db } from '@/db/client';
-import { parseEnv, type RawEnv } from '@/lib/env-schema';
+import { parseEnv, type EnvName, type RawEnv } from '@/lib/env-schema';
+import { overrideEnv } from '@/server/env';
 import { kubeKinds } from '@/server/api/kinds';
 import { aggregatedConfigFromEnv } from '@/server/kube/aggregated';
 import { databaseProbe } from '@/server/kube/availability';
@@ -114,7 +115,13 @@ export const inProject = (project: string) => ({ 'iam.miloapis.com/parent-type':
  * deployment gives them (REQUESTHEADER_*, AUTHORIZATION_*, AUTHENTICATION_*), against `db`.
  * The aggregator's client certificates come with it.
  */
-export async function startAggregated(options: { env?: RawEnv; db: () => Db; webhook?: { kubeconfig: (p: string) => string } }) {
+export async function startAggregated(options: {
+  env?: RawEnv;
+  db: () => Db;
+  webhook?: { kubeconfig: (p: string) => string };
+  /** Configure through the process environment (overrideEnv), as bin/web.ts starts the listener, instead of handing the configuration over. */
+  fromProcessEnv?: boolean;
+}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'meridian-aggr-'));
   const frontProxyCa = await makeCa('front-proxy-ca');
   const otherCa = await makeCa('some other CA');
@@ -132,15 +139,14 @@ export async function startAggregated(options: { env?: RawEnv; db: () => Db; web
     files.AUTHORIZATION_WEBHOOK_CONFIG_FILE = path.join(dir, 'authz.kubeconfig');
     files.AUTHENTICATION_WEBHOOK_CONFIG_FILE = path.join(dir, 'authn.kubeconfig');
   }
-  const e = parseEnv({ ...files, AUTHORIZATION_WEBHOOK_TIMEOUT: '2s', ...options.env });
-  const aggregated = aggregatedConfigFromEnv(e, databaseProbe(options.db, { budgetMs: 1_000, reuseMs: 200 }));
+  const values = { ...files, AUTHORIZATION_WEBHOOK_TIMEOUT: '2s', ...options.env };
+  const e = parseEnv(values);
+  const restoreEnv = options.fromProcessEnv ? overrideEnv(values as Partial<Record<EnvName, string>>) : () => {};
+  const aggregated = options.fromProcessEnv ? undefined : aggregatedConfigFromEnv(e, databaseProbe(options.db, { budgetMs: 1_000, reuseMs: 200 }));
   const tls = await ensureLocalTls(path.join(dir, 'data'));
-  const { server, stopWatching } = createKubeHttpsServer(kubeKinds, tls, {
-    db: options.db,
-    disabledModules: e.MERIDIAN_DISABLED_MODULES,
-    aggregated,
-    requestHeaderCaFile: caFile,
-  });
+  const { server, stopWatching } = options.fromProcessEnv
+    ? createKubeHttpsServer(kubeKinds, tls, { db: options.db })
+    : createKubeHttpsServer(kubeKinds, tls, { db: options.db, disabledModules: e.MERIDIAN_DISABLED_MODULES, aggregated, requestHeaderCaFile: caFile });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const serverCa = readFileSync(tls.ca, 'utf8');
@@ -189,8 +195,9 @@ export async function startAggregated(options: { env?: RawEnv; db: () => Db; web
     request,
     async stop() {
       stopWatching();
-      aggregated.authorizer?.close();
-      aggregated.tokenReviewer?.close();
+      restoreEnv();
+      aggregated?.authorizer?.close();
+      aggregated?.tokenReviewer?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(dir, { recursive: true, force: true });

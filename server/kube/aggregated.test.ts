@@ -139,6 +139,21 @@ describe('front-proxy authentication', () => {
   });
 });
 
+describe('configured from the environment, as the web process starts it', () => {
+  test('REQUESTHEADER_* and AUTHORIZATION_WEBHOOK_CONFIG_FILE in the environment make the front proxy and its authorizer', async () => {
+    const fromEnv = await startAggregated({ db: () => testDb().db, webhook, fromProcessEnv: true });
+    try {
+      const who = someone();
+      const res = await fromEnv.request('GET', `${IPAM}/namespaces/default/networks`, { cert: fromEnv.clients.proxy, as: who });
+      expect(res.status).toBe(200);
+      expect(reviewsOf(who.user)).toHaveLength(1);
+      expect((await fromEnv.request('GET', `${IPAM}/namespaces/default/networks`, { cert: fromEnv.clients.wrongName, as: who })).status).toBe(401);
+    } finally {
+      await fromEnv.stop();
+    }
+  });
+});
+
 describe('the parent from Milo extras', () => {
   test('without a parent, or with an organization, project kinds are not reached; discovery is', async () => {
     const parents: Record<string, string[]>[] = [{}, { 'iam.miloapis.com/parent-type': ['Organization'], 'iam.miloapis.com/parent-name': ['some-org'] }];
