@@ -1,4 +1,6 @@
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { events } from '@/db/schema';
 import { systemActor } from '@/server/audit/events';
 import { createApiToken } from '@/server/tenancy/tokens';
 import { startAggregated, startWebhookServer, inProject, WEBHOOK_CALLER_TOKEN, type Identity } from '@/test/aggregator';
@@ -84,6 +86,12 @@ describe('front-proxy authentication', () => {
     );
     expect(seen.status).toBe(200);
     expect(seen.body.spec.cidrs).toEqual([{ cidr: '10.90.0.0/16' }]);
+    // The audit event names the user who acted.
+    const audited = await testDb()
+      .db.select({ actorLabel: events.actorLabel })
+      .from(events)
+      .where(and(eq(events.projectId, project.id), eq(events.actorLabel, `${who.user} (front proxy)`)));
+    expect(audited.length).toBeGreaterThan(0);
     const [review] = reviewsOf(who.user);
     expect(review.authorization).toBe(`Bearer ${WEBHOOK_CALLER_TOKEN}`);
     expect(review.spec).toEqual({

@@ -158,10 +158,10 @@ async function authorize(config: AggregatedConfig, user: UserInfo, a: RequestAtt
 }
 
 /** Who a delegated user is as a caller: the parent's project (or none), with every right (the authorizer decided), named in audit events as the user. */
-async function delegatedCaller(db: Db, user: UserInfo): Promise<{ caller: Caller; parent: string } | KubeError> {
+async function delegatedCaller(db: Db, user: UserInfo, via: 'front proxy' | 'TokenReview'): Promise<{ caller: Caller; parent: string } | KubeError> {
   const parent = parentOf(user);
   if ('error' in parent) return new KubeError(400, 'BadRequest', parent.error);
-  const actor = { type: 'system' as const, label: `${user.username} (front proxy)` };
+  const actor = { type: 'system' as const, label: `${user.username} (${via})` };
   if (parent.type !== 'Project') {
     return {
       caller: { projectId: '', role: 'owner', actor, user: user.username },
@@ -227,7 +227,7 @@ export function createRootHandler(config: AggregatedConfig): RootHandler {
       if (delegated) {
         const refused = await authorize(config, delegated, requestAttributes(method, url));
         if (refused) return errorReply(refused);
-        who = await delegatedCaller(db, delegated);
+        who = await delegatedCaller(db, delegated, typeof proxied === 'object' ? 'front proxy' : 'TokenReview');
       }
       if (!who) return errorReply(unauthorized());
       if (who instanceof KubeError) return errorReply(who);
