@@ -349,6 +349,13 @@ describe('delegated authorization (SubjectAccessReview)', () => {
   });
 });
 
+test('a webhook kubeconfig that names no server is refused at start, naming the file', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'meridian-sar-'));
+  const file = path.join(dir, 'broken.kubeconfig');
+  writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {}}]\n');
+  expect(() => readWebhookKubeconfig(file)).toThrow(`${file}: not a kubeconfig naming a webhook server`);
+});
+
 describe('delegated authentication (TokenReview)', () => {
   test('a token Meridian did not issue is reviewed, cached, and its user authorized like a front-proxied one', async () => {
     const token = `foreign-${uniq('tok')}`;
