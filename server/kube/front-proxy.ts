@@ -75,12 +75,6 @@ function unescapeExtraKey(raw: string): string {
   }
 }
 
-/** The names every front-proxy header begins with, to drop them from requests that did not come through the proxy. */
-export function isFrontProxyHeader(name: string, config: FrontProxyConfig): boolean {
-  const n = name.toLowerCase();
-  return config.usernameHeaders.includes(n) || config.groupHeaders.includes(n) || config.extraPrefixes.some((p) => n.startsWith(p));
-}
-
 /** What a request acts on, from its caller's extras: a project, an organization, or neither (platform-wide kinds only). */
 export type Parent = { type: 'Project'; name: string } | { type: 'Organization'; name: string } | { type: 'none' };
 
