@@ -140,6 +140,66 @@ describe('the wire', () => {
   });
 });
 
+describe('namespaces', () => {
+  const TEAM = '/apis/ipam.miloapis.com/v1alpha1/namespaces/team';
+
+  test('a network and a claim named like ones in default live side by side in another namespace', async () => {
+    expect((await kube.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } })).status).toBe(201);
+    const net = await kube.request('POST', `${TEAM}/networks`, {
+      body: { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name: 'wire' }, spec: { cidrs: [{ cidr: '10.51.0.0/16' }] } },
+    });
+    expect(net.status).toBe(201);
+    expect(net.body.metadata.namespace).toBe('team');
+    await kube.request('POST', `${NS}/ipclaims`, { body: claim('twin') });
+    const twin = await kube.request('POST', `${TEAM}/ipclaims`, {
+      body: { ...claim('twin'), spec: { network: 'wire', prefixLength: 28, reclaimPolicy: 'Retain' } },
+    });
+    expect(twin.status).toBe(201);
+    // The claim in team is bound from team's network "wire", not default's.
+    expect(twin.body.status.allocatedCIDR).toMatch(/^10\.51\./);
+    expect((await kube.request('GET', `${NS}/ipclaims/twin`)).body.status.allocatedCIDR).toMatch(/^10\.50\./);
+    const all = (await kube.request('GET', '/apis/ipam.miloapis.com/v1alpha1/ipclaims?fieldSelector=metadata.name=twin')).body;
+    expect(all.items.map((i: KubernetesObject) => i.metadata!.namespace)).toEqual(['default', 'team']);
+    // REST v1 and the domain's default reads see default's only.
+    expect((await getClaim(testDb().db, kube.project.id, 'twin')).allocatedCidr).toMatch(/^10\.50\./);
+    expect((await getClaim(testDb().db, kube.project.id, 'twin', 'team')).allocatedCidr).toMatch(/^10\.51\./);
+    // A Retain claim deleted in team leaves its block under its name in team only.
+    expect((await kube.request('DELETE', `${TEAM}/ipclaims/twin`)).status).toBe(200);
+    const retained = (await kube.request('GET', `${TEAM}/retainedallocations`)).body.items;
+    expect(retained.map((r: KubernetesObject) => r.metadata!.name)).toEqual(['twin']);
+    expect((await kube.request('GET', `${NS}/retainedallocations/twin`)).status).toBe(404);
+    expect((await kube.request('GET', `${NS}/ipclaims/twin`)).status).toBe(200);
+    expect((await kube.request('DELETE', `${TEAM}/retainedallocations/twin`)).status).toBe(200);
+    expect((await kube.request('DELETE', `${TEAM}/networks/wire`)).status).toBe(200);
+    expect((await kube.request('GET', `${NS}/networks/wire`)).status).toBe(200);
+  });
+
+  test('lists page in key order across namespaces; a continue token too old is 410 Expired', async () => {
+    await kube.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pages' } } });
+    await kube.request('POST', '/apis/ipam.miloapis.com/v1alpha1/namespaces/pages/networks', {
+      body: { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name: 'wire' }, spec: { cidrs: [{ cidr: '10.52.0.0/16' }] } },
+    });
+    for (const n of ['p1', 'p2', 'p3'])
+      await kube.request('POST', '/apis/ipam.miloapis.com/v1alpha1/namespaces/pages/ipclaims', { body: claim(n, { prefixLength: 30 }) });
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = (await kube.request('GET', `/apis/ipam.miloapis.com/v1alpha1/ipclaims?limit=2${token ? `&continue=${token}` : ''}`)).body;
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((i: KubernetesObject) => `${i.metadata!.namespace}/${i.metadata!.name}`));
+      token = page.metadata.continue;
+    } while (token);
+    expect(seen).toEqual([...seen].sort());
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining(['default/twin', 'pages/p1', 'pages/p2', 'pages/p3']));
+    const old = Buffer.from(JSON.stringify({ ns: 'default', name: 'a', rv: '1', at: Date.now() - 10 * 60 * 1000 })).toString('base64url');
+    const expired = await kube.request('GET', `${NS}/ipclaims?limit=1&continue=${old}`);
+    expect(expired.status).toBe(410);
+    expect(expired.body).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
+    expect((await kube.request('GET', `${NS}/ipclaims?limit=1&continue=nonsense`)).status).toBe(400);
+  });
+});
+
 describe('@kubernetes/client-node', () => {
   test('KubernetesObjectApi creates, reads, patches and deletes each kind', async () => {
     const kc = new KubeConfig();

@@ -18,12 +18,28 @@ export interface KindContext {
   db: Db;
   projectId: string;
   actor: Actor;
+  /**
+   * The namespace addressed, for a storage whose domain keeps namespaces (`namespacedStorage`):
+   * the object's on get, create, update and delete (`default` when the path names none).
+   */
+  namespace?: string;
+}
+
+/** Where a page of a list starts and how long it is (a storage that pages in its database). */
+export interface ListPage {
+  /** One namespace's objects; undefined: every namespace's. */
+  namespace: string | undefined;
+  /** The page starts after this key, in (namespace, name) order. */
+  after?: { namespace: string; name: string };
+  limit: number;
 }
 
 /** A domain object as the Kubernetes API sees it, before its metadata is added. */
 export interface StoredObject {
   /** The domain's id: `metadata.uid`. */
   uid: string;
+  /** The domain's namespace (a `namespacedStorage`'s objects); else the API's metadata says. */
+  namespace?: string;
   name: string;
   /** When it was made; null where the domain does not keep it. */
   createdAt: Date | null;
@@ -79,9 +95,15 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
   readRole?: ProjectRole;
   writeRole?: ProjectRole;
   storage: {
+    /**
+     * True when the domain's table carries the namespace (names unique per namespace): the storage
+     * reads `ctx.namespace` and answers each object's `namespace`, and `list` honours its page (in
+     * (namespace, name) order, done in SQL). Otherwise the API keeps the namespace in its metadata,
+     * and `list` returns every object of the project, by name (the API filters and pages).
+     */
+    namespacedStorage?: boolean;
     get(ctx: KindContext, name: string): Promise<StoredObject | undefined>;
-    /** Every object of the project, by name (the API filters and pages). */
-    list(ctx: KindContext): Promise<StoredObject[]>;
+    list(ctx: KindContext, page: ListPage): Promise<StoredObject[]>;
     /**
      * Creates it (or, with `dryRun`, decides everything and writes nothing). A name already taken
      * throws the domain's coded error. Absent: the system makes these objects (no `create` verb).

@@ -1,0 +1,6 @@
+DROP INDEX "ip_claims_project_name";--> statement-breakpoint
+DROP INDEX "networks_project_name";--> statement-breakpoint
+ALTER TABLE "ip_claims" ADD COLUMN "namespace" text DEFAULT 'default' NOT NULL;--> statement-breakpoint
+ALTER TABLE "networks" ADD COLUMN "namespace" text DEFAULT 'default' NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "ip_claims_project_namespace_name" ON "ip_claims" USING btree ("project_id","namespace","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "networks_project_namespace_name" ON "networks" USING btree ("project_id","namespace","name");
