@@ -92,6 +92,9 @@ const managedView = (o: { metadata: { labels?: Record<string, string>; annotatio
 
 // ---- Reads --------------------------------------------------------------------------------------
 
+/** Whose metadata rows an object's are: its project's, or the platform's (null) for a platform kind. */
+const metaScope = (k: KindDeclaration, ctx: KindContext) => ((k.plane ?? 'project') === 'platform' ? null : ctx.projectId);
+
 /** The context of a storage call on an object of `namespace` (`default` when the path names none). */
 export function inNamespace<C extends KindContext>(k: KindDeclaration, ctx: C, namespace: string | undefined): C {
   return k.namespaced ? { ...ctx, namespace: namespace ?? DEFAULT_NAMESPACE } : ctx;
@@ -100,7 +103,7 @@ export function inNamespace<C extends KindContext>(k: KindDeclaration, ctx: C, n
 async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
   const stored = await k.storage.get(inNamespace(k, ctx, namespace), name);
   if (!stored) return undefined;
-  const meta = (await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
+  const meta = (await objectMetas(ctx.db, metaScope(k, ctx), kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
   if (k.namespaced && namespace !== undefined && (stored.namespace ?? meta.namespace) !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
 }
@@ -217,7 +220,7 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
   const composeAll = async (stored: StoredObject[]) => {
     const metas = await objectMetas(
       ctx.db,
-      ctx.projectId,
+      metaScope(k, ctx),
       kindKey(k),
       stored.map((s) => s.uid),
     );
@@ -400,7 +403,7 @@ export async function createObject(
   if (!create) {
     throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} are made by the system; they cannot be created`, { kind: k.plural, group: k.group });
   }
-  if (!name)
+  if (!name && !k.generatedName)
     throw invalid(subjectOf(k), [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   if (k.namespaced && decoded.metadata.namespace && decoded.metadata.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -409,9 +412,9 @@ export async function createObject(
   if (k.namespaced) await requireNamespace(ctx, ns);
   let stored: StoredObject;
   try {
-    stored = await create(inNamespace(k, ctx, ns), { name, spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
+    stored = await create(inNamespace(k, ctx, ns), { name: name ?? '', spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
   } catch (e) {
-    throw asAlreadyExists(k, name, e);
+    throw asAlreadyExists(k, name ?? '', e);
   }
   const view = { metadata: { labels: decoded.labels, annotations: decoded.annotations }, spec: decoded.spec };
   const meta = {
@@ -422,7 +425,9 @@ export async function createObject(
     managedFields: managedFields ?? recordUpdate(undefined, view, [], { manager: ctx.manager, apiVersion: apiVersionOf(k) }),
     generation: 1,
   };
-  const resourceVersion = ctx.dryRun ? '' : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+  const resourceVersion = ctx.dryRun
+    ? ''
+    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name: stored.name, meta });
   return compose(k, stored, { ...meta, resourceVersion });
 }
 
@@ -499,7 +504,7 @@ async function writeOver(
   const stored = specChanged && !ctx.dryRun ? ((await k.storage.get(storageCtx, name)) ?? current.stored) : current.stored;
   const resourceVersion = ctx.dryRun
     ? current.meta.resourceVersion
-    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
   return compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
 }
 
@@ -647,7 +652,10 @@ export async function deleteObject(
       `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.meta.resourceVersion}`,
     );
   }
-  await k.storage.delete(inNamespace(k, ctx, current.stored.namespace ?? current.meta.namespace), name, { dryRun: ctx.dryRun });
+  const remove = k.storage.delete;
+  if (!remove)
+    throw new KubeError(405, 'MethodNotAllowed', `${subject.resource} are removed by the system; they cannot be deleted`, { kind: k.plural, group: k.group });
+  await remove(inNamespace(k, ctx, current.stored.namespace ?? current.meta.namespace), name, { dryRun: ctx.dryRun });
   if (!ctx.dryRun) await deleteObjectMeta(ctx.db, current.stored.uid);
   return current.object;
 }
