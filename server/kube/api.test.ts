@@ -2,6 +2,7 @@ import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kuberne
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getClaim } from '@/server/ipam/claims';
 import { testDb } from '@/test/db';
+import { makeUser } from '@/test/fixtures';
 import { startKubeServer } from '@/test/kube-server';
 import { kubeconfig } from './kubeconfig';
 
@@ -140,6 +141,66 @@ describe('the wire', () => {
   });
 });
 
+describe('namespaces', () => {
+  const TEAM = '/apis/ipam.miloapis.com/v1alpha1/namespaces/team';
+
+  test('a network and a claim named like ones in default live side by side in another namespace', async () => {
+    expect((await kube.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } })).status).toBe(201);
+    const net = await kube.request('POST', `${TEAM}/networks`, {
+      body: { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name: 'wire' }, spec: { cidrs: [{ cidr: '10.51.0.0/16' }] } },
+    });
+    expect(net.status).toBe(201);
+    expect(net.body.metadata.namespace).toBe('team');
+    await kube.request('POST', `${NS}/ipclaims`, { body: claim('twin') });
+    const twin = await kube.request('POST', `${TEAM}/ipclaims`, {
+      body: { ...claim('twin'), spec: { network: 'wire', prefixLength: 28, reclaimPolicy: 'Retain' } },
+    });
+    expect(twin.status).toBe(201);
+    // The claim in team is bound from team's network "wire", not default's.
+    expect(twin.body.status.allocatedCIDR).toMatch(/^10\.51\./);
+    expect((await kube.request('GET', `${NS}/ipclaims/twin`)).body.status.allocatedCIDR).toMatch(/^10\.50\./);
+    const all = (await kube.request('GET', '/apis/ipam.miloapis.com/v1alpha1/ipclaims?fieldSelector=metadata.name=twin')).body;
+    expect(all.items.map((i: KubernetesObject) => i.metadata!.namespace)).toEqual(['default', 'team']);
+    // REST v1 and the domain's default reads see default's only.
+    expect((await getClaim(testDb().db, kube.project.id, 'twin')).allocatedCidr).toMatch(/^10\.50\./);
+    expect((await getClaim(testDb().db, kube.project.id, 'twin', 'team')).allocatedCidr).toMatch(/^10\.51\./);
+    // A Retain claim deleted in team leaves its block under its name in team only.
+    expect((await kube.request('DELETE', `${TEAM}/ipclaims/twin`)).status).toBe(200);
+    const retained = (await kube.request('GET', `${TEAM}/retainedallocations`)).body.items;
+    expect(retained.map((r: KubernetesObject) => r.metadata!.name)).toEqual(['twin']);
+    expect((await kube.request('GET', `${NS}/retainedallocations/twin`)).status).toBe(404);
+    expect((await kube.request('GET', `${NS}/ipclaims/twin`)).status).toBe(200);
+    expect((await kube.request('DELETE', `${TEAM}/retainedallocations/twin`)).status).toBe(200);
+    expect((await kube.request('DELETE', `${TEAM}/networks/wire`)).status).toBe(200);
+    expect((await kube.request('GET', `${NS}/networks/wire`)).status).toBe(200);
+  });
+
+  test('lists page in key order across namespaces; a continue token too old is 410 Expired', async () => {
+    await kube.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pages' } } });
+    await kube.request('POST', '/apis/ipam.miloapis.com/v1alpha1/namespaces/pages/networks', {
+      body: { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'Network', metadata: { name: 'wire' }, spec: { cidrs: [{ cidr: '10.52.0.0/16' }] } },
+    });
+    for (const n of ['p1', 'p2', 'p3'])
+      await kube.request('POST', '/apis/ipam.miloapis.com/v1alpha1/namespaces/pages/ipclaims', { body: claim(n, { prefixLength: 30 }) });
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = (await kube.request('GET', `/apis/ipam.miloapis.com/v1alpha1/ipclaims?limit=2${token ? `&continue=${token}` : ''}`)).body;
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((i: KubernetesObject) => `${i.metadata!.namespace}/${i.metadata!.name}`));
+      token = page.metadata.continue;
+    } while (token);
+    expect(seen).toEqual([...seen].sort());
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining(['default/twin', 'pages/p1', 'pages/p2', 'pages/p3']));
+    const old = Buffer.from(JSON.stringify({ ns: 'default', name: 'a', rv: '1', at: Date.now() - 10 * 60 * 1000 })).toString('base64url');
+    const expired = await kube.request('GET', `${NS}/ipclaims?limit=1&continue=${old}`);
+    expect(expired.status).toBe(410);
+    expect(expired.body).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
+    expect((await kube.request('GET', `${NS}/ipclaims?limit=1&continue=nonsense`)).status).toBe(400);
+  });
+});
+
 describe('@kubernetes/client-node', () => {
   test('KubernetesObjectApi creates, reads, patches and deletes each kind', async () => {
     const kc = new KubeConfig();
@@ -173,5 +234,173 @@ describe('@kubernetes/client-node', () => {
     await expect(
       api.read({ apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'IPClaim', metadata: { name: 'lib-claim', namespace: 'default' } }),
     ).rejects.toMatchObject({ code: 404 });
+  });
+});
+
+describe('quota and tenancy kinds', () => {
+  const QUOTA = '/apis/quota.miloapis.com/v1alpha1';
+  const IAM = '/apis/iam.miloapis.com/v1alpha1';
+  const TYPE = 'kubetest.example.com/widgets';
+  const client = (token: string, platform = false) => {
+    const kc = new KubeConfig();
+    kc.loadFromString(kubeconfig({ project: kube.project.slug, origin: kube.origin, caPem: kube.caPem, token }));
+    if (platform) kc.clusters[0] = { ...kc.clusters[0], server: kube.platformRoot };
+    return KubernetesObjectApi.makeApiClient(kc);
+  };
+
+  test('platform control plane: operators only; registrations and creation policies through KubernetesObjectApi', async () => {
+    expect((await kube.request('GET', '/apis', { platform: true, token: kube.tokens.editor })).status).toBe(403);
+    expect((await kube.request('GET', '/apis', { platform: true, token: null })).status).toBe(401);
+    const discovery = (await kube.request('GET', '/apis/quota.miloapis.com/v1alpha1', { platform: true, token: kube.tokens.operator })).body;
+    expect(discovery.resources.map((r: { name: string }) => r.name)).toEqual(
+      expect.arrayContaining(['resourceregistrations', 'grantcreationpolicies', 'claimcreationpolicies', 'quotaincreaserequests']),
+    );
+    // A project's plane does not serve the platform's kinds.
+    expect((await kube.request('GET', `${QUOTA}/resourceregistrations`, { token: kube.tokens.operator })).status).toBe(404);
+
+    const api = client(kube.tokens.operator, true);
+    const registration = {
+      apiVersion: 'quota.miloapis.com/v1alpha1',
+      kind: 'ResourceRegistration',
+      metadata: { name: 'kubetest.example.com.widgets' },
+      spec: { resourceType: TYPE, type: 'Allocation', baseUnit: 'widget', displayUnit: 'widgets', claimingKinds: ['Widget'] },
+    } as KubernetesObject;
+    const created = await api.create(registration);
+    expect(created.metadata?.uid).toBeTruthy();
+    const patched = await api.patch(
+      {
+        ...registration,
+        metadata: { name: 'kubetest.example.com.widgets', labels: { tier: 'test' } },
+        spec: { description: 'test widgets' },
+      } as KubernetesObject,
+      undefined,
+      undefined,
+      'client-node',
+      undefined,
+      'application/merge-patch+json' as never,
+    );
+    expect(patched.metadata?.labels).toEqual({ tier: 'test' });
+    expect((patched as unknown as { spec: { description: string } }).spec.description).toBe('test widgets');
+    expect(Number(patched.metadata?.generation)).toBe(2);
+    const immutable = await kube.request('PATCH', '/apis/quota.miloapis.com/v1alpha1/resourceregistrations/kubetest.example.com.widgets', {
+      platform: true,
+      token: kube.tokens.operator,
+      body: { spec: { resourceType: 'kubetest.example.com/gadgets' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(immutable.status).toBe(422);
+    expect(immutable.body.details.causes[0]).toMatchObject({ field: 'spec.resourceType' });
+
+    const policy = {
+      apiVersion: 'quota.miloapis.com/v1alpha1',
+      kind: 'GrantCreationPolicy',
+      metadata: { name: 'kube-widgets' },
+      spec: { grantNameTemplate: 'widgets-{{ trigger.metadata.name }}', allowances: [{ resourceType: TYPE, amount: 5 }], enabled: false },
+    } as KubernetesObject;
+    await api.create(policy);
+    const read = await api.read({ apiVersion: 'quota.miloapis.com/v1alpha1', kind: 'GrantCreationPolicy', metadata: { name: 'kube-widgets' } });
+    expect((read as unknown as { status: { conditions: { type: string; status: string }[] } }).status.conditions[0]).toMatchObject({
+      type: 'Ready',
+      status: 'True',
+    });
+    await api.delete(policy);
+    await expect(
+      api.read({ apiVersion: 'quota.miloapis.com/v1alpha1', kind: 'GrantCreationPolicy', metadata: { name: 'kube-widgets' } }),
+    ).rejects.toMatchObject({
+      code: 404,
+    });
+
+    const projects = (await kube.request('GET', '/apis/resourcemanager.miloapis.com/v1alpha1/projects', { platform: true, token: kube.tokens.operator })).body;
+    expect(projects.items.map((p: KubernetesObject) => p.metadata!.name)).toEqual(expect.arrayContaining([kube.project.slug, kube.other.slug]));
+  });
+
+  test('grants (operators write), buckets (read-only), increase requests (tenants ask) in the project plane', async () => {
+    const asOperator = client(kube.tokens.operator);
+    const grant = {
+      apiVersion: 'quota.miloapis.com/v1alpha1',
+      kind: 'ResourceGrant',
+      metadata: { name: 'kube-grant' },
+      spec: { allowances: [{ resourceType: TYPE, amount: 10 }] },
+    } as KubernetesObject;
+    const editorWrite = await kube.request('POST', `${QUOTA}/resourcegrants`, { body: grant });
+    expect(editorWrite.status).toBe(403);
+    expect(editorWrite.body.message).toContain('an operator token is needed');
+    await asOperator.create(grant);
+    const grown = await asOperator.patch(
+      { ...grant, spec: { allowances: [{ resourceType: TYPE, amount: 12 }] } } as KubernetesObject,
+      undefined,
+      undefined,
+      'client-node',
+      undefined,
+      'application/merge-patch+json' as never,
+    );
+    expect((grown as unknown as { spec: { allowances: { amount: number }[] } }).spec.allowances[0].amount).toBe(12);
+    const buckets = (await kube.request('GET', `${QUOTA}/allowancebuckets?fieldSelector=spec.resourceType=${TYPE}`)).body.items;
+    expect(buckets).toHaveLength(1);
+    expect(buckets[0].status).toMatchObject({ limit: 12, allocated: 0 });
+    expect((await kube.request('DELETE', `${QUOTA}/allowancebuckets/${buckets[0].metadata.name}`)).status).toBe(405);
+
+    const asEditor = client(kube.tokens.editor);
+    const request = await asEditor.create({
+      apiVersion: 'quota.miloapis.com/v1alpha1',
+      kind: 'QuotaIncreaseRequest',
+      metadata: {},
+      spec: { resourceType: TYPE, amount: 5, reason: 'more widgets' },
+    } as KubernetesObject);
+    const name = request.metadata!.name!;
+    expect((request as unknown as { status: { phase: string } }).status.phase).toBe('Pending');
+    const labelled = await kube.request('PATCH', `${QUOTA}/quotaincreaserequests/${name}`, {
+      body: { metadata: { labels: { team: 'a' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(labelled.body.metadata.labels).toEqual({ team: 'a' });
+    const changed = await kube.request('PATCH', `${QUOTA}/quotaincreaserequests/${name}`, {
+      body: { spec: { amount: 50 } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(changed.status).toBe(422);
+    expect(changed.body.details.causes[0].message).toContain('field is immutable');
+    const queue = (await kube.request('GET', `${QUOTA}/quotaincreaserequests`, { platform: true, token: kube.tokens.operator })).body.items;
+    expect(queue.map((q: KubernetesObject) => q.metadata!.name)).toContain(name);
+    // Another project's plane never shows this project's requests.
+    const foreign = await kube.request('GET', `${QUOTA}/quotaincreaserequests/${name}`, { token: kube.tokens.otherProject });
+    expect(foreign.status).toBe(404);
+    await asOperator.delete(grant);
+  });
+
+  test('members (owners change roles) and invitations (owners invite and revoke)', async () => {
+    const member = await makeUser(testDb().db, { projectId: kube.project.id, role: 'editor' });
+    const path = `${IAM}/members/${encodeURIComponent(member.email)}`;
+    expect((await kube.request('GET', path, { token: kube.tokens.viewer })).body.spec.role).toBe('editor');
+    const denied = await kube.request('PATCH', path, {
+      token: kube.tokens.editor,
+      body: { spec: { role: 'viewer' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(denied.status).toBe(403);
+    const asOwner = client(kube.tokens.ownerUser);
+    const demoted = await asOwner.patch(
+      { apiVersion: 'iam.miloapis.com/v1alpha1', kind: 'Member', metadata: { name: member.email }, spec: { role: 'viewer' } } as KubernetesObject,
+      undefined,
+      undefined,
+      'client-node',
+      undefined,
+      'application/merge-patch+json' as never,
+    );
+    expect((demoted as unknown as { spec: { role: string } }).spec.role).toBe('viewer');
+    const invitation = await asOwner.create({
+      apiVersion: 'iam.miloapis.com/v1alpha1',
+      kind: 'Invitation',
+      metadata: {},
+      spec: { email: 'invited-by-kube@example.com', role: 'viewer' },
+    } as KubernetesObject);
+    expect((invitation as unknown as { status: { link: string } }).status.link).toMatch(/^\//);
+    const pending = (await kube.request('GET', `${IAM}/invitations`, { token: kube.tokens.ownerUser })).body.items;
+    expect(pending.map((i: { spec: { email: string } }) => i.spec.email)).toContain('invited-by-kube@example.com');
+    expect(pending[0].status.link).toBeUndefined();
+    await asOwner.delete(invitation);
+    expect((await kube.request('GET', `${IAM}/invitations/${invitation.metadata!.name}`, { token: kube.tokens.ownerUser })).status).toBe(404);
+    await asOwner.delete({ apiVersion: 'iam.miloapis.com/v1alpha1', kind: 'Member', metadata: { name: member.email } } as KubernetesObject);
+    expect((await kube.request('GET', path)).status).toBe(404);
   });
 });

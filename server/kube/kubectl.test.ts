@@ -280,4 +280,78 @@ spec: {network: keep, prefixLength: 24, reclaimPolicy: Retain}
     expect((await kubectl(['get', 'ra', '-o', 'name'])).stdout).toBe('');
     await kubectl(['delete', 'network', 'keep']);
   });
+
+  test('a network and a claim named like ones in default live in another namespace', async () => {
+    await kubectl(['create', 'namespace', 'twins']);
+    const net = (ns: string, cidr: string) => `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata: {name: twin-net, namespace: ${ns}}
+spec: {cidrs: [{cidr: ${cidr}}]}
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata: {name: twin, namespace: ${ns}}
+spec: {network: twin-net, prefixLength: 24}
+`;
+    await kubectl(['apply', '-f', '-'], { input: net('default', '10.44.0.0/16') });
+    const second = await kubectl(['apply', '-f', '-'], { input: net('twins', '10.45.0.0/16') });
+    expect(second.stdout).toBe('network.ipam.miloapis.com/twin-net created\nipclaim.ipam.miloapis.com/twin created\n');
+    const all = (await kubectl(['get', 'ipclaims', '-A', '--field-selector', 'metadata.name=twin', '--no-headers'])).stdout;
+    expect(all).toMatch(/^default\s+twin\s+twin-net\s+10\.44\.0\.0\/24\s+Bound/m);
+    expect(all).toMatch(/^twins\s+twin\s+twin-net\s+10\.45\.0\.0\/24\s+Bound/m);
+    await kubectl(['-n', 'twins', 'delete', 'ipclaim/twin', 'network/twin-net']);
+    expect((await kubectl(['get', 'ipclaim', 'twin', '-o', 'jsonpath={.status.allocatedCIDR}'])).stdout).toBe('10.44.0.0/24');
+    await kubectl(['delete', 'ipclaim/twin', 'network/twin-net']);
+    await kubectl(['delete', 'namespace', 'twins']);
+  });
+
+  test('quota and tenancy kinds: apply (then unchanged), label, annotate, get -o wide; the platform plane for operators', async () => {
+    const operatorConfig = path.join(dir, 'operator.kubeconfig');
+    writeFileSync(operatorConfig, kubeconfig({ project: slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.operator }));
+    const platformConfig = path.join(dir, 'platform.kubeconfig');
+    writeFileSync(
+      platformConfig,
+      kubeconfig({ project: slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.operator }).replace(kube.root, kube.platformRoot),
+    );
+    const resources = (await kubectl(['api-resources'], { config: platformConfig })).stdout;
+    expect(resources).toMatch(/resourceregistrations\s+rr\s+quota\.miloapis\.com\/v1alpha1\s+false\s+ResourceRegistration/);
+    expect(resources).toMatch(/projects\s+proj\s+resourcemanager\.miloapis\.com\/v1alpha1\s+false\s+Project/);
+    const registration = `apiVersion: quota.miloapis.com/v1alpha1
+kind: ResourceRegistration
+metadata: {name: kubectl.example.com.gizmos}
+spec: {resourceType: kubectl.example.com/gizmos, type: Allocation, baseUnit: gizmo, displayUnit: gizmos, claimingKinds: [Gizmo]}
+`;
+    expect((await kubectl(['apply', '-f', '-'], { config: platformConfig, input: registration })).stdout).toBe(
+      'resourceregistration.quota.miloapis.com/kubectl.example.com.gizmos created\n',
+    );
+    expect((await kubectl(['get', 'projects', slug, '--no-headers'], { config: platformConfig })).stdout).toMatch(new RegExp(`^${slug}\\s+\\S+-org\\s+Active`));
+    const denied = await kubectlFails(['get', 'resourceregistrations']);
+    expect(denied.stderr).toMatch(/the server doesn't have a resource type|could not find the requested resource/);
+
+    const grant = `apiVersion: quota.miloapis.com/v1alpha1
+kind: ResourceGrant
+metadata: {name: gizmos}
+spec: {allowances: [{resourceType: kubectl.example.com/gizmos, amount: 7}]}
+`;
+    expect((await kubectl(['apply', '-f', '-'], { config: operatorConfig, input: grant })).stdout).toBe('resourcegrant.quota.miloapis.com/gizmos created\n');
+    expect((await kubectl(['apply', '-f', '-'], { config: operatorConfig, input: grant })).stdout).toBe('resourcegrant.quota.miloapis.com/gizmos unchanged\n');
+    await kubectl(['label', 'resourcegrant', 'gizmos', 'team=a'], { config: operatorConfig });
+    await kubectl(['annotate', 'resourcegrant', 'gizmos', 'note=kubectl'], { config: operatorConfig });
+    const wide = (await kubectl(['get', 'resourcegrants', 'gizmos', '-o', 'wide'])).stdout;
+    expect(wide).toMatch(/^NAME\s+ALLOWANCES\s+ACTIVE\s+SOURCE\s+AGE/);
+    expect(wide).toMatch(/gizmos\s+kubectl\.example\.com\/gizmos=7\s+True\s+Operator/);
+    expect((await kubectl(['get', 'resourcegrant', 'gizmos', '-o', 'jsonpath={.metadata.labels.team}/{.metadata.annotations.note}'])).stdout).toBe('a/kubectl');
+    const editorGrant = await kubectlFails(['delete', 'resourcegrant', 'gizmos']);
+    expect(editorGrant.stderr).toContain('(Forbidden)');
+    expect((await kubectl(['get', 'allowancebuckets', '--no-headers'])).stdout).toMatch(/kubectl\.example\.com\/gizmos\s+7\s+0\s+Ok/);
+
+    const request = await kubectl(['create', '-f', '-', '-o', 'name'], {
+      input:
+        'apiVersion: quota.miloapis.com/v1alpha1\nkind: QuotaIncreaseRequest\nmetadata: {generateName: gizmos-}\nspec: {resourceType: kubectl.example.com/gizmos, amount: 3, reason: more}\n',
+    });
+    expect(request.stdout).toMatch(/^quotaincreaserequest\.quota\.miloapis\.com\/[0-9a-f-]{36}\n$/);
+    expect((await kubectl(['get', 'qir', '--no-headers'])).stdout).toMatch(/kubectl\.example\.com\/gizmos\s+3\s+Pending/);
+    expect((await kubectl(['get', 'members', '-o', 'wide'])).stdout).toMatch(/^NAME\s+ROLE\s+DISPLAY NAME\s+AGE/);
+    await kubectl(['delete', 'resourcegrant', 'gizmos'], { config: operatorConfig });
+  });
 });

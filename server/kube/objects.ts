@@ -6,7 +6,16 @@ import { isDomainError } from '@/server/errors';
 import { apiVersionOf, kindKey, type KindContext, type KindDeclaration, type StoredObject } from './declare';
 import { apply, recordUpdate, type Managed } from './managed-fields';
 import { badRequest, conflict, invalid, KubeError, notFound, alreadyExists, type Cause, type Subject } from './status';
-import { DEFAULT_META, deleteObjectMeta, getNamespace, objectMetas, writeObjectMeta, type ManagedFieldsEntry, type ObjectMeta } from './store';
+import {
+  DEFAULT_META,
+  DEFAULT_NAMESPACE,
+  deleteObjectMeta,
+  getNamespace,
+  objectMetas,
+  writeObjectMeta,
+  type ManagedFieldsEntry,
+  type ObjectMeta,
+} from './store';
 
 /**
  * What the Kubernetes API does with objects of a declared kind (declare.ts), whatever the kind:
@@ -61,7 +70,7 @@ export function compose(k: KindDeclaration, stored: StoredObject, meta: ObjectMe
     kind: k.kind,
     metadata: {
       name: stored.name,
-      ...(k.namespaced ? { namespace: meta.namespace } : {}),
+      ...(k.namespaced ? { namespace: stored.namespace ?? meta.namespace } : {}),
       uid: stored.uid,
       resourceVersion: meta.resourceVersion,
       generation: meta.generation,
@@ -83,11 +92,19 @@ const managedView = (o: { metadata: { labels?: Record<string, string>; annotatio
 
 // ---- Reads --------------------------------------------------------------------------------------
 
+/** Whose metadata rows an object's are: its project's, or the platform's (null) for a platform kind. */
+const metaScope = (k: KindDeclaration, ctx: KindContext) => ((k.plane ?? 'project') === 'platform' ? null : ctx.projectId);
+
+/** The context of a storage call on an object of `namespace` (`default` when the path names none). */
+export function inNamespace<C extends KindContext>(k: KindDeclaration, ctx: C, namespace: string | undefined): C {
+  return k.namespaced ? { ...ctx, namespace: namespace ?? DEFAULT_NAMESPACE } : ctx;
+}
+
 async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
-  const stored = await k.storage.get(ctx, name);
+  const stored = await k.storage.get(inNamespace(k, ctx, namespace), name);
   if (!stored) return undefined;
-  const meta = (await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
-  if (k.namespaced && namespace !== undefined && meta.namespace !== namespace) return undefined;
+  const meta = (await objectMetas(ctx.db, metaScope(k, ctx), kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
+  if (k.namespaced && namespace !== undefined && (stored.namespace ?? meta.namespace) !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
 }
 
@@ -150,7 +167,10 @@ export function parseFieldSelector(k: KindDeclaration, text: string): (o: KubeOb
   return (o) => tests.every((t) => t(o));
 }
 
-const continueToken = z.object({ after: z.string(), rv: z.string() });
+/** How long a `continue` token is good for (kube-apiserver's is etcd's compaction interval, 5 minutes). */
+export const CONTINUE_TTL_MS = 5 * 60 * 1000;
+
+const continueToken = z.object({ ns: z.string(), name: z.string(), rv: z.string(), at: z.number() });
 
 export interface ListOptions {
   labelSelector?: string;
@@ -160,39 +180,85 @@ export interface ListOptions {
   resourceVersion: string;
 }
 
-/** A list: filtered by namespace and selectors, ordered by namespace and name, in pages (`limit`, `continue`). */
+/** The key of a `continue` token (400 when it is not one of ours, 410 Expired when too old). */
+function readContinue(text: string): { namespace: string; name: string } {
+  let token: z.infer<typeof continueToken>;
+  try {
+    token = continueToken.parse(JSON.parse(Buffer.from(text, 'base64url').toString('utf8')));
+  } catch {
+    throw new KubeError(400, 'BadRequest', 'the continue token is not valid');
+  }
+  if (Date.now() - token.at > CONTINUE_TTL_MS) {
+    throw new KubeError(
+      410,
+      'Expired',
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    );
+  }
+  return { namespace: token.ns, name: token.name };
+}
+
+const keyOf = (o: KubeObject) => ({ namespace: o.metadata.namespace ?? '', name: o.metadata.name });
+const after = (a: { namespace: string; name: string }, b: { namespace: string; name: string }) =>
+  a.namespace > b.namespace || (a.namespace === b.namespace && a.name > b.name);
+
+/** The most objects a storage is asked for at once while a page of matching objects fills. */
+const BATCH = 500;
+
+/**
+ * A list: filtered by namespace and selectors, in (namespace, name) order, in pages (`limit`,
+ * `continue`). A storage that pages in its database (`namespacedStorage`) is read in key order
+ * from the page's start, batch after batch, until the page holds `limit` matches and one more is
+ * known to exist: no list reads the whole table. Other storages are read whole and paged here.
+ */
 export async function listObjects(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, options: ListOptions) {
   const byLabels = options.labelSelector ? parseLabelSelector(options.labelSelector) : () => true;
   const byFields = options.fieldSelector ? parseFieldSelector(k, options.fieldSelector) : () => true;
-  let after = '';
-  if (options.continue) {
-    try {
-      after = continueToken.parse(JSON.parse(Buffer.from(options.continue, 'base64url').toString('utf8'))).after;
-    } catch {
-      throw new KubeError(400, 'BadRequest', 'the continue token is not valid');
+  const start = options.continue ? readContinue(options.continue) : undefined;
+  const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+  const matches = (o: KubeObject) => (namespace === undefined || o.metadata.namespace === namespace) && byLabels(o.metadata.labels ?? {}) && byFields(o);
+  const composeAll = async (stored: StoredObject[]) => {
+    const metas = await objectMetas(
+      ctx.db,
+      metaScope(k, ctx),
+      kindKey(k),
+      stored.map((s) => s.uid),
+    );
+    return stored.map((s) => compose(k, s, metas.get(s.uid) ?? DEFAULT_META));
+  };
+  const found: KubeObject[] = [];
+  let exhausted = false;
+  if (k.storage.namespacedStorage) {
+    let cursor = start;
+    while (found.length <= limit) {
+      const size = Math.min(BATCH, Number.isFinite(limit) ? Math.max(limit + 1 - found.length, 50) : BATCH);
+      const batch = await k.storage.list(ctx, { namespace, after: cursor, limit: size });
+      found.push(...(await composeAll(batch)).filter(matches));
+      if (batch.length < size) {
+        exhausted = true;
+        break;
+      }
+      const last = batch[batch.length - 1];
+      cursor = { namespace: last.namespace ?? DEFAULT_NAMESPACE, name: last.name };
     }
+  } else {
+    const all = (await composeAll(await k.storage.list(ctx, { namespace, limit: Infinity })))
+      .filter(matches)
+      .filter((o) => !start || after(keyOf(o), start))
+      .sort((a, b) => (after(keyOf(a), keyOf(b)) ? 1 : after(keyOf(b), keyOf(a)) ? -1 : 0));
+    found.push(...all);
+    exhausted = true;
   }
-  const stored = await k.storage.list(ctx);
-  const metas = await objectMetas(
-    ctx.db,
-    ctx.projectId,
-    kindKey(k),
-    stored.map((s) => s.uid),
-  );
-  const position = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-  const all = stored
-    .map((s) => compose(k, s, metas.get(s.uid) ?? DEFAULT_META))
-    .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
-    .filter((o) => byLabels(o.metadata.labels ?? {}) && byFields(o))
-    .sort((a, b) => (position(a) < position(b) ? -1 : position(a) > position(b) ? 1 : 0))
-    .filter((o) => position(o) > after);
-  const limit = options.limit && options.limit > 0 ? options.limit : all.length;
-  const items = all.slice(0, limit);
-  const more = all.length > limit;
+  const items = found.slice(0, limit);
+  const more = found.length > limit;
+  const last = items[items.length - 1];
   return {
     items,
-    continue: more ? Buffer.from(JSON.stringify({ after: position(items[items.length - 1]), rv: options.resourceVersion })).toString('base64url') : undefined,
-    remainingItemCount: more ? all.length - limit : undefined,
+    continue: more
+      ? Buffer.from(JSON.stringify({ ns: keyOf(last).namespace, name: last.metadata.name, rv: options.resourceVersion, at: Date.now() })).toString('base64url')
+      : undefined,
+    // Known exactly only when the storage was read to its end.
+    remainingItemCount: more && exhausted ? found.length - limit : undefined,
   };
 }
 
@@ -337,7 +403,7 @@ export async function createObject(
   if (!create) {
     throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} are made by the system; they cannot be created`, { kind: k.plural, group: k.group });
   }
-  if (!name)
+  if (!name && !k.generatedName)
     throw invalid(subjectOf(k), [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   if (k.namespaced && decoded.metadata.namespace && decoded.metadata.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -346,9 +412,9 @@ export async function createObject(
   if (k.namespaced) await requireNamespace(ctx, ns);
   let stored: StoredObject;
   try {
-    stored = await create(ctx, { name, spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
+    stored = await create(inNamespace(k, ctx, ns), { name: name ?? '', spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
   } catch (e) {
-    throw asAlreadyExists(k, name, e);
+    throw asAlreadyExists(k, name ?? '', e);
   }
   const view = { metadata: { labels: decoded.labels, annotations: decoded.annotations }, spec: decoded.spec };
   const meta = {
@@ -359,7 +425,9 @@ export async function createObject(
     managedFields: managedFields ?? recordUpdate(undefined, view, [], { manager: ctx.manager, apiVersion: apiVersionOf(k) }),
     generation: 1,
   };
-  const resourceVersion = ctx.dryRun ? '' : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+  const resourceVersion = ctx.dryRun
+    ? ''
+    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name: stored.name, meta });
   return compose(k, stored, { ...meta, resourceVersion });
 }
 
@@ -402,9 +470,11 @@ async function writeOver(
       causes.push({ reason: 'FieldValueInvalid', field: f.path, message: `Invalid value: ${JSON.stringify(next)}: field is immutable` });
   }
   if (causes.length) throw invalid(subject, causes);
-  const specChanged = k.storage.update !== undefined && (await k.storage.update(ctx, current.stored, decoded.spec, { dryRun: ctx.dryRun })).changed;
+  const namespace = current.stored.namespace ?? current.meta.namespace;
+  const storageCtx = inNamespace(k, ctx, namespace);
+  const specChanged = k.storage.update !== undefined && (await k.storage.update(storageCtx, current.stored, decoded.spec, { dryRun: ctx.dryRun })).changed;
   const labelsChanged = !isDeepStrictEqual(decoded.labels, current.meta.labels);
-  if (labelsChanged && k.storage.relabel && !ctx.dryRun) await k.storage.relabel(ctx, name, decoded.labels);
+  if (labelsChanged && k.storage.relabel && !ctx.dryRun) await k.storage.relabel(storageCtx, name, decoded.labels);
   const nextManaged =
     managedFields ??
     recordUpdate(
@@ -417,7 +487,7 @@ async function writeOver(
       },
     );
   const meta = {
-    namespace: current.meta.namespace,
+    namespace,
     labels: decoded.labels,
     annotations: decoded.annotations,
     finalizers: decoded.finalizers,
@@ -431,10 +501,10 @@ async function writeOver(
     isDeepStrictEqual(meta.finalizers, current.meta.finalizers) &&
     sameEntries(meta.managedFields, current.meta.managedFields);
   if (unchanged) return current.object;
-  const stored = specChanged && !ctx.dryRun ? ((await k.storage.get(ctx, name)) ?? current.stored) : current.stored;
+  const stored = specChanged && !ctx.dryRun ? ((await k.storage.get(storageCtx, name)) ?? current.stored) : current.stored;
   const resourceVersion = ctx.dryRun
     ? current.meta.resourceVersion
-    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
   return compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
 }
 
@@ -582,7 +652,10 @@ export async function deleteObject(
       `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.meta.resourceVersion}`,
     );
   }
-  await k.storage.delete(ctx, name, { dryRun: ctx.dryRun });
+  const remove = k.storage.delete;
+  if (!remove)
+    throw new KubeError(405, 'MethodNotAllowed', `${subject.resource} are removed by the system; they cannot be deleted`, { kind: k.plural, group: k.group });
+  await remove(inNamespace(k, ctx, current.stored.namespace ?? current.meta.namespace), name, { dryRun: ctx.dryRun });
   if (!ctx.dryRun) await deleteObjectMeta(ctx.db, current.stored.uid);
   return current.object;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { kubeNamespaces, kubeObjects } from '@/db/schema';
@@ -74,13 +74,16 @@ function toMeta(row: z.infer<typeof metaRow>): ObjectMeta {
   return { ...row, resourceVersion: String(row.resourceVersion) };
 }
 
+/** The rows of a project (or, null, the platform's: objects of the platform control plane). */
+const scopeIs = (projectId: string | null) => (projectId === null ? isNull(kubeObjects.projectId) : eq(kubeObjects.projectId, projectId));
+
 /** The metadata of the objects `uids` of one kind, by uid (absent: never written through the API). */
-export async function objectMetas(db: DbOrTx, projectId: string, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
+export async function objectMetas(db: DbOrTx, projectId: string | null, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
   if (uids.length === 0) return new Map();
   const rows = await db
     .select(metaColumns)
     .from(kubeObjects)
-    .where(and(eq(kubeObjects.projectId, projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
+    .where(and(scopeIs(projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
   return new Map(rows.map((r) => metaRow.parse(r)).map((r) => [r.uid, { ...toMeta(r), name: r.name }]));
 }
 
@@ -90,14 +93,14 @@ export async function objectMetas(db: DbOrTx, projectId: string, kind: string, u
  */
 export async function writeObjectMeta(
   db: DbOrTx,
-  row: { uid: string; projectId: string; kind: string; name: string; meta: Omit<ObjectMeta, 'resourceVersion'> },
+  row: { uid: string; projectId: string | null; kind: string; name: string; meta: Omit<ObjectMeta, 'resourceVersion'> },
 ): Promise<string> {
   const { meta } = row;
   await db
     .delete(kubeObjects)
     .where(
       and(
-        eq(kubeObjects.projectId, row.projectId),
+        scopeIs(row.projectId),
         eq(kubeObjects.kind, row.kind),
         eq(kubeObjects.namespace, meta.namespace),
         eq(kubeObjects.name, row.name),
