@@ -29,6 +29,12 @@ export interface StoredObject {
   createdAt: Date | null;
   spec: Record<string, unknown>;
   status: Record<string, unknown>;
+  /**
+   * When the domain's deletion of it was asked for, while that deletion takes time (a machine
+   * being cleaned up): the API shows `metadata.deletionTimestamp` and the kind's `finalizer` until
+   * the storage no longer returns the object.
+   */
+  deletionRequestedAt?: Date | null;
 }
 
 /** What a create is given: the name, the validated spec and the object's labels. */
@@ -75,6 +81,12 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
   fieldSelectors: Record<string, (object: { spec: Record<string, unknown>; status: Record<string, unknown> }) => string | undefined>;
   /** Where a domain error's field lies in the object (`network` → `spec.network`); default: `name` is metadata.name, anything else is under spec. */
   fieldPath?: (domainField: string) => string;
+  /**
+   * The finalizer the system holds while the domain's deletion of an object takes time
+   * (`metal.datumapis.com/cleanup`): shown in `metadata.finalizers` with `deletionTimestamp`, never
+   * stored, and not removable by clients (it goes when the domain has finished).
+   */
+  finalizer?: string;
   /** The role to read (viewer unless said) and to write (editor unless said). */
   readRole?: ProjectRole;
   writeRole?: ProjectRole;
@@ -91,6 +103,10 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
     update?(ctx: KindContext, current: StoredObject, next: Spec, options: { dryRun: boolean }): Promise<{ changed: boolean }>;
     /** Tells the domain the object's labels changed, where the domain keeps them too (an IP claim's labels feed its quota). */
     relabel?(ctx: KindContext, name: string, labels: Record<string, string>): Promise<void>;
+    /**
+     * Deletes it, or starts a deletion that takes time (the object is then still returned, with
+     * `deletionRequestedAt`). Asked again while in progress: nothing more happens.
+     */
     delete(ctx: KindContext, name: string, options: { dryRun: boolean }): Promise<void>;
   };
 }

@@ -27,6 +27,8 @@ export interface KubeObject {
     resourceVersion: string;
     generation: number;
     creationTimestamp: string | null;
+    deletionTimestamp?: string;
+    deletionGracePeriodSeconds?: number;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     finalizers?: string[];
@@ -56,6 +58,7 @@ export function subjectOf(k: KindDeclaration, name?: string): Subject {
 
 /** The object a client sees: the domain's spec and status with the API's metadata. */
 export function compose(k: KindDeclaration, stored: StoredObject, meta: ObjectMeta): KubeObject {
+  const deletion = deletionOf(k, stored, meta);
   return {
     apiVersion: apiVersionOf(k),
     kind: k.kind,
@@ -66,9 +69,10 @@ export function compose(k: KindDeclaration, stored: StoredObject, meta: ObjectMe
       resourceVersion: meta.resourceVersion,
       generation: meta.generation,
       creationTimestamp: seconds(stored.createdAt),
+      ...(deletion ? { deletionTimestamp: seconds(deletion.timestamp) ?? undefined, deletionGracePeriodSeconds: 0 } : {}),
       ...(Object.keys(meta.labels).length ? { labels: meta.labels } : {}),
       ...(Object.keys(meta.annotations).length ? { annotations: meta.annotations } : {}),
-      ...(meta.finalizers.length ? { finalizers: meta.finalizers } : {}),
+      ...((deletion?.finalizers ?? meta.finalizers).length ? { finalizers: deletion?.finalizers ?? meta.finalizers } : {}),
       ...(meta.managedFields.length ? { managedFields: meta.managedFields } : {}),
     },
     spec: stored.spec,
@@ -305,7 +309,9 @@ export function decodeObject(k: KindDeclaration, raw: unknown, ctx: Pick<Request
   checkLabels(labels, 'metadata.labels', causes, true);
   checkLabels(annotations, 'metadata.annotations', causes, false);
   if (causes.length > 0) throw invalid(subjectOf(k, name ?? metadata.data.name), causes);
-  return { metadata: metadata.data, labels, annotations, finalizers: metadata.data.finalizers ?? [], spec: parsed.data as Record<string, unknown> };
+  // The system's finalizer is shown, never stored: a client sending it back (GET, then PUT) keeps nothing of it.
+  const finalizers = [...new Set(metadata.data.finalizers ?? [])].filter((f) => f !== k.finalizer);
+  return { metadata: metadata.data, labels, annotations, finalizers, spec: parsed.data as Record<string, unknown> };
 }
 
 // ---- Writes -------------------------------------------------------------------------------------
@@ -358,6 +364,7 @@ export async function createObject(
     finalizers: decoded.finalizers,
     managedFields: managedFields ?? recordUpdate(undefined, view, [], { manager: ctx.manager, apiVersion: apiVersionOf(k) }),
     generation: 1,
+    deletionTimestamp: null,
   };
   const resourceVersion = ctx.dryRun ? '' : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
   return compose(k, stored, { ...meta, resourceVersion });
@@ -401,6 +408,15 @@ async function writeOver(
     if (!isDeepStrictEqual(next, was))
       causes.push({ reason: 'FieldValueInvalid', field: f.path, message: `Invalid value: ${JSON.stringify(next)}: field is immutable` });
   }
+  const deleting = deletionOf(k, current.stored, current.meta) !== undefined;
+  const added = decoded.finalizers.filter((f) => !current.meta.finalizers.includes(f));
+  if (deleting && added.length) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+    });
+  }
   if (causes.length) throw invalid(subject, causes);
   const specChanged = k.storage.update !== undefined && (await k.storage.update(ctx, current.stored, decoded.spec, { dryRun: ctx.dryRun })).changed;
   const labelsChanged = !isDeepStrictEqual(decoded.labels, current.meta.labels);
@@ -423,6 +439,7 @@ async function writeOver(
     finalizers: decoded.finalizers,
     managedFields: nextManaged,
     generation: current.meta.generation + (specChanged ? 1 : 0),
+    deletionTimestamp: current.meta.deletionTimestamp,
   };
   const unchanged =
     !specChanged &&
@@ -435,7 +452,11 @@ async function writeOver(
   const resourceVersion = ctx.dryRun
     ? current.meta.resourceVersion
     : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
-  return compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
+  const written = compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
+  // The last finalizer of a held deletion removed: the domain's deletion goes on now.
+  if (meta.deletionTimestamp && meta.finalizers.length === 0)
+    return (await proceedWithDeletion(k, ctx, { ...current, stored, meta: { ...meta, resourceVersion } })) ?? written;
+  return written;
 }
 
 /** PUT: the whole object. */
@@ -562,14 +583,52 @@ export function readDeleteOptions(body: Buffer) {
   }
 }
 
-/** DELETE with preconditions: the object as it was. */
+/**
+ * What an object shows of its deletion: when it was asked for (held by the API's finalizers, or
+ * under way in the domain) and the finalizers still holding it (the clients', then the system's).
+ */
+function deletionOf(k: KindDeclaration, stored: StoredObject, meta: ObjectMeta): { timestamp: Date; finalizers: string[] } | undefined {
+  const inDomain = stored.deletionRequestedAt ?? null;
+  const timestamp = meta.deletionTimestamp ?? inDomain;
+  if (!timestamp) return undefined;
+  return { timestamp, finalizers: [...meta.finalizers, ...(inDomain && k.finalizer ? [k.finalizer] : [])] };
+}
+
+/**
+ * The domain's deletion of an object no finalizer holds any more: the kind's storage deletes it
+ * (or starts a deletion that takes time). Answers the object while it still exists (its deletion
+ * in progress), undefined once it is gone (its metadata forgotten).
+ */
+async function proceedWithDeletion(
+  k: KindDeclaration,
+  ctx: RequestContext,
+  current: { stored: StoredObject; meta: ObjectMeta },
+): Promise<KubeObject | undefined> {
+  const name = current.stored.name;
+  await k.storage.delete(ctx, name, { dryRun: ctx.dryRun });
+  if (ctx.dryRun) {
+    // The decision ran and was rolled back: the object as the deletion would leave it.
+    return k.finalizer ? compose(k, { ...current.stored, deletionRequestedAt: current.stored.deletionRequestedAt ?? new Date() }, current.meta) : undefined;
+  }
+  const after = await k.storage.get(ctx, name);
+  if (after && after.uid === current.stored.uid) return compose(k, after, current.meta);
+  await deleteObjectMeta(ctx.db, current.stored.uid);
+  return undefined;
+}
+
+/**
+ * DELETE with preconditions. Finalizers set through the API hold it: the object is kept with
+ * `deletionTimestamp` until an update removes the last one. Otherwise the domain deletes it: the
+ * answer is the object as it was when it is gone at once, and the object with its
+ * `deletionTimestamp` and the kind's finalizer while the domain's deletion takes time.
+ */
 export async function deleteObject(
   k: KindDeclaration,
   ctx: RequestContext,
   namespace: string | undefined,
   name: string,
   preconditions: { uid?: string | null; resourceVersion?: string | null } = {},
-): Promise<KubeObject> {
+): Promise<{ object: KubeObject; gone: boolean }> {
   const current = await currentOf(k, ctx, namespace, name);
   const subject = { ...subjectOf(k), name };
   if (!current) throw notFound(subject);
@@ -582,7 +641,14 @@ export async function deleteObject(
       `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.meta.resourceVersion}`,
     );
   }
-  await k.storage.delete(ctx, name, { dryRun: ctx.dryRun });
-  if (!ctx.dryRun) await deleteObjectMeta(ctx.db, current.stored.uid);
-  return current.object;
+  if (current.meta.finalizers.length > 0) {
+    if (current.meta.deletionTimestamp) return { object: current.object, gone: false };
+    const meta = { ...current.meta, deletionTimestamp: new Date() };
+    const resourceVersion = ctx.dryRun
+      ? current.meta.resourceVersion
+      : await writeObjectMeta(ctx.db, { uid: current.stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+    return { object: compose(k, current.stored, { ...meta, resourceVersion }), gone: false };
+  }
+  const inProgress = await proceedWithDeletion(k, ctx, current);
+  return inProgress ? { object: inProgress, gone: false } : { object: current.object, gone: true };
 }

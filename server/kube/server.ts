@@ -380,7 +380,9 @@ async function serveKind(
         case 'DELETE': {
           const options_ = readDeleteOptions(body);
           if (options_.dryRun?.includes('All')) ctx.dryRun = true;
-          return ok(await deleteObject(k, ctx, namespace, name, options_.preconditions ?? {}));
+          const deleted = await deleteObject(k, ctx, namespace, name, options_.preconditions ?? {});
+          // 202 while the deletion is under way (finalizers, a domain's cleanup), as REST v1 answers a machine's release.
+          return ok(deleted.object, deleted.gone ? 200 : 202);
         }
       }
       throw new KubeError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');

@@ -19,6 +19,8 @@ export interface ObjectMeta {
   managedFields: ManagedFieldsEntry[];
   generation: number;
   resourceVersion: string;
+  /** Set when a DELETE is held by the object's finalizers (the domain's deletion waits for them). */
+  deletionTimestamp: Date | null;
 }
 
 /** One entry of `metadata.managedFields` (server-side apply), as Kubernetes writes it. */
@@ -44,6 +46,7 @@ export const DEFAULT_META: ObjectMeta = {
   managedFields: [],
   generation: 1,
   resourceVersion: '1',
+  deletionTimestamp: null,
 };
 
 const metaColumns = {
@@ -56,6 +59,7 @@ const metaColumns = {
   managedFields: kubeObjects.managedFields,
   generation: kubeObjects.generation,
   resourceVersion: kubeObjects.resourceVersion,
+  deletionTimestamp: kubeObjects.deletionTimestamp,
 };
 
 const metaRow = z.object({
@@ -68,6 +72,7 @@ const metaRow = z.object({
   managedFields: z.array(managedFieldsEntry),
   generation: z.number(),
   resourceVersion: z.number(),
+  deletionTimestamp: z.date().nullable(),
 });
 
 function toMeta(row: z.infer<typeof metaRow>): ObjectMeta {
@@ -112,6 +117,7 @@ export async function writeObjectMeta(
     finalizers: meta.finalizers,
     managedFields: meta.managedFields,
     generation: meta.generation,
+    deletionTimestamp: meta.deletionTimestamp,
     resourceVersion: sql`nextval('kube_resource_version')`,
   };
   const [written] = await db
