@@ -1,7 +1,10 @@
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { getMachine } from '@/server/fleet/machines';
 import { getClaim } from '@/server/ipam/claims';
 import { testDb } from '@/test/db';
+import { makeFleetCorner, startFleet } from '@/test/fleet';
 import { startKubeServer } from '@/test/kube-server';
 import { kubeconfig } from './kubeconfig';
 
@@ -173,5 +176,151 @@ describe('@kubernetes/client-node', () => {
     await expect(
       api.read({ apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'IPClaim', metadata: { name: 'lib-claim', namespace: 'default' } }),
     ).rejects.toMatchObject({ code: 404 });
+  });
+});
+
+describe('machines (the simulator and a worker run the fleet)', () => {
+  const MACHINES = '/apis/metal.datumapis.com/v1alpha1/namespaces/default/machines';
+  let fleet: Awaited<ReturnType<typeof startFleet>>;
+  let corner: Awaited<ReturnType<typeof makeFleetCorner>>;
+  const machine = (name: string, metadata: Record<string, unknown> = {}) => ({
+    apiVersion: 'metal.datumapis.com/v1alpha1',
+    kind: 'Machine',
+    metadata: { name, ...metadata },
+    spec: corner.spec,
+  });
+  const machineRows = async () =>
+    (await testDb().db.execute(sql`select name, phase, deletion_requested_at is not null as deleting from machines where project_id = ${kube.project.id}`)).map(
+      (r) => `${r.name}:${r.phase}:${r.deleting}`,
+    );
+
+  async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+    corner = await makeFleetCorner(testDb().db, 2);
+  }, 90_000);
+
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  test('dryRun=All: a create decides (catalogue, quota) and stores nothing; a refused one says why', async () => {
+    const before = await machineRows();
+    const dry = await kube.request('POST', `${MACHINES}?dryRun=All`, { body: machine('dry-m') });
+    expect(dry.status).toBe(201);
+    expect(dry.body.status.phase).toBe('Pending');
+    expect(dry.body.metadata.uid).toBeTruthy();
+    expect(await machineRows()).toEqual(before);
+    const nowhere = await kube.request('POST', `${MACHINES}?dryRun=All`, { body: { ...machine('dry-x'), spec: { ...corner.spec, location: 'no-such-site' } } });
+    expect(nowhere.status).toBeGreaterThanOrEqual(400);
+    expect(nowhere.body.kind).toBe('Status');
+    expect(nowhere.body.message).toContain('no-such-site');
+    expect(await machineRows()).toEqual(before);
+  });
+
+  test(
+    "status is the system's; the spec is immutable; a user finalizer holds a DELETE until removed, then the release runs and the object goes",
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const created = await kube.request('POST', MACHINES, { body: machine('held', { finalizers: ['example.com/hold'], labels: { app: 'db' } }) });
+      expect(created.status).toBe(201);
+      expect(created.body.metadata.finalizers).toEqual(['example.com/hold']);
+      expect((await kube.request('PUT', `${MACHINES}/held/status`, { body: created.body })).status).toBe(405);
+      const changed = await kube.request('PATCH', `${MACHINES}/held`, { body: { spec: { desiredPower: 'off' } }, contentType: 'application/merge-patch+json' });
+      expect(changed.status).toBe(422);
+      expect(changed.body.details.causes).toEqual([
+        expect.objectContaining({ field: 'spec.desiredPower', message: expect.stringContaining('field is immutable') }),
+      ]);
+
+      const wrongUid = await kube.request('DELETE', `${MACHINES}/held`, { body: { preconditions: { uid: '00000000-0000-4000-8000-000000000000' } } });
+      expect(wrongUid.status).toBe(409);
+      const dryDelete = await kube.request('DELETE', `${MACHINES}/held?dryRun=All`);
+      expect(dryDelete.status).toBe(202);
+      expect(dryDelete.body.metadata.deletionTimestamp).toBeTruthy();
+      expect((await kube.request('GET', `${MACHINES}/held`)).body.metadata.deletionTimestamp).toBeUndefined();
+
+      const held = await kube.request('DELETE', `${MACHINES}/held`, { body: { preconditions: { uid: created.body.metadata.uid } } });
+      expect(held.status).toBe(202);
+      expect(held.body.metadata.deletionTimestamp).toMatch(/Z$/);
+      expect(held.body.metadata.finalizers).toEqual(['example.com/hold']);
+      // Held: the domain has not been asked to release it.
+      expect((await getMachine(testDb().db, kube.project.id, 'held')).deletionRequestedAt).toBeNull();
+      const more = await kube.request('PATCH', `${MACHINES}/held`, {
+        body: { metadata: { finalizers: ['example.com/hold', 'example.com/more'] } },
+        contentType: 'application/merge-patch+json',
+      });
+      expect(more.status).toBe(422);
+      expect(more.body.details.causes[0]).toMatchObject({ field: 'metadata.finalizers', reason: 'FieldValueForbidden' });
+      const again = await kube.request('DELETE', `${MACHINES}/held`);
+      expect(again.body.metadata.deletionTimestamp).toBe(held.body.metadata.deletionTimestamp);
+
+      const released = await kube.request('PATCH', `${MACHINES}/held`, {
+        body: { metadata: { finalizers: null } },
+        contentType: 'application/merge-patch+json',
+      });
+      expect(released.status).toBe(200);
+      expect((await getMachine(testDb().db, kube.project.id, 'held')).deletionRequestedAt).not.toBeNull();
+      await waitFor('the machine to be gone', async () => (await kube.request('GET', `${MACHINES}/held`)).status === 404);
+      expect((await getMachine(testDb().db, kube.project.id, 'held')).phase).toBe('Released');
+    },
+  );
+
+  test('KubernetesObjectApi creates, reads, patches and deletes a machine; list and Table', { timeout: 120_000 }, async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(kubeconfig({ project: kube.project.slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.editor }));
+    const api = KubernetesObjectApi.makeApiClient(kc);
+    const object = { ...machine('lib-m'), metadata: { name: 'lib-m', namespace: 'default' } } as KubernetesObject;
+    const created = await api.create(object);
+    expect(created.metadata?.uid).toBe((await getMachine(testDb().db, kube.project.id, 'lib-m')).id);
+    const read = await api.read({ apiVersion: object.apiVersion!, kind: 'Machine', metadata: { name: 'lib-m', namespace: 'default' } });
+    expect(read.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    const patched = await api.patch(
+      { ...object, metadata: { ...object.metadata, labels: { via: 'client-node' } } },
+      undefined,
+      undefined,
+      'client-node',
+      undefined,
+      'application/merge-patch+json' as never,
+    );
+    expect(patched.metadata?.labels).toEqual({ via: 'client-node' });
+    const listed = await api.list(
+      'metal.datumapis.com/v1alpha1',
+      'Machine',
+      'default',
+      undefined,
+      undefined,
+      undefined,
+      'metadata.name=lib-m',
+      'via=client-node',
+    );
+    expect(listed.items.map((i) => i.metadata?.name)).toEqual(['lib-m']);
+    const t = (await kube.request('GET', MACHINES, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' })).body;
+    expect(t.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
+      'Name',
+      'Phase',
+      'Site',
+      'Reason',
+      'Class',
+      'Profile',
+      'Device',
+      'Addresses',
+      'Age',
+    ]);
+    await api.delete(object);
+    await waitFor('the machine to be gone', async () => (await kube.request('GET', `${MACHINES}/lib-m`)).status === 404);
+    await expect(api.read({ apiVersion: object.apiVersion!, kind: 'Machine', metadata: { name: 'lib-m', namespace: 'default' } })).rejects.toMatchObject({
+      code: 404,
+    });
   });
 });
