@@ -1,6 +1,9 @@
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sql } from 'drizzle-orm';
+import { findCluster } from '@/server/cni/clusters';
+import { addLease } from '@/server/cni/leases';
+import { systemActor } from '@/server/audit/events';
 import { getMachine } from '@/server/fleet/machines';
 import { getClaim } from '@/server/ipam/claims';
 import { testDb } from '@/test/db';
@@ -43,7 +46,10 @@ describe('the wire', () => {
       'networks',
       'ipclaims',
       'retainedallocations',
+      'clusters',
+      'podleases',
     ]);
+    expect(aggregated.body.items[1].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual(['machines']);
     expect((await kube.request('GET', '/version')).body.major).toBe('1');
     const index = (await kube.request('GET', '/openapi/v3')).body;
     const url = index.paths['apis/ipam.miloapis.com/v1alpha1'].serverRelativeURL as string;
@@ -322,5 +328,62 @@ describe('machines (the simulator and a worker run the fleet)', () => {
     await expect(api.read({ apiVersion: object.apiVersion!, kind: 'Machine', metadata: { name: 'lib-m', namespace: 'default' } })).rejects.toMatchObject({
       code: 404,
     });
+  });
+});
+
+describe('clusters and their pod leases', () => {
+  const IPAM = '/apis/ipam.miloapis.com/v1alpha1/namespaces/default';
+  const cluster = (name: string, spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'ipam.miloapis.com/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name },
+    spec: { network: 'wire', nodeBlockPrefixV4: 28, ...spec },
+  });
+
+  test('create (dry run first), leases readable as a list kind and by name, read-only; a deletion under way shows its finalizer; delete releases', async () => {
+    const dry = await kube.request('POST', `${IPAM}/clusters?dryRun=All`, { body: cluster('k1') });
+    expect(dry.status).toBe(201);
+    expect((await kube.request('GET', `${IPAM}/clusters/k1`)).status).toBe(404);
+    const created = await kube.request('POST', `${IPAM}/clusters`, { body: cluster('k1', { description: 'the lab cluster' }) });
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toEqual({ network: 'wire', description: 'the lab cluster', nodeBlockPrefixV4: 28, nodeBlockPrefixV6: 120 });
+    const moved = await kube.request('PATCH', `${IPAM}/clusters/k1`, { body: { spec: { network: 'elsewhere' } }, contentType: 'application/merge-patch+json' });
+    expect(moved.status).toBe(422);
+    expect(moved.body.details.causes[0]).toMatchObject({ field: 'spec.network', message: expect.stringContaining('field is immutable') });
+
+    const { db } = testDb();
+    const ref = await findCluster(db, kube.project.id, 'k1');
+    const [lease] = await addLease(
+      db,
+      ref,
+      { cniNetwork: 'meridian', containerId: 'c0ffee', ifname: 'eth0', node: 'node-a', podNamespace: 'web', podName: 'web-0' },
+      systemActor('test'),
+    );
+    const name = `k1.${lease.address.split('/')[0]}`;
+    const list = (await kube.request('GET', `${IPAM}/podleases?fieldSelector=spec.cluster=k1,spec.node=node-a`)).body;
+    expect(list.items.map((i: KubernetesObject) => i.metadata!.name)).toEqual([name]);
+    const one = (await kube.request('GET', `${IPAM}/podleases/${name}`)).body;
+    expect(one.spec).toMatchObject({ cluster: 'k1', node: 'node-a', podNamespace: 'web', podName: 'web-0', family: 'IPv4' });
+    const t = (await kube.request('GET', `${IPAM}/podleases`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).body;
+    expect(t.rows[0].cells.slice(0, 5)).toEqual([name, 'k1', lease.address.split('/')[0], 'node-a', 'web/web-0']);
+    expect((await kube.request('DELETE', `${IPAM}/podleases/${name}`)).status).toBe(405);
+    expect(
+      (await kube.request('PATCH', `${IPAM}/podleases/${name}`, { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' }))
+        .status,
+    ).toBe(405);
+    const resources = (await kube.request('GET', '/apis/ipam.miloapis.com/v1alpha1')).body.resources;
+    expect(resources.find((r: { name: string }) => r.name === 'podleases').verbs).toEqual(['get', 'list']);
+    expect((await kube.request('GET', `${IPAM}/clusters/k1`)).body.status).toEqual({ leases: 1, nodes: 1, blocks: 1 });
+
+    // A deletion the worker is finishing (as a big cluster's is): deletionTimestamp and the finalizer.
+    await db.execute(sql`update clusters set deletion_timestamp = now() where id = ${ref.id}`);
+    const deleting = (await kube.request('GET', `${IPAM}/clusters/k1`)).body;
+    expect(deleting.metadata.deletionTimestamp).toMatch(/Z$/);
+    expect(deleting.metadata.finalizers).toEqual(['ipam.miloapis.com/release-leases']);
+
+    const deleted = await kube.request('DELETE', `${IPAM}/clusters/k1`);
+    expect(deleted.status).toBe(200);
+    expect((await kube.request('GET', `${IPAM}/clusters/k1`)).status).toBe(404);
+    expect((await kube.request('GET', `${IPAM}/podleases`)).body.items).toEqual([]);
   });
 });

@@ -87,6 +87,8 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
    * stored, and not removable by clients (it goes when the domain has finished).
    */
   finalizer?: string;
+  /** Served for reading only (`get`, `list`): what the system alone writes, such as a cluster's pod leases. */
+  readOnly?: boolean;
   /** The role to read (viewer unless said) and to write (editor unless said). */
   readRole?: ProjectRole;
   writeRole?: ProjectRole;
@@ -107,7 +109,7 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
      * Deletes it, or starts a deletion that takes time (the object is then still returned, with
      * `deletionRequestedAt`). Asked again while in progress: nothing more happens.
      */
-    delete(ctx: KindContext, name: string, options: { dryRun: boolean }): Promise<void>;
+    delete?(ctx: KindContext, name: string, options: { dryRun: boolean }): Promise<void>;
   };
 }
 
@@ -117,7 +119,8 @@ export function declareKind<Spec extends Record<string, unknown>>(declaration: K
 }
 
 /** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
-export const verbsOf = (k: KindDeclaration) => [...(k.storage.create ? ['create'] : []), 'delete', 'get', 'list', 'patch', 'update'];
+export const verbsOf = (k: KindDeclaration) =>
+  k.readOnly ? ['get', 'list'] : [...(k.storage.create ? ['create'] : []), ...(k.storage.delete ? ['delete'] : []), 'get', 'list', 'patch', 'update'];
 
 /** `ipam.miloapis.com/v1alpha1`. */
 export const apiVersionOf = (k: Pick<KindDeclaration, 'group' | 'version'>) => (k.group ? `${k.group}/${k.version}` : k.version);

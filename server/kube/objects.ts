@@ -605,6 +605,12 @@ async function proceedWithDeletion(
   current: { stored: StoredObject; meta: ObjectMeta },
 ): Promise<KubeObject | undefined> {
   const name = current.stored.name;
+  if (!k.storage.delete) {
+    throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} are removed by the system; they cannot be deleted`, {
+      kind: k.plural,
+      group: k.group,
+    });
+  }
   await k.storage.delete(ctx, name, { dryRun: ctx.dryRun });
   if (ctx.dryRun) {
     // The decision ran and was rolled back: the object as the deletion would leave it.

@@ -282,6 +282,12 @@ async function serveKind(
   if (!roleAtLeast(caller.role, need)) throw forbidden(caller, verb, k.plural, k.group, namespace, need);
   const warnings: string[] = [];
   const subject = subjectOf(k, name);
+  if (k.readOnly && method !== 'GET') {
+    throw new KubeError(405, 'MethodNotAllowed', `${subject.resource} are written by the system only; they can be read (get, list)`, {
+      kind: k.plural,
+      group: k.group,
+    });
+  }
   try {
     const options =
       method === 'GET'
