@@ -5,6 +5,8 @@ import { findCluster } from '@/server/cni/clusters';
 import { addLease } from '@/server/cni/leases';
 import { systemActor } from '@/server/audit/events';
 import { getMachine } from '@/server/fleet/machines';
+import { machineCapacityKind } from '@/server/kube/kinds/fleet';
+import { createApiToken } from '@/server/tenancy/tokens';
 import { getClaim } from '@/server/ipam/claims';
 import { testDb } from '@/test/db';
 import { makeFleetCorner, startFleet } from '@/test/fleet';
@@ -48,8 +50,13 @@ describe('the wire', () => {
       'retainedallocations',
       'clusters',
       'podleases',
+      'webhooks',
     ]);
-    expect(aggregated.body.items[1].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual(['machines']);
+    expect(aggregated.body.items[1].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
+      'machines',
+      'machineallocations',
+      'installations',
+    ]);
     expect((await kube.request('GET', '/version')).body.major).toBe('1');
     const index = (await kube.request('GET', '/openapi/v3')).body;
     const url = index.paths['apis/ipam.miloapis.com/v1alpha1'].serverRelativeURL as string;
@@ -219,6 +226,17 @@ describe('machines (the simulator and a worker run the fleet)', () => {
     await fleet?.stop();
   });
 
+  test('machine capacities (platform plane): every device by its reference, with state and the machine bound', async () => {
+    const ctx = { db: testDb().db, projectId: kube.project.id, actor: systemActor('test') };
+    const listed = await machineCapacityKind.storage.list(ctx);
+    const mine = listed.filter((c) => corner.devices.includes(c.name));
+    expect(mine.map((c) => c.name)).toEqual([...corner.devices].sort());
+    expect(mine[0].spec).toEqual({ deviceRef: corner.devices[0], class: corner.spec.class, location: corner.spec.location });
+    expect(await machineCapacityKind.storage.get(ctx, corner.devices[1])).toMatchObject({ status: { health: 'Healthy' } });
+    expect(await machineCapacityKind.storage.get(ctx, 'no-such-device')).toBeUndefined();
+    expect(machineCapacityKind).toMatchObject({ plane: 'platform', namespaced: false });
+  });
+
   test('dryRun=All: a create decides (catalogue, quota) and stores nothing; a refused one says why', async () => {
     const before = await machineRows();
     const dry = await kube.request('POST', `${MACHINES}?dryRun=All`, { body: machine('dry-m') });
@@ -323,8 +341,31 @@ describe('machines (the simulator and a worker run the fleet)', () => {
       'Addresses',
       'Age',
     ]);
+
+    // What the system made for it: its allocation and installation, read-only kinds.
+    await waitFor('lib-m to be Ready', async () => (await kube.request('GET', `${MACHINES}/lib-m`)).body.status.phase === 'Ready');
+    const FLEET = '/apis/metal.datumapis.com/v1alpha1/namespaces/default';
+    const allocations = (await kube.request('GET', `${FLEET}/machineallocations?fieldSelector=spec.machine=lib-m`)).body.items;
+    expect(allocations).toHaveLength(1);
+    expect(allocations[0].spec).toMatchObject({ machine: 'lib-m', deviceRef: expect.stringMatching(/^dev-/) });
+    expect(allocations[0].metadata.name).toBe((await getMachine(testDb().db, kube.project.id, 'lib-m')).allocationId);
+    expect(allocations[0].status.status).toBe('Committed');
+    const installs = (await kube.request('GET', `${FLEET}/installations?fieldSelector=spec.machine=lib-m`)).body.items;
+    expect(installs.map((i: { status: { status: string }; spec: { allocation: string } }) => [i.spec.allocation, i.status.status])).toEqual([
+      [allocations[0].metadata.name, 'Succeeded'],
+    ]);
+    expect((await kube.request('GET', `${FLEET}/installations/${installs[0].metadata.name}`)).status).toBe(200);
+    expect((await kube.request('DELETE', `${FLEET}/machineallocations/${allocations[0].metadata.name}`)).status).toBe(405);
+    expect((await kube.request('POST', `${FLEET}/installations`, { body: installs[0] })).status).toBe(405);
+    // Machine capacities are the platform's: not on a project's control plane.
+    const fleetResources = (await kube.request('GET', '/apis/metal.datumapis.com/v1alpha1')).body.resources.map((r: { name: string }) => r.name);
+    expect(fleetResources.filter((r: string) => !r.includes('/'))).toEqual(['machines', 'machineallocations', 'installations']);
+    expect((await kube.request('GET', '/apis/metal.datumapis.com/v1alpha1/machinecapacities')).status).toBe(404);
+
     await api.delete(object);
     await waitFor('the machine to be gone', async () => (await kube.request('GET', `${MACHINES}/lib-m`)).status === 404);
+    const released = (await kube.request('GET', `${FLEET}/machineallocations/${allocations[0].metadata.name}`)).body;
+    expect(released.status.status).toBe('Released');
     await expect(api.read({ apiVersion: object.apiVersion!, kind: 'Machine', metadata: { name: 'lib-m', namespace: 'default' } })).rejects.toMatchObject({
       code: 404,
     });
@@ -385,5 +426,43 @@ describe('clusters and their pod leases', () => {
     expect(deleted.status).toBe(200);
     expect((await kube.request('GET', `${IPAM}/clusters/k1`)).status).toBe(404);
     expect((await kube.request('GET', `${IPAM}/podleases`)).body.items).toEqual([]);
+  });
+});
+
+describe('webhooks', () => {
+  const WEBHOOKS = '/apis/ipam.miloapis.com/v1alpha1/namespaces/default/webhooks';
+  const webhook = (name: string, url = 'https://8.8.8.8/meridian-alerts') => ({
+    apiVersion: 'ipam.miloapis.com/v1alpha1',
+    kind: 'Webhook',
+    metadata: { name },
+    spec: { url },
+  });
+
+  test('owners register (the secret answered once) and remove them; editors read only; a non-public target is refused with its field', async () => {
+    const owner = (await createApiToken(testDb().db, { projectId: kube.project.id, name: 'kube-owner', role: 'owner' }, systemActor('test'))).secret;
+    const byEditor = await kube.request('POST', WEBHOOKS, { body: webhook('alerts') });
+    expect(byEditor.status).toBe(403);
+    const dry = await kube.request('POST', `${WEBHOOKS}?dryRun=All`, { token: owner, body: webhook('alerts') });
+    expect(dry.status).toBe(201);
+    expect(dry.body.status.signingSecret).toBeUndefined();
+    expect((await kube.request('GET', `${WEBHOOKS}/alerts`)).status).toBe(404);
+    const created = await kube.request('POST', WEBHOOKS, { token: owner, body: webhook('alerts') });
+    expect(created.status).toBe(201);
+    expect(created.body.status.signingSecret).toMatch(/^whsec_/);
+    const read = (await kube.request('GET', `${WEBHOOKS}/alerts`)).body;
+    expect(read.spec).toEqual({ url: 'https://8.8.8.8/meridian-alerts' });
+    expect(read.status).toEqual({ enabled: true, pending: 0, delivered: 0 });
+    const inside = await kube.request('POST', WEBHOOKS, { token: owner, body: webhook('inside', 'https://127.0.0.1/hook') });
+    expect(inside.status).toBeGreaterThanOrEqual(400);
+    expect(inside.status).toBeLessThan(500);
+    expect(inside.body.kind).toBe('Status');
+    const moved = await kube.request('PATCH', `${WEBHOOKS}/alerts`, {
+      token: owner,
+      body: { spec: { url: 'https://8.8.4.4/x' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(moved.body.details.causes[0]).toMatchObject({ field: 'spec.url', message: expect.stringContaining('field is immutable') });
+    expect((await kube.request('DELETE', `${WEBHOOKS}/alerts`, { token: owner })).status).toBe(200);
+    expect((await kube.request('GET', `${WEBHOOKS}/alerts`)).status).toBe(404);
   });
 });

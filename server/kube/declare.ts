@@ -87,6 +87,11 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
    * stored, and not removable by clients (it goes when the domain has finished).
    */
   finalizer?: string;
+  /**
+   * Where the kind is served: a project's control plane (default) or the platform control plane
+   * (operators; platform-wide objects, no project).
+   */
+  plane?: 'project' | 'platform';
   /** Served for reading only (`get`, `list`): what the system alone writes, such as a cluster's pod leases. */
   readOnly?: boolean;
   /** The role to read (viewer unless said) and to write (editor unless said). */
@@ -121,6 +126,9 @@ export function declareKind<Spec extends Record<string, unknown>>(declaration: K
 /** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
 export const verbsOf = (k: KindDeclaration) =>
   k.readOnly ? ['get', 'list'] : [...(k.storage.create ? ['create'] : []), ...(k.storage.delete ? ['delete'] : []), 'get', 'list', 'patch', 'update'];
+
+/** The project-plane kinds, or the platform plane's. */
+export const kindsOfPlane = (kinds: readonly KindDeclaration[], plane: 'project' | 'platform') => kinds.filter((k) => (k.plane ?? 'project') === plane);
 
 /** `ipam.miloapis.com/v1alpha1`. */
 export const apiVersionOf = (k: Pick<KindDeclaration, 'group' | 'version'>) => (k.group ? `${k.group}/${k.version}` : k.version);

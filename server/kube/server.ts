@@ -10,7 +10,7 @@ import { projectIdBySlug, resolveProjectAccess } from '@/server/tenancy/projects
 import { roleAtLeast, type ProjectRole } from '@/server/tenancy/roles';
 import { principalUser, tokenActor, verifyApiToken } from '@/server/tenancy/tokens';
 import type { Actor } from '@/server/audit/events';
-import { apiVersionOf, type KindDeclaration } from './declare';
+import { apiVersionOf, kindsOfPlane, type KindDeclaration } from './declare';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroupList, apiGroupOf, apiVersions, coreResourceList, resourceList } from './discovery';
 import {
   createObject,
@@ -490,7 +490,9 @@ export interface KubeServer {
 }
 
 /** The Kubernetes API over `kinds` (server/api/kinds.ts). */
-export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer {
+export function createKubeServer(allKinds: readonly KindDeclaration[]): KubeServer {
+  // A project's control plane serves the project-plane kinds; the platform's kinds (machine capacities) are for the platform control plane.
+  const kinds = kindsOfPlane(allKinds, 'project');
   async function answer(req: IncomingMessage): Promise<Reply> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const match = CONTROL_PLANE.exec(url.pathname);
