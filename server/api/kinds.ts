@@ -1,5 +1,5 @@
 import type { KindDeclaration } from '@/server/kube/declare';
-import { webhookKind } from '@/server/kube/kinds/capacity';
+import { capacityAlertRuleKind, webhookKind } from '@/server/kube/kinds/capacity';
 import { clusterKind, podLeaseKind } from '@/server/kube/kinds/cni';
 import { installationKind, machineAllocationKind, machineCapacityKind, machineKind } from '@/server/kube/kinds/fleet';
 import { ipClaimKind, networkKind, retainedAllocationKind } from '@/server/kube/kinds/ipam';
@@ -15,6 +15,7 @@ export const kubeKinds: readonly KindDeclaration[] = [
   retainedAllocationKind,
   clusterKind,
   podLeaseKind,
+  capacityAlertRuleKind,
   webhookKind,
   machineKind,
   machineAllocationKind,

@@ -50,6 +50,7 @@ describe('the wire', () => {
       'retainedallocations',
       'clusters',
       'podleases',
+      'capacityalertrules',
       'webhooks',
     ]);
     expect(aggregated.body.items[1].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
@@ -464,5 +465,50 @@ describe('webhooks', () => {
     expect(moved.body.details.causes[0]).toMatchObject({ field: 'spec.url', message: expect.stringContaining('field is immutable') });
     expect((await kube.request('DELETE', `${WEBHOOKS}/alerts`, { token: owner })).status).toBe(200);
     expect((await kube.request('GET', `${WEBHOOKS}/alerts`)).status).toBe(404);
+  });
+});
+
+describe('capacity alert rules', () => {
+  const RULES = '/apis/ipam.miloapis.com/v1alpha1/namespaces/default/capacityalertrules';
+  const rule = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'ipam.miloapis.com/v1alpha1',
+    kind: 'CapacityAlertRule',
+    metadata: { name },
+    spec,
+  });
+
+  test('a rule per network (named for it) and for the project: create, defaults, update, immutable scope, refusals naming the field, delete', async () => {
+    const wrongName = await kube.request('POST', RULES, { body: rule('wire', { network: 'wire' }) });
+    expect(wrongName.status).toBe(422);
+    expect(wrongName.body.message).toContain('network.wire');
+    const insane = await kube.request('POST', RULES, { body: rule('project', { warningPercent: 90, criticalPercent: 50 }) });
+    expect(insane.status).toBe(422);
+    expect(insane.body.details.causes[0].field).toBe('spec.warningPercent');
+    const dry = await kube.request('POST', `${RULES}?dryRun=All`, { body: rule('network.wire', { network: 'wire', warningPercent: 70 }) });
+    expect(dry.status).toBe(201);
+    expect((await kube.request('GET', `${RULES}/network.wire`)).status).toBe(404);
+    const created = await kube.request('POST', RULES, { body: rule('network.wire', { network: 'wire', warningPercent: 70 }) });
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toEqual({ network: 'wire', warningPercent: 70, criticalPercent: 95, forecastDays: 7, hysteresisPercent: 5, enabled: true });
+    expect((await kube.request('POST', RULES, { body: rule('network.wire', { network: 'wire' }) })).body.reason).toBe('AlreadyExists');
+    const project = await kube.request('POST', RULES, { body: rule('project', { criticalPercent: 99 }) });
+    expect(project.status).toBe(201);
+    const lowered = await kube.request('PATCH', `${RULES}/network.wire`, {
+      body: { spec: { criticalPercent: 90 } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(lowered.status).toBe(200);
+    expect(lowered.body.metadata.generation).toBe(2);
+    expect((await kube.request('GET', `${RULES}/network.wire`)).body.spec.criticalPercent).toBe(90);
+    const rescoped = await kube.request('PATCH', `${RULES}/network.wire`, {
+      body: { spec: { network: null, cluster: 'k9' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(rescoped.status).toBe(422);
+    expect(rescoped.body.details.causes.map((c: { field: string }) => c.field)).toEqual(['spec.network', 'spec.cluster']);
+    const names = (await kube.request('GET', RULES)).body.items.map((i: KubernetesObject) => i.metadata!.name);
+    expect(names).toEqual(['network.wire', 'project']);
+    expect((await kube.request('DELETE', `${RULES}/network.wire`)).status).toBe(200);
+    expect((await kube.request('GET', RULES)).body.items.map((i: KubernetesObject) => i.metadata!.name)).toEqual(['project']);
   });
 });
