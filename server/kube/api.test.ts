@@ -301,6 +301,18 @@ describe('machines (the simulator and a worker run the fleet)', () => {
     },
   );
 
+  test('a machine released in a namespace leaves nothing behind: the namespace can then be deleted', { timeout: 120_000 }, async () => {
+    expect((await kube.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'racks' } } })).status).toBe(201);
+    const IN_NS = '/apis/metal.datumapis.com/v1alpha1/namespaces/racks/machines';
+    expect((await kube.request('POST', IN_NS, { body: machine('ns-m', { labels: { rack: 'r1' } }) })).status).toBe(201);
+    expect((await kube.request('DELETE', '/api/v1/namespaces/racks')).status).toBe(409);
+    const deleting = await kube.request('DELETE', `${IN_NS}/ns-m`);
+    expect([200, 202]).toContain(deleting.status);
+    await waitFor('ns-m to be gone from the list', async () => (await kube.request('GET', IN_NS)).body.items.length === 0);
+    expect((await getMachine(testDb().db, kube.project.id, 'ns-m')).phase).toBe('Released');
+    expect((await kube.request('DELETE', '/api/v1/namespaces/racks')).status).toBe(200);
+  });
+
   test('KubernetesObjectApi creates, reads, patches and deletes a machine; list and Table', { timeout: 120_000 }, async () => {
     const kc = new KubeConfig();
     kc.loadFromString(kubeconfig({ project: kube.project.slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.editor }));

@@ -6,7 +6,16 @@ import { isDomainError } from '@/server/errors';
 import { apiVersionOf, kindKey, type KindContext, type KindDeclaration, type StoredObject } from './declare';
 import { apply, recordUpdate, type Managed } from './managed-fields';
 import { badRequest, conflict, invalid, KubeError, notFound, alreadyExists, type Cause, type Subject } from './status';
-import { DEFAULT_META, deleteObjectMeta, getNamespace, objectMetas, writeObjectMeta, type ManagedFieldsEntry, type ObjectMeta } from './store';
+import {
+  DEFAULT_META,
+  deleteObjectMeta,
+  objectsBeingDeleted,
+  getNamespace,
+  objectMetas,
+  writeObjectMeta,
+  type ManagedFieldsEntry,
+  type ObjectMeta,
+} from './store';
 
 /**
  * What the Kubernetes API does with objects of a declared kind (declare.ts), whatever the kind:
@@ -89,7 +98,10 @@ const managedView = (o: { metadata: { labels?: Record<string, string>; annotatio
 
 async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
   const stored = await k.storage.get(ctx, name);
-  if (!stored) return undefined;
+  if (!stored) {
+    await forgetFinishedDeletions(k, ctx, new Set());
+    return undefined;
+  }
   const meta = (await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
   if (k.namespaced && namespace !== undefined && meta.namespace !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
@@ -177,6 +189,7 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
     }
   }
   const stored = await k.storage.list(ctx);
+  await forgetFinishedDeletions(k, ctx, new Set(stored.map((o) => o.uid)));
   const metas = await objectMetas(
     ctx.db,
     ctx.projectId,
@@ -198,6 +211,19 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
     continue: more ? Buffer.from(JSON.stringify({ after: position(items[items.length - 1]), rv: options.resourceVersion })).toString('base64url') : undefined,
     remainingItemCount: more ? all.length - limit : undefined,
   };
+}
+
+/**
+ * Forgets the metadata of objects whose deletion was under way and that the domain has finished
+ * (a machine Released, a cluster gone): each one marked as being deleted and not among `seen` is
+ * looked up in its storage, and forgotten when it is no longer there.
+ */
+async function forgetFinishedDeletions(k: KindDeclaration, ctx: KindContext, seen: Set<string>) {
+  for (const marked of await objectsBeingDeleted(ctx.db, ctx.projectId, kindKey(k))) {
+    if (seen.has(marked.uid)) continue;
+    const now = await k.storage.get(ctx, marked.name);
+    if (!now || now.uid !== marked.uid) await deleteObjectMeta(ctx.db, marked.uid);
+  }
 }
 
 // ---- What a client sends ------------------------------------------------------------------------
@@ -617,9 +643,15 @@ async function proceedWithDeletion(
     return k.finalizer ? compose(k, { ...current.stored, deletionRequestedAt: current.stored.deletionRequestedAt ?? new Date() }, current.meta) : undefined;
   }
   const after = await k.storage.get(ctx, name);
-  if (after && after.uid === current.stored.uid) return compose(k, after, current.meta);
-  await deleteObjectMeta(ctx.db, current.stored.uid);
-  return undefined;
+  if (!after || after.uid !== current.stored.uid) {
+    await deleteObjectMeta(ctx.db, current.stored.uid);
+    return undefined;
+  }
+  // Still there: its metadata is marked as being deleted (forgotten once the domain is done: forgetFinishedDeletions).
+  if (current.meta.deletionTimestamp) return compose(k, after, current.meta);
+  const meta = { ...current.meta, deletionTimestamp: after.deletionRequestedAt ?? new Date() };
+  const resourceVersion = await writeObjectMeta(ctx.db, { uid: after.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+  return compose(k, after, { ...meta, resourceVersion });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { kubeNamespaces, kubeObjects } from '@/db/schema';
@@ -131,6 +131,14 @@ export async function writeObjectMeta(
 /** Forgets an object's metadata (the object is deleted). */
 export async function deleteObjectMeta(db: DbOrTx, uid: string): Promise<void> {
   await db.delete(kubeObjects).where(eq(kubeObjects.uid, uid));
+}
+
+/** The objects of a kind whose deletion through the API is held or under way (few: those being deleted now). */
+export async function objectsBeingDeleted(db: DbOrTx, projectId: string, kind: string): Promise<{ uid: string; name: string; namespace: string }[]> {
+  return db
+    .select({ uid: kubeObjects.uid, name: kubeObjects.name, namespace: kubeObjects.namespace })
+    .from(kubeObjects)
+    .where(and(eq(kubeObjects.projectId, projectId), eq(kubeObjects.kind, kind), isNotNull(kubeObjects.deletionTimestamp)));
 }
 
 /** The store's resource version now (a list's `metadata.resourceVersion`). */
