@@ -3,6 +3,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import type { Db } from '@/db/client';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
+import { createHttpProviderAdminClient } from '@/server/provider';
 import { makeTempDir, randomToken, spawnSimulator } from '@/simulator/spawn-simulator';
 import { uniq } from './db';
 
@@ -17,37 +18,33 @@ export async function startFleet() {
     adminToken: randomToken('admin'),
     env: { SIMULATOR_OPERATION_MS: '0' },
   });
-  let worker: ChildProcess | undefined;
-  const startWorker = () => {
-    worker = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
-      env: {
-        ...process.env,
-        DATABASE_URL: inject('databaseUrl'),
-        SIMULATOR_URL: simulator.baseUrl,
-        SIMULATOR_TOKEN: simulator.token,
-        WORKER_CONCURRENCY: '4',
-        PROVIDER_TIMEOUT_MS: '1500',
-        PROVIDER_RETRY_CAP_MS: '2000',
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+  const worker: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: inject('databaseUrl'),
+      SIMULATOR_URL: simulator.baseUrl,
+      SIMULATOR_TOKEN: simulator.token,
+      WORKER_CONCURRENCY: '4',
+      PROVIDER_TIMEOUT_MS: '1500',
+      PROVIDER_RETRY_CAP_MS: '1000',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken! });
+  const setFaults = async (patch: Parameters<typeof admin.setFaults>[0]) => {
+    const outcome = await admin.setFaults(patch);
+    if (outcome.type !== 'result') throw new Error(`the simulator refused the faults: ${JSON.stringify(outcome)}`);
   };
-  /** Kills the worker (SIGKILL) and waits for it to exit: nothing reconciles machines until startWorker. */
-  const stopWorker = async () => {
-    const w = worker;
-    if (!w || w.exitCode !== null || w.signalCode !== null) return;
-    const exited = new Promise((resolve) => w.once('exit', resolve));
-    w.kill('SIGKILL');
-    await exited;
-  };
-  startWorker();
   return {
     simulator,
-    startWorker,
-    stopWorker,
+    /** The provider refuses every call (503) until resumed: nothing it does (an install, a cleanup) can complete meanwhile. */
+    pauseProvider: () => setFaults({ unavailable: { mode: 'reject' } }),
+    resumeProvider: () => setFaults({ unavailable: null }),
     async stop() {
-      await stopWorker();
+      const exited = new Promise((resolve) => (worker.exitCode === null && worker.signalCode === null ? worker.once('exit', resolve) : resolve(undefined)));
+      worker.kill('SIGKILL');
+      await exited;
       await simulator.kill('SIGTERM');
       await tmp.remove();
     },
