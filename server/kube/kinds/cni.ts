@@ -12,7 +12,7 @@ const GROUP = 'ipam.miloapis.com';
 const VERSION = 'v1alpha1';
 
 /** Held by a cluster while its deletion (its leases and node blocks released in steps by the worker) is under way. */
-export const CLUSTER_RELEASE_FINALIZER = 'ipam.miloapis.com/release-leases';
+const CLUSTER_RELEASE_FINALIZER = 'ipam.miloapis.com/release-leases';
 
 // ---- Cluster ------------------------------------------------------------------------------------
 

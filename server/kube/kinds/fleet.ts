@@ -16,7 +16,7 @@ const GROUP = 'metal.datumapis.com';
 const VERSION = 'v1alpha1';
 
 /** Held by a machine while its release (verified cleanup through the provider) is under way. */
-export const MACHINE_CLEANUP_FINALIZER = 'metal.datumapis.com/cleanup';
+const MACHINE_CLEANUP_FINALIZER = 'metal.datumapis.com/cleanup';
 
 // ---- Machine ------------------------------------------------------------------------------------
 
