@@ -70,6 +70,11 @@ export const kubeObjects = pgTable(
       .$type<unknown[]>()
       .notNull()
       .default(sql`'[]'::jsonb`),
+    /**
+     * `metadata.deletionTimestamp` of an object whose DELETE is held by finalizers set through the
+     * API (the domain's deletion starts when the last one is removed); null otherwise.
+     */
+    deletionTimestamp: timestamp('deletion_timestamp', { withTimezone: true }),
     /** Bumped when the spec changes. */
     generation: bigint('generation', { mode: 'number' }).notNull().default(1),
     resourceVersion: bigint('resource_version', { mode: 'number' })

@@ -1,4 +1,7 @@
 import type { KindDeclaration } from '@/server/kube/declare';
+import { capacityAlertRuleKind, webhookKind } from '@/server/kube/kinds/capacity';
+import { clusterKind, podLeaseKind } from '@/server/kube/kinds/cni';
+import { installationKind, machineAllocationKind, machineCapacityKind, machineKind } from '@/server/kube/kinds/fleet';
 import { ipClaimKind, networkKind, retainedAllocationKind } from '@/server/kube/kinds/ipam';
 import {
   allowanceBucketKind,
@@ -32,4 +35,12 @@ export const kubeKinds: readonly KindDeclaration[] = [
   claimCreationPolicyKind,
   platformQuotaIncreaseRequestKind,
   platformProjectKind,
+  clusterKind,
+  podLeaseKind,
+  capacityAlertRuleKind,
+  webhookKind,
+  machineKind,
+  machineAllocationKind,
+  installationKind,
+  machineCapacityKind,
 ];

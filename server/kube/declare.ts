@@ -48,6 +48,12 @@ export interface StoredObject {
   createdAt: Date | null;
   spec: Record<string, unknown>;
   status: Record<string, unknown>;
+  /**
+   * When the domain's deletion of it was asked for, while that deletion takes time (a machine
+   * being cleaned up): the API shows `metadata.deletionTimestamp` and the kind's `finalizer` until
+   * the storage no longer returns the object.
+   */
+  deletionRequestedAt?: Date | null;
 }
 
 /** What a create is given: the name, the validated spec and the object's labels. */
@@ -95,6 +101,14 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
   /** Where a domain error's field lies in the object (`network` → `spec.network`); default: `name` is metadata.name, anything else is under spec. */
   fieldPath?: (domainField: string) => string;
   /**
+   * The finalizer the system holds while the domain's deletion of an object takes time
+   * (`metal.datumapis.com/cleanup`): shown in `metadata.finalizers` with `deletionTimestamp`, never
+   * stored, and not removable by clients (it goes when the domain has finished).
+   */
+  finalizer?: string;
+  /** Served for reading only (`get`, `list`): what the system alone writes, such as a cluster's pod leases. */
+  readOnly?: boolean;
+  /**
    * Where the kind is served: a project's control plane (default) or the platform control plane
    * (operators; platform-wide objects, no project: server.ts PLATFORM_PLANE).
    */
@@ -123,7 +137,10 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
     update?(ctx: KindContext, current: StoredObject, next: Spec, options: { dryRun: boolean }): Promise<{ changed: boolean }>;
     /** Tells the domain the object's labels changed, where the domain keeps them too (an IP claim's labels feed its quota). */
     relabel?(ctx: KindContext, name: string, labels: Record<string, string>): Promise<void>;
-    /** Absent: the objects cannot be deleted through the API (the system removes them). */
+    /**
+     * Deletes it, or starts a deletion that takes time (the object is then still returned, with
+     * `deletionRequestedAt`). Asked again while in progress: nothing more happens.
+     */
     delete?(ctx: KindContext, name: string, options: { dryRun: boolean }): Promise<void>;
   };
 }
@@ -134,14 +151,8 @@ export function declareKind<Spec extends Record<string, unknown>>(declaration: K
 }
 
 /** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
-export const verbsOf = (k: KindDeclaration) => [
-  ...(k.storage.create ? ['create'] : []),
-  ...(k.storage.delete ? ['delete'] : []),
-  'get',
-  'list',
-  'patch',
-  'update',
-];
+export const verbsOf = (k: KindDeclaration) =>
+  k.readOnly ? ['get', 'list'] : [...(k.storage.create ? ['create'] : []), ...(k.storage.delete ? ['delete'] : []), 'get', 'list', 'patch', 'update'];
 
 /** The project-plane kinds, or the platform plane's. */
 export const kindsOfPlane = (kinds: readonly KindDeclaration[], plane: 'project' | 'platform') => kinds.filter((k) => (k.plane ?? 'project') === plane);

@@ -10,6 +10,7 @@ import {
   DEFAULT_META,
   DEFAULT_NAMESPACE,
   deleteObjectMeta,
+  objectsBeingDeleted,
   getNamespace,
   objectMetas,
   writeObjectMeta,
@@ -36,6 +37,8 @@ export interface KubeObject {
     resourceVersion: string;
     generation: number;
     creationTimestamp: string | null;
+    deletionTimestamp?: string;
+    deletionGracePeriodSeconds?: number;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     finalizers?: string[];
@@ -65,6 +68,7 @@ export function subjectOf(k: KindDeclaration, name?: string): Subject {
 
 /** The object a client sees: the domain's spec and status with the API's metadata. */
 export function compose(k: KindDeclaration, stored: StoredObject, meta: ObjectMeta): KubeObject {
+  const deletion = deletionOf(k, stored, meta);
   return {
     apiVersion: apiVersionOf(k),
     kind: k.kind,
@@ -75,9 +79,10 @@ export function compose(k: KindDeclaration, stored: StoredObject, meta: ObjectMe
       resourceVersion: meta.resourceVersion,
       generation: meta.generation,
       creationTimestamp: seconds(stored.createdAt),
+      ...(deletion ? { deletionTimestamp: seconds(deletion.timestamp) ?? undefined, deletionGracePeriodSeconds: 0 } : {}),
       ...(Object.keys(meta.labels).length ? { labels: meta.labels } : {}),
       ...(Object.keys(meta.annotations).length ? { annotations: meta.annotations } : {}),
-      ...(meta.finalizers.length ? { finalizers: meta.finalizers } : {}),
+      ...((deletion?.finalizers ?? meta.finalizers).length ? { finalizers: deletion?.finalizers ?? meta.finalizers } : {}),
       ...(meta.managedFields.length ? { managedFields: meta.managedFields } : {}),
     },
     spec: stored.spec,
@@ -102,7 +107,10 @@ export function inNamespace<C extends KindContext>(k: KindDeclaration, ctx: C, n
 
 async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
   const stored = await k.storage.get(inNamespace(k, ctx, namespace), name);
-  if (!stored) return undefined;
+  if (!stored) {
+    await forgetFinishedDeletions(k, ctx, new Set());
+    return undefined;
+  }
   const meta = (await objectMetas(ctx.db, metaScope(k, ctx), kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
   if (k.namespaced && namespace !== undefined && (stored.namespace ?? meta.namespace) !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
@@ -242,7 +250,9 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
       cursor = { namespace: last.namespace ?? DEFAULT_NAMESPACE, name: last.name };
     }
   } else {
-    const all = (await composeAll(await k.storage.list(ctx, { namespace, limit: Infinity })))
+    const stored = await k.storage.list(ctx, { namespace, limit: Infinity });
+    await forgetFinishedDeletions(k, ctx, new Set(stored.map((o) => o.uid)));
+    const all = (await composeAll(stored))
       .filter(matches)
       .filter((o) => !start || after(keyOf(o), start))
       .sort((a, b) => (after(keyOf(a), keyOf(b)) ? 1 : after(keyOf(b), keyOf(a)) ? -1 : 0));
@@ -260,6 +270,19 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
     // Known exactly only when the storage was read to its end.
     remainingItemCount: more && exhausted ? found.length - limit : undefined,
   };
+}
+
+/**
+ * Forgets the metadata of objects whose deletion was under way and that the domain has finished
+ * (a machine Released, a cluster gone): each one marked as being deleted and not among `seen` is
+ * looked up in its storage, and forgotten when it is no longer there.
+ */
+async function forgetFinishedDeletions(k: KindDeclaration, ctx: KindContext, seen: Set<string>) {
+  for (const marked of await objectsBeingDeleted(ctx.db, metaScope(k, ctx), kindKey(k))) {
+    if (seen.has(marked.uid)) continue;
+    const now = await k.storage.get(inNamespace(k, ctx, marked.namespace), marked.name);
+    if (!now || now.uid !== marked.uid) await deleteObjectMeta(ctx.db, marked.uid);
+  }
 }
 
 // ---- What a client sends ------------------------------------------------------------------------
@@ -371,7 +394,9 @@ export function decodeObject(k: KindDeclaration, raw: unknown, ctx: Pick<Request
   checkLabels(labels, 'metadata.labels', causes, true);
   checkLabels(annotations, 'metadata.annotations', causes, false);
   if (causes.length > 0) throw invalid(subjectOf(k, name ?? metadata.data.name), causes);
-  return { metadata: metadata.data, labels, annotations, finalizers: metadata.data.finalizers ?? [], spec: parsed.data as Record<string, unknown> };
+  // The system's finalizer is shown, never stored: a client sending it back (GET, then PUT) keeps nothing of it.
+  const finalizers = [...new Set(metadata.data.finalizers ?? [])].filter((f) => f !== k.finalizer);
+  return { metadata: metadata.data, labels, annotations, finalizers, spec: parsed.data as Record<string, unknown> };
 }
 
 // ---- Writes -------------------------------------------------------------------------------------
@@ -424,6 +449,7 @@ export async function createObject(
     finalizers: decoded.finalizers,
     managedFields: managedFields ?? recordUpdate(undefined, view, [], { manager: ctx.manager, apiVersion: apiVersionOf(k) }),
     generation: 1,
+    deletionTimestamp: null,
   };
   const resourceVersion = ctx.dryRun
     ? ''
@@ -469,6 +495,15 @@ async function writeOver(
     if (!isDeepStrictEqual(next, was))
       causes.push({ reason: 'FieldValueInvalid', field: f.path, message: `Invalid value: ${JSON.stringify(next)}: field is immutable` });
   }
+  const deleting = deletionOf(k, current.stored, current.meta) !== undefined;
+  const added = decoded.finalizers.filter((f) => !current.meta.finalizers.includes(f));
+  if (deleting && added.length) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+    });
+  }
   if (causes.length) throw invalid(subject, causes);
   const namespace = current.stored.namespace ?? current.meta.namespace;
   const storageCtx = inNamespace(k, ctx, namespace);
@@ -493,6 +528,7 @@ async function writeOver(
     finalizers: decoded.finalizers,
     managedFields: nextManaged,
     generation: current.meta.generation + (specChanged ? 1 : 0),
+    deletionTimestamp: current.meta.deletionTimestamp,
   };
   const unchanged =
     !specChanged &&
@@ -505,7 +541,11 @@ async function writeOver(
   const resourceVersion = ctx.dryRun
     ? current.meta.resourceVersion
     : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
-  return compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
+  const written = compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
+  // The last finalizer of a held deletion removed: the domain's deletion goes on now.
+  if (meta.deletionTimestamp && meta.finalizers.length === 0)
+    return (await proceedWithDeletion(k, ctx, { ...current, stored, meta: { ...meta, resourceVersion } })) ?? written;
+  return written;
 }
 
 /** PUT: the whole object. */
@@ -632,14 +672,65 @@ export function readDeleteOptions(body: Buffer) {
   }
 }
 
-/** DELETE with preconditions: the object as it was. */
+/**
+ * What an object shows of its deletion: when it was asked for (held by the API's finalizers, or
+ * under way in the domain) and the finalizers still holding it (the clients', then the system's).
+ */
+function deletionOf(k: KindDeclaration, stored: StoredObject, meta: ObjectMeta): { timestamp: Date; finalizers: string[] } | undefined {
+  const inDomain = stored.deletionRequestedAt ?? null;
+  const timestamp = meta.deletionTimestamp ?? inDomain;
+  if (!timestamp) return undefined;
+  return { timestamp, finalizers: [...meta.finalizers, ...(inDomain && k.finalizer ? [k.finalizer] : [])] };
+}
+
+/**
+ * The domain's deletion of an object no finalizer holds any more: the kind's storage deletes it
+ * (or starts a deletion that takes time). Answers the object while it still exists (its deletion
+ * in progress), undefined once it is gone (its metadata forgotten).
+ */
+async function proceedWithDeletion(
+  k: KindDeclaration,
+  ctx: RequestContext,
+  current: { stored: StoredObject; meta: ObjectMeta },
+): Promise<KubeObject | undefined> {
+  const name = current.stored.name;
+  if (!k.storage.delete) {
+    throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} are removed by the system; they cannot be deleted`, {
+      kind: k.plural,
+      group: k.group,
+    });
+  }
+  const storageCtx = inNamespace(k, ctx, current.stored.namespace ?? current.meta.namespace);
+  await k.storage.delete(storageCtx, name, { dryRun: ctx.dryRun });
+  if (ctx.dryRun) {
+    // The decision ran and was rolled back: the object as the deletion would leave it.
+    return k.finalizer ? compose(k, { ...current.stored, deletionRequestedAt: current.stored.deletionRequestedAt ?? new Date() }, current.meta) : undefined;
+  }
+  const after = await k.storage.get(storageCtx, name);
+  if (!after || after.uid !== current.stored.uid) {
+    await deleteObjectMeta(ctx.db, current.stored.uid);
+    return undefined;
+  }
+  // Still there: its metadata is marked as being deleted (forgotten once the domain is done: forgetFinishedDeletions).
+  if (current.meta.deletionTimestamp) return compose(k, after, current.meta);
+  const meta = { ...current.meta, deletionTimestamp: after.deletionRequestedAt ?? new Date() };
+  const resourceVersion = await writeObjectMeta(ctx.db, { uid: after.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+  return compose(k, after, { ...meta, resourceVersion });
+}
+
+/**
+ * DELETE with preconditions. Finalizers set through the API hold it: the object is kept with
+ * `deletionTimestamp` until an update removes the last one. Otherwise the domain deletes it: the
+ * answer is the object as it was when it is gone at once, and the object with its
+ * `deletionTimestamp` and the kind's finalizer while the domain's deletion takes time.
+ */
 export async function deleteObject(
   k: KindDeclaration,
   ctx: RequestContext,
   namespace: string | undefined,
   name: string,
   preconditions: { uid?: string | null; resourceVersion?: string | null } = {},
-): Promise<KubeObject> {
+): Promise<{ object: KubeObject; gone: boolean }> {
   const current = await currentOf(k, ctx, namespace, name);
   const subject = { ...subjectOf(k), name };
   if (!current) throw notFound(subject);
@@ -652,10 +743,14 @@ export async function deleteObject(
       `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.meta.resourceVersion}`,
     );
   }
-  const remove = k.storage.delete;
-  if (!remove)
-    throw new KubeError(405, 'MethodNotAllowed', `${subject.resource} are removed by the system; they cannot be deleted`, { kind: k.plural, group: k.group });
-  await remove(inNamespace(k, ctx, current.stored.namespace ?? current.meta.namespace), name, { dryRun: ctx.dryRun });
-  if (!ctx.dryRun) await deleteObjectMeta(ctx.db, current.stored.uid);
-  return current.object;
+  if (current.meta.finalizers.length > 0) {
+    if (current.meta.deletionTimestamp) return { object: current.object, gone: false };
+    const meta = { ...current.meta, deletionTimestamp: new Date() };
+    const resourceVersion = ctx.dryRun
+      ? current.meta.resourceVersion
+      : await writeObjectMeta(ctx.db, { uid: current.stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+    return { object: compose(k, current.stored, { ...meta, resourceVersion }), gone: false };
+  }
+  const inProgress = await proceedWithDeletion(k, ctx, current);
+  return inProgress ? { object: inProgress, gone: false } : { object: current.object, gone: true };
 }

@@ -303,6 +303,12 @@ async function serveKind(
   if (!holds(caller, need)) throw forbidden(caller, verb, k.plural, k.group, namespace, need);
   const warnings: string[] = [];
   const subject = subjectOf(k, name);
+  if (k.readOnly && method !== 'GET') {
+    throw new KubeError(405, 'MethodNotAllowed', `${subject.resource} are written by the system only; they can be read (get, list)`, {
+      kind: k.plural,
+      group: k.group,
+    });
+  }
   try {
     const options =
       method === 'GET'
@@ -401,7 +407,9 @@ async function serveKind(
         case 'DELETE': {
           const options_ = readDeleteOptions(body);
           if (options_.dryRun?.includes('All')) ctx.dryRun = true;
-          return ok(await deleteObject(k, ctx, namespace, name, options_.preconditions ?? {}));
+          const deleted = await deleteObject(k, ctx, namespace, name, options_.preconditions ?? {});
+          // 202 while the deletion is under way (finalizers, a domain's cleanup), as REST v1 answers a machine's release.
+          return ok(deleted.object, deleted.gone ? 200 : 202);
         }
       }
       throw new KubeError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
