@@ -164,12 +164,15 @@ async function delegatedCaller(db: Db, user: UserInfo, via: 'front proxy' | 'Tok
   const actor = { type: 'system' as const, label: `${user.username} (${via})` };
   if (parent.type !== 'Project') {
     return {
-      caller: { projectId: '', role: 'owner', actor, user: user.username },
+      caller: { projectId: '', projectSlug: '', role: 'owner', operator: true, actor, user: user.username },
       parent: parent.type === 'none' ? 'no parent' : `organization "${parent.name}"`,
     };
   }
   try {
-    return { caller: { projectId: await projectIdBySlug(db, parent.name), role: 'owner', actor, user: user.username }, parent: `project "${parent.name}"` };
+    return {
+      caller: { projectId: await projectIdBySlug(db, parent.name), projectSlug: parent.name, role: 'owner', operator: false, actor, user: user.username },
+      parent: `project "${parent.name}"`,
+    };
   } catch (e) {
     if (isDomainError(e) && e.code === 'NotFound')
       return new KubeError(404, 'NotFound', `project "${parent.name}" not found`, { name: parent.name, kind: 'projects' });
@@ -192,7 +195,17 @@ async function tokenCaller(db: Db, secret: string): Promise<{ caller: Caller; pa
       retryAfterSeconds: limited.retryAfterSeconds,
     });
   }
-  return { caller: { projectId: '', role: 'viewer', actor: tokenActor(principal), user: principal.userEmail }, parent: 'no project' };
+  return {
+    caller: {
+      projectId: '',
+      projectSlug: '',
+      role: 'viewer',
+      operator: principal.kind === 'operator',
+      actor: tokenActor(principal),
+      user: principal.userEmail,
+    },
+    parent: 'no project',
+  };
 }
 
 export interface RootHandler {
@@ -235,7 +248,7 @@ export function createRootHandler(config: AggregatedConfig): RootHandler {
       return route(req, url, url.pathname, '', kinds, db, caller, body, {
         probe: config.probe,
         reach: (k) => {
-          if (k !== 'namespaces' && k.platformScoped) return undefined;
+          if (k !== 'namespaces' && (k.plane ?? 'project') === 'platform') return undefined;
           if (caller.projectId) return undefined;
           return needsProject(k === 'namespaces' ? 'namespaces' : `${k.plural}.${k.group}`, parent);
         },
