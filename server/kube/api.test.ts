@@ -45,7 +45,8 @@ describe('the wire', () => {
     expect(anonymous.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
     const aggregated = await kube.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
     expect(aggregated.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
-    expect(aggregated.body.items[0].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
+    const group = (name: string) => aggregated.body.items.find((g: { metadata: { name: string } }) => g.metadata.name === name);
+    expect(group('ipam.miloapis.com').versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
       'networks',
       'ipclaims',
       'retainedallocations',
@@ -54,7 +55,7 @@ describe('the wire', () => {
       'capacityalertrules',
       'webhooks',
     ]);
-    expect(aggregated.body.items[1].versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
+    expect(group('metal.datumapis.com').versions[0].resources.map((r: { resource: string }) => r.resource)).toEqual([
       'machines',
       'machineallocations',
       'installations',
