@@ -97,9 +97,14 @@ async function main() {
   for (let i = 0; i < 16; i++) {
     expectStatus(
       'warm REST',
-      await send(`${restBase}/api/v1/projects/bench/ipclaims`, 'POST', JSON.stringify({ metadata: { name: `warm-rest-${i}` }, spec: { network: 'net', prefixLength: 30 } }), {
-        'content-type': 'application/json',
-      }),
+      await send(
+        `${restBase}/api/v1/projects/bench/ipclaims`,
+        'POST',
+        JSON.stringify({ metadata: { name: `warm-rest-${i}` }, spec: { network: 'net', prefixLength: 30 } }),
+        {
+          'content-type': 'application/json',
+        },
+      ),
       [201],
     );
     expectStatus(
