@@ -59,6 +59,37 @@ const moduleList = z
   )
   .pipe(z.array(z.enum(MODULES, { error: (issue) => `unknown module ${JSON.stringify(issue.input)} (modules: ${MODULES.join(', ')})` })));
 
+/** A comma-separated list of names (empty entries dropped). */
+const nameList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean),
+);
+
+/** A comma-separated list of HTTP header names, lower-cased. */
+const headerList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/, 'must be HTTP header names')).min(1, 'must name at least one header'));
+
+/** A duration as Go writes one (`5m`, `30s`, `1m30s`, `500ms`, `1h`), as kube-apiserver's flags take it; parsed to milliseconds. */
+const duration = z
+  .string()
+  .regex(/^(\d+(ms|s|m|h))+$/, 'must be a duration such as 30s, 5m or 1m30s')
+  .transform((value) => {
+    const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+    let ms = 0;
+    for (const [, n, unit] of value.matchAll(/(\d+)(ms|s|m|h)/g)) ms += Number(n) * units[unit];
+    return ms;
+  })
+  .pipe(z.number().max(86_400_000, 'must be at most 24h'));
+
 const logLevel = z.enum(['debug', 'info', 'warn', 'error']);
 
 export const envSchema = z.object({
@@ -96,9 +127,45 @@ export const envSchema = z.object({
    * DATA_DIR/tls and reused (its CA is what `meridian kubeconfig` puts in a kubeconfig).
    */
   TLS_CERT_FILE: z.string().optional(),
+  /** The key of TLS_CERT_FILE, named as kube-apiserver's `--tls-private-key-file`. */
+  TLS_PRIVATE_KEY_FILE: z.string().optional(),
+  /** TLS_PRIVATE_KEY_FILE's other name (either may be given; both must then name the same file). */
   TLS_KEY_FILE: z.string().optional(),
   /** The CA that signed TLS_CERT_FILE (PEM), for `meridian kubeconfig`; unset with TLS_CERT_FILE: the certificate itself. */
   TLS_CA_FILE: z.string().optional(),
+  // ---- Aggregated API (behind Milo or kube-apiserver: docs/aggregated-api.md) -------------------
+  /**
+   * The CA (PEM) whose client certificates identify the front proxy (the aggregator); only such a
+   * client's user, group and extra headers are believed. Unset: no front proxy is trusted.
+   */
+  REQUESTHEADER_CLIENT_CA_FILE: z.string().optional(),
+  /** Common names the front proxy's certificate may carry (comma-separated); unset: any certificate of the CA. */
+  REQUESTHEADER_ALLOWED_NAMES: nameList.default([]),
+  /** Headers naming the user (the first one present wins). */
+  REQUESTHEADER_USERNAME_HEADERS: headerList.default(['x-remote-user']),
+  /** Headers naming the user's groups (every value of each). */
+  REQUESTHEADER_GROUP_HEADERS: headerList.default(['x-remote-group']),
+  /** Prefixes of the headers carrying the user's extras (`X-Remote-Extra-<key>`, the key percent-encoded). */
+  REQUESTHEADER_EXTRA_HEADERS_PREFIX: headerList.default(['x-remote-extra-']),
+  /**
+   * A kubeconfig naming the SubjectAccessReview server (Milo, kube-apiserver) that authorizes every
+   * front-proxied request and every token authenticated by AUTHENTICATION_WEBHOOK_CONFIG_FILE.
+   * Unset: such requests reach health and nothing else.
+   */
+  AUTHORIZATION_WEBHOOK_CONFIG_FILE: z.string().optional(),
+  /** How long an allowed SubjectAccessReview answer is reused (a duration: `5m`, `30s`, `1m30s`, `0s` for never). */
+  AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL: duration.default(300_000),
+  /** How long a denied SubjectAccessReview answer is reused. */
+  AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL: duration.default(30_000),
+  /** How long one call to a webhook (SubjectAccessReview, TokenReview) may take before the request is refused. */
+  AUTHORIZATION_WEBHOOK_TIMEOUT: duration.default(10_000),
+  /** Groups allowed everything without a SubjectAccessReview (comma-separated), as k8s.io/apiserver's `--authorization-always-allow-groups`. */
+  AUTHORIZATION_ALWAYS_ALLOW_GROUPS: nameList.default(['system:masters']),
+  /** A kubeconfig naming the TokenReview server that authenticates bearer tokens Meridian did not issue. Unset: only Meridian's tokens. */
+  AUTHENTICATION_WEBHOOK_CONFIG_FILE: z.string().optional(),
+  /** How long a TokenReview answer (authenticated or not) is reused. */
+  AUTHENTICATION_WEBHOOK_CACHE_TTL: duration.default(120_000),
+
   AUTH_SECRET: z.string().min(32).optional(),
   AUTH_URL: z.string().url().optional(),
   /** https:// (plain http:// only with AUTH_OIDC_ALLOW_HTTP=1, to a loopback host: see {@link crossChecks}). */
@@ -286,9 +353,18 @@ export type Env = z.infer<typeof envSchema>;
  *   the console's configured URL, never with a request's Host header, which a sender could choose).
  */
 function crossChecks(e: Env, ctx: z.RefinementCtx) {
-  if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
-    const [given, missing] = e.TLS_CERT_FILE ? ['TLS_CERT_FILE', 'TLS_KEY_FILE'] : ['TLS_KEY_FILE', 'TLS_CERT_FILE'];
-    ctx.addIssue({ code: 'custom', path: [given], message: `needs ${missing} too (TLS_CERT_FILE and TLS_KEY_FILE are given together)` });
+  if (e.TLS_PRIVATE_KEY_FILE && e.TLS_KEY_FILE && e.TLS_PRIVATE_KEY_FILE !== e.TLS_KEY_FILE) {
+    ctx.addIssue({ code: 'custom', path: ['TLS_KEY_FILE'], message: 'names another file than TLS_PRIVATE_KEY_FILE (they are one setting: give one of them)' });
+  }
+  const key = e.TLS_PRIVATE_KEY_FILE ?? e.TLS_KEY_FILE;
+  if ((e.TLS_CERT_FILE === undefined) !== (key === undefined)) {
+    const [given, missing] = e.TLS_CERT_FILE
+      ? ['TLS_CERT_FILE', 'TLS_PRIVATE_KEY_FILE']
+      : [e.TLS_PRIVATE_KEY_FILE ? 'TLS_PRIVATE_KEY_FILE' : 'TLS_KEY_FILE', 'TLS_CERT_FILE'];
+    ctx.addIssue({ code: 'custom', path: [given], message: `needs ${missing} too (the certificate and its key are given together)` });
+  }
+  if (e.REQUESTHEADER_ALLOWED_NAMES.length > 0 && !e.REQUESTHEADER_CLIENT_CA_FILE) {
+    ctx.addIssue({ code: 'custom', path: ['REQUESTHEADER_ALLOWED_NAMES'], message: 'needs REQUESTHEADER_CLIENT_CA_FILE (the CA that signs those names)' });
   }
   if (e.SMTP_URL && !e.SMTP_FROM) ctx.addIssue({ code: 'custom', path: ['SMTP_FROM'], message: 'is required when SMTP_URL is set' });
   if (e.SMTP_URL && !e.AUTH_URL) ctx.addIssue({ code: 'custom', path: ['AUTH_URL'], message: 'is required when SMTP_URL is set (mailed links start with it)' });

@@ -76,7 +76,12 @@ describe('the environment schema', () => {
     ['AUTH_OIDC_ISSUER', 'http://127.0.0.1:9000', 'needs AUTH_OIDC_ALLOW_HTTP=1'],
     ['AUTH_OIDC_ALLOW_HTTP', 'yes', ''],
     ['HTTPS_PORT', '70000', 'must be at most 65535'],
-    ['TLS_CERT_FILE', '/etc/meridian/tls.crt', 'needs TLS_KEY_FILE too'],
+    ['TLS_CERT_FILE', '/etc/meridian/tls.crt', 'needs TLS_PRIVATE_KEY_FILE too'],
+    ['TLS_PRIVATE_KEY_FILE', '/etc/meridian/tls.key', 'needs TLS_CERT_FILE too'],
+    ['REQUESTHEADER_ALLOWED_NAMES', 'front-proxy-client', 'needs REQUESTHEADER_CLIENT_CA_FILE'],
+    ['REQUESTHEADER_USERNAME_HEADERS', 'X Remote User', 'must be HTTP header names'],
+    ['AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL', '5 minutes', 'must be a duration'],
+    ['AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL', '300', 'must be a duration'],
   ])('%s=%j is refused, naming the variable', (variable, value, reason) => {
     let error: unknown;
     try {

@@ -13,12 +13,14 @@ export const networks = pgTable(
     projectId: uuid('project_id')
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
+    /** The Kubernetes API's namespace (REST v1 and the console work in `default`); names are unique per namespace. */
+    namespace: text('namespace').notNull().default('default'),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('networks_project_name').on(t.projectId, t.name)],
+  (t) => [uniqueIndex('networks_project_namespace_name').on(t.projectId, t.namespace, t.name)],
 );
 
 /**
@@ -106,7 +108,7 @@ export const ipFreeBlocks = pgTable(
 );
 
 /**
- * A tenant's request for a block. `name` is unique per project and is the idempotency key; `specHash`
+ * A tenant's request for a block. `name` is unique per project and namespace and is the idempotency key; `specHash`
  * fingerprints the spec so a replay with a different spec is a conflict.
  */
 export const ipClaims = pgTable(
@@ -122,6 +124,8 @@ export const ipClaims = pgTable(
     poolId: uuid('pool_id')
       .notNull()
       .references(() => ipPools.id, { onDelete: 'cascade' }),
+    /** The Kubernetes API's namespace (REST v1 and the console work in `default`); the claim's network is in the same namespace. */
+    namespace: text('namespace').notNull().default('default'),
     name: text('name').notNull(),
     family: smallint('family').notNull(),
     prefixLength: smallint('prefix_length').notNull(),
@@ -143,7 +147,7 @@ export const ipClaims = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('ip_claims_project_name').on(t.projectId, t.name),
+    uniqueIndex('ip_claims_project_namespace_name').on(t.projectId, t.namespace, t.name),
     index('ip_claims_network').on(t.networkId, t.createdAt),
     index('ip_claims_pool').on(t.poolId),
   ],
@@ -169,6 +173,7 @@ export const ipAllocations = pgTable(
     childPoolId: uuid('child_pool_id'),
     /** Number of addresses, exact. */
     size: numeric('size', { precision: 40, scale: 0 }).notNull(),
+    /** The deleted claim's name, `<namespace>.<name>` outside `default` (server/ipam/claims.ts qualifiedName). */
     retainedName: text('retained_name'),
     retainedUntil: timestamp('retained_until', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

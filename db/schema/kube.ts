@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, jsonb, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, jsonb, pgSequence, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './tenancy';
 
 /**
@@ -47,9 +47,8 @@ export const kubeObjects = pgTable(
   'kube_objects',
   {
     uid: uuid('uid').primaryKey(),
-    projectId: uuid('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    /** The project; null for an object of the platform control plane (a registration, a policy…). */
+    projectId: uuid('project_id').references(() => projects.id, { onDelete: 'cascade' }),
     /** The kind's group and kind, `ipam.miloapis.com/IPClaim`. */
     kind: text('kind').notNull(),
     namespace: text('namespace').notNull().default('default'),
@@ -71,11 +70,17 @@ export const kubeObjects = pgTable(
       .$type<unknown[]>()
       .notNull()
       .default(sql`'[]'::jsonb`),
+    /**
+     * `metadata.deletionTimestamp` of an object whose DELETE is held by finalizers set through the
+     * API (the domain's deletion starts when the last one is removed); null otherwise.
+     */
+    deletionTimestamp: timestamp('deletion_timestamp', { withTimezone: true }),
     /** Bumped when the spec changes. */
     generation: bigint('generation', { mode: 'number' }).notNull().default(1),
     resourceVersion: bigint('resource_version', { mode: 'number' })
       .notNull()
       .default(sql`nextval('kube_resource_version')`),
   },
-  (t) => [uniqueIndex('kube_objects_project_kind_name').on(t.projectId, t.kind, t.namespace, t.name)],
+  // The platform's rows (no project) are unique among themselves too.
+  (t) => [unique('kube_objects_project_kind_name').on(t.projectId, t.kind, t.namespace, t.name).nullsNotDistinct()],
 );

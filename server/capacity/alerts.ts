@@ -1,8 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { query } from '@/db/query';
+import { capacityAlertRules, clusters, networks } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
+import { DomainError } from '@/server/errors';
 
 /**
  * Evaluates every series' alert conditions at `at` (SQL `capacity_alerts_evaluate`, one statement in
@@ -89,4 +91,50 @@ export async function setAlertRule(db: DbOrTx, projectId: string, input: AlertRu
     objectId: input.objectId ?? projectId,
     after: { ...input },
   });
+}
+
+/** A project's rule as it is stored, with the network or cluster it is for (both null: another object's, or every series' when `objectId` is null). */
+export interface AlertRuleView extends AlertRuleInput {
+  id: string;
+  network: string | null;
+  cluster: string | null;
+  createdAt: Date;
+}
+
+/** The project's alert rules, oldest first. */
+export async function listAlertRules(db: DbOrTx, projectId: string): Promise<AlertRuleView[]> {
+  const rows = await db
+    .select({
+      id: capacityAlertRules.id,
+      objectId: capacityAlertRules.objectId,
+      network: networks.name,
+      cluster: clusters.name,
+      warningPercent: capacityAlertRules.warningPercent,
+      criticalPercent: capacityAlertRules.criticalPercent,
+      forecastDays: capacityAlertRules.forecastDays,
+      hysteresisPercent: capacityAlertRules.hysteresisPercent,
+      enabled: capacityAlertRules.enabled,
+      createdAt: capacityAlertRules.createdAt,
+    })
+    .from(capacityAlertRules)
+    .leftJoin(networks, and(eq(networks.id, capacityAlertRules.objectId), eq(networks.projectId, projectId)))
+    .leftJoin(clusters, and(eq(clusters.id, capacityAlertRules.objectId), eq(clusters.projectId, projectId)))
+    .where(eq(capacityAlertRules.projectId, projectId))
+    .orderBy(asc(capacityAlertRules.createdAt), asc(capacityAlertRules.id));
+  return rows.map((r) => ({
+    ...r,
+    warningPercent: Number(r.warningPercent),
+    criticalPercent: Number(r.criticalPercent),
+    hysteresisPercent: Number(r.hysteresisPercent),
+  }));
+}
+
+/** Removes a project's rule (its series fall back to the project's rule or the defaults); audited. */
+export async function deleteAlertRule(db: DbOrTx, projectId: string, ruleId: string, actor: Actor) {
+  const [gone] = await db
+    .delete(capacityAlertRules)
+    .where(and(eq(capacityAlertRules.projectId, projectId), eq(capacityAlertRules.id, ruleId)))
+    .returning({ objectId: capacityAlertRules.objectId });
+  if (!gone) throw new DomainError('NotFound', 'alert rule not found', 'name');
+  await recordEvent(db, { actor, projectId, action: 'capacity.alertRule.delete', objectType: 'alertRule', objectId: gone.objectId ?? projectId });
 }

@@ -36,7 +36,7 @@ export async function findCluster(db: DbOrTx, projectId: string, name: string): 
  * nodes' CNI plugin uses (returned once). That token rests on the rights of whoever registered the
  * cluster (for a project token: that token's creator, `tokenCreatorFor`).
  */
-export async function createCluster(db: Db, projectId: string, input: z.infer<typeof clusterCreateInput> & { issueToken?: boolean }, actor: Actor) {
+export async function createCluster(db: DbOrTx, projectId: string, input: z.infer<typeof clusterCreateInput> & { issueToken?: boolean }, actor: Actor) {
   try {
     return await db.transaction(async (tx) => {
       const network = await findNetwork(tx, projectId, input.network);
@@ -147,7 +147,7 @@ const stepResult = z.union([
  * released; one that does not answers `done: false`, with what is left, and the worker's job
  * finishes it (continueClusterDeletion). Asking again for a cluster being deleted does the same.
  */
-export async function deleteCluster(db: Db, projectId: string, name: string, actor: Actor): Promise<ClusterDeletion> {
+export async function deleteCluster(db: DbOrTx, projectId: string, name: string, actor: Actor): Promise<ClusterDeletion> {
   const marked = await db.transaction(async (tx) => {
     const cluster = await findCluster(tx, projectId, name);
     const [row] = await query(
@@ -193,7 +193,7 @@ export async function continueClusterDeletion(db: Db, clusterId: string, actor: 
 
 /** Steps of a cluster's deletion until it is gone or `until` (epoch ms) has passed; at least one. */
 async function runDeletionSteps(
-  db: Db,
+  db: DbOrTx,
   clusterId: string,
   actor: Actor,
   until: number,

@@ -35,7 +35,7 @@ interface InterfaceStatus {
  * quota claim, the IP claims for its interfaces and the machine are created in one transaction,
  * with its reconciler job.
  */
-export async function requestMachine(db: Db, projectId: string, input: MachineCreateInput, actor: Actor) {
+export async function requestMachine(db: DbOrTx, projectId: string, input: MachineCreateInput, actor: Actor) {
   const { cls, profile, location } = await findCatalogueIds(db, input);
   const usability = await locationUsability(db, location.id);
   if (!usability.usable) throw new DomainError('LocationUnavailable', `machines cannot be placed in ${location.name}: ${usability.reason}`, 'location');
@@ -136,7 +136,7 @@ const liveFirst = [sql`${machines.phase} = 'Released'`, sql`${machines.createdAt
  * Asks for a machine's release: the reconciler cleans it up through the provider and verifies.
  * Addresses the live machine of that name; with only released ones left, answers Released.
  */
-export async function deleteMachine(db: Db, projectId: string, name: string, actor: Actor, reason = 'deleted by the tenant') {
+export async function deleteMachine(db: DbOrTx, projectId: string, name: string, actor: Actor, reason = 'deleted by the tenant') {
   return db.transaction(async (tx) => {
     const [m] = await tx
       .select({ id: machines.id, phase: machines.phase, deletion: machines.deletionRequestedAt })

@@ -59,11 +59,14 @@ describe('declaring a route', () => {
 });
 
 describe('the REST v1 table', () => {
-  test('holds every route every domain declares (each server/<domain>/rest.ts), each once', async () => {
+  test('holds every route every domain declares (each server/<domain>/rest.ts, and server/api/tenancy.ts for tenancy), each once', async () => {
     const server = path.join(process.cwd(), 'server');
-    const files = readdirSync(server)
-      .map((d) => path.join(server, d, 'rest.ts'))
-      .filter((f) => existsSync(f));
+    const files = [
+      ...readdirSync(server)
+        .map((d) => path.join(server, d, 'rest.ts'))
+        .filter((f) => existsSync(f)),
+      path.join(server, 'api', 'tenancy.ts'),
+    ];
     const declared: RestRoute[] = [];
     for (const f of files) {
       const exported = Object.values((await import(f)) as Record<string, unknown>);

@@ -20,11 +20,19 @@ import { policyRow, quotaAdmitResult } from '@/server/quota/rows';
 import { describeOverlap, releaseAllocation } from './allocator';
 import { createInBatch } from './claim-batch';
 import { formatCidr, type Cidr, type Family } from '@/lib/cidr';
-import { checkPrefixLength, parseCidrField } from './networks';
+import { checkPrefixLength, DEFAULT_NAMESPACE, parseCidrField } from './networks';
 import type { ClaimCreateInput, ClaimListInput } from './schemas';
+
+/**
+ * A claim's name qualified by its namespace: the name in `default` (where REST v1 and the console
+ * work), `<namespace>.<name>` elsewhere (names are DNS labels: no dot, so no clash). What a claim's
+ * lock, its quota claim, its audit event and a retained allocation it leaves are keyed by.
+ */
+export const qualifiedName = (namespace: string, name: string) => (namespace === DEFAULT_NAMESPACE ? name : `${namespace}.${name}`);
 
 export interface ClaimView {
   id: string;
+  namespace: string;
   name: string;
   network: string;
   pool: string;
@@ -44,6 +52,7 @@ export interface ClaimView {
 
 const claimColumns = {
   id: ipClaims.id,
+  namespace: ipClaims.namespace,
   name: ipClaims.name,
   network: sql<string>`(select name from networks n where n.id = ${ipClaims.networkId})`,
   pool: ipPools.name,
@@ -65,6 +74,7 @@ type ClaimRow = { [K in keyof typeof claimColumns]: unknown };
 function toView(r: ClaimRow): ClaimView {
   return {
     id: r.id as string,
+    namespace: r.namespace as string,
     name: r.name as string,
     network: r.network as string,
     pool: r.pool as string,
@@ -83,18 +93,18 @@ function toView(r: ClaimRow): ClaimView {
   };
 }
 
-async function findClaim(db: DbOrTx, projectId: string, name: string) {
+async function findClaim(db: DbOrTx, projectId: string, name: string, namespace: string) {
   const [row] = await db
     .select(claimColumns)
     .from(ipClaims)
     .innerJoin(ipPools, eq(ipPools.id, ipClaims.poolId))
-    .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.name, name)));
+    .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.namespace, namespace), eq(ipClaims.name, name)));
   return row;
 }
 
-/** A claim by name, or NotFound. */
-export async function getClaim(db: DbOrTx, projectId: string, name: string): Promise<ClaimView> {
-  const row = await findClaim(db, projectId, name);
+/** A claim by namespace (REST v1 and the console: `default`) and name, or NotFound. */
+export async function getClaim(db: DbOrTx, projectId: string, name: string, namespace = DEFAULT_NAMESPACE): Promise<ClaimView> {
+  const row = await findClaim(db, projectId, name, namespace);
   if (!row) throw new DomainError('NotFound', `ipclaim "${name}" not found`, 'name');
   return toView(row);
 }
@@ -155,17 +165,17 @@ type ClaimContext = z.infer<typeof claimContextRow>;
  * named one, else the network's pools of the family; deepest first, then by address, so claims land
  * in carved pools when they exist) — and the IPClaim quota policy.
  */
-async function claimContext(db: DbOrTx, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<ClaimContext> {
+async function claimContext(db: DbOrTx, projectId: string, namespace: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<ClaimContext> {
   const [row] = await query(
     db,
     sql`
-    with net as (select id from networks where project_id = ${projectId} and name = ${input.network})
+    with net as (select id from networks where project_id = ${projectId} and namespace = ${namespace} and name = ${input.network})
     select
       ${admissionPolicyQuery(projectId, 'IPClaim')} as policy,
       (select json_build_object('specHash', c.spec_hash, 'allocatedCidr', c.allocated_cidr::text)
-         from ip_claims c where c.project_id = ${projectId} and c.name = ${input.name}) as existing,
+         from ip_claims c where c.project_id = ${projectId} and c.namespace = ${namespace} and c.name = ${input.name}) as existing,
       (select json_build_object('id', a.id, 'cidr', a.cidr::text, 'until', a.retained_until)
-         from ip_allocations a where a.project_id = ${projectId} and a.retained_name = ${input.name} limit 1) as retained,
+         from ip_allocations a where a.project_id = ${projectId} and a.retained_name = ${qualifiedName(namespace, input.name)} limit 1) as retained,
       (select id from net) as "networkId",
       coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name, 'family', p.family, 'min', p.min_prefix_length,
                                                   'max', p.max_prefix_length, 'def', p.default_prefix_length)
@@ -217,12 +227,12 @@ export async function createClaim(
   projectId: string,
   input: ClaimCreateInput,
   actor: Actor,
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; namespace?: string } = {},
 ): Promise<CreateClaimResult> {
   const spec = resolveSpec(input);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await createClaimOnce(db, projectId, input, spec, actor, options.dryRun ?? false);
+      return await createClaimOnce(db, projectId, options.namespace ?? DEFAULT_NAMESPACE, input, spec, actor, options.dryRun ?? false);
     } catch (e) {
       // Lost a race for the name: the winner's claim decides (idempotent replay or ClaimExists).
       if (pgCode(e) === '23505' && attempt < 2) continue;
@@ -236,14 +246,16 @@ export async function createClaim(
 async function createClaimOnce(
   db: DbOrTx,
   projectId: string,
+  namespace: string,
   input: ClaimCreateInput,
   spec: ResolvedSpec,
   actor: Actor,
   dryRun: boolean,
 ): Promise<CreateClaimResult> {
-  const { policy, existing, retained, networkId, pools } = await claimContext(db, projectId, input, spec);
+  const { policy, existing, retained, networkId, pools } = await claimContext(db, projectId, namespace, input, spec);
+  const key = qualifiedName(namespace, input.name);
   if (existing) {
-    if (existing.specHash === spec.hash) return { claim: await getClaim(db, projectId, input.name), created: false };
+    if (existing.specHash === spec.hash) return { claim: await getClaim(db, projectId, input.name, namespace), created: false };
     throw new DomainError('ClaimExists', `ipclaim "${input.name}" already exists with a different spec (bound to ${existing.allocatedCidr})`, 'name');
   }
   if (retained) {
@@ -257,7 +269,7 @@ async function createClaimOnce(
   if (!networkId) throw new DomainError('NotFound', `network "${input.network}" not found`, 'network');
   if (pools.length === 0) return noCandidatePool(db, networkId, input, spec);
   // Quota, step 1 (no database access): render and validate the claim from the IPClaim policy.
-  const quota = prepareIpClaimAdmission(policy, projectId, { name: input.name, spec: spec.spec, labels: input.labels }, actor);
+  const quota = prepareIpClaimAdmission(policy, projectId, { name: key, spec: spec.spec, labels: input.labels }, actor);
 
   let rejected: string | null = null;
   const candidates: { pool: string; name: string; prefix: number }[] = [];
@@ -272,7 +284,9 @@ async function createClaimOnce(
     project: projectId,
     network: networkId,
     networkName: input.network,
+    namespace,
     name: input.name,
+    key,
     family: spec.family,
     pinned: spec.pinned ? formatCidr(spec.pinned) : null,
     candidates,
@@ -318,6 +332,7 @@ async function createClaimOnce(
   if (result.quota) await admissionOutcome(db, quota as PreparedAdmission & { managed: true }, result.quota);
   const claim: ClaimView = {
     id: result.id,
+    namespace,
     name: input.name,
     network: input.network,
     pool: result.pool,
@@ -359,11 +374,12 @@ type ClaimCreated = z.infer<typeof claimCreated>;
  * counted (claim link cleared, name and expiry recorded) and schedules its release at the end of
  * the retention lease — a job with a run time, not a poll.
  */
-export async function deleteClaim(db: DbOrTx, projectId: string, name: string, actor: Actor) {
+export async function deleteClaim(db: DbOrTx, projectId: string, name: string, actor: Actor, namespace = DEFAULT_NAMESPACE) {
+  const key = qualifiedName(namespace, name);
   return db.transaction(async (tx) => {
     // The claim's name first, as a create takes it (server/ipam/sql/ipam_claim_try.sql), then its pool,
     // then its bucket: a create and a delete of one name never wait on each other crosswise.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ipclaim:${projectId}:${name}`}, 0))`);
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ipclaim:${projectId}:${key}`}, 0))`);
     const [claim] = await tx
       .select({
         id: ipClaims.id,
@@ -374,13 +390,13 @@ export async function deleteClaim(db: DbOrTx, projectId: string, name: string, a
         cidr: ipClaims.allocatedCidr,
       })
       .from(ipClaims)
-      .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.name, name)))
+      .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.namespace, namespace), eq(ipClaims.name, name)))
       .for('update');
     if (!claim) throw new DomainError('NotFound', `ipclaim "${name}" not found`, 'name');
     let retainedUntil: Date | null = null;
     if (claim.policy === 'Retain') {
       retainedUntil = new Date(Date.now() + claim.retention * 1000);
-      await tx.update(ipAllocations).set({ claimId: null, retainedName: name, retainedUntil }).where(eq(ipAllocations.id, claim.allocationId));
+      await tx.update(ipAllocations).set({ claimId: null, retainedName: key, retainedUntil }).where(eq(ipAllocations.id, claim.allocationId));
       await enqueueJob(
         tx,
         'ipallocation__expire',
@@ -397,12 +413,12 @@ export async function deleteClaim(db: DbOrTx, projectId: string, name: string, a
       action: 'ipclaim.delete',
       objectType: 'ipclaim',
       objectId: claim.id,
-      objectName: name,
+      objectName: key,
       before: { allocatedCidr: claim.cidr },
       reason: retainedUntil ? `allocation retained until ${retainedUntil.toISOString()}` : 'allocation released',
     });
     // Quota is given back in this transaction, as its last write (the bucket row is locked until COMMIT).
-    await releaseIpClaim(tx, projectId, name);
+    await releaseIpClaim(tx, projectId, key);
     return { name, released: claim.policy !== 'Retain', retainedUntil };
   });
 }
@@ -412,14 +428,22 @@ export async function deleteClaim(db: DbOrTx, projectId: string, name: string, a
  * any time). The spec fingerprint of the create stays as it was: a REST create replayed with the
  * labels it was created with still finds its claim.
  */
-export async function setClaimLabels(db: DbOrTx, projectId: string, name: string, labels: Record<string, string>, actor: Actor) {
+export async function setClaimLabels(db: DbOrTx, projectId: string, name: string, labels: Record<string, string>, actor: Actor, namespace = DEFAULT_NAMESPACE) {
   const [claim] = await db
     .update(ipClaims)
     .set({ labels })
-    .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.name, name)))
+    .where(and(eq(ipClaims.projectId, projectId), eq(ipClaims.namespace, namespace), eq(ipClaims.name, name)))
     .returning({ id: ipClaims.id });
   if (!claim) throw new DomainError('NotFound', `ipclaim "${name}" not found`, 'name');
-  await recordEvent(db, { actor, projectId, action: 'ipclaim.relabel', objectType: 'ipclaim', objectId: claim.id, objectName: name, after: { labels } });
+  await recordEvent(db, {
+    actor,
+    projectId,
+    action: 'ipclaim.relabel',
+    objectType: 'ipclaim',
+    objectId: claim.id,
+    objectName: qualifiedName(namespace, name),
+    after: { labels },
+  });
 }
 
 /**
@@ -487,10 +511,13 @@ async function releaseRetained(db: DbOrTx, where: SQL, actor: Actor, options: { 
   });
 }
 
-/** Claims of a project, filtered, sorted and paginated in the database. */
+/** Claims of a project in `default` (REST v1 and the console), filtered, sorted and paginated in the database. */
 export async function listClaims(db: DbOrTx, projectId: string, input: ClaimListInput) {
-  const where: SQL[] = [eq(ipClaims.projectId, projectId)];
-  if (input.network) where.push(sql`${ipClaims.networkId} = (select id from networks where project_id = ${projectId} and name = ${input.network})`);
+  const where: SQL[] = [eq(ipClaims.projectId, projectId), eq(ipClaims.namespace, DEFAULT_NAMESPACE)];
+  if (input.network)
+    where.push(
+      sql`${ipClaims.networkId} = (select id from networks where project_id = ${projectId} and namespace = ${DEFAULT_NAMESPACE} and name = ${input.network})`,
+    );
   if (input.pool) where.push(eq(ipPools.name, input.pool));
   if (input.family) where.push(eq(ipClaims.family, input.family));
   if (input.search) {
@@ -558,4 +585,33 @@ export interface RetainedAllocationView {
   project: string;
   network: string;
   pool: string;
+}
+
+/**
+ * A page of a project's claims in key order (namespace, then name): one namespace's or, with
+ * `namespace: null`, every namespace's, after the key `after` — the keyset the Kubernetes API's
+ * `limit`/`continue` walk (an index range scan on ip_claims_project_namespace_name).
+ */
+export async function listClaimsByKey(
+  db: DbOrTx,
+  projectId: string,
+  options: { namespace: string | null; after?: { namespace: string; name: string }; limit: number; network?: string },
+): Promise<ClaimView[]> {
+  const rows = await db
+    .select(claimColumns)
+    .from(ipClaims)
+    .innerJoin(ipPools, eq(ipPools.id, ipClaims.poolId))
+    .where(
+      and(
+        eq(ipClaims.projectId, projectId),
+        options.namespace === null ? undefined : eq(ipClaims.namespace, options.namespace),
+        options.after ? sql`(${ipClaims.namespace}, ${ipClaims.name}) > (${options.after.namespace}, ${options.after.name})` : undefined,
+        options.network
+          ? sql`${ipClaims.networkId} in (select id from networks where project_id = ${projectId} and namespace = ${ipClaims.namespace} and name = ${options.network})`
+          : undefined,
+      ),
+    )
+    .orderBy(asc(ipClaims.namespace), asc(ipClaims.name))
+    .limit(options.limit);
+  return rows.map(toView);
 }

@@ -107,7 +107,7 @@ async function overlappingRoot(db: DbOrTx, projectId: string, cidr: Cidr) {
  * Creates a network with its root pools. Roots of one project never overlap: a conflict is a 409
  * `Overlap` naming the network that holds the range (the exclusion constraint is the final word).
  */
-export async function createNetwork(db: DbOrTx, projectId: string, input: NetworkCreateInput, actor: Actor) {
+export async function createNetwork(db: DbOrTx, projectId: string, input: NetworkCreateInput, actor: Actor, namespace = DEFAULT_NAMESPACE) {
   const roots = input.cidrs.map((r, i) => {
     const cidr = parseCidrField(`cidrs.${i}.cidr`, r.cidr);
     return { cidr, name: r.name ?? `${input.name}-v${cidr.family}${i > 0 ? `-${i}` : ''}`, rules: resolveRules(cidr, r, `cidrs.${i}`) };
@@ -125,7 +125,7 @@ export async function createNetwork(db: DbOrTx, projectId: string, input: Networ
     return await db.transaction(async (tx) => {
       const [network] = await tx
         .insert(networks)
-        .values({ projectId, name: input.name, description: input.description ?? '', createdBy: actor.type === 'user' ? actor.id : null })
+        .values({ projectId, namespace, name: input.name, description: input.description ?? '', createdBy: actor.type === 'user' ? actor.id : null })
         .returning({ id: networks.id, name: networks.name });
       for (const [i, root] of roots.entries()) {
         const clash = await overlappingRoot(tx, projectId, root.cidr);
@@ -146,7 +146,7 @@ export async function createNetwork(db: DbOrTx, projectId: string, input: Networ
         objectName: network.name,
         after: { cidrs: roots.map((r) => formatCidr(r.cidr)) },
       });
-      return getNetwork(tx, projectId, input.name);
+      return getNetwork(tx, projectId, input.name, namespace);
     });
   } catch (e) {
     const code = pgCode(e);
@@ -216,12 +216,23 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
   }
 }
 
-/** A network of the project by name, or NotFound naming the field. */
-export async function findNetwork(db: DbOrTx, projectId: string, name: string, field = 'network') {
+/** Where REST v1 and the console work: the Kubernetes API's `default` namespace. */
+export const DEFAULT_NAMESPACE = 'default';
+
+const networkColumns = {
+  id: networks.id,
+  namespace: networks.namespace,
+  name: networks.name,
+  description: networks.description,
+  createdAt: networks.createdAt,
+};
+
+/** A network of the project by namespace (REST v1 and the console: `default`) and name, or NotFound naming the field. */
+export async function findNetwork(db: DbOrTx, projectId: string, name: string, field = 'network', namespace = DEFAULT_NAMESPACE) {
   const [network] = await db
-    .select({ id: networks.id, name: networks.name, description: networks.description, createdAt: networks.createdAt })
+    .select(networkColumns)
     .from(networks)
-    .where(and(eq(networks.projectId, projectId), eq(networks.name, name)));
+    .where(and(eq(networks.projectId, projectId), eq(networks.namespace, namespace), eq(networks.name, name)));
   if (!network) throw new DomainError('NotFound', `network "${name}" not found`, field);
   return network;
 }
@@ -321,23 +332,35 @@ function familyTotals(pools: PoolView[]) {
 }
 
 /** One network with its pools and per-family utilization. */
-export async function getNetwork(db: DbOrTx, projectId: string, name: string) {
-  const network = await findNetwork(db, projectId, name, 'name');
+export async function getNetwork(db: DbOrTx, projectId: string, name: string, namespace = DEFAULT_NAMESPACE) {
+  const network = await findNetwork(db, projectId, name, 'name', namespace);
   const pools = (await db.select().from(ipPools).where(eq(ipPools.networkId, network.id)).orderBy(asc(ipPools.cidr))).map(poolView);
   const [{ claims }] = await query(db, sql`select count(*)::int as claims from ip_claims where network_id = ${network.id}`, z.object({ claims: z.number() }));
   return { ...network, pools, utilization: familyTotals(pools), claimCount: claims };
 }
 
-/** The project's networks with their pools and utilization, by name. */
-export async function listNetworks(db: DbOrTx, projectId: string, options: { limit: number; offset: number; search?: string }) {
-  const where = options.search
-    ? and(eq(networks.projectId, projectId), sql`${networks.name} ilike ${'%' + options.search + '%'}`)
-    : eq(networks.projectId, projectId);
+/**
+ * The project's networks with their pools and utilization, by namespace and name: one namespace's
+ * (`default` unless said: REST v1 and the console) or, with `namespace: null`, every namespace's;
+ * a page starts after the key `after` (keyset, the Kubernetes API's `continue`) or at `offset`.
+ */
+export async function listNetworks(
+  db: DbOrTx,
+  projectId: string,
+  options: { limit: number; offset: number; search?: string; namespace?: string | null; after?: { namespace: string; name: string } },
+) {
+  const namespace = options.namespace === undefined ? DEFAULT_NAMESPACE : options.namespace;
+  const where = and(
+    eq(networks.projectId, projectId),
+    namespace === null ? undefined : eq(networks.namespace, namespace),
+    options.search ? sql`${networks.name} ilike ${'%' + options.search + '%'}` : undefined,
+    options.after ? sql`(${networks.namespace}, ${networks.name}) > (${options.after.namespace}, ${options.after.name})` : undefined,
+  );
   const list = await db
-    .select({ id: networks.id, name: networks.name, description: networks.description, createdAt: networks.createdAt })
+    .select(networkColumns)
     .from(networks)
     .where(where)
-    .orderBy(asc(networks.name))
+    .orderBy(asc(networks.namespace), asc(networks.name))
     .limit(options.limit + 1)
     .offset(options.offset);
   const hasMore = list.length > options.limit;
@@ -368,8 +391,8 @@ export async function listNetworks(db: DbOrTx, projectId: string, options: { lim
 }
 
 /** Changes a network's description (what of a network can change: its CIDRs cannot). */
-export async function updateNetworkDescription(db: DbOrTx, projectId: string, name: string, description: string, actor: Actor) {
-  const network = await findNetwork(db, projectId, name, 'name');
+export async function updateNetworkDescription(db: DbOrTx, projectId: string, name: string, description: string, actor: Actor, namespace = DEFAULT_NAMESPACE) {
+  const network = await findNetwork(db, projectId, name, 'name', namespace);
   if (network.description === description) return { changed: false };
   await db.update(networks).set({ description }).where(eq(networks.id, network.id));
   await recordEvent(db, {
@@ -386,9 +409,9 @@ export async function updateNetworkDescription(db: DbOrTx, projectId: string, na
 }
 
 /** Deletes a network that holds no claims or retained allocations (409 otherwise, with counts). */
-export async function deleteNetwork(db: DbOrTx, projectId: string, name: string, actor: Actor) {
+export async function deleteNetwork(db: DbOrTx, projectId: string, name: string, actor: Actor, namespace = DEFAULT_NAMESPACE) {
   return db.transaction(async (tx) => {
-    const network = await findNetwork(tx, projectId, name, 'name');
+    const network = await findNetwork(tx, projectId, name, 'name', namespace);
     await tx.execute(sql`select id from networks where id = ${network.id} for update`);
     // The row lock waits for every insert that names the network (its foreign keys lock the row too):
     // what is counted here is all there is. A cluster attached to it is counted as well (its

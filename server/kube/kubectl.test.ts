@@ -3,6 +3,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { getMachine } from '@/server/fleet/machines';
+import { testDb } from '@/test/db';
+import { makeFleetCorner, startFleet } from '@/test/fleet';
 import { startKubeServer } from '@/test/kube-server';
 import { kubeconfig } from './kubeconfig';
 
@@ -24,6 +27,16 @@ async function kubectl(args: string[], options: { config?: string; input?: strin
   const child = run('/usr/bin/kubectl', args, { env: { ...process.env, KUBECONFIG: options.config ?? config, HOME: dir }, encoding: 'utf8', timeout: 60_000 });
   if (options.input !== undefined) child.child.stdin?.end(options.input);
   return child;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** kubectl's failure: its exit code and what it said. */
@@ -279,5 +292,192 @@ spec: {network: keep, prefixLength: 24, reclaimPolicy: Retain}
     expect((await kubectl(['delete', 'ra', 'kept'])).stdout).toBe('retainedallocation.ipam.miloapis.com "kept" deleted\n');
     expect((await kubectl(['get', 'ra', '-o', 'name'])).stdout).toBe('');
     await kubectl(['delete', 'network', 'keep']);
+  });
+
+  test('a network and a claim named like ones in default live in another namespace', async () => {
+    await kubectl(['create', 'namespace', 'twins']);
+    const net = (ns: string, cidr: string) => `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata: {name: twin-net, namespace: ${ns}}
+spec: {cidrs: [{cidr: ${cidr}}]}
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata: {name: twin, namespace: ${ns}}
+spec: {network: twin-net, prefixLength: 24}
+`;
+    await kubectl(['apply', '-f', '-'], { input: net('default', '10.44.0.0/16') });
+    const second = await kubectl(['apply', '-f', '-'], { input: net('twins', '10.45.0.0/16') });
+    expect(second.stdout).toBe('network.ipam.miloapis.com/twin-net created\nipclaim.ipam.miloapis.com/twin created\n');
+    const all = (await kubectl(['get', 'ipclaims', '-A', '--field-selector', 'metadata.name=twin', '--no-headers'])).stdout;
+    expect(all).toMatch(/^default\s+twin\s+twin-net\s+10\.44\.0\.0\/24\s+Bound/m);
+    expect(all).toMatch(/^twins\s+twin\s+twin-net\s+10\.45\.0\.0\/24\s+Bound/m);
+    await kubectl(['-n', 'twins', 'delete', 'ipclaim/twin', 'network/twin-net']);
+    expect((await kubectl(['get', 'ipclaim', 'twin', '-o', 'jsonpath={.status.allocatedCIDR}'])).stdout).toBe('10.44.0.0/24');
+    await kubectl(['delete', 'ipclaim/twin', 'network/twin-net']);
+    await kubectl(['delete', 'namespace', 'twins']);
+  });
+
+  test('quota and tenancy kinds: apply (then unchanged), label, annotate, get -o wide; the platform plane for operators', async () => {
+    const operatorConfig = path.join(dir, 'operator.kubeconfig');
+    writeFileSync(operatorConfig, kubeconfig({ project: slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.operator }));
+    const platformConfig = path.join(dir, 'platform.kubeconfig');
+    writeFileSync(
+      platformConfig,
+      kubeconfig({ project: slug, origin: kube.origin, caPem: kube.caPem, token: kube.tokens.operator }).replace(kube.root, kube.platformRoot),
+    );
+    const resources = (await kubectl(['api-resources'], { config: platformConfig })).stdout;
+    expect(resources).toMatch(/resourceregistrations\s+rr\s+quota\.miloapis\.com\/v1alpha1\s+false\s+ResourceRegistration/);
+    expect(resources).toMatch(/projects\s+proj\s+resourcemanager\.miloapis\.com\/v1alpha1\s+false\s+Project/);
+    const registration = `apiVersion: quota.miloapis.com/v1alpha1
+kind: ResourceRegistration
+metadata: {name: kubectl.example.com.gizmos}
+spec: {resourceType: kubectl.example.com/gizmos, type: Allocation, baseUnit: gizmo, displayUnit: gizmos, claimingKinds: [Gizmo]}
+`;
+    expect((await kubectl(['apply', '-f', '-'], { config: platformConfig, input: registration })).stdout).toBe(
+      'resourceregistration.quota.miloapis.com/kubectl.example.com.gizmos created\n',
+    );
+    expect((await kubectl(['get', 'projects', slug, '--no-headers'], { config: platformConfig })).stdout).toMatch(new RegExp(`^${slug}\\s+\\S+-org\\s+Active`));
+    const denied = await kubectlFails(['get', 'resourceregistrations']);
+    expect(denied.stderr).toMatch(/the server doesn't have a resource type|could not find the requested resource/);
+
+    const grant = `apiVersion: quota.miloapis.com/v1alpha1
+kind: ResourceGrant
+metadata: {name: gizmos}
+spec: {allowances: [{resourceType: kubectl.example.com/gizmos, amount: 7}]}
+`;
+    expect((await kubectl(['apply', '-f', '-'], { config: operatorConfig, input: grant })).stdout).toBe('resourcegrant.quota.miloapis.com/gizmos created\n');
+    expect((await kubectl(['apply', '-f', '-'], { config: operatorConfig, input: grant })).stdout).toBe('resourcegrant.quota.miloapis.com/gizmos unchanged\n');
+    await kubectl(['label', 'resourcegrant', 'gizmos', 'team=a'], { config: operatorConfig });
+    await kubectl(['annotate', 'resourcegrant', 'gizmos', 'note=kubectl'], { config: operatorConfig });
+    const wide = (await kubectl(['get', 'resourcegrants', 'gizmos', '-o', 'wide'])).stdout;
+    expect(wide).toMatch(/^NAME\s+ALLOWANCES\s+ACTIVE\s+SOURCE\s+AGE/);
+    expect(wide).toMatch(/gizmos\s+kubectl\.example\.com\/gizmos=7\s+True\s+Operator/);
+    expect((await kubectl(['get', 'resourcegrant', 'gizmos', '-o', 'jsonpath={.metadata.labels.team}/{.metadata.annotations.note}'])).stdout).toBe('a/kubectl');
+    const editorGrant = await kubectlFails(['delete', 'resourcegrant', 'gizmos']);
+    expect(editorGrant.stderr).toContain('(Forbidden)');
+    expect((await kubectl(['get', 'allowancebuckets', '--no-headers'])).stdout).toMatch(/kubectl\.example\.com\/gizmos\s+7\s+0\s+Ok/);
+
+    const request = await kubectl(['create', '-f', '-', '-o', 'name'], {
+      input:
+        'apiVersion: quota.miloapis.com/v1alpha1\nkind: QuotaIncreaseRequest\nmetadata: {generateName: gizmos-}\nspec: {resourceType: kubectl.example.com/gizmos, amount: 3, reason: more}\n',
+    });
+    expect(request.stdout).toMatch(/^quotaincreaserequest\.quota\.miloapis\.com\/[0-9a-f-]{36}\n$/);
+    expect((await kubectl(['get', 'qir', '--no-headers'])).stdout).toMatch(/kubectl\.example\.com\/gizmos\s+3\s+Pending/);
+    expect((await kubectl(['get', 'members', '-o', 'wide'])).stdout).toMatch(/^NAME\s+ROLE\s+DISPLAY NAME\s+AGE/);
+    await kubectl(['delete', 'resourcegrant', 'gizmos'], { config: operatorConfig });
+  });
+});
+
+describe('kubectl and machines (the simulator and a worker run the fleet)', () => {
+  let fleet: Awaited<ReturnType<typeof startFleet>>;
+  let corner: Awaited<ReturnType<typeof makeFleetCorner>>;
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+    corner = await makeFleetCorner(testDb().db, 2);
+  }, 90_000);
+
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  test('apply of a network, a claim and a machine request; get -o wide; wait for Ready; delete waits for the cleanup', { timeout: 180_000 }, async () => {
+    const manifest = `apiVersion: ipam.miloapis.com/v1alpha1
+kind: Network
+metadata: {name: rack}
+spec: {cidrs: [{cidr: 10.90.0.0/16}]}
+---
+apiVersion: ipam.miloapis.com/v1alpha1
+kind: IPClaim
+metadata: {name: rack-vip}
+spec: {network: rack, prefixLength: 32}
+---
+apiVersion: metal.datumapis.com/v1alpha1
+kind: Machine
+metadata:
+  name: node-1
+  labels: {role: worker}
+spec:
+  class: ${corner.spec.class}
+  profile: ${corner.spec.profile}
+  location: ${corner.spec.location}
+  interfaces:
+    - {network: rack, families: [IPv4]}
+`;
+    const file = path.join(dir, 'rack.yaml');
+    writeFileSync(file, manifest);
+    expect((await kubectl(['apply', '-f', file])).stdout).toBe(
+      'network.ipam.miloapis.com/rack created\nipclaim.ipam.miloapis.com/rack-vip created\nmachine.metal.datumapis.com/node-1 created\n',
+    );
+    const resources = await kubectl(['api-resources', '--api-group', 'metal.datumapis.com', '-o', 'wide']);
+    expect(resources.stdout).toMatch(/machines\s+mach\s+metal\.datumapis\.com\/v1alpha1\s+true\s+Machine\s+create,delete,get,list,patch,update\s/);
+
+    const explained = await kubectl(['explain', 'machine.spec']);
+    expect(explained.stdout).toContain('GROUP:      metal.datumapis.com');
+    expect(explained.stdout).toMatch(/location\s+<string> -required-/);
+    expect(explained.stdout).toContain('The site it is placed in');
+    const waited = await kubectl(['wait', '--for=jsonpath={.status.phase}=Ready', 'machine/node-1', '--timeout=120s']);
+    expect(waited.stdout).toContain('machine.metal.datumapis.com/node-1 condition met');
+    expect((await kubectl(['apply', '-f', file])).stdout).toContain('machine.metal.datumapis.com/node-1 unchanged');
+
+    const table = await kubectl(['get', 'machines']);
+    expect(table.stdout).toMatch(/^NAME\s+PHASE\s+SITE\s+REASON\s+AGE\n/);
+    expect(table.stdout).toMatch(new RegExp(`\\nnode-1\\s+Ready\\s+${corner.spec.location}\\s`));
+    const wide = await kubectl(['get', 'machines', '-o', 'wide', '-l', 'role=worker']);
+    expect(wide.stdout).toMatch(/^NAME\s+PHASE\s+SITE\s+REASON\s+CLASS\s+PROFILE\s+DEVICE\s+ADDRESSES\s+AGE\n/);
+    expect(wide.stdout).toMatch(new RegExp(`\\nnode-1\\s+Ready\\s+${corner.spec.location}\\s+.*${corner.devices[0]}\\s+10\\.90\\.\\d+\\.\\d+/32\\s`));
+    expect((await kubectl(['get', 'machines', '--field-selector', `status.phase=Ready,spec.location=${corner.spec.location}`, '-o', 'name'])).stdout).toBe(
+      'machine.metal.datumapis.com/node-1\n',
+    );
+    expect((await kubectl(['get', 'machines', '--field-selector', 'status.phase=Pending', '-o', 'name'])).stdout).toBe('');
+
+    // The spec is immutable: a changed profile is refused with its path.
+    const immutable = await kubectlFails(['apply', '-f', '-'], { input: manifest.replace(`profile: ${corner.spec.profile}`, 'profile: other-os') });
+    expect(immutable.stderr).toContain('spec.profile: Invalid value: "other-os": field is immutable');
+
+    // delete waits until the machine's cleanup has completed and the object is gone: with the
+    // provider refusing every call, kubectl is still waiting once the release is recorded; it returns after.
+    const machineId = (await getMachine(testDb().db, kube.project.id, 'node-1')).id;
+    await fleet.pauseProvider();
+    let settled = false;
+    const deleting = kubectl(['delete', 'machine', 'node-1', '--timeout=150s']).finally(() => (settled = true));
+    await waitFor('the release to be requested', async () => (await getMachine(testDb().db, kube.project.id, 'node-1')).deletionRequestedAt);
+    const during = JSON.parse((await kubectl(['get', 'machine', 'node-1', '-o', 'json'])).stdout);
+    expect(during.metadata.finalizers).toEqual(['metal.datumapis.com/cleanup']);
+    expect(settled).toBe(false);
+    await fleet.resumeProvider();
+    expect((await deleting).stdout).toBe('machine.metal.datumapis.com "node-1" deleted\n');
+    const released = await getMachine(testDb().db, kube.project.id, 'node-1');
+    expect({ id: released.id, phase: released.phase }).toEqual({ id: machineId, phase: 'Released' });
+    expect((await kubectlFails(['get', 'machine', 'node-1'])).stderr).toContain('machines.metal.datumapis.com "node-1" not found');
+    await kubectl(['delete', 'ipclaim/rack-vip', 'network/rack']);
+  });
+
+  test('a machine being released shows deletionTimestamp and the cleanup finalizer until it is gone', { timeout: 180_000 }, async () => {
+    await kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: metal.datumapis.com/v1alpha1
+kind: Machine
+metadata: {name: node-2}
+spec: {class: ${corner.spec.class}, profile: ${corner.spec.profile}, location: ${corner.spec.location}}
+`,
+    });
+    await kubectl(['wait', '--for=jsonpath={.status.phase}=Ready', 'machine/node-2', '--timeout=120s']);
+    await fleet.pauseProvider();
+    expect((await kubectl(['delete', 'machine', 'node-2', '--wait=false'])).stdout).toBe('machine.metal.datumapis.com "node-2" deleted\n');
+    const deleting = JSON.parse((await kubectl(['get', 'machine', 'node-2', '-o', 'json'])).stdout);
+    expect(deleting.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(deleting.metadata.finalizers).toEqual(['metal.datumapis.com/cleanup']);
+    expect(['Ready', 'Releasing']).toContain(deleting.status.phase);
+    // Deleting again changes nothing; the system's finalizer cannot be removed by a client.
+    expect((await kubectl(['delete', 'machine', 'node-2', '--wait=false'])).stdout).toBe('machine.metal.datumapis.com "node-2" deleted\n');
+    await kubectl(['patch', 'machine', 'node-2', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    const again = JSON.parse((await kubectl(['get', 'machine', 'node-2', '-o', 'json'])).stdout);
+    expect(again.metadata.deletionTimestamp).toBe(deleting.metadata.deletionTimestamp);
+    expect(again.metadata.finalizers).toEqual(['metal.datumapis.com/cleanup']);
+    await fleet.resumeProvider();
+    const gone = await kubectl(['wait', '--for=delete', 'machine/node-2', '--timeout=150s']);
+    expect(gone.stdout).toContain('machine.metal.datumapis.com/node-2 condition met');
+    expect((await getMachine(testDb().db, kube.project.id, 'node-2')).phase).toBe('Released');
   });
 });

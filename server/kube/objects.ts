@@ -6,7 +6,17 @@ import { isDomainError } from '@/server/errors';
 import { apiVersionOf, kindKey, type KindContext, type KindDeclaration, type StoredObject } from './declare';
 import { apply, recordUpdate, type Managed } from './managed-fields';
 import { badRequest, conflict, invalid, KubeError, notFound, alreadyExists, type Cause, type Subject } from './status';
-import { DEFAULT_META, deleteObjectMeta, getNamespace, objectMetas, writeObjectMeta, type ManagedFieldsEntry, type ObjectMeta } from './store';
+import {
+  DEFAULT_META,
+  DEFAULT_NAMESPACE,
+  deleteObjectMeta,
+  objectsBeingDeleted,
+  getNamespace,
+  objectMetas,
+  writeObjectMeta,
+  type ManagedFieldsEntry,
+  type ObjectMeta,
+} from './store';
 
 /**
  * What the Kubernetes API does with objects of a declared kind (declare.ts), whatever the kind:
@@ -27,6 +37,8 @@ export interface KubeObject {
     resourceVersion: string;
     generation: number;
     creationTimestamp: string | null;
+    deletionTimestamp?: string;
+    deletionGracePeriodSeconds?: number;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     finalizers?: string[];
@@ -56,19 +68,21 @@ export function subjectOf(k: KindDeclaration, name?: string): Subject {
 
 /** The object a client sees: the domain's spec and status with the API's metadata. */
 export function compose(k: KindDeclaration, stored: StoredObject, meta: ObjectMeta): KubeObject {
+  const deletion = deletionOf(k, stored, meta);
   return {
     apiVersion: apiVersionOf(k),
     kind: k.kind,
     metadata: {
       name: stored.name,
-      ...(k.namespaced ? { namespace: meta.namespace } : {}),
+      ...(k.namespaced ? { namespace: stored.namespace ?? meta.namespace } : {}),
       uid: stored.uid,
       resourceVersion: meta.resourceVersion,
       generation: meta.generation,
       creationTimestamp: seconds(stored.createdAt),
+      ...(deletion ? { deletionTimestamp: seconds(deletion.timestamp) ?? undefined, deletionGracePeriodSeconds: 0 } : {}),
       ...(Object.keys(meta.labels).length ? { labels: meta.labels } : {}),
       ...(Object.keys(meta.annotations).length ? { annotations: meta.annotations } : {}),
-      ...(meta.finalizers.length ? { finalizers: meta.finalizers } : {}),
+      ...((deletion?.finalizers ?? meta.finalizers).length ? { finalizers: deletion?.finalizers ?? meta.finalizers } : {}),
       ...(meta.managedFields.length ? { managedFields: meta.managedFields } : {}),
     },
     spec: stored.spec,
@@ -83,11 +97,22 @@ const managedView = (o: { metadata: { labels?: Record<string, string>; annotatio
 
 // ---- Reads --------------------------------------------------------------------------------------
 
+/** Whose metadata rows an object's are: its project's, or the platform's (null) for a platform kind. */
+const metaScope = (k: KindDeclaration, ctx: KindContext) => ((k.plane ?? 'project') === 'platform' ? null : ctx.projectId);
+
+/** The context of a storage call on an object of `namespace` (`default` when the path names none). */
+export function inNamespace<C extends KindContext>(k: KindDeclaration, ctx: C, namespace: string | undefined): C {
+  return k.namespaced ? { ...ctx, namespace: namespace ?? DEFAULT_NAMESPACE } : ctx;
+}
+
 async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
-  const stored = await k.storage.get(ctx, name);
-  if (!stored) return undefined;
-  const meta = (await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
-  if (k.namespaced && namespace !== undefined && meta.namespace !== namespace) return undefined;
+  const stored = await k.storage.get(inNamespace(k, ctx, namespace), name);
+  if (!stored) {
+    await forgetFinishedDeletions(k, ctx, new Set());
+    return undefined;
+  }
+  const meta = (await objectMetas(ctx.db, metaScope(k, ctx), kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
+  if (k.namespaced && namespace !== undefined && (stored.namespace ?? meta.namespace) !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
 }
 
@@ -150,7 +175,10 @@ export function parseFieldSelector(k: KindDeclaration, text: string): (o: KubeOb
   return (o) => tests.every((t) => t(o));
 }
 
-const continueToken = z.object({ after: z.string(), rv: z.string() });
+/** How long a `continue` token is good for (kube-apiserver's is etcd's compaction interval, 5 minutes). */
+export const CONTINUE_TTL_MS = 5 * 60 * 1000;
+
+const continueToken = z.object({ ns: z.string(), name: z.string(), rv: z.string(), at: z.number() });
 
 export interface ListOptions {
   labelSelector?: string;
@@ -160,40 +188,101 @@ export interface ListOptions {
   resourceVersion: string;
 }
 
-/** A list: filtered by namespace and selectors, ordered by namespace and name, in pages (`limit`, `continue`). */
+/** The key of a `continue` token (400 when it is not one of ours, 410 Expired when too old). */
+function readContinue(text: string): { namespace: string; name: string } {
+  let token: z.infer<typeof continueToken>;
+  try {
+    token = continueToken.parse(JSON.parse(Buffer.from(text, 'base64url').toString('utf8')));
+  } catch {
+    throw new KubeError(400, 'BadRequest', 'the continue token is not valid');
+  }
+  if (Date.now() - token.at > CONTINUE_TTL_MS) {
+    throw new KubeError(
+      410,
+      'Expired',
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    );
+  }
+  return { namespace: token.ns, name: token.name };
+}
+
+const keyOf = (o: KubeObject) => ({ namespace: o.metadata.namespace ?? '', name: o.metadata.name });
+const after = (a: { namespace: string; name: string }, b: { namespace: string; name: string }) =>
+  a.namespace > b.namespace || (a.namespace === b.namespace && a.name > b.name);
+
+/** The most objects a storage is asked for at once while a page of matching objects fills. */
+const BATCH = 500;
+
+/**
+ * A list: filtered by namespace and selectors, in (namespace, name) order, in pages (`limit`,
+ * `continue`). A storage that pages in its database (`namespacedStorage`) is read in key order
+ * from the page's start, batch after batch, until the page holds `limit` matches and one more is
+ * known to exist: no list reads the whole table. Other storages are read whole and paged here.
+ */
 export async function listObjects(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, options: ListOptions) {
   const byLabels = options.labelSelector ? parseLabelSelector(options.labelSelector) : () => true;
   const byFields = options.fieldSelector ? parseFieldSelector(k, options.fieldSelector) : () => true;
-  let after = '';
-  if (options.continue) {
-    try {
-      after = continueToken.parse(JSON.parse(Buffer.from(options.continue, 'base64url').toString('utf8'))).after;
-    } catch {
-      throw new KubeError(400, 'BadRequest', 'the continue token is not valid');
+  const start = options.continue ? readContinue(options.continue) : undefined;
+  const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+  const matches = (o: KubeObject) => (namespace === undefined || o.metadata.namespace === namespace) && byLabels(o.metadata.labels ?? {}) && byFields(o);
+  const composeAll = async (stored: StoredObject[]) => {
+    const metas = await objectMetas(
+      ctx.db,
+      metaScope(k, ctx),
+      kindKey(k),
+      stored.map((s) => s.uid),
+    );
+    return stored.map((s) => compose(k, s, metas.get(s.uid) ?? DEFAULT_META));
+  };
+  const found: KubeObject[] = [];
+  let exhausted = false;
+  if (k.storage.namespacedStorage) {
+    let cursor = start;
+    while (found.length <= limit) {
+      const size = Math.min(BATCH, Number.isFinite(limit) ? Math.max(limit + 1 - found.length, 50) : BATCH);
+      const batch = await k.storage.list(ctx, { namespace, after: cursor, limit: size });
+      found.push(...(await composeAll(batch)).filter(matches));
+      if (batch.length < size) {
+        exhausted = true;
+        break;
+      }
+      const last = batch[batch.length - 1];
+      cursor = { namespace: last.namespace ?? DEFAULT_NAMESPACE, name: last.name };
     }
+  } else {
+    const stored = await k.storage.list(ctx, { namespace, limit: Infinity });
+    await forgetFinishedDeletions(k, ctx, new Set(stored.map((o) => o.uid)));
+    const all = (await composeAll(stored))
+      .filter(matches)
+      .filter((o) => !start || after(keyOf(o), start))
+      .sort((a, b) => (after(keyOf(a), keyOf(b)) ? 1 : after(keyOf(b), keyOf(a)) ? -1 : 0));
+    found.push(...all);
+    exhausted = true;
   }
-  const stored = await k.storage.list(ctx);
-  const metas = await objectMetas(
-    ctx.db,
-    ctx.projectId,
-    kindKey(k),
-    stored.map((s) => s.uid),
-  );
-  const position = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-  const all = stored
-    .map((s) => compose(k, s, metas.get(s.uid) ?? DEFAULT_META))
-    .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
-    .filter((o) => byLabels(o.metadata.labels ?? {}) && byFields(o))
-    .sort((a, b) => (position(a) < position(b) ? -1 : position(a) > position(b) ? 1 : 0))
-    .filter((o) => position(o) > after);
-  const limit = options.limit && options.limit > 0 ? options.limit : all.length;
-  const items = all.slice(0, limit);
-  const more = all.length > limit;
+  const items = found.slice(0, limit);
+  const more = found.length > limit;
+  const last = items[items.length - 1];
   return {
     items,
-    continue: more ? Buffer.from(JSON.stringify({ after: position(items[items.length - 1]), rv: options.resourceVersion })).toString('base64url') : undefined,
-    remainingItemCount: more ? all.length - limit : undefined,
+    continue: more
+      ? Buffer.from(JSON.stringify({ ns: keyOf(last).namespace, name: last.metadata.name, rv: options.resourceVersion, at: Date.now() })).toString('base64url')
+      : undefined,
+    // Known exactly only when the storage was read to its end.
+    remainingItemCount: more && exhausted ? found.length - limit : undefined,
   };
+}
+
+/**
+ * Forgets the metadata of objects whose deletion was under way and that the domain has finished
+ * (a machine Released, a cluster gone): each one marked as being deleted and not among `seen` is
+ * looked up in its storage, and forgotten when it is no longer there.
+ */
+async function forgetFinishedDeletions(k: KindDeclaration, ctx: KindContext, seen: Set<string>) {
+  for (const marked of await objectsBeingDeleted(ctx.db, metaScope(k, ctx), kindKey(k))) {
+    if (seen.has(marked.uid)) continue;
+    const now = await k.storage.get(inNamespace(k, ctx, marked.namespace), marked.name);
+    if (!now || now.uid !== marked.uid) await deleteObjectMeta(ctx.db, marked.uid);
+  }
 }
 
 // ---- What a client sends ------------------------------------------------------------------------
@@ -305,7 +394,9 @@ export function decodeObject(k: KindDeclaration, raw: unknown, ctx: Pick<Request
   checkLabels(labels, 'metadata.labels', causes, true);
   checkLabels(annotations, 'metadata.annotations', causes, false);
   if (causes.length > 0) throw invalid(subjectOf(k, name ?? metadata.data.name), causes);
-  return { metadata: metadata.data, labels, annotations, finalizers: metadata.data.finalizers ?? [], spec: parsed.data as Record<string, unknown> };
+  // The system's finalizer is shown, never stored: a client sending it back (GET, then PUT) keeps nothing of it.
+  const finalizers = [...new Set(metadata.data.finalizers ?? [])].filter((f) => f !== k.finalizer);
+  return { metadata: metadata.data, labels, annotations, finalizers, spec: parsed.data as Record<string, unknown> };
 }
 
 // ---- Writes -------------------------------------------------------------------------------------
@@ -337,7 +428,7 @@ export async function createObject(
   if (!create) {
     throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} are made by the system; they cannot be created`, { kind: k.plural, group: k.group });
   }
-  if (!name)
+  if (!name && !k.generatedName)
     throw invalid(subjectOf(k), [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   if (k.namespaced && decoded.metadata.namespace && decoded.metadata.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -346,9 +437,9 @@ export async function createObject(
   if (k.namespaced) await requireNamespace(ctx, ns);
   let stored: StoredObject;
   try {
-    stored = await create(ctx, { name, spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
+    stored = await create(inNamespace(k, ctx, ns), { name: name ?? '', spec: decoded.spec, labels: decoded.labels }, { dryRun: ctx.dryRun });
   } catch (e) {
-    throw asAlreadyExists(k, name, e);
+    throw asAlreadyExists(k, name ?? '', e);
   }
   const view = { metadata: { labels: decoded.labels, annotations: decoded.annotations }, spec: decoded.spec };
   const meta = {
@@ -358,8 +449,11 @@ export async function createObject(
     finalizers: decoded.finalizers,
     managedFields: managedFields ?? recordUpdate(undefined, view, [], { manager: ctx.manager, apiVersion: apiVersionOf(k) }),
     generation: 1,
+    deletionTimestamp: null,
   };
-  const resourceVersion = ctx.dryRun ? '' : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+  const resourceVersion = ctx.dryRun
+    ? ''
+    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name: stored.name, meta });
   return compose(k, stored, { ...meta, resourceVersion });
 }
 
@@ -401,10 +495,21 @@ async function writeOver(
     if (!isDeepStrictEqual(next, was))
       causes.push({ reason: 'FieldValueInvalid', field: f.path, message: `Invalid value: ${JSON.stringify(next)}: field is immutable` });
   }
+  const deleting = deletionOf(k, current.stored, current.meta) !== undefined;
+  const added = decoded.finalizers.filter((f) => !current.meta.finalizers.includes(f));
+  if (deleting && added.length) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+    });
+  }
   if (causes.length) throw invalid(subject, causes);
-  const specChanged = k.storage.update !== undefined && (await k.storage.update(ctx, current.stored, decoded.spec, { dryRun: ctx.dryRun })).changed;
+  const namespace = current.stored.namespace ?? current.meta.namespace;
+  const storageCtx = inNamespace(k, ctx, namespace);
+  const specChanged = k.storage.update !== undefined && (await k.storage.update(storageCtx, current.stored, decoded.spec, { dryRun: ctx.dryRun })).changed;
   const labelsChanged = !isDeepStrictEqual(decoded.labels, current.meta.labels);
-  if (labelsChanged && k.storage.relabel && !ctx.dryRun) await k.storage.relabel(ctx, name, decoded.labels);
+  if (labelsChanged && k.storage.relabel && !ctx.dryRun) await k.storage.relabel(storageCtx, name, decoded.labels);
   const nextManaged =
     managedFields ??
     recordUpdate(
@@ -417,12 +522,13 @@ async function writeOver(
       },
     );
   const meta = {
-    namespace: current.meta.namespace,
+    namespace,
     labels: decoded.labels,
     annotations: decoded.annotations,
     finalizers: decoded.finalizers,
     managedFields: nextManaged,
     generation: current.meta.generation + (specChanged ? 1 : 0),
+    deletionTimestamp: current.meta.deletionTimestamp,
   };
   const unchanged =
     !specChanged &&
@@ -431,11 +537,15 @@ async function writeOver(
     isDeepStrictEqual(meta.finalizers, current.meta.finalizers) &&
     sameEntries(meta.managedFields, current.meta.managedFields);
   if (unchanged) return current.object;
-  const stored = specChanged && !ctx.dryRun ? ((await k.storage.get(ctx, name)) ?? current.stored) : current.stored;
+  const stored = specChanged && !ctx.dryRun ? ((await k.storage.get(storageCtx, name)) ?? current.stored) : current.stored;
   const resourceVersion = ctx.dryRun
     ? current.meta.resourceVersion
-    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
-  return compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
+    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+  const written = compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
+  // The last finalizer of a held deletion removed: the domain's deletion goes on now.
+  if (meta.deletionTimestamp && meta.finalizers.length === 0)
+    return (await proceedWithDeletion(k, ctx, { ...current, stored, meta: { ...meta, resourceVersion } })) ?? written;
+  return written;
 }
 
 /** PUT: the whole object. */
@@ -562,14 +672,65 @@ export function readDeleteOptions(body: Buffer) {
   }
 }
 
-/** DELETE with preconditions: the object as it was. */
+/**
+ * What an object shows of its deletion: when it was asked for (held by the API's finalizers, or
+ * under way in the domain) and the finalizers still holding it (the clients', then the system's).
+ */
+function deletionOf(k: KindDeclaration, stored: StoredObject, meta: ObjectMeta): { timestamp: Date; finalizers: string[] } | undefined {
+  const inDomain = stored.deletionRequestedAt ?? null;
+  const timestamp = meta.deletionTimestamp ?? inDomain;
+  if (!timestamp) return undefined;
+  return { timestamp, finalizers: [...meta.finalizers, ...(inDomain && k.finalizer ? [k.finalizer] : [])] };
+}
+
+/**
+ * The domain's deletion of an object no finalizer holds any more: the kind's storage deletes it
+ * (or starts a deletion that takes time). Answers the object while it still exists (its deletion
+ * in progress), undefined once it is gone (its metadata forgotten).
+ */
+async function proceedWithDeletion(
+  k: KindDeclaration,
+  ctx: RequestContext,
+  current: { stored: StoredObject; meta: ObjectMeta },
+): Promise<KubeObject | undefined> {
+  const name = current.stored.name;
+  if (!k.storage.delete) {
+    throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} are removed by the system; they cannot be deleted`, {
+      kind: k.plural,
+      group: k.group,
+    });
+  }
+  const storageCtx = inNamespace(k, ctx, current.stored.namespace ?? current.meta.namespace);
+  await k.storage.delete(storageCtx, name, { dryRun: ctx.dryRun });
+  if (ctx.dryRun) {
+    // The decision ran and was rolled back: the object as the deletion would leave it.
+    return k.finalizer ? compose(k, { ...current.stored, deletionRequestedAt: current.stored.deletionRequestedAt ?? new Date() }, current.meta) : undefined;
+  }
+  const after = await k.storage.get(storageCtx, name);
+  if (!after || after.uid !== current.stored.uid) {
+    await deleteObjectMeta(ctx.db, current.stored.uid);
+    return undefined;
+  }
+  // Still there: its metadata is marked as being deleted (forgotten once the domain is done: forgetFinishedDeletions).
+  if (current.meta.deletionTimestamp) return compose(k, after, current.meta);
+  const meta = { ...current.meta, deletionTimestamp: after.deletionRequestedAt ?? new Date() };
+  const resourceVersion = await writeObjectMeta(ctx.db, { uid: after.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+  return compose(k, after, { ...meta, resourceVersion });
+}
+
+/**
+ * DELETE with preconditions. Finalizers set through the API hold it: the object is kept with
+ * `deletionTimestamp` until an update removes the last one. Otherwise the domain deletes it: the
+ * answer is the object as it was when it is gone at once, and the object with its
+ * `deletionTimestamp` and the kind's finalizer while the domain's deletion takes time.
+ */
 export async function deleteObject(
   k: KindDeclaration,
   ctx: RequestContext,
   namespace: string | undefined,
   name: string,
   preconditions: { uid?: string | null; resourceVersion?: string | null } = {},
-): Promise<KubeObject> {
+): Promise<{ object: KubeObject; gone: boolean }> {
   const current = await currentOf(k, ctx, namespace, name);
   const subject = { ...subjectOf(k), name };
   if (!current) throw notFound(subject);
@@ -582,7 +743,14 @@ export async function deleteObject(
       `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.meta.resourceVersion}`,
     );
   }
-  await k.storage.delete(ctx, name, { dryRun: ctx.dryRun });
-  if (!ctx.dryRun) await deleteObjectMeta(ctx.db, current.stored.uid);
-  return current.object;
+  if (current.meta.finalizers.length > 0) {
+    if (current.meta.deletionTimestamp) return { object: current.object, gone: false };
+    const meta = { ...current.meta, deletionTimestamp: new Date() };
+    const resourceVersion = ctx.dryRun
+      ? current.meta.resourceVersion
+      : await writeObjectMeta(ctx.db, { uid: current.stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+    return { object: compose(k, current.stored, { ...meta, resourceVersion }), gone: false };
+  }
+  const inProgress = await proceedWithDeletion(k, ctx, current);
+  return inProgress ? { object: inProgress, gone: false } : { object: current.object, gone: true };
 }

@@ -10,7 +10,9 @@ import { projectIdBySlug, resolveProjectAccess } from '@/server/tenancy/projects
 import { roleAtLeast, type ProjectRole } from '@/server/tenancy/roles';
 import { principalUser, tokenActor, verifyApiToken } from '@/server/tenancy/tokens';
 import type { Actor } from '@/server/audit/events';
-import { apiVersionOf, type KindDeclaration } from './declare';
+import type { ModuleName } from '@/lib/env-schema';
+import { enabledKinds, type DatabaseProbe } from './availability';
+import { apiVersionOf, kindsOfPlane, type KindDeclaration } from './declare';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroupList, apiGroupOf, apiVersions, coreResourceList, resourceList } from './discovery';
 import {
   createObject,
@@ -44,10 +46,24 @@ import { kindCells, kindColumns, namespaceColumns, table, wantsTable } from './t
  * project, a user token with its user's role there, an operator token reads any project; viewers
  * get and list, editors write. Any project the token cannot act in answers the same 404 as a
  * project that does not exist.
+ *
+ * Every other path goes to the root handler when one is given: the paths an aggregator (Milo,
+ * kube-apiserver) forwards, with front-proxy authentication and delegated authorization
+ * (aggregated.ts). Modules switched off take their kinds out; discovery lists a group-version only
+ * while the database answers (availability.ts).
  */
 
 export const CONTROL_PLANE_PREFIX = '/apis/resourcemanager.miloapis.com/v1alpha1/projects/';
 const CONTROL_PLANE = /^\/apis\/resourcemanager\.miloapis\.com\/v1alpha1\/projects\/([^/]+)\/control-plane(\/.*)?$/;
+
+/**
+ * The platform control plane: platform-wide kinds (declared `plane: 'platform'`: registrations,
+ * creation policies, the increase-request queue, organizations and projects, machine capacities)
+ * for operator tokens. Milo serves these from its core control plane (the API server's root); here
+ * it has a root of its own beside the projects', so the listener's root stays free.
+ */
+export const PLATFORM_PLANE_PATH = '/apis/resourcemanager.miloapis.com/v1alpha1/platform/control-plane';
+const PLATFORM_PLANE = /^\/apis\/resourcemanager\.miloapis\.com\/v1alpha1\/platform\/control-plane(\/.*)?$/;
 
 /** The control plane root of a project: what a kubeconfig's `server:` carries after the host. */
 export const controlPlanePath = (project: string) => `${CONTROL_PLANE_PREFIX}${encodeURIComponent(project)}/control-plane`;
@@ -66,7 +82,7 @@ const KUBE_VERSION = {
 
 const pathNotFound = () => new KubeError(404, 'NotFound', 'the server could not find the requested resource');
 
-interface Reply {
+export interface Reply {
   status: number;
   body: unknown;
   contentType?: string;
@@ -75,55 +91,67 @@ interface Reply {
 
 const ok = (body: unknown, status = 200, contentType?: string): Reply => ({ status, body, contentType });
 
-interface Caller {
+export interface Caller {
+  /** The project of the control plane and its slug; empty on the platform plane. */
   projectId: string;
+  projectSlug: string;
   role: ProjectRole;
+  /** An operator token: reads any project, writes what operators write (grants, platform kinds). */
+  operator: boolean;
   actor: Actor;
   /** How the caller is named in a Forbidden message. */
   user: string;
 }
 
+/** 429 when the token has spent its rate (the same limiter as REST v1). */
+function rateLimited(tokenId: string): KubeError | undefined {
+  const limited = limiter('token').take(tokenId);
+  if (limited.ok) return undefined;
+  return new KubeError(
+    429,
+    'TooManyRequests',
+    `too many requests for this token; retry in ${limited.retryAfterSeconds} s`,
+    { retryAfterSeconds: limited.retryAfterSeconds },
+    { 'retry-after': String(limited.retryAfterSeconds) },
+  );
+}
+
 /** Who calls and with which role in the project of the path: undefined when the token cannot act there (answered as a path that does not exist). */
-async function callerIn(db: Db, secret: string, project: string): Promise<Caller | KubeError | undefined> {
+export async function callerIn(db: Db, secret: string, project: string): Promise<Caller | KubeError | undefined> {
   const principal = await verifyApiToken(db, secret);
   if (!principal) return new KubeError(401, 'Unauthorized', 'Unauthorized', {}, { 'www-authenticate': 'Bearer' });
-  const limited = limiter('token').take(principal.tokenId);
-  if (!limited.ok) {
-    return new KubeError(
-      429,
-      'TooManyRequests',
-      `too many requests for this token; retry in ${limited.retryAfterSeconds} s`,
-      { retryAfterSeconds: limited.retryAfterSeconds },
-      {
-        'retry-after': String(limited.retryAfterSeconds),
-      },
-    );
-  }
+  const limited = rateLimited(principal.tokenId);
+  if (limited) return limited;
   const actor = tokenActor(principal);
   try {
     if (principal.kind === 'project') {
       if (principal.projectSlug !== project) return undefined;
-      return { projectId: principal.projectId, role: principal.role, actor, user: `token:${principal.tokenName}` };
+      return { projectId: principal.projectId, projectSlug: project, role: principal.role, operator: false, actor, user: `token:${principal.tokenName}` };
     }
     if (principal.kind === 'user') {
       const access = await resolveProjectAccess(db, principalUser(principal), project);
-      return { projectId: access.project.id, role: access.role, actor, user: principal.userEmail };
+      return { projectId: access.project.id, projectSlug: project, role: access.role, operator: false, actor, user: principal.userEmail };
     }
-    return { projectId: await projectIdBySlug(db, project), role: 'viewer', actor, user: principal.userEmail };
+    if (principal.kind !== 'operator') return undefined;
+    return { projectId: await projectIdBySlug(db, project), projectSlug: project, role: 'viewer', operator: true, actor, user: principal.userEmail };
   } catch (e) {
     if (isDomainError(e) && (e.code === 'NotFound' || e.code === 'Forbidden')) return undefined;
     throw e;
   }
 }
 
-function forbidden(caller: Caller, verb: string, resource: string, group: string, namespace?: string, role: ProjectRole = 'editor') {
+function forbidden(caller: Caller, verb: string, resource: string, group: string, namespace?: string, role: ProjectRole | 'operator' = 'editor') {
+  const need = role === 'operator' ? 'an operator token is needed' : `the ${role} role is needed (this token acts as ${caller.role})`;
   return new KubeError(
     403,
     'Forbidden',
-    `${group ? `${resource}.${group}` : resource} is forbidden: User "${caller.user}" cannot ${verb} resource "${resource}" in API group "${group}"${namespace ? ` in the namespace "${namespace}"` : ''}: the ${role} role is needed (this token acts as ${caller.role})`,
+    `${group ? `${resource}.${group}` : resource} is forbidden: User "${caller.user}" cannot ${verb} resource "${resource}" in API group "${group}"${namespace ? ` in the namespace "${namespace}"` : ''}: ${need}`,
     { group, kind: resource },
   );
 }
+
+/** Whether the caller holds `need`: a project role, or an operator token. */
+const holds = (caller: Caller, need: ProjectRole | 'operator') => (need === 'operator' ? caller.operator : roleAtLeast(caller.role, need));
 
 const VERBS: Record<string, string> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
@@ -279,15 +307,21 @@ async function serveKind(
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
   const verb = method === 'GET' && !name ? (url.searchParams.get('watch') ? 'watch' : 'list') : (VERBS[method] ?? method.toLowerCase());
   const need = method === 'GET' ? (k.readRole ?? 'viewer') : (k.writeRole ?? 'editor');
-  if (!roleAtLeast(caller.role, need)) throw forbidden(caller, verb, k.plural, k.group, namespace, need);
+  if (!holds(caller, need)) throw forbidden(caller, verb, k.plural, k.group, namespace, need);
   const warnings: string[] = [];
   const subject = subjectOf(k, name);
+  if (k.readOnly && method !== 'GET') {
+    throw new KubeError(405, 'MethodNotAllowed', `${subject.resource} are written by the system only; they can be read (get, list)`, {
+      kind: k.plural,
+      group: k.group,
+    });
+  }
   try {
     const options =
       method === 'GET'
         ? { dryRun: false, fieldValidation: 'Warn' as const, manager: '', explicitManager: false, warnings }
         : requestOptions(url, req, warnings);
-    const ctx: RequestContext = { db, projectId: caller.projectId, actor: caller.actor, ...options };
+    const ctx: RequestContext = { db, projectId: caller.projectId, projectSlug: caller.projectSlug, actor: caller.actor, ...options };
     const reply = await (async (): Promise<Reply> => {
       if (subresource !== undefined) {
         if (subresource !== 'status' || !name) throw pathNotFound();
@@ -380,7 +414,9 @@ async function serveKind(
         case 'DELETE': {
           const options_ = readDeleteOptions(body);
           if (options_.dryRun?.includes('All')) ctx.dryRun = true;
-          return ok(await deleteObject(k, ctx, namespace, name, options_.preconditions ?? {}));
+          const deleted = await deleteObject(k, ctx, namespace, name, options_.preconditions ?? {});
+          // 202 while the deletion is under way (finalizers, a domain's cleanup), as REST v1 answers a machine's release.
+          return ok(deleted.object, deleted.gone ? 200 : 202);
         }
       }
       throw new KubeError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -393,7 +429,14 @@ async function serveKind(
 
 // ---- Routing ------------------------------------------------------------------------------------
 
-async function route(
+/** What the HTTPS root (aggregated.ts) adds to routing: which kinds a caller may reach, and discovery's database probe. */
+export interface RouteOptions {
+  /** Why the caller cannot reach the kind (or the namespaces): answered instead of serving it. */
+  reach?: (k: KindDeclaration | 'namespaces') => KubeError | undefined;
+  probe?: DatabaseProbe;
+}
+
+export async function route(
   req: IncomingMessage,
   url: URL,
   rest: string,
@@ -402,6 +445,7 @@ async function route(
   db: Db,
   caller: Caller,
   body: Buffer,
+  options: RouteOptions = {},
 ): Promise<Reply> {
   const parts = rest.split('/').filter(Boolean).map(decodeURIComponent);
   const accept = req.headers.accept ?? '';
@@ -415,6 +459,18 @@ async function route(
     return answer;
   };
   const [a, b, c, d, e, f, g, h] = parts;
+  // Discovery lists a group-version only while it can be served (availability.ts).
+  const down = a === 'apis' && parts.length <= 3 && options.probe ? await options.probe.unavailable() : undefined;
+  if (down) {
+    if (parts.length > 1 && kinds.some((k) => k.group === b && (c === undefined || k.version === c))) {
+      throw new KubeError(503, 'ServiceUnavailable', `${b}${c ? `/${c}` : ''} cannot be served: ${down}`, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
+    }
+    kinds = [];
+  }
+  const reached = (k: KindDeclaration | 'namespaces') => {
+    const refused = options.reach?.(k);
+    if (refused) throw refused;
+  };
   if (parts.length === 0)
     return get(() =>
       ok({ paths: ['/api', '/api/v1', '/apis', ...kinds.map((k) => `/apis/${k.group}/${k.version}`), '/openapi/v2', '/openapi/v3', '/version'] }),
@@ -438,7 +494,11 @@ async function route(
     if (parts.length === 1) return get(() => (aggregated ? ok(aggregatedDiscovery(kinds, 'api'), 200, AGGREGATED_DISCOVERY_TYPE) : ok(apiVersions())));
     if (b !== 'v1') throw pathNotFound();
     if (parts.length === 2) return get(() => ok(coreResourceList()));
-    if (c === 'namespaces' && parts.length <= 4) return serveNamespaces(req, url, db, caller, d, body);
+    // The platform plane has no namespaces: its kinds are cluster-scoped.
+    if (c === 'namespaces' && parts.length <= 4 && caller.projectId) {
+      reached('namespaces');
+      return serveNamespaces(req, url, db, caller, d, body);
+    }
     throw pathNotFound();
   }
   if (a !== 'apis') throw pathNotFound();
@@ -450,17 +510,20 @@ async function route(
   if (d === 'namespaces' && parts.length >= 6) {
     const k = kindOf(f);
     if (!k || !k.namespaced || parts.length > 8) throw pathNotFound();
+    reached(k);
     return serveKind(req, url, db, caller, k, e, g, h, body);
   }
   // /apis/{g}/{v}/{plural}[/{name}[/{sub}]]: every namespace's objects, or a cluster-scoped kind.
   const k = kindOf(d);
   if (!k || parts.length > 6) throw pathNotFound();
   if (k.namespaced && parts.length > 4) throw pathNotFound();
+  reached(k);
   return serveKind(req, url, db, caller, k, undefined, e, f, body);
 }
 
 function send(res: ServerResponse, reply: Reply, head: boolean) {
-  const payload = Buffer.from(JSON.stringify(reply.body));
+  const text = typeof reply.body === 'string' && reply.contentType?.startsWith('text/');
+  const payload = Buffer.from(text ? (reply.body as string) : JSON.stringify(reply.body));
   res.writeHead(reply.status, {
     'content-type': reply.contentType ?? 'application/json',
     'cache-control': 'no-store',
@@ -471,29 +534,61 @@ function send(res: ServerResponse, reply: Reply, head: boolean) {
   res.end(head ? undefined : payload);
 }
 
-function errorReply(e: KubeError): Reply {
+export function errorReply(e: KubeError): Reply {
   return { status: e.code, body: statusBody(e), headers: e.headers };
 }
 
+export interface KubeServerOptions {
+  /** The database (the process-wide pool unless given). */
+  db?: () => Db;
+  /** Modules whose kinds are not served (MERIDIAN_DISABLED_MODULES unless given). */
+  disabledModules?: readonly ModuleName[];
+  /** Discovery's probe of the database (availability.ts). */
+  probe?: DatabaseProbe;
+  /**
+   * Serves every path outside a project's control plane — the HTTPS root, where an aggregator
+   * forwards the original paths (aggregated.ts) — with the request's body read, under the request
+   * deadline. Unset: those paths are 404.
+   */
+  root?: (req: IncomingMessage, url: URL, body: Buffer, kinds: readonly KindDeclaration[], db: Db) => Promise<Reply>;
+}
+
 export interface KubeServer {
-  /** Whether the path is under a project's control plane. */
+  /** Whether the path is served: under a project's control plane, or anywhere with a root handler. */
   serves(pathname: string): boolean;
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
-/** The Kubernetes API over `kinds` (server/api/kinds.ts). */
-export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer {
+/** An operator on the platform plane; any other valid token is refused there (403), an unknown one 401. */
+async function callerOnPlatform(db: Db, secret: string): Promise<Caller | KubeError> {
+  const principal = await verifyApiToken(db, secret);
+  if (!principal) return new KubeError(401, 'Unauthorized', 'Unauthorized', {}, { 'www-authenticate': 'Bearer' });
+  const limited = rateLimited(principal.tokenId);
+  if (limited) return limited;
+  if (principal.kind !== 'operator') {
+    return new KubeError(403, 'Forbidden', 'the platform control plane is for operator tokens', {});
+  }
+  return { projectId: '', projectSlug: '', role: 'viewer', operator: true, actor: tokenActor(principal), user: principal.userEmail };
+}
+
+/** The Kubernetes API over `kinds` (server/api/kinds.ts): each project's control plane, the platform's, and (aggregated mode) the root. */
+export function createKubeServer(allKinds: readonly KindDeclaration[], options: KubeServerOptions = {}): KubeServer {
+  const kinds = enabledKinds(allKinds, options.disabledModules ?? env().MERIDIAN_DISABLED_MODULES);
+  const projectKinds = kindsOfPlane(kinds, 'project');
+  const platformKinds = kindsOfPlane(kinds, 'platform');
+  const database = options.db ?? getDb;
   async function answer(req: IncomingMessage): Promise<Reply> {
     const url = new URL(req.url ?? '/', 'https://localhost');
-    const match = CONTROL_PLANE.exec(url.pathname);
-    if (!match) return errorReply(pathNotFound());
-    let project: string;
+    const platform = PLATFORM_PLANE.exec(url.pathname);
+    const match = platform ? undefined : CONTROL_PLANE.exec(url.pathname);
+    if (!match && !platform && !options.root) return errorReply(pathNotFound());
+    let project = '';
     try {
-      project = decodeURIComponent(match[1]);
+      if (match) project = decodeURIComponent(match[1]);
     } catch {
       return errorReply(pathNotFound());
     }
-    const rest = match[2] ?? '';
+    const rest = (platform ? platform[1] : match?.[2]) ?? '';
     let body: Buffer = Buffer.alloc(0);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const read = await readNodeBody(req, MAX_BODY_BYTES);
@@ -501,16 +596,27 @@ export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer 
         return errorReply(new KubeError(413, 'RequestEntityTooLarge', `the request body exceeds ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }));
       body = read;
     }
+    if (!match && !platform && options.root) {
+      const serveRoot = options.root;
+      return guarded(() => serveRoot(req, url, body, kinds, database()));
+    }
     const secret = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!secret) return errorReply(new KubeError(401, 'Unauthorized', 'Unauthorized', {}, { 'www-authenticate': 'Bearer' }));
+    return guarded(async () => {
+      const db = database();
+      const caller = platform ? await callerOnPlatform(db, secret) : await callerIn(db, secret, project);
+      if (caller instanceof KubeError) return errorReply(caller);
+      if (!caller) return errorReply(pathNotFound());
+      return platform
+        ? await route(req, url, rest, PLATFORM_PLANE_PATH, platformKinds, db, caller, body, { probe: options.probe })
+        : await route(req, url, rest, controlPlanePath(project), projectKinds, db, caller, body, { probe: options.probe });
+    });
+  }
+
+  /** Runs `serve` under the request deadline, answering what it throws as a Status. */
+  async function guarded(serve: () => Promise<Reply>): Promise<Reply> {
     try {
-      return await withDeadline(env().DB_REQUEST_TIMEOUT_MS, async () => {
-        const db = getDb();
-        const caller = await callerIn(db, secret, project);
-        if (caller instanceof KubeError) return errorReply(caller);
-        if (!caller) return errorReply(pathNotFound());
-        return await route(req, url, rest, controlPlanePath(project), kinds, db, caller, body);
-      });
+      return await withDeadline(env().DB_REQUEST_TIMEOUT_MS, serve);
     } catch (e) {
       const error = toKubeError(e, { group: '', kind: '', resource: '' }, (f) => f);
       return errorReply(error.reason ? error : new KubeError(error.code, reasonOf(error.code), error.message));
@@ -518,7 +624,7 @@ export function createKubeServer(kinds: readonly KindDeclaration[]): KubeServer 
   }
 
   return {
-    serves: (pathname) => CONTROL_PLANE.test(pathname),
+    serves: (pathname) => Boolean(options.root) || CONTROL_PLANE.test(pathname) || PLATFORM_PLANE.test(pathname),
     async handle(req, res) {
       send(res, await answer(req), req.method === 'HEAD');
     },

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { kubeNamespaces, kubeObjects } from '@/db/schema';
@@ -19,6 +19,8 @@ export interface ObjectMeta {
   managedFields: ManagedFieldsEntry[];
   generation: number;
   resourceVersion: string;
+  /** Set when a DELETE is held by the object's finalizers (the domain's deletion waits for them). */
+  deletionTimestamp: Date | null;
 }
 
 /** One entry of `metadata.managedFields` (server-side apply), as Kubernetes writes it. */
@@ -44,6 +46,7 @@ export const DEFAULT_META: ObjectMeta = {
   managedFields: [],
   generation: 1,
   resourceVersion: '1',
+  deletionTimestamp: null,
 };
 
 const metaColumns = {
@@ -56,6 +59,7 @@ const metaColumns = {
   managedFields: kubeObjects.managedFields,
   generation: kubeObjects.generation,
   resourceVersion: kubeObjects.resourceVersion,
+  deletionTimestamp: kubeObjects.deletionTimestamp,
 };
 
 const metaRow = z.object({
@@ -68,19 +72,23 @@ const metaRow = z.object({
   managedFields: z.array(managedFieldsEntry),
   generation: z.number(),
   resourceVersion: z.number(),
+  deletionTimestamp: z.date().nullable(),
 });
 
 function toMeta(row: z.infer<typeof metaRow>): ObjectMeta {
   return { ...row, resourceVersion: String(row.resourceVersion) };
 }
 
+/** The rows of a project (or, null, the platform's: objects of the platform control plane). */
+const scopeIs = (projectId: string | null) => (projectId === null ? isNull(kubeObjects.projectId) : eq(kubeObjects.projectId, projectId));
+
 /** The metadata of the objects `uids` of one kind, by uid (absent: never written through the API). */
-export async function objectMetas(db: DbOrTx, projectId: string, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
+export async function objectMetas(db: DbOrTx, projectId: string | null, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
   if (uids.length === 0) return new Map();
   const rows = await db
     .select(metaColumns)
     .from(kubeObjects)
-    .where(and(eq(kubeObjects.projectId, projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
+    .where(and(scopeIs(projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
   return new Map(rows.map((r) => metaRow.parse(r)).map((r) => [r.uid, { ...toMeta(r), name: r.name }]));
 }
 
@@ -90,14 +98,14 @@ export async function objectMetas(db: DbOrTx, projectId: string, kind: string, u
  */
 export async function writeObjectMeta(
   db: DbOrTx,
-  row: { uid: string; projectId: string; kind: string; name: string; meta: Omit<ObjectMeta, 'resourceVersion'> },
+  row: { uid: string; projectId: string | null; kind: string; name: string; meta: Omit<ObjectMeta, 'resourceVersion'> },
 ): Promise<string> {
   const { meta } = row;
   await db
     .delete(kubeObjects)
     .where(
       and(
-        eq(kubeObjects.projectId, row.projectId),
+        scopeIs(row.projectId),
         eq(kubeObjects.kind, row.kind),
         eq(kubeObjects.namespace, meta.namespace),
         eq(kubeObjects.name, row.name),
@@ -112,6 +120,7 @@ export async function writeObjectMeta(
     finalizers: meta.finalizers,
     managedFields: meta.managedFields,
     generation: meta.generation,
+    deletionTimestamp: meta.deletionTimestamp,
     resourceVersion: sql`nextval('kube_resource_version')`,
   };
   const [written] = await db
@@ -125,6 +134,20 @@ export async function writeObjectMeta(
 /** Forgets an object's metadata (the object is deleted). */
 export async function deleteObjectMeta(db: DbOrTx, uid: string): Promise<void> {
   await db.delete(kubeObjects).where(eq(kubeObjects.uid, uid));
+}
+
+/** The objects of a kind whose deletion through the API is held or under way (few: those being deleted now). */
+export async function objectsBeingDeleted(db: DbOrTx, projectId: string | null, kind: string): Promise<{ uid: string; name: string; namespace: string }[]> {
+  return db
+    .select({ uid: kubeObjects.uid, name: kubeObjects.name, namespace: kubeObjects.namespace })
+    .from(kubeObjects)
+    .where(
+      and(
+        projectId === null ? isNull(kubeObjects.projectId) : eq(kubeObjects.projectId, projectId),
+        eq(kubeObjects.kind, kind),
+        isNotNull(kubeObjects.deletionTimestamp),
+      ),
+    );
 }
 
 /** The store's resource version now (a list's `metadata.resourceVersion`). */

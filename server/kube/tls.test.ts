@@ -10,7 +10,7 @@ import { afterAll, expect, inject, test } from 'vitest';
 import { kubeKinds } from '@/server/api/kinds';
 import { startKubeServer } from '@/test/kube-server';
 import { createKubeHttpsServer } from './https';
-import { ensureLocalTls } from './tls';
+import { ensureLocalTls, resolveTls } from './tls';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'meridian-tls-'));
@@ -36,6 +36,12 @@ test('the local CA is made once under DATA_DIR and reused', async () => {
   const again = await ensureLocalTls(data);
   expect(readFileSync(again.cert, 'utf8')).toBe(cert);
   expect(readFileSync(first.ca, 'utf8')).toContain('BEGIN CERTIFICATE');
+});
+
+test('the key is TLS_PRIVATE_KEY_FILE, or TLS_KEY_FILE, its other name', async () => {
+  const base = { DATA_DIR: path.join(dir, 'unused'), HOSTNAME: 'localhost', TLS_CERT_FILE: '/etc/tls/tls.crt' };
+  expect((await resolveTls({ ...base, TLS_PRIVATE_KEY_FILE: '/etc/tls/tls.key' })).key).toBe('/etc/tls/tls.key');
+  expect((await resolveTls({ ...base, TLS_KEY_FILE: '/etc/tls/old.key' })).key).toBe('/etc/tls/old.key');
 });
 
 test('configured certificate files are reloaded when they change on disk', async () => {

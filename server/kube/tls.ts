@@ -7,7 +7,7 @@ import * as x509 from '@peculiar/x509';
 
 /**
  * The Kubernetes API's TLS: the serving certificate and key, either configured (TLS_CERT_FILE,
- * TLS_KEY_FILE; reloaded when they change on disk) or made once under `DATA_DIR/tls` — a local CA
+ * TLS_PRIVATE_KEY_FILE or its other name TLS_KEY_FILE; reloaded when they change on disk) or made once under `DATA_DIR/tls` — a local CA
  * and a certificate it signs for localhost and the loopback addresses — and reused on restart.
  * The CA is what a kubeconfig carries (`certificate-authority-data`).
  */
@@ -86,24 +86,27 @@ export async function resolveTls(e: {
   DATA_DIR: string;
   HOSTNAME: string;
   TLS_CERT_FILE?: string;
+  TLS_PRIVATE_KEY_FILE?: string;
   TLS_KEY_FILE?: string;
   TLS_CA_FILE?: string;
 }): Promise<TlsFiles> {
-  if (e.TLS_CERT_FILE && e.TLS_KEY_FILE) return { cert: e.TLS_CERT_FILE, key: e.TLS_KEY_FILE, ca: e.TLS_CA_FILE ?? e.TLS_CERT_FILE };
+  const key = e.TLS_PRIVATE_KEY_FILE ?? e.TLS_KEY_FILE;
+  if (e.TLS_CERT_FILE && key) return { cert: e.TLS_CERT_FILE, key, ca: e.TLS_CA_FILE ?? e.TLS_CERT_FILE };
   return ensureLocalTls(e.DATA_DIR, [e.HOSTNAME]);
 }
 
 export const readPair = (files: TlsFiles) => ({ cert: readFileSync(files.cert), key: readFileSync(files.key) });
 
 /**
- * Calls `reload` with the new pair when the certificate or key file changes on disk (polled: a
- * rotated Secret volume swaps a symlink, which a watch of the old inode would miss). A pair
- * caught halfway through a rotation (a key that does not fit) is left to the next change.
- * Returns the stop function.
+ * Calls `reload` with the new pair when the certificate or key file (or one of `extra`, such as the
+ * requestheader CA) changes on disk (polled: a rotated Secret volume swaps a symlink, which a watch
+ * of the old inode would miss). A pair caught halfway through a rotation (a key that does not fit)
+ * is left to the next change. Returns the stop function.
  */
-export function watchTls(files: TlsFiles, reload: (pair: { cert: Buffer; key: Buffer }) => void, intervalMs = 2_000): () => void {
+export function watchTls(files: TlsFiles & { extra?: string[] }, reload: (pair: { cert: Buffer; key: Buffer }) => void, intervalMs = 2_000): () => void {
+  const watched = [files.cert, files.key, ...(files.extra ?? [])];
   let last = '';
-  const stamp = () => [files.cert, files.key].map((f) => (existsSync(f) ? `${statSync(f).mtimeMs}:${statSync(f).size}` : '-')).join('|');
+  const stamp = () => watched.map((f) => (existsSync(f) ? `${statSync(f).mtimeMs}:${statSync(f).size}` : '-')).join('|');
   last = stamp();
   const check = () => {
     const now = stamp();
@@ -115,10 +118,8 @@ export function watchTls(files: TlsFiles, reload: (pair: { cert: Buffer; key: Bu
       // A half-written pair: the next change brings the whole one.
     }
   };
-  watchFile(files.cert, { interval: intervalMs }, check);
-  watchFile(files.key, { interval: intervalMs }, check);
+  for (const f of watched) watchFile(f, { interval: intervalMs }, check);
   return () => {
-    unwatchFile(files.cert, check);
-    unwatchFile(files.key, check);
+    for (const f of watched) unwatchFile(f, check);
   };
 }

@@ -112,7 +112,7 @@ export async function createGrantTx(tx: DbOrTx, input: GrantWriteInput, actor: A
 }
 
 /** Creates a grant (operator action). */
-export async function createGrant(db: Db, input: GrantWriteInput, actor: Actor) {
+export async function createGrant(db: DbOrTx, input: GrantWriteInput, actor: Actor) {
   return db.transaction((tx) => createGrantTx(tx, input, actor));
 }
 
@@ -120,7 +120,7 @@ export async function createGrant(db: Db, input: GrantWriteInput, actor: Actor) 
  * Replaces a grant's allowances. Shrinking below what is allocated is allowed: it revokes nothing,
  * the bucket shows over its limit, and new claims are denied until usage falls below it.
  */
-export async function updateGrant(db: Db, projectId: string, name: string, allowances: QuotaAmount[], actor: Actor) {
+export async function updateGrant(db: DbOrTx, projectId: string, name: string, allowances: QuotaAmount[], actor: Actor) {
   return db.transaction(async (tx) => {
     await lockProjectGrants(tx, projectId);
     const before = await getGrantRow(tx, projectId, name);
@@ -154,7 +154,7 @@ export async function updateGrant(db: Db, projectId: string, name: string, allow
 }
 
 /** Deletes a grant; its types' limits drop in the same transaction (claims are not revoked). */
-export async function deleteGrant(db: Db, projectId: string, name: string, actor: Actor) {
+export async function deleteGrant(db: DbOrTx, projectId: string, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
     await lockProjectGrants(tx, projectId);
     const before = await getGrantRow(tx, projectId, name);

@@ -48,7 +48,7 @@ async function getIncrease(db: DbOrTx, id: string, projectId?: string) {
  * A tenant asks for `amount` more of a registered type, saying why. One pending request per
  * project and type (a partial unique index); an operator approves or rejects it.
  */
-export async function createIncreaseRequest(db: Db, projectId: string, input: IncreaseCreateInput, actor: Actor): Promise<IncreaseView> {
+export async function createIncreaseRequest(db: DbOrTx, projectId: string, input: IncreaseCreateInput, actor: Actor): Promise<IncreaseView> {
   const [registered] = await query(
     db,
     sql`select true as ok from resource_registrations where resource_type = ${input.resourceType}`,

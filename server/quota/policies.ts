@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/db/client';
 import { claimCreationPolicies, grantCreationPolicies, type QuotaConstraint } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgError } from '@/server/errors';
@@ -63,7 +63,7 @@ export async function listGrantPolicies(db: DbOrTx) {
 }
 
 /** Saves a new GrantCreationPolicy; invalid CEL is stored not Ready (with the message), never applied. */
-export async function createGrantPolicy(db: Db, input: GrantPolicyInput, actor: Actor) {
+export async function createGrantPolicy(db: DbOrTx, input: GrantPolicyInput, actor: Actor) {
   const condition = compileGrantPolicy(input);
   try {
     return await db.transaction(async (tx) => {
@@ -88,7 +88,7 @@ export async function createGrantPolicy(db: Db, input: GrantPolicyInput, actor: 
 }
 
 /** Replaces a GrantCreationPolicy's spec (recompiled; generation bumped). */
-export async function updateGrantPolicy(db: Db, name: string, input: Omit<GrantPolicyInput, 'name'>, actor: Actor) {
+export async function updateGrantPolicy(db: DbOrTx, name: string, input: Omit<GrantPolicyInput, 'name'>, actor: Actor) {
   const condition = compileGrantPolicy(input);
   return db.transaction(async (tx) => {
     const [before] = await tx.select().from(grantCreationPolicies).where(eq(grantCreationPolicies.name, name)).for('update');
@@ -112,7 +112,7 @@ export async function updateGrantPolicy(db: Db, name: string, input: Omit<GrantP
   });
 }
 
-export async function deleteGrantPolicy(db: Db, name: string, actor: Actor) {
+export async function deleteGrantPolicy(db: DbOrTx, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
     const [row] = await tx.delete(grantCreationPolicies).where(eq(grantCreationPolicies.name, name)).returning();
     if (!row) throw new DomainError('NotFound', `GrantCreationPolicy "${name}" not found`, 'name');
@@ -128,7 +128,7 @@ export async function listClaimPolicies(db: DbOrTx) {
 }
 
 /** Saves a new ClaimCreationPolicy (one per kind); invalid CEL is stored not Ready with the message. */
-export async function createClaimPolicy(db: Db, input: ClaimPolicyInput, actor: Actor) {
+export async function createClaimPolicy(db: DbOrTx, input: ClaimPolicyInput, actor: Actor) {
   const condition = compileClaimPolicy(input);
   try {
     return await db.transaction(async (tx) => {
@@ -156,7 +156,7 @@ export async function createClaimPolicy(db: Db, input: ClaimPolicyInput, actor: 
  * Replaces a ClaimCreationPolicy's spec. If the new expressions do not compile the policy turns
  * not Ready, and creates of its kind fail with `PolicyFailed` until it is fixed (fail closed).
  */
-export async function updateClaimPolicy(db: Db, name: string, input: Omit<ClaimPolicyInput, 'name'>, actor: Actor) {
+export async function updateClaimPolicy(db: DbOrTx, name: string, input: Omit<ClaimPolicyInput, 'name'>, actor: Actor) {
   const condition = compileClaimPolicy(input);
   try {
     return await db.transaction(async (tx) => {
@@ -191,7 +191,7 @@ export async function updateClaimPolicy(db: Db, name: string, input: Omit<ClaimP
 }
 
 /** Deletes a ClaimCreationPolicy: its kind stops being quota-managed (live claims stay until released). */
-export async function deleteClaimPolicy(db: Db, name: string, actor: Actor) {
+export async function deleteClaimPolicy(db: DbOrTx, name: string, actor: Actor) {
   return db.transaction(async (tx) => {
     const [row] = await tx.delete(claimCreationPolicies).where(eq(claimCreationPolicies.name, name)).returning();
     if (!row) throw new DomainError('NotFound', `ClaimCreationPolicy "${name}" not found`, 'name');

@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/db/client';
 import { z } from 'zod';
 import { query } from '@/db/query';
 import { resourceRegistrations } from '@/db/schema';
@@ -68,7 +68,7 @@ async function reactivateGrantsFor(tx: DbOrTx, resourceType: string) {
  * admitted only against their project's bucket. Grants that were waiting for this type become
  * Active in the same transaction, and their buckets' limits are recomputed.
  */
-export async function createRegistration(db: Db, input: RegistrationInput, actor: Actor) {
+export async function createRegistration(db: DbOrTx, input: RegistrationInput, actor: Actor) {
   try {
     return await db.transaction(async (tx) => {
       const [row] = await tx
@@ -94,7 +94,12 @@ export async function createRegistration(db: Db, input: RegistrationInput, actor
 }
 
 /** Changes a registration's description, units, type or claiming kinds (the type name is immutable). */
-export async function updateRegistration(db: Db, resourceType: string, input: Partial<Omit<RegistrationInput, 'resourceType' | 'consumerKind'>>, actor: Actor) {
+export async function updateRegistration(
+  db: DbOrTx,
+  resourceType: string,
+  input: Partial<Omit<RegistrationInput, 'resourceType' | 'consumerKind'>>,
+  actor: Actor,
+) {
   return db.transaction(async (tx) => {
     const before = await getRegistration(tx, resourceType);
     const [row] = await tx
@@ -125,7 +130,7 @@ export async function updateRegistration(db: Db, resourceType: string, input: Pa
  * Unregisters a type. Refused (409) while any grant allows it or any live claim holds it: removing
  * it would silently switch quota off for those objects and deactivate whole grants.
  */
-export async function deleteRegistration(db: Db, resourceType: string, actor: Actor) {
+export async function deleteRegistration(db: DbOrTx, resourceType: string, actor: Actor) {
   return db.transaction(async (tx) => {
     const before = await getRegistration(tx, resourceType);
     // Exclusive: waits for grant writes that share-locked it, and blocks new ones until we finish.

@@ -93,7 +93,7 @@ async function keepAnOwner(tx: DbOrTx, scope: MemberScope, userId: string, what:
  * Changes a member's role. Demoting the last owner is refused (LastOwner), whoever asks and
  * however many owners ask at once: the decision runs under the scope lock (`lockScope`).
  */
-export async function setMemberRole(db: Db, scope: MemberScope, userId: string, role: MemberRole, actor: Actor) {
+export async function setMemberRole(db: DbOrTx, scope: MemberScope, userId: string, role: MemberRole, actor: Actor) {
   checkRoleForScope(scope, role);
   return db.transaction(async (tx) => {
     await lockScope(tx, scope);
@@ -123,7 +123,7 @@ export async function setMemberRole(db: Db, scope: MemberScope, userId: string, 
  * cannot be removed nor leave (LastOwner). The member's sessions and the tokens they created lose
  * the rights this membership gave at their next request (rights are read on every request).
  */
-export async function removeMember(db: Db, scope: MemberScope, userId: string, actor: Actor, options: { leaving?: boolean } = {}) {
+export async function removeMember(db: DbOrTx, scope: MemberScope, userId: string, actor: Actor, options: { leaving?: boolean } = {}) {
   return db.transaction(async (tx) => {
     await lockScope(tx, scope);
     const role = await currentRole(tx, scope, userId);

@@ -22,7 +22,7 @@ BEGIN
   -- Every name first (in one order), then every pool the batch may draw from (by id), then the
   -- buckets: the order a single create and a deletion take them in.
   PERFORM pg_advisory_xact_lock(h) FROM (
-    SELECT DISTINCT hashtextextended('ipclaim:' || (i->>'project') || ':' || (i->>'name'), 0) AS h
+    SELECT DISTINCT hashtextextended('ipclaim:' || (i->>'project') || ':' || coalesce(i->>'key', i->>'name'), 0) AS h
     FROM jsonb_array_elements(p_items) i) names
     ORDER BY h;
   PERFORM 1 FROM ip_pools

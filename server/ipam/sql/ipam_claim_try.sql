@@ -7,6 +7,8 @@
 -- event only when both succeeded, and gives back the quota it took (quota_unadmit) when quota is
 -- refused or the network turns out to be exhausted. A claim whose quota its batch already decided
 -- (quota_admit_many) comes with that decision as `p_admitted`, naming the IP claim id to use.
+-- `key` is the claim's name qualified by its namespace (`<namespace>.<name>` outside `default`):
+-- what its lock, its quota claim and its audit event are keyed by.
 -- Returns, by `kind`, the bound claim ({"kind": "bound", ...}), {"kind": "exhausted"}, or
 -- {"kind": "refused", "refused": "quotaExceeded", "index": i} / {"kind": "refused", "refused":
 -- "quotaNameTaken"}, having then written nothing (net). It still raises for a pinned
@@ -31,12 +33,12 @@ BEGIN
   -- Lock order: the claim's name, the candidate pools (by id), then the quota bucket — as a claim's
   -- deletion takes its name, its pool, then its bucket. Taking the name first means a create never
   -- waits on the name (a deletion of it in flight) while holding a pool or the bucket.
-  PERFORM pg_advisory_xact_lock(hashtextextended('ipclaim:' || (p->>'project') || ':' || (p->>'name'), 0));
+  PERFORM pg_advisory_xact_lock(hashtextextended('ipclaim:' || (p->>'project') || ':' || coalesce(p->>'key', p->>'name'), 0));
   PERFORM 1 FROM ip_pools WHERE id IN (SELECT (c->>'pool')::uuid FROM jsonb_array_elements(p->'candidates') c) ORDER BY id FOR UPDATE;
   IF p_admitted IS NOT NULL THEN
     v_quota := p_admitted->'quota';
   ELSIF jsonb_typeof(p->'quota') = 'object' THEN
-    v_quota := quota_admit(v_project, p#>>'{quota,name}', v_requests, 'IPClaim', p->>'name', v_claim::text,
+    v_quota := quota_admit(v_project, p#>>'{quota,name}', v_requests, 'IPClaim', coalesce(p->>'key', p->>'name'), v_claim::text,
                            p#>>'{quota,policy}', p#>>'{actor,label}');
     IF NOT (v_quota->>'granted')::boolean THEN
       -- quota_admit grew the buckets of the requests before the refused one (all of them when the
@@ -63,16 +65,16 @@ BEGIN
     END IF;
     RETURN jsonb_build_object('kind', 'exhausted');
   END IF;
-  INSERT INTO ip_claims (id, project_id, network_id, pool_id, name, family, prefix_length, requested_cidr, reclaim_policy,
+  INSERT INTO ip_claims (id, project_id, network_id, pool_id, namespace, name, family, prefix_length, requested_cidr, reclaim_policy,
                          retention_seconds, owner_ref, labels, spec_hash, allocation_id, allocated_cidr, created_by)
-    VALUES (v_claim, v_project, (p->>'network')::uuid, (v_candidate->>'pool')::uuid, p->>'name', (p->>'family')::smallint,
+    VALUES (v_claim, v_project, (p->>'network')::uuid, (v_candidate->>'pool')::uuid, coalesce(p->>'namespace', 'default'), p->>'name', (p->>'family')::smallint,
             masklen(v_alloc.o_cidr), (p->>'pinned')::cidr, p->>'reclaimPolicy', (p->>'retentionSeconds')::int,
             CASE WHEN jsonb_typeof(p->'ownerRef') = 'object' THEN p->'ownerRef' END, coalesce(p->'labels', '{}'::jsonb),
             p->>'specHash', v_alloc.o_allocation_id, v_alloc.o_cidr, p#>>'{actor,label}')
     RETURNING created_at INTO v_created;
   INSERT INTO events (actor_type, actor_id, actor_label, project_id, action, object_type, object_id, object_name, after)
     VALUES (p#>>'{actor,type}', p#>>'{actor,id}', p#>>'{actor,label}', v_project, 'ipclaim.create', 'ipclaim', v_claim::text,
-            p->>'name', jsonb_build_object('network', p->>'networkName', 'pool', v_pool_name, 'allocatedCidr', v_alloc.o_cidr::text));
+            coalesce(p->>'key', p->>'name'), jsonb_build_object('network', p->>'networkName', 'pool', v_pool_name, 'allocatedCidr', v_alloc.o_cidr::text));
   RETURN jsonb_build_object('kind', 'bound', 'id', v_claim, 'pool', v_pool_name, 'allocationId', v_alloc.o_allocation_id,
     'allocatedCidr', v_alloc.o_cidr::text, 'prefixLength', masklen(v_alloc.o_cidr), 'createdAt', v_created, 'quota', v_quota);
 END

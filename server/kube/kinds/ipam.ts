@@ -1,11 +1,20 @@
 import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
-import { createClaim, deleteClaim, getClaim, listClaims, listRetainedAllocations, releaseRetainedByName, setClaimLabels } from '@/server/ipam/claims';
-import { createNetwork, deleteNetwork, getNetwork, listNetworks, updateNetworkDescription } from '@/server/ipam/networks';
+import {
+  createClaim,
+  deleteClaim,
+  getClaim,
+  listClaimsByKey,
+  listRetainedAllocations,
+  qualifiedName,
+  releaseRetainedByName,
+  setClaimLabels,
+} from '@/server/ipam/claims';
+import { createNetwork, DEFAULT_NAMESPACE, deleteNetwork, getNetwork, listNetworks, updateNetworkDescription } from '@/server/ipam/networks';
 import { claimResource, networkResource, retainedAllocationResource } from '@/server/ipam/resources';
 import { resourceName, rootPoolInput } from '@/server/ipam/schemas';
 import { DomainError, isDomainError } from '@/server/errors';
-import { declareKind, type KindContext, type StoredObject } from '../declare';
+import { declareKind, type KindContext, type ListPage, type StoredObject } from '../declare';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The IPAM kinds of the Kubernetes API: Network, IPClaim and RetainedAllocation (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -13,16 +22,8 @@ import { inRolledBackTransaction } from '../dry-run';
 const GROUP = 'ipam.miloapis.com';
 const VERSION = 'v1alpha1';
 
-/** Every page of a domain list, in order (the API filters and pages what it serves itself). */
-async function everyPage<T>(page: (offset: number) => Promise<{ items: T[]; nextOffset: number | null }>): Promise<T[]> {
-  const out: T[] = [];
-  for (let offset: number | null = 0; offset !== null;) {
-    const p: { items: T[]; nextOffset: number | null } = await page(offset);
-    out.push(...p.items);
-    offset = p.nextOffset;
-  }
-  return out;
-}
+/** The namespace a storage call addresses. */
+const nsOf = (ctx: KindContext) => ctx.namespace ?? DEFAULT_NAMESPACE;
 
 const orUndefined = async <T>(read: () => Promise<T>): Promise<T | undefined> => {
   try {
@@ -55,13 +56,13 @@ const networkStatus = z.object({
  * gives a root left unnamed (`<network>-v4`, `<network>-v6-1`…), so that applying the manifest
  * again finds nothing to change.
  */
-function storedNetwork(n: Parameters<typeof networkResource>[0]): StoredObject {
+function storedNetwork(n: Parameters<typeof networkResource>[0] & { namespace: string }): StoredObject {
   const r = networkResource(n);
   const cidrs = r.spec.cidrs.map((c, i) => {
     const defaultName = `${n.name}-v${c.cidr.includes(':') ? 6 : 4}${i > 0 ? `-${i}` : ''}`;
     return c.name === defaultName ? { cidr: c.cidr } : c;
   });
-  return { uid: r.metadata.uid, name: r.metadata.name, createdAt: n.createdAt, spec: { ...r.spec, cidrs }, status: r.status };
+  return { uid: r.metadata.uid, namespace: n.namespace, name: r.metadata.name, createdAt: n.createdAt, spec: { ...r.spec, cidrs }, status: r.status };
 }
 
 export const networkKind = declareKind({
@@ -90,19 +91,25 @@ export const networkKind = declareKind({
   fieldSelectors: {},
   fieldPath: (field) => (field === 'name' ? 'metadata.name' : `spec.${field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')}`),
   storage: {
-    get: async ({ db, projectId }, name) => orUndefined(async () => storedNetwork(await getNetwork(db, projectId, name))),
-    list: async ({ db, projectId }) => (await everyPage((offset) => listNetworks(db, projectId, { limit: 200, offset }))).map((n) => storedNetwork(n)),
-    async create({ db, projectId, actor }, { name, spec }, { dryRun }) {
+    namespacedStorage: true,
+    get: async (ctx, name) => orUndefined(async () => storedNetwork(await getNetwork(ctx.db, ctx.projectId, name, nsOf(ctx)))),
+    list: async ({ db, projectId }, page) =>
+      (await listNetworks(db, projectId, { limit: page.limit, offset: 0, namespace: page.namespace ?? null, after: page.after })).items.map((n) =>
+        storedNetwork(n),
+      ),
+    async create(ctx, { name, spec }, { dryRun }) {
       const input = { name, description: spec.description, cidrs: spec.cidrs };
-      const create = (tx: DbOrTx) => createNetwork(tx, projectId, input, actor);
-      return storedNetwork(dryRun ? await inRolledBackTransaction(db, create) : await create(db));
+      const create = (tx: DbOrTx) => createNetwork(tx, ctx.projectId, input, ctx.actor, nsOf(ctx));
+      const created = dryRun ? await inRolledBackTransaction(ctx.db, create) : await create(ctx.db);
+      return storedNetwork({ ...created, namespace: nsOf(ctx) });
     },
-    async update({ db, projectId, actor }, current, next, { dryRun }) {
-      const write = (tx: DbOrTx) => updateNetworkDescription(tx, projectId, current.name, next.description ?? '', actor);
-      return dryRun ? inRolledBackTransaction(db, write) : write(db);
+    async update(ctx, current, next, { dryRun }) {
+      const write = (tx: DbOrTx) => updateNetworkDescription(tx, ctx.projectId, current.name, next.description ?? '', ctx.actor, nsOf(ctx));
+      return dryRun ? inRolledBackTransaction(ctx.db, write) : write(ctx.db);
     },
-    async delete({ db, projectId, actor }, name, { dryRun }) {
-      const remove = (tx: DbOrTx) => deleteNetwork(tx, projectId, name, actor);
+    async delete(ctx, name, { dryRun }) {
+      const { db, projectId, actor } = ctx;
+      const remove = (tx: DbOrTx) => deleteNetwork(tx, projectId, name, actor, nsOf(ctx));
       await (dryRun ? inRolledBackTransaction(db, remove) : remove(db));
     },
   },
@@ -140,7 +147,7 @@ const claimStatus = z.object({
 
 function storedClaim(c: Parameters<typeof claimResource>[0], dryRun = false): StoredObject {
   const r = claimResource(c, { dryRun });
-  return { uid: c.id, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status };
+  return { uid: c.id, namespace: c.namespace, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status };
 }
 
 const same = (path: keyof z.infer<typeof claimSpec>) => ({ path: `spec.${path}`, value: (spec: Record<string, unknown>) => spec[path] ?? undefined });
@@ -180,10 +187,12 @@ export const ipClaimKind = declareKind({
     'status.phase': (o) => String(o.status.phase),
   },
   storage: {
-    get: async ({ db, projectId }, name) => orUndefined(async () => storedClaim(await getClaim(db, projectId, name))),
-    list: async ({ db, projectId }) =>
-      (await everyPage((offset) => listClaims(db, projectId, { sort: 'name', order: 'asc', limit: 500, offset }))).map((c) => storedClaim(c)),
-    async create({ db, projectId, actor }: KindContext, { name, spec, labels }, { dryRun }) {
+    namespacedStorage: true,
+    get: async (ctx, name) => orUndefined(async () => storedClaim(await getClaim(ctx.db, ctx.projectId, name, nsOf(ctx)))),
+    list: async ({ db, projectId }, page) =>
+      (await listClaimsByKey(db, projectId, { namespace: page.namespace ?? null, after: page.after, limit: page.limit })).map((c) => storedClaim(c)),
+    async create(ctx: KindContext, { name, spec, labels }, { dryRun }) {
+      const { db, projectId, actor } = ctx;
       const input = {
         name,
         network: spec.network,
@@ -196,13 +205,14 @@ export const ipClaimKind = declareKind({
         ownerRef: spec.ownerRef ?? undefined,
         labels,
       };
-      const result = await createClaim(db, projectId, input, actor, { dryRun });
+      const result = await createClaim(db, projectId, input, actor, { dryRun, namespace: nsOf(ctx) });
       if (!result.created && !dryRun) throw new DomainError('Conflict', `ipclaim "${name}" already exists`, 'name');
       return storedClaim(result.claim, dryRun);
     },
-    relabel: ({ db, projectId, actor }, name, labels) => setClaimLabels(db, projectId, name, labels, actor),
-    async delete({ db, projectId, actor }, name, { dryRun }) {
-      const remove = (tx: DbOrTx) => deleteClaim(tx, projectId, name, actor);
+    relabel: (ctx, name, labels) => setClaimLabels(ctx.db, ctx.projectId, name, labels, ctx.actor, nsOf(ctx)),
+    async delete(ctx, name, { dryRun }) {
+      const { db, projectId, actor } = ctx;
+      const remove = (tx: DbOrTx) => deleteClaim(tx, projectId, name, actor, nsOf(ctx));
       await (dryRun ? inRolledBackTransaction(db, remove) : remove(db));
     },
   },
@@ -221,16 +231,42 @@ const retainedStatus = z.object({
   retainedUntil: z.string().describe('When the block returns to its pool'),
 });
 
+/** A retained allocation's namespace and name, from the qualified name it is held under (claims.ts qualifiedName). */
+function splitQualified(qualified: string) {
+  const dot = qualified.indexOf('.');
+  return dot < 0 ? { namespace: DEFAULT_NAMESPACE, name: qualified } : { namespace: qualified.slice(0, dot), name: qualified.slice(dot + 1) };
+}
+
+/** The project's retained allocations (a few: each is a deleted Retain claim), in key order. */
 async function everyRetained({ db, projectId }: KindContext): Promise<StoredObject[]> {
   const out: StoredObject[] = [];
   for (let offset = 0; ; offset += 200) {
     const rows = await listRetainedAllocations(db, { projectId, limit: 200, offset });
     for (const r of rows) {
       const resource = retainedAllocationResource(r);
-      out.push({ uid: r.id, name: r.name, createdAt: null, spec: resource.spec, status: { ...resource.status, retainedUntil: r.retainedUntil.toISOString() } });
+      const { namespace, name } = splitQualified(r.name);
+      out.push({
+        uid: r.id,
+        namespace,
+        name,
+        createdAt: null,
+        spec: resource.spec,
+        status: { ...resource.status, retainedUntil: r.retainedUntil.toISOString() },
+      });
     }
-    if (rows.length < 200) return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (rows.length < 200) {
+      const key = (o: StoredObject) => `${o.namespace}\u0000${o.name}`;
+      return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    }
   }
+}
+
+async function retainedPage(ctx: KindContext, page: ListPage): Promise<StoredObject[]> {
+  const { after } = page;
+  return (await everyRetained(ctx))
+    .filter((o) => page.namespace === undefined || o.namespace === page.namespace)
+    .filter((o) => !after || o.namespace! > after.namespace || (o.namespace === after.namespace && o.name > after.name))
+    .slice(0, page.limit);
 }
 
 /**
@@ -261,10 +297,12 @@ export const retainedAllocationKind = declareKind({
   ],
   fieldSelectors: { 'spec.network': (o) => String(o.spec.network) },
   storage: {
-    get: async (ctx, name) => (await everyRetained(ctx)).find((r) => r.name === name),
-    list: everyRetained,
-    async delete({ db, projectId, actor }, name, { dryRun }) {
-      const release = (tx: DbOrTx) => releaseRetainedByName(tx, projectId, name, actor);
+    namespacedStorage: true,
+    get: async (ctx, name) => (await everyRetained(ctx)).find((r) => r.name === name && r.namespace === nsOf(ctx)),
+    list: retainedPage,
+    async delete(ctx, name, { dryRun }) {
+      const { db, projectId, actor } = ctx;
+      const release = (tx: DbOrTx) => releaseRetainedByName(tx, projectId, qualifiedName(nsOf(ctx), name), actor);
       await (dryRun ? inRolledBackTransaction(db, release) : release(db));
     },
   },

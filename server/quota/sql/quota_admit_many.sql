@@ -71,7 +71,7 @@ BEGIN
   ), written AS (
     INSERT INTO resource_claims (id, project_id, name, requests, status, reason, message, allocations, ref_kind, ref_name, ref_uid, policy_name, created_by)
       SELECT c.id, (i.v->>'project')::uuid, i.v#>>'{quota,name}', i.v#>'{quota,requests}', 'Granted', 'QuotaAvailable', c.message,
-             c.allocations, 'IPClaim', i.v->>'name', c.ref_uid::text, i.v#>>'{quota,policy}', i.v#>>'{actor,label}'
+             c.allocations, 'IPClaim', coalesce(i.v->>'key', i.v->>'name'), c.ref_uid::text, i.v#>>'{quota,policy}', i.v#>>'{actor,label}'
       FROM claims c JOIN jsonb_array_elements(p_items) WITH ORDINALITY i(v, n) ON i.n = c.item
   )
   SELECT jsonb_agg(CASE WHEN c.item IS NOT NULL THEN jsonb_build_object('claim', c.ref_uid,

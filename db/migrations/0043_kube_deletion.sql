@@ -1,0 +1,1 @@
+ALTER TABLE "kube_objects" ADD COLUMN "deletion_timestamp" timestamp with time zone;
