@@ -396,8 +396,9 @@ export async function buildImages(which: ImageName[]): Promise<Record<string, { 
       const rootfs = path.join(work, name, 'rootfs');
       say(`${name}: Debian root file system (${IMAGES[name].packages.join(', ')})`);
       const debs = await debianRootfs(rootfs, IMAGES[name].packages);
-      const components = debs.map((d) => ({
-        ...d,
+      const components: { name: string; version: string; purl: string; supplier: string }[] = debs.map((d) => ({
+        name: d.name,
+        version: d.version,
         purl: `pkg:deb/debian/${d.name}@${d.version}?arch=${d.arch}&distro=debian-12`,
         supplier: 'Organization: Debian',
       }));

@@ -21,6 +21,9 @@ import { buildImages, DATA_DIR, IMAGE_UID, IMAGES, imagesDir, IPAM_IMAGE } from 
 import { freshDatabase } from '@/test/system/harness';
 import { freePort } from '@/test/global-setup';
 
+/** A child's whole environment (nothing inherited from this process). */
+const childEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ ...vars }) as NodeJS.ProcessEnv;
+
 function missing(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root (buildah, mount namespaces)';
   for (const tool of ['buildah', 'mmdebstrap', 'unshare']) {
@@ -91,7 +94,7 @@ describe.skipIf(skip !== undefined)(`the meridian image, run from its root file 
     ].join('\n');
     const imageEnv = Object.fromEntries(config.Env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
     const child = spawn('unshare', ['--mount', '--pid', '--fork', '--', 'sh', '-c', setup, 'sh', ...config.Entrypoint, ...args], {
-      env: { ...imageEnv, PATH: '/usr/sbin:/usr/bin:/sbin:/bin', R: rootfs, D: dataDir, ...env },
+      env: childEnv({ ...imageEnv, PATH: '/usr/sbin:/usr/bin:/sbin:/bin', R: rootfs, D: dataDir, ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
@@ -188,7 +191,7 @@ describe.skipIf(skip !== undefined)(`the meridian image, run from its root file 
         '-c',
         `mount --make-rprivate / && mount --bind "$R" "$R" && mount -o remount,bind,ro "$R" && mount --bind "$D" "$R${DATA_DIR}" && exec unshare --root="$R" --wd=/app --setuid ${IMAGE_UID} --setgid ${IMAGE_UID} -- /usr/local/bin/node -e "const fs=require('fs');let out=[];for(const p of ['/app/x','/tmp/x','/etc/x','${DATA_DIR}/x']){try{fs.writeFileSync(p,'x');out.push(p+':ok')}catch(e){out.push(p+':'+e.code)}}console.log(out.join(' '))"`,
       ],
-      { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', R: rootfs, D: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: childEnv({ PATH: '/usr/sbin:/usr/bin:/sbin:/bin', R: rootfs, D: dataDir }), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
     writeCheck.stdout!.on('data', (d: Buffer) => (out += d.toString()));
