@@ -18,7 +18,7 @@
  *
  * Prints each image's size and digest. Pushing is `skopeo copy oci-archive:dist/images/meridian.oci.tar
  * docker://registry.example.com/meridian/meridian:<tag>`. Needs root (buildah, mmdebstrap) and the
- * Debian packages buildah and mmdebstrap. DEBIAN_MIRROR (default deb.debian.org) may name a snapshot
+ * Debian packages buildah and mmdebstrap. `--debian-mirror URL` (default deb.debian.org) may name a snapshot
  * (`http://snapshot.debian.org/archive/debian/<timestamp>/`) to make the Debian inputs reproducible;
  * the versions used are in the bill of materials either way. `--image meridian` builds one image.
  */
@@ -247,8 +247,7 @@ async function fetchNode(dir: string): Promise<string> {
 }
 
 /** A Debian root file system of `packages` (extracted, no maintainer scripts), pruned; returns their versions. */
-async function debianRootfs(dir: string, packages: readonly string[]): Promise<{ name: string; version: string; arch: string }[]> {
-  const mirror = process.env.DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
+async function debianRootfs(dir: string, packages: readonly string[], mirror: string): Promise<{ name: string; version: string; arch: string }[]> {
   const meta = path.join(path.dirname(dir), 'debian');
   await mkdir(path.join(meta, 'files'), { recursive: true });
   // Runs while the package files are still in the tree: records each package and its files.
@@ -386,7 +385,9 @@ async function commitImage(
   }
 }
 
-export async function buildImages(which: ImageName[]): Promise<Record<string, { sizeMB: number; digest: string }>> {
+const DEFAULT_DEBIAN_MIRROR = 'http://deb.debian.org/debian';
+
+export async function buildImages(which: ImageName[], debianMirror = DEFAULT_DEBIAN_MIRROR): Promise<Record<string, { sizeMB: number; digest: string }>> {
   await mkdir(imagesDir, { recursive: true });
   const work = await mkdtemp(path.join(os.tmpdir(), 'meridian-images-'));
   const revision = await gitRevision();
@@ -395,7 +396,7 @@ export async function buildImages(which: ImageName[]): Promise<Record<string, { 
     for (const name of which) {
       const rootfs = path.join(work, name, 'rootfs');
       say(`${name}: Debian root file system (${IMAGES[name].packages.join(', ')})`);
-      const debs = await debianRootfs(rootfs, IMAGES[name].packages);
+      const debs = await debianRootfs(rootfs, IMAGES[name].packages, debianMirror);
       const components: { name: string; version: string; purl: string; supplier: string }[] = debs.map((d) => ({
         name: d.name,
         version: d.version,
@@ -474,10 +475,10 @@ export async function buildImages(which: ImageName[]): Promise<Record<string, { 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const { values } = parseArgs({ options: { image: { type: 'string', multiple: true } } });
+  const { values } = parseArgs({ options: { image: { type: 'string', multiple: true }, 'debian-mirror': { type: 'string' } } });
   const which = (values.image ?? Object.keys(IMAGES)) as ImageName[];
   for (const w of which) if (!(w in IMAGES)) throw new Error(`--image: unknown image "${w}" (one of ${Object.keys(IMAGES).join(', ')})`);
-  buildImages(which).catch((e) => {
+  buildImages(which, values['debian-mirror']).catch((e) => {
     process.stderr.write(`[build:images] ${(e as Error).message}\n`);
     process.exit(1);
   });
