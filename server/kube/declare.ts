@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import type { FeedRow } from '@/server/changes/feed';
 import type { Actor } from '@/server/audit/events';
 import type { ProjectRole } from '@/server/tenancy/roles';
 
@@ -55,6 +56,27 @@ export interface PrinterColumn {
   priority?: 0 | 1;
 }
 
+/** An object a changed row belongs to. */
+export interface WatchRef {
+  projectId: string;
+  uid: string;
+  name: string;
+}
+
+/**
+ * A table whose committed changes are changes of objects of the kind (watch.ts): which object a
+ * row belongs to and, for the kind's own table, whether the row makes the object exist. The table
+ * must be in the `meridian_feed` publication with REPLICA IDENTITY FULL (a deleted row must still
+ * name its object): docs/watch.md, "Wiring a kind".
+ */
+export interface WatchSource {
+  table: string;
+  /** The object of a row (null: the row is not of this kind). */
+  object(row: FeedRow): WatchRef | null;
+  /** Whether the row makes its object exist (the kind's own table); absent: the row only changes an existing object. */
+  exists?(row: FeedRow): boolean;
+}
+
 export interface KindDeclaration<Spec extends Record<string, unknown> = Record<string, unknown>> {
   group: string;
   version: string;
@@ -78,6 +100,8 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
   /** The role to read (viewer unless said) and to write (editor unless said). */
   readRole?: ProjectRole;
   writeRole?: ProjectRole;
+  /** The tables whose changes are this kind's watch events (absent: the kind cannot be watched). Metadata changes (kube_objects) are every kind's. */
+  watch?: WatchSource[];
   storage: {
     get(ctx: KindContext, name: string): Promise<StoredObject | undefined>;
     /** Every object of the project, by name (the API filters and pages). */
@@ -101,7 +125,7 @@ export function declareKind<Spec extends Record<string, unknown>>(declaration: K
 }
 
 /** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
-export const verbsOf = (k: KindDeclaration) => [...(k.storage.create ? ['create'] : []), 'delete', 'get', 'list', 'patch', 'update'];
+export const verbsOf = (k: KindDeclaration) => [...(k.storage.create ? ['create'] : []), 'delete', 'get', 'list', 'patch', 'update', ...(k.watch ? ['watch'] : [])];
 
 /** `ipam.miloapis.com/v1alpha1`. */
 export const apiVersionOf = (k: Pick<KindDeclaration, 'group' | 'version'>) => (k.group ? `${k.group}/${k.version}` : k.version);

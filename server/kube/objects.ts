@@ -6,7 +6,8 @@ import { isDomainError } from '@/server/errors';
 import { apiVersionOf, kindKey, type KindContext, type KindDeclaration, type StoredObject } from './declare';
 import { apply, recordUpdate, type Managed } from './managed-fields';
 import { badRequest, conflict, invalid, KubeError, notFound, alreadyExists, type Cause, type Subject } from './status';
-import { DEFAULT_META, deleteObjectMeta, getNamespace, objectMetas, writeObjectMeta, type ManagedFieldsEntry, type ObjectMeta } from './store';
+import { deleteObjectMeta, getNamespace, metaOf, objectMetas, writeObjectMeta, type ManagedFieldsEntry, type ObjectMeta } from './store';
+import { versionOf } from './versions';
 
 /**
  * What the Kubernetes API does with objects of a declared kind (declare.ts), whatever the kind:
@@ -83,10 +84,10 @@ const managedView = (o: { metadata: { labels?: Record<string, string>; annotatio
 
 // ---- Reads --------------------------------------------------------------------------------------
 
-async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
+export async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
   const stored = await k.storage.get(ctx, name);
   if (!stored) return undefined;
-  const meta = (await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
+  const meta = metaOf(await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid]), stored.uid);
   if (k.namespaced && namespace !== undefined && meta.namespace !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
 }
@@ -181,7 +182,7 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
   );
   const position = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
   const all = stored
-    .map((s) => compose(k, s, metas.get(s.uid) ?? DEFAULT_META))
+    .map((s) => compose(k, s, metaOf(metas, s.uid)))
     .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
     .filter((o) => byLabels(o.metadata.labels ?? {}) && byFields(o))
     .sort((a, b) => (position(a) < position(b) ? -1 : position(a) > position(b) ? 1 : 0))
@@ -359,8 +360,9 @@ export async function createObject(
     managedFields: managedFields ?? recordUpdate(undefined, view, [], { manager: ctx.manager, apiVersion: apiVersionOf(k) }),
     generation: 1,
   };
-  const resourceVersion = ctx.dryRun ? '' : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
-  return compose(k, stored, { ...meta, resourceVersion });
+  // The resource version is the commit's: the API server fills it in once the change feed has it.
+  if (!ctx.dryRun) await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+  return compose(k, stored, { ...meta, resourceVersion: '' });
 }
 
 const sameEntries = (a: ManagedFieldsEntry[], b: ManagedFieldsEntry[]) =>
@@ -432,9 +434,8 @@ async function writeOver(
     sameEntries(meta.managedFields, current.meta.managedFields);
   if (unchanged) return current.object;
   const stored = specChanged && !ctx.dryRun ? ((await k.storage.get(ctx, name)) ?? current.stored) : current.stored;
-  const resourceVersion = ctx.dryRun
-    ? current.meta.resourceVersion
-    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+  if (!ctx.dryRun) await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: ctx.projectId, kind: kindKey(k), name, meta });
+  const resourceVersion = ctx.dryRun ? current.meta.resourceVersion : versionOf(stored.uid);
   return compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
 }
 

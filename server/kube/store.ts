@@ -3,12 +3,13 @@ import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { kubeNamespaces, kubeObjects } from '@/db/schema';
 import { DomainError, pgCode } from '@/server/errors';
+import { versionOf } from './versions';
 
 /**
  * The Kubernetes API's own metadata of domain objects (db/schema/kube.ts): namespace, labels,
- * annotations, finalizers, managed fields, generation and resource version, one row per object
- * written through the API. An object without a row is in `default` with empty metadata and the
- * resource version `1`.
+ * annotations, finalizers, managed fields and generation, one row per object written through the
+ * API. An object without a row is in `default` with empty metadata. The resource version is not
+ * stored: it is the commit position of the object's last change (versions.ts).
  */
 
 export interface ObjectMeta {
@@ -35,7 +36,7 @@ export type ManagedFieldsEntry = z.infer<typeof managedFieldsEntry>;
 
 const stringMap = z.record(z.string(), z.string());
 
-/** An object never written through the API. */
+/** An object never written through the API (its resource version: `metaOf`). */
 export const DEFAULT_META: ObjectMeta = {
   namespace: 'default',
   labels: {},
@@ -55,7 +56,6 @@ const metaColumns = {
   finalizers: kubeObjects.finalizers,
   managedFields: kubeObjects.managedFields,
   generation: kubeObjects.generation,
-  resourceVersion: kubeObjects.resourceVersion,
 };
 
 const metaRow = z.object({
@@ -67,12 +67,14 @@ const metaRow = z.object({
   finalizers: z.array(z.string()),
   managedFields: z.array(managedFieldsEntry),
   generation: z.number(),
-  resourceVersion: z.number(),
 });
 
 function toMeta(row: z.infer<typeof metaRow>): ObjectMeta {
-  return { ...row, resourceVersion: String(row.resourceVersion) };
+  return { ...row, resourceVersion: versionOf(row.uid) };
 }
+
+/** The metadata of object `uid` from `objectMetas`' answer, or the default one (with its version). */
+export const metaOf = (metas: Map<string, ObjectMeta>, uid: string): ObjectMeta => metas.get(uid) ?? { ...DEFAULT_META, resourceVersion: versionOf(uid) };
 
 /** The metadata of the objects `uids` of one kind, by uid (absent: never written through the API). */
 export async function objectMetas(db: DbOrTx, projectId: string, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
@@ -85,13 +87,14 @@ export async function objectMetas(db: DbOrTx, projectId: string, kind: string, u
 }
 
 /**
- * Writes an object's metadata with a new resource version (returned). A row left by an earlier
- * object of the same name and namespace (deleted through REST v1 or the console) is replaced.
+ * Writes an object's metadata (its resource version is that of the transaction's commit). A row
+ * left by an earlier object of the same name and namespace (deleted through REST v1 or the
+ * console) is replaced.
  */
 export async function writeObjectMeta(
   db: DbOrTx,
   row: { uid: string; projectId: string; kind: string; name: string; meta: Omit<ObjectMeta, 'resourceVersion'> },
-): Promise<string> {
+): Promise<void> {
   const { meta } = row;
   await db
     .delete(kubeObjects)
@@ -112,25 +115,16 @@ export async function writeObjectMeta(
     finalizers: meta.finalizers,
     managedFields: meta.managedFields,
     generation: meta.generation,
-    resourceVersion: sql`nextval('kube_resource_version')`,
   };
-  const [written] = await db
+  await db
     .insert(kubeObjects)
     .values({ uid: row.uid, projectId: row.projectId, kind: row.kind, ...values })
-    .onConflictDoUpdate({ target: kubeObjects.uid, set: values })
-    .returning({ resourceVersion: kubeObjects.resourceVersion });
-  return String(written.resourceVersion);
+    .onConflictDoUpdate({ target: kubeObjects.uid, set: values });
 }
 
 /** Forgets an object's metadata (the object is deleted). */
 export async function deleteObjectMeta(db: DbOrTx, uid: string): Promise<void> {
   await db.delete(kubeObjects).where(eq(kubeObjects.uid, uid));
-}
-
-/** The store's resource version now (a list's `metadata.resourceVersion`). */
-export async function currentResourceVersion(db: DbOrTx): Promise<string> {
-  const [row] = await db.execute(sql`select last_value from kube_resource_version`);
-  return String(z.object({ last_value: z.coerce.number() }).parse(row).last_value);
 }
 
 // ---- Namespaces ---------------------------------------------------------------------------------
@@ -161,7 +155,6 @@ const namespaceColumns = {
   uid: kubeNamespaces.uid,
   labels: kubeNamespaces.labels,
   annotations: kubeNamespaces.annotations,
-  resourceVersion: kubeNamespaces.resourceVersion,
   createdAt: kubeNamespaces.createdAt,
 };
 
@@ -174,7 +167,7 @@ const defaultNamespace = (projectCreatedAt: Date | null): NamespaceView => ({
   uid: null,
   labels: {},
   annotations: {},
-  resourceVersion: '1',
+  resourceVersion: versionOf(null),
   createdAt: projectCreatedAt,
 });
 

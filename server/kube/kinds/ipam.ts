@@ -5,7 +5,8 @@ import { createNetwork, deleteNetwork, getNetwork, listNetworks, updateNetworkDe
 import { claimResource, networkResource, retainedAllocationResource } from '@/server/ipam/resources';
 import { resourceName, rootPoolInput } from '@/server/ipam/schemas';
 import { DomainError, isDomainError } from '@/server/errors';
-import { declareKind, type KindContext, type StoredObject } from '../declare';
+import type { FeedRow } from '@/server/changes/feed';
+import { declareKind, type KindContext, type StoredObject, type WatchRef } from '../declare';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The IPAM kinds of the Kubernetes API: Network, IPClaim and RetainedAllocation (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -32,6 +33,9 @@ const orUndefined = async <T>(read: () => Promise<T>): Promise<T | undefined> =>
     throw e;
   }
 };
+
+/** The object a row of a kind's own table is: its project, id and name columns. */
+const ownRow = (r: FeedRow, name = r.name): WatchRef | null => (r.project_id && r.id && name ? { projectId: r.project_id, uid: r.id, name } : null);
 
 // ---- Network ------------------------------------------------------------------------------------
 
@@ -88,6 +92,7 @@ export const networkKind = declareKind({
     { name: 'Description', type: 'string', description: 'What the network is for', value: (o) => o.spec.description ?? '', priority: 1 },
   ],
   fieldSelectors: {},
+  watch: [{ table: 'networks', object: (r) => ownRow(r), exists: () => true }],
   fieldPath: (field) => (field === 'name' ? 'metadata.name' : `spec.${field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')}`),
   storage: {
     get: async ({ db, projectId }, name) => orUndefined(async () => storedNetwork(await getNetwork(db, projectId, name))),
@@ -179,6 +184,7 @@ export const ipClaimKind = declareKind({
     'spec.pool': (o) => String(o.spec.pool),
     'status.phase': (o) => String(o.status.phase),
   },
+  watch: [{ table: 'ip_claims', object: (r) => ownRow(r), exists: () => true }],
   storage: {
     get: async ({ db, projectId }, name) => orUndefined(async () => storedClaim(await getClaim(db, projectId, name))),
     list: async ({ db, projectId }) =>
@@ -260,6 +266,8 @@ export const retainedAllocationKind = declareKind({
     { name: 'Until', type: 'string', description: 'When it returns to its pool', value: (o) => o.status.retainedUntil },
   ],
   fieldSelectors: { 'spec.network': (o) => String(o.spec.network) },
+  // An allocation is a retained allocation while it has a retained name (set when its Retain claim is deleted).
+  watch: [{ table: 'ip_allocations', object: (r) => (r.retained_name ? ownRow(r, r.retained_name) : null), exists: (r) => r.retained_name !== null }],
   storage: {
     get: async (ctx, name) => (await everyRetained(ctx)).find((r) => r.name === name),
     list: everyRetained,
