@@ -287,7 +287,11 @@ export function changeFeed(): ChangeFeed {
     const e = env();
     const url = e.DATABASE_URL;
     if (!url) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
-    g.__meridianChangeFeed = createChangeFeed(url, { pollMs: e.WATCH_POLL_MS, windowMs: e.WATCH_WINDOW_SECONDS * 1000, maxTransactions: e.WATCH_WINDOW_MAX_TRANSACTIONS });
+    g.__meridianChangeFeed = createChangeFeed(url, {
+      pollMs: e.WATCH_POLL_MS,
+      windowMs: e.WATCH_WINDOW_SECONDS * 1000,
+      maxTransactions: e.WATCH_WINDOW_MAX_TRANSACTIONS,
+    });
   }
   return g.__meridianChangeFeed;
 }

@@ -30,6 +30,8 @@ export interface StoredObject {
   createdAt: Date | null;
   spec: Record<string, unknown>;
   status: Record<string, unknown>;
+  /** The labels, where the domain keeps them too (an object written only through REST v1 or the console has no metadata row). */
+  labels?: Record<string, string>;
 }
 
 /** What a create is given: the name, the validated spec and the object's labels. */
@@ -125,7 +127,15 @@ export function declareKind<Spec extends Record<string, unknown>>(declaration: K
 }
 
 /** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
-export const verbsOf = (k: KindDeclaration) => [...(k.storage.create ? ['create'] : []), 'delete', 'get', 'list', 'patch', 'update', ...(k.watch ? ['watch'] : [])];
+export const verbsOf = (k: KindDeclaration) => [
+  ...(k.storage.create ? ['create'] : []),
+  'delete',
+  'get',
+  'list',
+  'patch',
+  'update',
+  ...(k.watch ? ['watch'] : []),
+];
 
 /** `ipam.miloapis.com/v1alpha1`. */
 export const apiVersionOf = (k: Pick<KindDeclaration, 'group' | 'version'>) => (k.group ? `${k.group}/${k.version}` : k.version);

@@ -87,7 +87,7 @@ const managedView = (o: { metadata: { labels?: Record<string, string>; annotatio
 export async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
   const stored = await k.storage.get(ctx, name);
   if (!stored) return undefined;
-  const meta = metaOf(await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid]), stored.uid);
+  const meta = metaOf(await objectMetas(ctx.db, ctx.projectId, kindKey(k), [stored.uid]), stored.uid, stored.labels);
   if (k.namespaced && namespace !== undefined && meta.namespace !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
 }
@@ -182,7 +182,7 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
   );
   const position = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
   const all = stored
-    .map((s) => compose(k, s, metaOf(metas, s.uid)))
+    .map((s) => compose(k, s, metaOf(metas, s.uid, s.labels)))
     .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
     .filter((o) => byLabels(o.metadata.labels ?? {}) && byFields(o))
     .sort((a, b) => (position(a) < position(b) ? -1 : position(a) > position(b) ? 1 : 0))

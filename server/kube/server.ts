@@ -308,8 +308,8 @@ async function serveKind(
       method === 'GET'
         ? { dryRun: false, fieldValidation: 'Warn' as const, manager: '', explicitManager: false, warnings }
         : requestOptions(url, req, warnings);
-    const ctx: RequestContext = { db, projectId: caller.projectId, actor: caller.actor, ...options };
-    const reply = await (async (): Promise<Reply> => {
+    const requestCtx: RequestContext = { db, projectId: caller.projectId, actor: caller.actor, ...options };
+    const inner = async (ctx: RequestContext): Promise<Reply> => {
       if (subresource !== undefined) {
         if (subresource !== 'status' || !name) throw pathNotFound();
         if (method !== 'GET')
@@ -360,7 +360,7 @@ async function serveKind(
         }
         if (method === 'POST') {
           if (!k.namespaced && namespace) throw pathNotFound();
-          return ok(await committed(db, await createObject(k, ctx, namespace, decodeObject(k, readBody(req, body), ctx)), ctx.dryRun), 201);
+          return ok(await createObject(k, ctx, namespace, decodeObject(k, readBody(req, body), ctx)), 201);
         }
         throw new KubeError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       }
@@ -383,7 +383,7 @@ async function serveKind(
         }
         case 'PUT':
           await watchHub(db).sync();
-          return ok(await committed(db, await updateObject(k, ctx, namespace, name, readBody(req, body)), ctx.dryRun));
+          return ok(await updateObject(k, ctx, namespace, name, readBody(req, body)));
         case 'PATCH': {
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim() as PatchType;
           if (!PATCH_TYPES.includes(type)) {
@@ -404,7 +404,7 @@ async function serveKind(
           if (force && type !== 'application/apply-patch+yaml') throw badRequest('force: may only be given for an apply patch');
           await watchHub(db).sync();
           const result = await patchObject(k, ctx, namespace, name, type, body, { force });
-          return ok(await committed(db, result.object, ctx.dryRun), result.created ? 201 : 200);
+          return ok(result.object, result.created ? 201 : 200);
         }
         case 'DELETE': {
           const options_ = readDeleteOptions(body);
@@ -414,7 +414,21 @@ async function serveKind(
         }
       }
       throw new KubeError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-    })();
+    };
+    let reply: Reply;
+    if (method === 'GET') reply = await inner(requestCtx);
+    else {
+      // One write, one transaction: one commit, one resource version, one watch event.
+      const writeCtx = { ...requestCtx };
+      reply = await db.transaction((tx) => {
+        writeCtx.db = tx;
+        return inner(writeCtx);
+      });
+      const body = reply.body as { metadata?: { uid?: string | null; resourceVersion?: string } } | null;
+      if (body?.metadata?.resourceVersion !== undefined && !writeCtx.dryRun) {
+        reply = { ...reply, body: await committed(db, body as { metadata: { uid?: string | null; resourceVersion: string } }, false) };
+      }
+    }
     return warnings.length ? { ...reply, headers: { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') } } : reply;
   } catch (e) {
     throw toKubeError(e, subject, k.fieldPath ?? defaultFieldPath);
@@ -457,8 +471,10 @@ function watchReply(
   if (sendInitialEvents !== null && sendInitialEvents !== 'true' && sendInitialEvents !== 'false')
     throw badRequest(`sendInitialEvents: Invalid value: ${JSON.stringify(sendInitialEvents)}: must be true or false`);
   if (sendInitialEvents !== null) {
-    if (match !== 'NotOlderThan') throw invalidOption('resourceVersionMatch', "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
-    if (sendInitialEvents === 'true' && !bookmarks) throw invalidOption('allowWatchBookmarks', 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+    if (match !== 'NotOlderThan')
+      throw invalidOption('resourceVersionMatch', 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (sendInitialEvents === 'true' && !bookmarks)
+      throw invalidOption('allowWatchBookmarks', 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
   } else if (match) throw invalidOption('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
   const timeoutSeconds = q.get('timeoutSeconds');
   if (timeoutSeconds !== null && !decimal.test(timeoutSeconds)) throw badRequest('timeoutSeconds: must be a whole number of seconds');
@@ -491,7 +507,15 @@ function watchReply(
         timeoutMs: (timeoutSeconds !== null ? Math.min(Number(timeoutSeconds), 3600) : 1800 + Math.floor(Math.random() * 1800)) * 1000,
         render: (object, first) =>
           asTable
-            ? { ...table([object as KubeObject], { columns: kindColumns(k), cells: kindCells(k), includeObject, resourceVersion: (object as KubeObject).metadata.resourceVersion }), ...(first ? {} : { columnDefinitions: [] }) }
+            ? {
+                ...table([object as KubeObject], {
+                  columns: kindColumns(k),
+                  cells: kindCells(k),
+                  includeObject,
+                  resourceVersion: (object as KubeObject).metadata.resourceVersion,
+                }),
+                ...(first ? {} : { columnDefinitions: [] }),
+              }
             : object,
         onClose: (listener) => {
           request.on('close', listener);

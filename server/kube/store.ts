@@ -73,8 +73,9 @@ function toMeta(row: z.infer<typeof metaRow>): ObjectMeta {
   return { ...row, resourceVersion: versionOf(row.uid) };
 }
 
-/** The metadata of object `uid` from `objectMetas`' answer, or the default one (with its version). */
-export const metaOf = (metas: Map<string, ObjectMeta>, uid: string): ObjectMeta => metas.get(uid) ?? { ...DEFAULT_META, resourceVersion: versionOf(uid) };
+/** The metadata of object `uid` from `objectMetas`' answer, or the default one (with its version and the labels the domain keeps, if it keeps them). */
+export const metaOf = (metas: Map<string, ObjectMeta>, uid: string, domainLabels?: Record<string, string>): ObjectMeta =>
+  metas.get(uid) ?? { ...DEFAULT_META, labels: domainLabels ?? {}, resourceVersion: versionOf(uid) };
 
 /** The metadata of the objects `uids` of one kind, by uid (absent: never written through the API). */
 export async function objectMetas(db: DbOrTx, projectId: string, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
@@ -146,7 +147,6 @@ const namespaceRow = z.object({
   uid: z.string(),
   labels: stringMap,
   annotations: stringMap,
-  resourceVersion: z.number(),
   createdAt: z.date(),
 });
 
@@ -159,7 +159,7 @@ const namespaceColumns = {
 };
 
 function namespaceView(r: z.infer<typeof namespaceRow>): NamespaceView {
-  return { ...r, resourceVersion: String(r.resourceVersion) };
+  return { ...r, resourceVersion: versionOf(r.uid) };
 }
 
 const defaultNamespace = (projectCreatedAt: Date | null): NamespaceView => ({

@@ -293,7 +293,11 @@ function deliver(w: Watcher, c: ObjectChange, previous: KubeObject | undefined) 
     if (was) w.send({ type: 'DELETED', object: c.object });
   } else if (now && was) w.send({ type: 'MODIFIED', object: c.object });
   else if (now) w.send({ type: 'ADDED', object: c.object });
-  else if (was) w.send({ type: 'DELETED', object: { ...(previous ?? c.object), metadata: { ...(previous ?? c.object).metadata, resourceVersion: c.object.metadata.resourceVersion } } });
+  else if (was)
+    w.send({
+      type: 'DELETED',
+      object: { ...(previous ?? c.object), metadata: { ...(previous ?? c.object).metadata, resourceVersion: c.object.metadata.resourceVersion } },
+    });
 }
 
 const g = globalThis as unknown as { __meridianKubeWatch?: KubeWatchHub };
@@ -406,6 +410,7 @@ export interface WatchStreamOptions {
 /** Serves one watch on `res` (newline-delimited JSON events, as kube-apiserver streams them) until the client goes, the timeout, or expiry. */
 export async function streamWatch(res: ServerResponse, o: WatchStreamOptions): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'transfer-encoding': 'chunked' });
+  res.flushHeaders();
   let ended = false;
   let first = true;
   let timer: NodeJS.Timeout | undefined;

@@ -145,7 +145,7 @@ const claimStatus = z.object({
 
 function storedClaim(c: Parameters<typeof claimResource>[0], dryRun = false): StoredObject {
   const r = claimResource(c, { dryRun });
-  return { uid: c.id, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status };
+  return { uid: c.id, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status, labels: c.labels };
 }
 
 const same = (path: keyof z.infer<typeof claimSpec>) => ({ path: `spec.${path}`, value: (spec: Record<string, unknown>) => spec[path] ?? undefined });
