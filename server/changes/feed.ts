@@ -59,6 +59,8 @@ const MAX_BACKOFF_MS = 5_000;
 
 export interface FeedOptions {
   pollMs?: number;
+  /** The connection's application_name (default `meridian-feed`). */
+  applicationName?: string;
   windowMs?: number;
   maxTransactions?: number;
 }
@@ -190,7 +192,7 @@ export function createChangeFeed(connectionString: string, options: FeedOptions 
 
   async function connect() {
     if (closed) return;
-    const c = createPgClient(connectionString, { application_name: 'meridian-feed', connectionTimeoutMillis: 5_000 });
+    const c = createPgClient(connectionString, { application_name: options.applicationName ?? 'meridian-feed', connectionTimeoutMillis: 5_000 });
     c.on('error', (error) => drop(c, error.message));
     c.on('end', () => drop(c, 'connection ended'));
     const name = `meridian_feed_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
