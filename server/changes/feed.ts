@@ -52,6 +52,8 @@ export interface ChangeFeed {
   sync(): Promise<bigint>;
   /** Statements the feed has sent to the database (for bench/watch). */
   statements(): number;
+  /** The server process of the feed's connection (tests end it to see the feed restart). */
+  backendPid(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -264,6 +266,7 @@ export function createChangeFeed(connectionString: string, options: FeedOptions 
       });
     },
     statements: () => statementCount,
+    backendPid: () => (client as (pg.Client & { processID?: number }) | null)?.processID,
     async close() {
       closed = true;
       clearTimeout(timer);
