@@ -30,7 +30,7 @@ export interface WatchEvent {
   object: unknown;
 }
 
-interface Watcher {
+export interface Watcher {
   kind: KindDeclaration;
   projectId: string;
   namespace: string | undefined;
@@ -81,6 +81,8 @@ export class KubeWatchHub {
   private readonly lastState = new Map<string, KubeObject>();
   private queue: Promise<unknown> = Promise.resolve();
   private processed = 0n;
+  /** Objects read to make events (each a get of the kind and its metadata), for bench/watch. */
+  reads = 0;
   private unsubscribe: () => void;
 
   constructor(
@@ -188,6 +190,7 @@ export class KubeWatchHub {
 
   /** The object as it is now, if it is still the object `ref` names. */
   private async read(kind: KindDeclaration, ref: WatchRef): Promise<KubeObject | undefined> {
+    this.reads++;
     const current = await currentOf(kind, { db: this.db, projectId: ref.projectId, actor: systemActor('watch') }, undefined, ref.name);
     return current && current.stored.uid === ref.uid ? current.object : undefined;
   }
