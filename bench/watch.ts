@@ -47,7 +47,11 @@ async function main() {
   await createNetwork(db, project.id, { name: 'bench', cidrs: [{ cidr: '10.0.0.0/8' }] }, actor);
   const hubs = ['a', 'b'].map((name) => {
     const handle = createDb(database.url, { max: 8, applicationName: `bench-watch-hub-${name}` });
-    return { name, handle, hub: new KubeWatchHub(createChangeFeed(database.url, { applicationName: `bench-watch-feed-${name}`, pollMs: 10 }), kubeKinds, handle.db) };
+    return {
+      name,
+      handle,
+      hub: new KubeWatchHub(createChangeFeed(database.url, { applicationName: `bench-watch-feed-${name}`, pollMs: 10 }), kubeKinds, handle.db),
+    };
   });
   await Promise.all(hubs.map((h) => h.hub.sync()));
   const claimKind = kubeKinds.find((k) => k.kind === 'IPClaim')!;

@@ -284,3 +284,84 @@ describe('watch', () => {
     expect([...cache].filter((n) => n.startsWith('p-')).sort()).toEqual(listed.filter((n: string) => n.startsWith('p-')).sort());
   });
 });
+
+describe('two web processes', () => {
+  test('a watcher whose process dies mid-load resumes on another with its last version: nothing lost, nothing repeated', async () => {
+    const { db } = testDb();
+    const { KubeWatchHub } = await import('./watch');
+    const { createChangeFeed } = await import('@/server/changes/feed');
+    const { kubeKinds } = await import('@/server/api/kinds');
+    const { createDb } = await import('@/db/client');
+    const url = process.env.DATABASE_URL!;
+    // Two processes' worth: each its own feed (slot, connection) and pool.
+    const processes = ['a', 'b'].map((name) => {
+      const handle = createDb(url, { max: 4, applicationName: `watch-test-${name}` });
+      const feed = createChangeFeed(url, { applicationName: `watch-test-feed-${name}-${process.pid}`, pollMs: 10 });
+      return { handle, feed, hub: new KubeWatchHub(feed, kubeKinds, handle.db) };
+    });
+    const [a, b] = processes;
+    const claimKind = kubeKinds.find((k) => k.kind === 'IPClaim')!;
+    const received: { type: string; name: string; rv: bigint }[] = [];
+    const watcher = (onEvent: (e: { type: string; name: string; rv: bigint }) => void) => ({
+      kind: claimKind,
+      projectId: kube.project.id,
+      namespace: undefined,
+      matches: () => true,
+      cursor: 0n,
+      send: (event: { type: string; object: { metadata: { name: string; resourceVersion: string } } }) =>
+        onEvent({ type: event.type, name: event.object.metadata.name, rv: BigInt(event.object.metadata.resourceVersion) }),
+      expire: () => {
+        throw new Error('expired');
+      },
+    });
+    try {
+      await Promise.all(processes.map((p) => p.hub.sync()));
+      const from = (await a.hub.sync()) - 1n;
+      let alive = true;
+      const onA = watcher((e) => alive && received.push(e));
+      expect(await a.hub.attach(onA, from)).toBe('attached');
+      const committed = new Map<string, string[]>();
+      let writes = 0;
+      const writer = async (w: number) => {
+        for (let i = 0; i < 10; i++) {
+          const name = `k-${w}-${i}`;
+          await createClaim(db, kube.project.id, { name, network: 'w', prefixLength: 30, reclaimPolicy: 'Delete' }, actor);
+          const ops = ['ADDED'];
+          committed.set(name, ops);
+          await setClaimLabels(db, kube.project.id, name, { n: String(i) }, actor);
+          ops.push('MODIFIED');
+          if (i % 2) {
+            await deleteClaim(db, kube.project.id, name, actor);
+            ops.push('DELETED');
+          }
+          writes++;
+        }
+      };
+      const load = Promise.all(Array.from({ length: 5 }, (_, w) => writer(w)));
+      // Process a dies mid-load (its connection to the client gone): the client holds what it received.
+      while (writes < 20) await sleep(10);
+      alive = false;
+      a.hub.detach(onA);
+      const last = received.length ? received[received.length - 1].rv : from;
+      const onB = watcher((e) => received.push(e));
+      expect(await b.hub.attach(onB, last)).toBe('attached');
+      await load;
+      const expected = [...committed.values()].reduce((n, ops) => n + ops.length, 0);
+      const deadline = Date.now() + 10_000;
+      while (received.length < expected && Date.now() < deadline) await sleep(20);
+      await sleep(200);
+      const perObject = new Map<string, string[]>();
+      for (const e of received) perObject.set(e.name, [...(perObject.get(e.name) ?? []), e.type]);
+      for (const [name, ops] of committed) expect([name, perObject.get(name)]).toEqual([name, ops]);
+      expect(received.length).toBe(expected);
+      for (let i = 1; i < received.length; i++) expect(received[i].rv).toBeGreaterThan(received[i - 1].rv);
+      b.hub.detach(onB);
+    } finally {
+      for (const p of processes) {
+        p.hub.close();
+        await p.feed.close();
+        await p.handle.close();
+      }
+    }
+  });
+});
