@@ -222,7 +222,8 @@ export function createChangeFeed(connectionString: string, options: FeedOptions 
     decoder.reset();
     retained = [];
     head = 0;
-    start = from;
+    // Every transaction committed at or after the slot's point is decoded: a resume from just before it misses nothing.
+    start = from - 1n;
     known = from;
     if (everConnected) emit({ type: 'reset', from });
     everConnected = true;

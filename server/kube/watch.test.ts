@@ -1,5 +1,5 @@
 import https from 'node:https';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { systemActor } from '@/server/audit/events';
 import { createClaim, deleteClaim, setClaimLabels } from '@/server/ipam/claims';
 import { testDb } from '@/test/db';
@@ -196,103 +196,107 @@ describe('watch', () => {
     w.close();
   });
 
-  test('property: concurrent writers with random commit delays and rollbacks; every watcher sees exactly the committed changes in its scope, in commit order', async () => {
-    const { db } = testDb();
-    const from = (await kube.request('GET', `${NS}/ipclaims`)).body.metadata.resourceVersion as string;
-    const scopes = { all: '', odd: 'parity=odd', even: 'parity=even' } as const;
-    const watchers = Object.fromEntries(
-      Object.entries(scopes).map(([key, selector]) => [key, watch(`resourceVersion=${from}&labelSelector=${encodeURIComponent(selector)}`)]),
-    );
-    // What committed, per object, in the order its one writer made the changes.
-    const committed = new Map<string, string[]>();
-    const parityOf = new Map<string, string>();
-    let rolledBack = 0;
-    const writer = async (w: number) => {
-      for (let i = 0; i < 12; i++) {
-        const name = `p-${w}-${i}`;
-        const parity = (w + i) % 2 ? 'odd' : 'even';
-        const rollback = Math.random() < 0.3;
-        const ops: string[] = [];
-        try {
-          await db.transaction(async (tx) => {
-            await createClaim(tx, kube.project.id, { name, network: 'w', prefixLength: 30, reclaimPolicy: 'Delete', labels: { parity } }, actor);
-            await sleep(Math.random() * 30);
-            if (rollback) throw new Error('rollback');
-          });
-          ops.push('ADDED');
-        } catch (e) {
-          if ((e as Error).message !== 'rollback') throw e;
-          rolledBack++;
-          continue;
-        }
-        parityOf.set(name, parity);
-        committed.set(name, ops);
-        if (Math.random() < 0.5) {
-          // A label change that stays in the object's parity, then sometimes a rolled-back one.
-          await setClaimLabels(db, kube.project.id, name, { parity, step: '2' }, actor);
-          ops.push('MODIFIED');
-          await db
-            .transaction(async (tx) => {
-              await setClaimLabels(tx, kube.project.id, name, { parity: parity === 'odd' ? 'even' : 'odd' }, actor);
+  test(
+    'property: concurrent writers with random commit delays and rollbacks; every watcher sees exactly the committed changes in its scope, in commit order',
+    { timeout: 300_000 },
+    async () => {
+      const { db } = testDb();
+      const from = (await kube.request('GET', `${NS}/ipclaims`)).body.metadata.resourceVersion as string;
+      const scopes = { all: '', odd: 'parity=odd', even: 'parity=even' } as const;
+      const watchers = Object.fromEntries(
+        Object.entries(scopes).map(([key, selector]) => [key, watch(`resourceVersion=${from}&labelSelector=${encodeURIComponent(selector)}`)]),
+      );
+      // What committed, per object, in the order its one writer made the changes.
+      const committed = new Map<string, string[]>();
+      const parityOf = new Map<string, string>();
+      let rolledBack = 0;
+      const writer = async (w: number) => {
+        for (let i = 0; i < 12; i++) {
+          const name = `p-${w}-${i}`;
+          const parity = (w + i) % 2 ? 'odd' : 'even';
+          const rollback = Math.random() < 0.3;
+          const ops: string[] = [];
+          try {
+            await db.transaction(async (tx) => {
+              await createClaim(tx, kube.project.id, { name, network: 'w', prefixLength: 30, reclaimPolicy: 'Delete', labels: { parity } }, actor);
+              await sleep(Math.random() * 30);
+              if (rollback) throw new Error('rollback');
+            });
+            ops.push('ADDED');
+          } catch (e) {
+            if ((e as Error).message !== 'rollback') throw e;
+            rolledBack++;
+            continue;
+          }
+          parityOf.set(name, parity);
+          committed.set(name, ops);
+          if (Math.random() < 0.5) {
+            // A label change that stays in the object's parity, then sometimes a rolled-back one.
+            await setClaimLabels(db, kube.project.id, name, { parity, step: '2' }, actor);
+            ops.push('MODIFIED');
+            await db
+              .transaction(async (tx) => {
+                await setClaimLabels(tx, kube.project.id, name, { parity: parity === 'odd' ? 'even' : 'odd' }, actor);
+                await sleep(Math.random() * 20);
+                throw new Error('rollback');
+              })
+              .catch(() => rolledBack++);
+          }
+          if (Math.random() < 0.5) {
+            await db.transaction(async (tx) => {
               await sleep(Math.random() * 20);
-              throw new Error('rollback');
-            })
-            .catch(() => rolledBack++);
+              await deleteClaim(tx, kube.project.id, name, actor);
+            });
+            ops.push('DELETED');
+          }
         }
-        if (Math.random() < 0.5) {
-          await db.transaction(async (tx) => {
-            await sleep(Math.random() * 20);
-            await deleteClaim(tx, kube.project.id, name, actor);
-          });
-          ops.push('DELETED');
-        }
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+      const expected = (scope: keyof typeof scopes) =>
+        [...committed.entries()].filter(([name]) => scope === 'all' || parityOf.get(name) === scope).reduce((n, [, ops]) => n + ops.length, 0);
+      for (const scope of Object.keys(scopes) as (keyof typeof scopes)[]) await watchers[scope].until((e) => e.length >= expected(scope));
+      await sleep(300);
+      expect(rolledBack).toBeGreaterThan(0);
+      for (const scope of Object.keys(scopes) as (keyof typeof scopes)[]) {
+        const events = watchers[scope].events.filter((e) => e.object.metadata.name.startsWith('p-'));
+        expect(events.length).toBe(expected(scope));
+        // Each object's events are exactly its committed changes, in order (no gap, no duplicate, nothing rolled back).
+        const perObject = new Map<string, string[]>();
+        for (const e of events) perObject.set(e.object.metadata.name, [...(perObject.get(e.object.metadata.name) ?? []), e.type]);
+        for (const [name, ops] of committed) if (scope === 'all' || parityOf.get(name) === scope) expect([name, perObject.get(name)]).toEqual([name, ops]);
+        // Resource versions strictly increase (one change per transaction).
+        for (let i = 1; i < events.length; i++) expect(rv(events[i])).toBeGreaterThan(rv(events[i - 1]));
+        watchers[scope].close();
       }
-    };
-    await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
-    const expected = (scope: keyof typeof scopes) =>
-      [...committed.entries()].filter(([name]) => scope === 'all' || parityOf.get(name) === scope).reduce((n, [, ops]) => n + ops.length, 0);
-    for (const scope of Object.keys(scopes) as (keyof typeof scopes)[]) await watchers[scope].until((e) => e.length >= expected(scope));
-    await sleep(300);
-    expect(rolledBack).toBeGreaterThan(0);
-    for (const scope of Object.keys(scopes) as (keyof typeof scopes)[]) {
-      const events = watchers[scope].events.filter((e) => e.object.metadata.name.startsWith('p-'));
-      expect(events.length).toBe(expected(scope));
-      // Each object's events are exactly its committed changes, in order (no gap, no duplicate, nothing rolled back).
-      const perObject = new Map<string, string[]>();
-      for (const e of events) perObject.set(e.object.metadata.name, [...(perObject.get(e.object.metadata.name) ?? []), e.type]);
-      for (const [name, ops] of committed) if (scope === 'all' || parityOf.get(name) === scope) expect([name, perObject.get(name)]).toEqual([name, ops]);
-      // Resource versions strictly increase (one change per transaction).
-      for (let i = 1; i < events.length; i++) expect(rv(events[i])).toBeGreaterThan(rv(events[i - 1]));
-      watchers[scope].close();
-    }
-    // The selective watchers saw the same changes in the same order as the watcher of everything.
-    const all = watchers.all.events
-      .filter((e) => e.object.metadata.name.startsWith('p-'))
-      .map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.resourceVersion}`);
-    const merged = [...watchers.odd.events, ...watchers.even.events]
-      .filter((e) => e.object.metadata.name.startsWith('p-'))
-      .sort((a, b) => (rv(a) < rv(b) ? -1 : 1))
-      .map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.resourceVersion}`);
-    expect(merged).toEqual(all);
-    // A cache built from the events equals a fresh list.
-    const cache = new Set<string>();
-    for (const e of watchers.all.events) {
-      if (e.type === 'DELETED') cache.delete(e.object.metadata.name);
-      else cache.add(e.object.metadata.name);
-    }
-    const listed = (await kube.request('GET', `${NS}/ipclaims`)).body.items.map((o: { metadata: { name: string } }) => o.metadata.name);
-    expect([...cache].filter((n) => n.startsWith('p-')).sort()).toEqual(listed.filter((n: string) => n.startsWith('p-')).sort());
-  });
+      // The selective watchers saw the same changes in the same order as the watcher of everything.
+      const all = watchers.all.events
+        .filter((e) => e.object.metadata.name.startsWith('p-'))
+        .map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.resourceVersion}`);
+      const merged = [...watchers.odd.events, ...watchers.even.events]
+        .filter((e) => e.object.metadata.name.startsWith('p-'))
+        .sort((a, b) => (rv(a) < rv(b) ? -1 : 1))
+        .map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.resourceVersion}`);
+      expect(merged).toEqual(all);
+      // A cache built from the events equals a fresh list.
+      const cache = new Set<string>();
+      for (const e of watchers.all.events) {
+        if (e.type === 'DELETED') cache.delete(e.object.metadata.name);
+        else cache.add(e.object.metadata.name);
+      }
+      const listed = (await kube.request('GET', `${NS}/ipclaims`)).body.items.map((o: { metadata: { name: string } }) => o.metadata.name);
+      expect([...cache].filter((n) => n.startsWith('p-')).sort()).toEqual(listed.filter((n: string) => n.startsWith('p-')).sort());
+    },
+  );
 });
 
 describe('two web processes', () => {
-  test('a watcher whose process dies mid-load resumes on another with its last version: nothing lost, nothing repeated', async () => {
+  test('a watcher whose process dies mid-load resumes on another with its last version: nothing lost, nothing repeated', { timeout: 300_000 }, async () => {
     const { db } = testDb();
     const { KubeWatchHub } = await import('./watch');
     const { createChangeFeed } = await import('@/server/changes/feed');
     const { kubeKinds } = await import('@/server/api/kinds');
     const { createDb } = await import('@/db/client');
-    const url = process.env.DATABASE_URL!;
+    const url = inject('databaseUrl');
     // Two processes' worth: each its own feed (slot, connection) and pool.
     const processes = ['a', 'b'].map((name) => {
       const handle = createDb(url, { max: 4, applicationName: `watch-test-${name}` });
