@@ -131,7 +131,7 @@ export function createChangeHub(feed: ChangeFeed, db: DbOrTx): ChangeHub {
   };
 }
 
-const g = globalThis as unknown as { __meridianChangeHub?: ChangeHub };
+const g = globalThis as typeof globalThis & { __meridianChangeHub?: ChangeHub };
 
 /**
  * Stops the process-wide hub if there is one (web shutdown): every live stream ends, so the HTTP
