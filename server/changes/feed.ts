@@ -23,7 +23,7 @@ import { PgOutputDecoder, lsnToBigInt, type FeedChange } from './pgoutput';
 export type { FeedChange, FeedRow } from './pgoutput';
 
 /** The publication naming the tables the feed carries (db/migrations). */
-export const FEED_PUBLICATION = 'meridian_feed';
+const FEED_PUBLICATION = 'meridian_feed';
 
 export interface FeedTxn {
   xid: number;
@@ -59,7 +59,7 @@ export interface ChangeFeed {
 
 const MAX_BACKOFF_MS = 5_000;
 
-export interface FeedOptions {
+interface FeedOptions {
   pollMs?: number;
   /** The connection's application_name (default `meridian-feed`). */
   applicationName?: string;

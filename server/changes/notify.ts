@@ -4,14 +4,13 @@
  * scoped queries). The live-update adapter (server/live) cuts them from the change feed
  * (feed.ts): committed changes only, never a rolled-back one, and nothing written for them.
  */
-import { z } from 'zod';
 
 /**
  * What changed: a machine (phase, reason, deletion), an allocation, a provider operation, a
  * capacity; a network or pool, an IP claim (or retained block), a pod lease or cluster, an
  * allowance bucket, a grant, claim or request of quota, an invitation or membership.
  */
-export const changeKinds = ['machine', 'allocation', 'operation', 'capacity', 'network', 'claim', 'lease', 'bucket', 'quota', 'invitation'] as const;
+const changeKinds = ['machine', 'allocation', 'operation', 'capacity', 'network', 'claim', 'lease', 'bucket', 'quota', 'invitation'] as const;
 export type ChangeKind = (typeof changeKinds)[number];
 
 /** One change as it travels: `k` kind, `id` the object, `p` its project (null: fleet-wide, operators only). */
@@ -21,5 +20,3 @@ export interface Change {
   p: string | null;
 }
 
-/** A notification as the browser receives it. */
-export const changeSchema = z.object({ k: z.enum(changeKinds), id: z.string().min(1).max(200), p: z.uuid().nullable() });

@@ -137,5 +137,3 @@ export const lsnToBigInt = (lsn: string): bigint => {
   const [hi, lo] = lsn.split('/');
   return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
 };
-/** A number as an LSN in PostgreSQL's notation. */
-export const bigIntToLsn = (n: bigint): string => `${(n >> 32n).toString(16).toUpperCase()}/${(n & 0xffffffffn).toString(16).toUpperCase()}`;

@@ -25,7 +25,7 @@ import { raiseVersionFloor, recordVersion, versionOf } from './versions';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface WatchEvent {
+interface WatchEvent {
   type: EventType | 'BOOKMARK' | 'ERROR';
   object: unknown;
 }
@@ -381,7 +381,7 @@ export function listItemVersion(uid: string | null, listVersion: bigint): string
 
 // ---- The stream ---------------------------------------------------------------------------------
 
-export const expiredStatus = (message: string) => ({
+const expiredStatus = (message: string) => ({
   kind: 'Status',
   apiVersion: 'v1',
   metadata: {},
@@ -391,7 +391,7 @@ export const expiredStatus = (message: string) => ({
   code: 410,
 });
 
-export interface WatchStreamOptions {
+interface WatchStreamOptions {
   hub: KubeWatchHub;
   kind: KindDeclaration;
   projectId: string;
