@@ -197,7 +197,10 @@ export function useFleetLive(scope: LiveScope): LiveState {
   /** The queries a kind of change can affect, on this scope's pages. */
   const keysFor = (kind: Kind): QueryKey[] => {
     // A tenant's own machines moving changes its lists, its machine pages and the free counts it sees.
-    if (!operator) return kind === 'machine' || kind === 'allocation' || kind === 'operation' || kind === 'capacity' ? [fleet.machines.pathKey(), fleet.catalogue.pathKey()] : [];
+    if (!operator)
+      return kind === 'machine' || kind === 'allocation' || kind === 'operation' || kind === 'capacity'
+        ? [fleet.machines.pathKey(), fleet.catalogue.pathKey()]
+        : [];
     switch (kind) {
       case 'machine':
         return [fleet.queue.pathKey(), fleet.allocations.pathKey(), fleet.machines.pathKey()];

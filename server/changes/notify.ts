@@ -19,4 +19,3 @@ export interface Change {
   id: string;
   p: string | null;
 }
-
