@@ -33,6 +33,13 @@ const adapterImports = {
   message: 'Domains sit below the adapters and workflows: pass what is needed in, or move the code down.',
 };
 
+const importOfRoute = { selector: 'ImportExpression > Literal[value=/^@\\/app\\//]', message: 'Nothing imports a route.' };
+/** `(await db.execute(…)) as unknown as T[]` and `db.execute(…) as unknown as Promise<T[]>`: rows typed by a cast. */
+const castOfRows = ['AwaitExpression > CallExpression', 'CallExpression'].map((call) => ({
+  selector: `TSAsExpression[typeAnnotation.type='TSUnknownKeyword'] > ${call}[callee.property.name='execute']`,
+  message: 'Rows of a raw statement are parsed, not cast: query(db, sql, zodRow) from db/query.ts.',
+}));
+
 export default tseslint.config(
   {
     ignores: ['node_modules/**', '.next/**', 'dist/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'db/migrations/**', '.data/**'],
@@ -58,8 +65,15 @@ export default tseslint.config(
       'import-x/no-duplicates': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
-      'no-restricted-syntax': ['error', { selector: 'ImportExpression > Literal[value=/^@\\/app\\//]', message: 'Nothing imports a route.' }],
+      'no-restricted-syntax': ['error', importOfRoute],
     },
+  },
+  {
+    // Product code reads raw rows through query(db, sql, zodRow) (db/query.ts), never a cast.
+    files: ['**/*.{ts,tsx}'],
+    // server/fleet, provider, cni and kube still cast some of their rows (issue 35): held to it once they do not.
+    ignores: ['**/*.test.ts', 'test/**', 'e2e/**', 'bench/**', 'server/{fleet,provider,cni,kube}/**'],
+    rules: { 'no-restricted-syntax': ['error', importOfRoute, ...castOfRows] },
   },
   {
     files: [`server/{${domainFolders.join(',')}}/**/*.{ts,tsx}`, 'db/**/*.ts', 'lib/**/*.ts'],
@@ -94,7 +108,7 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'Components import server code for its types only.',
             },
-            { group: ['@/app/*', '!@/app/_trpc', '!@/app/_trpc/*'], message: 'Components import no route; the tRPC client is in app/_trpc.' },
+            { group: ['@/app/*'], message: 'Components import nothing of app/ (pages import components); the tRPC client is in components/trpc.' },
           ],
         },
       ],

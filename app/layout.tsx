@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { TRPCReactProvider } from './_trpc/client';
+import { TRPCReactProvider } from '@/components/trpc/client';
 import './globals.css';
 
 // Every page is rendered per request: its scripts carry the nonce of that response's

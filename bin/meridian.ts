@@ -116,7 +116,7 @@ const usage = `usage: npm run meridian -- <command> [options]
 const err = (line: string) => process.stderr.write(line + '\n');
 const actor = systemActor('cli');
 
-async function projectId(db: Db, slug: string): Promise<string> {
+async function projectId(db: DbOrTx, slug: string): Promise<string> {
   const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, slug));
   if (!p) throw new Error(`project "${slug}" not found`);
   return p.id;
@@ -128,7 +128,7 @@ async function userId(db: DbOrTx, email: string): Promise<string> {
   return user.id;
 }
 
-async function organizationId(db: Db, slug: string): Promise<string> {
+async function organizationId(db: DbOrTx, slug: string): Promise<string> {
   const [o] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug));
   if (!o) throw new Error(`organization "${slug}" not found`);
   return o.id;
@@ -216,12 +216,12 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       if (values.org) {
         const role = (values['org-role'] ?? 'member') as MemberRole;
         if (!(organizationRoles as readonly string[]).includes(role)) throw new Error(`--org-role must be one of ${organizationRoles.join(', ')}`);
-        await addMembership(tx, { userId: u.id, role, organizationId: await organizationId(tx as unknown as Db, values.org) }, actor);
+        await addMembership(tx, { userId: u.id, role, organizationId: await organizationId(tx, values.org) }, actor);
       }
       if (values.project) {
         const role = (values['project-role'] ?? 'viewer') as MemberRole;
         if (!(projectRoles as readonly string[]).includes(role)) throw new Error(`--project-role must be one of ${projectRoles.join(', ')}`);
-        await addMembership(tx, { userId: u.id, role, projectId: await projectId(tx as unknown as Db, values.project) }, actor);
+        await addMembership(tx, { userId: u.id, role, projectId: await projectId(tx, values.project) }, actor);
       }
       return u;
     });
@@ -385,9 +385,7 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     }
   }
   if (group === 'token' && verb === 'create' && values.user && !values.project) {
-    const token = await db.transaction(async (tx) =>
-      createUserToken(tx, { userId: await userId(tx as unknown as Db, values.user!), name: values.name ?? 'cli-user' }, actor),
-    );
+    const token = await db.transaction(async (tx) => createUserToken(tx, { userId: await userId(tx, values.user!), name: values.name ?? 'cli-user' }, actor));
     process.stdout.write(`${token.secret}\n`);
     err(`user token ${token.id} (${token.prefix}…) created, acting for ${token.user}`);
     return 0;

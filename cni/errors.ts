@@ -8,10 +8,6 @@
 
 /** Spec: incompatible CNI version (config `cniVersion` not supported, or a verb the version lacks). */
 export const ERR_INCOMPATIBLE_VERSION = 1;
-/** Spec: unsupported field in network configuration. */
-export const ERR_UNSUPPORTED_FIELD = 2;
-/** Spec: container unknown or does not exist. */
-export const ERR_UNKNOWN_CONTAINER = 3;
 /** Spec: invalid necessary environment variables (CNI_COMMAND, CNI_CONTAINERID, CNI_IFNAME, CNI_ARGS…). */
 export const ERR_INVALID_ENV = 4;
 /** Spec: I/O failure (e.g. reading stdin). */

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { sql } from 'drizzle-orm';
 import { sidePool, type Db } from './client';
+import { query } from './query';
 import { currentDeadline, DeadlineExceeded, type Deadline } from './deadline';
 
 /**
@@ -140,9 +142,11 @@ function beforeDeadline(deadline: Deadline | undefined) {
 /** `select <fn>(args::jsonb)` for one item (`fn` a SQL function's name): its result, or its error as the outcome. */
 async function jsonFunctionOutcome(db: Db, fn: string, args: unknown, deadline?: Deadline): Promise<Outcome<unknown>> {
   try {
-    const rows = (await db.execute(sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result where ${beforeDeadline(deadline)}`)) as unknown as {
-      result: unknown;
-    }[];
+    const rows = await query(
+      db,
+      sql`select ${sql.raw(fn)}(${JSON.stringify(args)}::jsonb) as result where ${beforeDeadline(deadline)}`,
+      z.object({ result: z.unknown() }),
+    );
     if (rows.length === 0) return { error: new DeadlineExceeded(deadline?.budgetMs ?? 0, true) };
     return { value: rows[0].result };
   } catch (error) {
@@ -159,8 +163,11 @@ export interface SqlFunctionBatches<I> {
   lockKeys: (item: I) => string[];
   /** What puts items in one lane: items that lock the same rows share one (one batch of a lane in flight at a time). */
   laneKeys: (item: I) => string[];
-  /** How many lanes the items spread over: the batches run on that many connections of their own (db/client.ts: sidePool). */
-  lanes: number;
+  /**
+   * How many lanes the items spread over: the batches run on that many connections of their own
+   * (db/client.ts: sidePool). A function is read once per pool, when its first item arrives.
+   */
+  lanes: number | (() => number);
   maxBatch: number;
   /** An item's answer from `many` as its outcome (a refusal `one` would have raised); the answer itself when absent. */
   outcome?: (answer: unknown) => Outcome<unknown>;
@@ -171,7 +178,7 @@ export interface SqlFunctionBatches<I> {
  * on `globalThis`: the REST handlers and Next's `/metrics` route may load this module separately.
  */
 export type BatchCounts = { statements: number; items: number; fallbacks: number };
-const g = globalThis as unknown as { __meridianBatchStatistics?: Map<string, BatchCounts> };
+const g = globalThis as typeof globalThis & { __meridianBatchStatistics?: Map<string, BatchCounts> };
 const statistics = (g.__meridianBatchStatistics ??= new Map());
 
 function counted(many: string): BatchCounts {
@@ -198,7 +205,8 @@ export function batchStatistics(): ({ fn: string } & BatchCounts)[] {
 export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, item: I) => Promise<unknown> {
   for (const fn of [spec.one, spec.many]) if (!/^[a-z_][a-z0-9_]*$/.test(fn)) throw new Error(`not a function name: ${fn}`);
   const batcher = perPool((pool) => {
-    const db = sidePool(pool, spec.many, spec.lanes);
+    const lanes = typeof spec.lanes === 'function' ? spec.lanes() : spec.lanes;
+    const db = sidePool(pool, spec.many, lanes);
     return new Batcher<I, unknown>(
       async (items, deadline) => {
         const stats = counted(spec.many);
@@ -208,9 +216,11 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
         const order = lockOrder(items, spec.lockKeys);
         let answers: unknown[];
         try {
-          const rows = (await db.execute(
+          const rows = await query(
+            db,
             sql`select ${sql.raw(spec.many)}(${JSON.stringify(order.map((i) => items[i]))}::jsonb) as answers where ${beforeDeadline(deadline)}`,
-          )) as unknown as { answers: unknown[] }[];
+            z.object({ answers: z.array(z.unknown()) }),
+          );
           if (rows.length === 0) return items.map(() => ({ error: new DeadlineExceeded(deadline?.budgetMs ?? 0, true) }));
           answers = rows[0].answers;
         } catch {
@@ -222,7 +232,7 @@ export function sqlFunctionBatches<I>(spec: SqlFunctionBatches<I>): (db: Db, ite
         order.forEach((i, k) => (outcomes[i] = spec.outcome ? spec.outcome(answers[k]) : { value: answers[k] }));
         return outcomes;
       },
-      { maxBatch: spec.maxBatch, maxInFlight: 1, lane: (item) => laneOf(spec.lanes, ...spec.laneKeys(item)) },
+      { maxBatch: spec.maxBatch, maxInFlight: 1, lane: (item) => laneOf(lanes, ...spec.laneKeys(item)) },
     );
   });
   return (db, item) => batcher(db).submit(item);

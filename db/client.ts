@@ -64,7 +64,7 @@ export function createDb(url: string, options: PoolSettings = {}): DbHandle {
 // On globalThis, as the process-wide pool below: Next bundles its own copy of this module, whose
 // callers (the console's procedures) get that pool and must find its side pools too.
 type SidePools = WeakMap<Db, { url: string; settings: PoolSettings & { applicationName: string }; side: Map<string, DbHandle> }>;
-const sidePools: SidePools = ((globalThis as unknown as { __meridianSidePools?: SidePools }).__meridianSidePools ??= new WeakMap());
+const sidePools: SidePools = ((globalThis as typeof globalThis & { __meridianSidePools?: SidePools }).__meridianSidePools ??= new WeakMap());
 
 /**
  * A pool of `max` connections beside `db`'s, on the same database, for one hot statement (the
@@ -147,7 +147,7 @@ function noteAnswer<Q extends Promise<unknown>>(query: Q): Q {
   return query;
 }
 
-const globalForDb = globalThis as unknown as { __meridianDb?: DbHandle; __meridianDbSettings?: ProcessPoolSettings };
+const globalForDb = globalThis as typeof globalThis & { __meridianDb?: DbHandle; __meridianDbSettings?: ProcessPoolSettings };
 
 /** The process-wide pool's database and how it is opened. */
 export interface ProcessPoolSettings extends PoolSettings {

@@ -44,7 +44,7 @@ export interface Deadline {
 
 // On globalThis: Next bundles its own copy of this module (the console's procedures set deadlines
 // there) while the pool's transaction wrapper (db/client.ts) may come from the server's copy.
-const g = globalThis as unknown as { __meridianDeadlines?: AsyncLocalStorage<Deadline> };
+const g = globalThis as typeof globalThis & { __meridianDeadlines?: AsyncLocalStorage<Deadline> };
 const store = (g.__meridianDeadlines ??= new AsyncLocalStorage<Deadline>());
 
 /** The deadline of the request this code runs for, if any. */

@@ -6,7 +6,7 @@ import { migrationJournal, migrationsFolder } from './journal';
 import { createPgPool } from './pg';
 import { grantApplicationRole } from './roles';
 
-export { expectedMigrationCount, migrationJournal, migrationsFolder, type MigrationEntry } from './journal';
+export { migrationJournal, migrationsFolder, type MigrationEntry } from './journal';
 
 /** The advisory lock every migrating process takes (the same key whatever the build). */
 const MIGRATION_LOCK = 727100;

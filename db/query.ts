@@ -11,3 +11,9 @@ export async function query<T extends z.ZodType>(db: DbOrTx, statement: SQL, row
   const rows = await db.execute(statement);
   return z.array(row).parse(Array.from(rows));
 }
+
+/**
+ * A timestamp column of a raw statement, parsed to a Date: drizzle's postgres-js driver hands those
+ * over as PostgreSQL's text (`2026-01-02 03:04:05.678+00`), not as the Dates typed columns give.
+ */
+export const timestampColumn = z.union([z.string(), z.date()]).transform((v) => (v instanceof Date ? v : new Date(v)));

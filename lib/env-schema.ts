@@ -172,6 +172,12 @@ export const envSchema = z.object({
   CNI_GC_GRACE_SECONDS: integer(0, 86_400).default(60),
   /** How long a node keeps a block its DELs emptied before it returns to the pool (0: at once). */
   CNI_BLOCK_GRACE_SECONDS: integer(0, 604_800).default(300),
+  /**
+   * Lanes of CNI ADD batches in flight at once, each on a connection of its own beside the main
+   * pool (server/cni/add-batch.ts). Unset: a fifth of DB_POOL_SIZE, at least 1 (2 for the default
+   * pool): more lanes contend on the same blocks more than they gain (bench/cni-add).
+   */
+  CNI_ADD_LANES: integer(1, 64).optional(),
   /** Capacity whose availability evidence is older than this is not offered (stale evidence fails closed). */
   FLEET_EVIDENCE_MAX_AGE_SECONDS: integer(60, 31_536_000).default(7 * 24 * 3600),
   /** The first wait of a project deletion whose pass found something still in flight; doubles per waiting pass. */

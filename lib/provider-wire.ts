@@ -31,7 +31,6 @@ export const OperationKindSchema = z.enum(['install', 'power', 'cleanup']);
 export type OperationKind = z.infer<typeof OperationKindSchema>;
 
 export const PowerStateSchema = z.enum(['on', 'off']);
-export type PowerState = z.infer<typeof PowerStateSchema>;
 
 export const OperationStateSchema = z.enum(['Running', 'Succeeded', 'Failed']);
 export type OperationState = z.infer<typeof OperationStateSchema>;
@@ -62,7 +61,6 @@ export type OperationRequest = z.infer<typeof OperationRequestSchema>;
  * - `StaleEpoch` / `StaleFencingToken`: admitted, but fenced when its effect was due (e.g. cleanup closed its epoch meanwhile).
  */
 export const OperationFailureCodeSchema = z.enum(['InjectedFailure', 'CleanupFailed', 'StaleEpoch', 'StaleFencingToken']);
-export type OperationFailureCode = z.infer<typeof OperationFailureCodeSchema>;
 
 export const OperationRecordSchema = z.object({
   id: OperationIdSchema,
@@ -135,7 +133,6 @@ export type ApiErrorCode = z.infer<typeof ApiErrorCodeSchema>;
 export const ErrorBodySchema = z.object({
   error: z.object({ code: ApiErrorCodeSchema, message: z.string(), field: z.string().optional() }),
 });
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Admin API (faults and inspection)

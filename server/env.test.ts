@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PLUGIN_VARIABLES } from '@/cni/config';
 import { envSchema, EnvError, parseEnv } from '@/lib/env-schema';
-import { env, overrideEnv } from './env';
+import { cniAddLanes, env, overrideEnv } from './env';
 
 const root = path.resolve(__dirname, '..');
 
@@ -68,6 +68,7 @@ describe('the environment schema', () => {
     ['PROVIDER_TLS_CERT_FILE', '/etc/meridian/worker.crt', 'PROVIDER_TLS_KEY_FILE'],
     ['SIMULATOR_ADMIN_TOKEN', 'a token with spaces', 'must not contain whitespace'],
     ['SIMULATOR_PORT', 'eighty', 'must be a whole number'],
+    ['CNI_ADD_LANES', '0', 'must be at least 1'],
     ['SIMULATOR_ASSETS', 'ok-asset,NOT OK', '"NOT OK"'],
     ['DATABASE_URL', 'mysql://db/meridian', 'must be a postgres:// URL'],
     ['LOG_LEVEL', 'verbose', ''],
@@ -109,6 +110,23 @@ describe('the environment schema', () => {
     expect(() => parseEnv({ ...ok, SMTP_FROM: undefined })).toThrow(/SMTP_FROM: is required when SMTP_URL is set/);
     expect(() => parseEnv({ ...ok, AUTH_URL: undefined })).toThrow(/AUTH_URL: is required when SMTP_URL is set/);
     expect(() => parseEnv({ ...ok, SMTP_FROM: 'nobody' })).toThrow(/SMTP_FROM: must contain an e-mail address/);
+  });
+
+  test("CNI ADD lanes come from CNI_ADD_LANES, or from the main pool's size when it is unset", () => {
+    const sizes: [string | undefined, string | undefined, number][] = [
+      [undefined, undefined, 2],
+      ['40', undefined, 8],
+      ['3', undefined, 1],
+      ['40', '3', 3],
+    ];
+    for (const [pool, lanes, expected] of sizes) {
+      const restore = overrideEnv({ DB_POOL_SIZE: pool, CNI_ADD_LANES: lanes });
+      try {
+        expect(cniAddLanes(), `DB_POOL_SIZE=${pool} CNI_ADD_LANES=${lanes}`).toBe(expected);
+      } finally {
+        restore();
+      }
+    }
   });
 
   test('every invalid variable is named at once', () => {

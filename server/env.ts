@@ -76,6 +76,12 @@ export function dbPoolSettings(role: 'web' | 'worker') {
   };
 }
 
+/** Lanes of CNI ADD batches in flight at once: CNI_ADD_LANES, or a fifth of the main pool's connections (at least 1). */
+export function cniAddLanes(): number {
+  const e = env();
+  return e.CNI_ADD_LANES ?? Math.max(1, Math.floor(e.DB_POOL_SIZE / 5));
+}
+
 /** The sign-in throttling policy from the environment. */
 export function signInPolicy() {
   const e = env();

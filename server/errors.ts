@@ -52,7 +52,6 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (what: string, name: string) => new DomainError('NotFound', `${what} "${name}" not found`);
 export const invalid = (field: string, message: string) => new DomainError('ValidationFailed', message, field);
 
 /** One problem with client input: the field's dotted path (`''` for the input itself) and the reason. */

@@ -78,7 +78,6 @@ export const StateFileSchema = z.object({
   /** The newest log entries, ascending seq. */
   log: z.array(LogEntrySchema),
 });
-export type StateFile = z.infer<typeof StateFileSchema>;
 
 export interface SimulatorState {
   assets: Map<string, AssetState>;

@@ -5,7 +5,7 @@ import { cache, type ReactNode } from 'react';
 import { getDb } from '@/db/client';
 import { currentSession } from '@/server/auth/session';
 import { appRouter } from '@/server/trpc/root';
-import { makeQueryClient } from './query-client';
+import { makeQueryClient } from '@/components/trpc/query-client';
 
 export const getQueryClient = cache(makeQueryClient);
 

@@ -126,26 +126,6 @@ export function serverCpuSeconds(postmasterPid: number): number {
   return total + statCpuSeconds(postmaster) + statReapedCpuSeconds(postmaster);
 }
 
-/**
- * CPU seconds used so far by PostgreSQL processes on this host: the backends serving `database`
- * (by their process titles), or without one every PostgreSQL process (any server's). A sum over the
- * processes alive at the moment: it drops when one exits, so a difference of two readings is only
- * right while none of them ends in between (see postgresCpuMeter).
- */
-export function postgresCpuSeconds(database?: string): number {
-  let total = 0;
-  for (const [pid, stat] of allStats()) {
-    if (!stat.includes('(postgres)')) continue;
-    try {
-      if (database && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue;
-    } catch {
-      continue;
-    }
-    total += statCpuSeconds(stat);
-  }
-  return total;
-}
-
 /** Where a bench's PostgreSQL CPU is read from: the whole server it started, or one database's backends on a shared server. */
 export type PostgresCpuSource = { postmasterPid: number } | { database: string };
 

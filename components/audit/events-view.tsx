@@ -1,7 +1,7 @@
 'use client';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Button, EmptyState, Input, Select, Table, Td, TextLink, formatTime } from '@/components/ui/primitives';
 import { auditObjectHref } from './object-link';
 

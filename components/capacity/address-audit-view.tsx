@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { formatCount } from '@/components/ui/numbers';
 import { Alert, Badge, Button, Card, Table, Td, formatTime } from '@/components/ui/primitives';

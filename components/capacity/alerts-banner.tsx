@@ -1,7 +1,7 @@
 'use client';
 import { withResourceWords } from '@/components/ui/resource-names';
 import { useQuery } from '@tanstack/react-query';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Badge, formatTime } from '@/components/ui/primitives';
 
 const tone = (condition: string) => (condition === 'critical' ? 'red' : 'amber');

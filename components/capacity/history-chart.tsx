@@ -2,7 +2,7 @@
 import { resourceName } from '@/components/ui/resource-names';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, cx } from '@/components/ui/primitives';
 import { formatUsage } from '@/components/ui/numbers';

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Table, Td, formatTime } from '@/components/ui/primitives';

@@ -1,7 +1,7 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Pager } from '@/components/ui/pager';
 import { Alert, Card, EmptyState, Table, Td, formatTime } from '@/components/ui/primitives';

@@ -1,7 +1,7 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, EmptyState } from '@/components/ui/primitives';
 import { CountBar } from './bars';

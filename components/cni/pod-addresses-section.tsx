@@ -1,7 +1,7 @@
 'use client';
 import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { useQuery } from '@tanstack/react-query';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { useCanEdit } from '@/components/projects/hooks';
 import { errorMessage } from '@/components/ui/errors';
 import { Alert, Card, EmptyState } from '@/components/ui/primitives';

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { Alert, Button, Field, Input } from '@/components/ui/primitives';
 

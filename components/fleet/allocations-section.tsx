@@ -1,7 +1,7 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { useNow } from '@/components/ui/hooks';
 import { Pager } from '@/components/ui/pager';

@@ -3,7 +3,7 @@ import { deviceHealth } from '@/components/ui/status';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { useNow } from '@/components/ui/hooks';
 import { Pager } from '@/components/ui/pager';

@@ -8,7 +8,6 @@ type Outputs = inferRouterOutputs<AppRouter>['fleet'];
 export type Catalogue = Outputs['catalogue'];
 export type CatalogueLocation = Catalogue['locations'][number];
 export type CatalogueClass = Catalogue['classes'][number];
-export type MachineRow = Outputs['machines']['list']['items'][number];
 export type MachineDetail = Outputs['machines']['get'];
 export type TimelineEntry = MachineDetail['timeline'][number];
 export type QueueItem = Outputs['queue']['list'][number];
@@ -50,9 +49,6 @@ export type OperationRow = {
 export type LastOperation = { id: string; kind: string; state: string; attempts: number; lastError: string | null; updatedAt?: string };
 
 export const phaseOrder: MachinePhase[] = ['Pending', 'AwaitingApproval', 'Allocating', 'Bound', 'Installing', 'Ready', 'Releasing', 'Released', 'Failed'];
-
-/** Phases in which something is still going to happen without the tenant doing anything. */
-export const livePhases: ReadonlySet<string> = new Set<MachinePhase>(['Pending', 'AwaitingApproval', 'Allocating', 'Bound', 'Installing', 'Releasing']);
 
 export type { Tone };
 /** Colours of phases, capacity states and operations: from the console's one status table (components/ui/status.ts). */
@@ -108,11 +104,4 @@ export function ago(value: string | Date | null | undefined, now = Date.now()): 
   const h = Math.floor(m / 60);
   if (h < 48) return `${h} h ago`;
   return `${Math.floor(h / 24)} d ago`;
-}
-
-export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-
-export function shortId(id: string | null | undefined, length = 8): string {
-  if (!id) return '—';
-  return id.length > length + 1 ? `${id.slice(0, length)}…` : id;
 }

@@ -1,6 +1,6 @@
 'use client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 
 /** Refetches every fleet view (lists, detail, catalogue, operator tables) after a change of ours. */
 export function useInvalidateFleet() {

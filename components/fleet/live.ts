@@ -1,7 +1,7 @@
 'use client';
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 
 /*
  * Live updates. The server announces fleet changes (ids only) on GET /api/live as server-sent

@@ -1,7 +1,7 @@
 'use client';
 import { useQueries, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { useCanEdit } from '@/components/projects/hooks';
 import { EmptyState, TextLink, cx } from '@/components/ui/primitives';
 import { phaseFill, phaseLabel, phaseOrder } from './format';

@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { useCanEdit } from '@/components/projects/hooks';
 import { errorMessage } from '@/components/ui/errors';
 import { useNow } from '@/components/ui/hooks';

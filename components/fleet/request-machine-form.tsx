@@ -2,7 +2,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, invalidProps } from '@/components/ui/errors';
 import { fieldSentence } from '@/components/ui/messages';
 import { withResourceWords } from '@/components/ui/resource-names';

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { useDebounced } from '@/components/ui/hooks';
 import { Alert, Badge, Button, Field, Input, Select } from '@/components/ui/primitives';

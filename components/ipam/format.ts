@@ -1,7 +1,7 @@
 /** Display helpers for IPAM numbers. */
 
 // The console's one formatter for address counts and shares (components/ui/numbers.ts).
-export { exactCount, formatCount, formatPercent, formatShare, formatUsage } from '@/components/ui/numbers';
+export { exactCount, formatCount, formatPercent, formatShare } from '@/components/ui/numbers';
 import { formatCount } from '@/components/ui/numbers';
 
 export const familyLabel = (family: number) => (family === 6 ? 'IPv6' : 'IPv4');

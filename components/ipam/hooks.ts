@@ -1,6 +1,6 @@
 'use client';
 import { useQueryClient } from '@tanstack/react-query';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 
 /** Refetches every IPAM view (map, tables, utilization, preview) after a change. */
 export function useInvalidateIpam() {

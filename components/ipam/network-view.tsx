@@ -3,7 +3,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { PodAddressesSection } from '@/components/cni/pod-addresses-section';
 import { useCanEdit } from '@/components/projects/hooks';

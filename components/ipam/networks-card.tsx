@@ -1,7 +1,7 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { EmptyState } from '@/components/ui/primitives';
 import { dashboardNetworksInput } from './queries';
 import { FamilyBars } from './utilization';

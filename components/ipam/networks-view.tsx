@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Pager } from '@/components/ui/pager';
 import { Alert, Badge, Card, EmptyState, formatTime } from '@/components/ui/primitives';

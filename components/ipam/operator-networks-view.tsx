@@ -1,7 +1,7 @@
 'use client';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import type { RetainedAllocationView } from '@/server/ipam/claims';
 import { errorMessage } from '@/components/ui/errors';
 import { Pager } from '@/components/ui/pager';

@@ -2,7 +2,7 @@
 import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { Alert, Badge, Button, Field, Input, Select, cx } from '@/components/ui/primitives';
 import type { PoolView } from '@/server/ipam/networks';

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Alert, Button, Table, Td, formatTime } from '@/components/ui/primitives';

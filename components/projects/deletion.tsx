@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, Field, Input, Table, Td, TextLink, formatTime } from '@/components/ui/primitives';
@@ -59,7 +59,7 @@ export function DeletionStatus({ project, part = 'all' }: { project: string; par
   const s = status.data;
   if (!s) return <p className="text-sm text-slate-500">Loading…</p>;
   if (s.phase !== 'Deleting') return null;
-  const counts = s.remaining as unknown as Record<string, number>;
+  const counts: Record<string, number> = s.remaining;
   const left = remainingLabels.filter(([k]) => counts[k] > 0);
   return (
     <div className="space-y-3" data-testid="deletion-status">
@@ -125,7 +125,7 @@ function ToBeReleased({ project }: { project: string }) {
   const status = useQuery(trpc.projects.deletion.queryOptions({ project }));
   if (status.error) return <Alert>{errorMessage(status.error)}</Alert>;
   if (!status.data) return <p className="text-sm text-slate-500">Counting what the project holds…</p>;
-  const held = heldList(status.data.remaining as unknown as Record<string, number>);
+  const held = heldList(status.data.remaining);
   return (
     <div className="text-sm text-slate-700" data-testid="to-be-released">
       <p className="font-medium">What will be released:</p>

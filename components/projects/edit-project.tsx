@@ -2,7 +2,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { Alert, Button, Field, Input } from '@/components/ui/primitives';
 

@@ -1,6 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 
 /** Whether the signed-in user may change this project (editor or owner, not viewer); false until the role is known. */
 export function useCanEdit(project: string): boolean {

@@ -2,7 +2,7 @@
 import { StatusBadge } from '@/components/ui/status-badge';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Pager } from '@/components/ui/pager';
 import { Button, Card, EmptyState, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { SearchBox, useSearchText } from '@/components/ui/search-box';

@@ -1,6 +1,6 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Badge, Button, Card, Table, Td, formatTime } from '@/components/ui/primitives';
 import { ErrorLine } from './admin-parts';
 

@@ -1,7 +1,7 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Pager } from '@/components/ui/pager';
 import { Card, EmptyState } from '@/components/ui/primitives';
 import { SearchBox, useSearchText } from '@/components/ui/search-box';

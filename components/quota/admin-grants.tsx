@@ -2,7 +2,7 @@
 import { StatusBadge } from '@/components/ui/status-badge';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Pager } from '@/components/ui/pager';
 import { Button, Card, EmptyState, Field, Input, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, parseAmounts, textArea, useInvalidateQuota } from './admin-parts';

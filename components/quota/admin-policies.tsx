@@ -2,7 +2,7 @@
 import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Button, Card, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, formatAmounts, useInvalidateQuota } from './admin-parts';
 import { PolicyForm, type PolicyDraft } from './admin-policy-form';

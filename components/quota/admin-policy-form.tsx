@@ -1,7 +1,7 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Button, Field, Input } from '@/components/ui/primitives';
 import { ErrorLine, parseAmounts, textArea, useInvalidateQuota } from './admin-parts';
 

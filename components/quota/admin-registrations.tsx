@@ -2,7 +2,7 @@
 import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Button, Card, Field, Input, Select, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, useInvalidateQuota } from './admin-parts';
 

@@ -3,7 +3,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { UtilizationHistory } from '@/components/capacity/history-chart';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { useCanEdit } from '@/components/projects/hooks';
 import { Pager } from '@/components/ui/pager';

@@ -1,10 +1,8 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Table, Td, formatTime } from '@/components/ui/primitives';
-import { StatusBadge } from '@/components/ui/status-badge';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 
 /**
@@ -101,33 +99,6 @@ export function ChangePasswordForm() {
           <Alert tone="green">Password changed. Your other sessions were signed out.</Alert>
         </div>
       )}
-    </Card>
-  );
-}
-
-/** Every user, for administrators: roles, whether disabled, live sessions, and a link to them. */
-export function UsersView() {
-  const trpc = useTRPC();
-  const users = useQuery(trpc.users.list.queryOptions());
-  return (
-    <Card title="Users">
-      <Table head={['E-mail', 'Name', 'Platform roles', 'State', 'Sessions']}>
-        {users.data?.map((u) => (
-          <tr key={u.id}>
-            <Td>{u.email}</Td>
-            <Td>{u.name}</Td>
-            <Td>{u.platformRoles.join(', ') || '—'}</Td>
-            <Td>
-              <StatusBadge kind="access" state={u.disabled ? 'Disabled' : 'Active'} />
-            </Td>
-            <Td>
-              <Link className="text-brand-700 hover:underline" href={`/operator/users/${u.id}`} aria-label={`Sessions of ${u.email}`}>
-                {u.sessions} session{u.sessions === 1 ? '' : 's'}
-              </Link>
-            </Td>
-          </tr>
-        ))}
-      </Table>
     </Card>
   );
 }

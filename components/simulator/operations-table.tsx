@@ -1,7 +1,7 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage } from '@/components/ui/errors';
 import { Badge, Card, EmptyState, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import type { OperationKind, OperationState } from '@/lib/provider-wire';

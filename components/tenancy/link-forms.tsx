@@ -2,7 +2,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { signIn } from 'next-auth/react';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldMessage } from '@/components/ui/errors';
 import { Alert, Button, Card, Field, Input, TextLink } from '@/components/ui/primitives';
 

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 

@@ -92,8 +92,3 @@ function formatPercentNumber(pct: number): string {
 export function formatUsage(part: string | number | bigint, whole: string | number | bigint): string {
   return `${formatCount(part)} of ${formatCount(whole)} (${formatShare(part, whole)})`;
 }
-
-/** The exact form of `formatUsage`, for its tooltip: "18,400,000,000,000,000,000 of 1,208,925,819,614,629,174,706,176 addresses". */
-export function exactUsage(part: string | number | bigint, whole: string | number | bigint, unit = 'addresses'): string {
-  return `${exactCount(part)} of ${exactCount(whole)} ${unit}`;
-}

@@ -5,7 +5,7 @@ import { settings } from '@/db/schema';
 import { env } from '@/server/env';
 
 /** Kept on `globalThis`: Next loads the auth configuration in a bundle of its own, in the same process. */
-const g = globalThis as unknown as { __meridianAuthSecret?: string };
+const g = globalThis as typeof globalThis & { __meridianAuthSecret?: string };
 
 /**
  * Resolves the session-signing secret once, at web start-up: `AUTH_SECRET` when set; otherwise

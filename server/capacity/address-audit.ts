@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { csvField } from '@/server/audit/csv';
 import { DomainError } from '@/server/errors';
 
@@ -11,9 +13,6 @@ import { DomainError } from '@/server/errors';
  * and allocated + reserved + free = the CIDR's addresses, even while claims and pod leases are being
  * created (`consistent` says so per pool).
  */
-
-/** What a row of the audit is. `Retained`: a claim's allocation kept after its claim was deleted. */
-export type AuditEntryKind = 'Claim' | 'Retained' | 'Reservation' | 'PoolCarve' | 'PodAddress' | 'Free';
 
 export interface AuditPool {
   id: string;
@@ -32,34 +31,48 @@ export interface AuditPool {
   consistent: boolean;
 }
 
-export interface AuditEntry {
-  pool: string;
-  cidr: string;
-  kind: AuditEntryKind;
+const auditEntryRow = z.object({
+  cidr: z.string(),
+  /** What the row is. `Retained`: a claim's allocation kept after its claim was deleted. */
+  kind: z.enum(['Claim', 'Retained', 'Reservation', 'PoolCarve', 'PodAddress', 'Free']),
   /** Addresses in the block, exact. */
-  addresses: string;
+  addresses: z.string(),
   /** `IPClaim`, `MachineInterface`, `ChildPool`, `NodeBlock`, `PodLease`, `RetainedClaim`, `Reservation`; null for a free block or an unowned row. */
-  ownerKind: string | null;
-  owner: string | null;
-  detail: string | null;
-  createdAt: string | null;
-}
+  ownerKind: z.string().nullable(),
+  owner: z.string().nullable(),
+  detail: z.string().nullable(),
+  createdAt: z.string().nullable(),
+});
+/** A row of the audit: what `poolEntries` reads, with its pool's name. */
+export type AuditEntry = z.infer<typeof auditEntryRow> & { pool: string };
 
 export interface AuditCursor {
   pool: string;
   after: string;
 }
 
-interface PoolRow extends Omit<AuditPool, 'consistent'> {
-  node: string | null;
-  clusterId: string | null;
-}
+const poolRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  cidr: z.string(),
+  family: z.enum(['IPv4', 'IPv6']),
+  kind: z.string(),
+  parent: z.string().nullable(),
+  size: z.string(),
+  counters: z.object({ capacity: z.string(), allocated: z.string(), reserved: z.string(), allocations: z.number() }),
+  totals: z.object({ allocated: z.string(), reserved: z.string(), free: z.string(), allocations: z.number(), freeBlocks: z.number() }),
+  node: z.string().nullable(),
+  clusterId: z.string().nullable(),
+});
+type PoolRow = z.infer<typeof poolRow>;
 
 const iso = (col: string) => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`);
 
 /** The network's pools, in address order, with their counters and the sums of their rows. */
 async function auditPools(db: DbOrTx, projectId: string, networkId: string): Promise<PoolRow[]> {
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select p.id, p.name, p.cidr::text as cidr, case p.family when 4 then 'IPv4' else 'IPv6' end as family, p.kind, pp.name as parent,
            power(2::numeric, (case p.family when 4 then 32 else 128 end) - masklen(p.cidr))::numeric(40, 0)::text as size,
            json_build_object('capacity', p.capacity::text, 'allocated', p.allocated::text,
@@ -76,7 +89,9 @@ async function auditPools(db: DbOrTx, projectId: string, networkId: string): Pro
       left join lateral (select sum(power(2::numeric, (case p.family when 4 then 32 else 128 end) - masklen(cidr))) as free, count(*)::int as n
                            from ip_free_blocks where pool_id = p.id) f on true
      where p.project_id = ${projectId} and p.network_id = ${networkId}
-     order by p.cidr, p.id`)) as unknown as PoolRow[];
+     order by p.cidr, p.id`,
+    poolRow,
+  );
 }
 
 function isConsistent(p: Omit<AuditPool, 'consistent'>): boolean {
@@ -90,11 +105,13 @@ function isConsistent(p: Omit<AuditPool, 'consistent'>): boolean {
 }
 
 /** Up to `limit` rows of one pool after `after` (a CIDR), in address order: allocations with their owners and free blocks. */
-async function poolEntries(db: DbOrTx, pool: PoolRow, after: string | null, limit: number): Promise<AuditEntry[]> {
+async function poolEntries(db: DbOrTx, pool: PoolRow, after: string | null, limit: number): Promise<z.infer<typeof auditEntryRow>[]> {
   const afterA = after === null ? sql`` : sql`and a.cidr > ${after}::cidr`;
   const afterF = after === null ? sql`` : sql`and f.cidr > ${after}::cidr`;
   const bits = pool.family === 'IPv4' ? 32 : 128;
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select e.cidr, e.kind, e.addresses, e."ownerKind", e.owner, e.detail, e."createdAt" from (
       (select a.cidr,
               case when a.kind = 'Claim' and a.claim_id is null then 'Retained' else a.kind end as kind,
@@ -137,11 +154,13 @@ async function poolEntries(db: DbOrTx, pool: PoolRow, after: string | null, limi
       (select f.cidr, 'Free', power(2::numeric, ${bits} - masklen(f.cidr))::numeric(40, 0)::text, null, null, null, null
          from ip_free_blocks f where f.pool_id = ${pool.id} ${afterF}
         order by f.cidr limit ${limit})
-    ) e order by e.cidr limit ${limit}`)) as unknown as AuditEntry[];
+    ) e order by e.cidr limit ${limit}`,
+    auditEntryRow,
+  );
 }
 
 async function networkId(db: DbOrTx, projectId: string, name: string): Promise<string> {
-  const [row] = (await db.execute(sql`select id from networks where project_id = ${projectId} and name = ${name}`)) as unknown as { id: string }[];
+  const [row] = await query(db, sql`select id from networks where project_id = ${projectId} and name = ${name}`, z.object({ id: z.string() }));
   if (!row) throw new DomainError('NotFound', `network "${name}" not found`, 'name');
   return row.id;
 }

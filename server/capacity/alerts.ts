@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { recordEvent, type Actor } from '@/server/audit/events';
-
-/** The rule a series falls under when neither its object nor its project has one. */
-export const DEFAULT_RULE = { warningPercent: 80, criticalPercent: 95, forecastDays: 7, hysteresisPercent: 5 } as const;
 
 /**
  * Evaluates every series' alert conditions at `at` (SQL `capacity_alerts_evaluate`, one statement in
@@ -12,9 +11,7 @@ export const DEFAULT_RULE = { warningPercent: 80, criticalPercent: 95, forecastD
  * Returns the number of alerts that fired or resolved.
  */
 export async function evaluateAlerts(db: DbOrTx, at: Date, options: { forecast: boolean }): Promise<number> {
-  const [row] = (await db.execute(sql`select capacity_alerts_evaluate(${at.toISOString()}::timestamptz, ${options.forecast}) as n`)) as unknown as {
-    n: number;
-  }[];
+  const [row] = await query(db, sql`select capacity_alerts_evaluate(${at.toISOString()}::timestamptz, ${options.forecast}) as n`, z.object({ n: z.number() }));
   return row.n;
 }
 
@@ -36,7 +33,9 @@ export interface AlertView {
 
 /** A project's alerts (every project's when `projectId` is null, for operators): firing first, then the most recent. */
 export async function listAlerts(db: DbOrTx, projectId: string | null, options: { firingOnly?: boolean; limit?: number } = {}): Promise<AlertView[]> {
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select s.key as series, s.kind, s.object_id as "objectId",
            coalesce((select n.name from networks n where n.id = s.object_id), (select p.name from ip_pools p where p.id = s.object_id),
                     (select c.name from clusters c where c.id = s.object_id), s.resource_type) as object,
@@ -44,7 +43,23 @@ export async function listAlerts(db: DbOrTx, projectId: string | null, options: 
            to_char(a.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as since, a.value, a.threshold, a.message, a.transitions
       from capacity_alerts a join capacity_series s on s.id = a.series_id
      where (${projectId}::uuid is null or a.project_id = ${projectId}::uuid) and (${options.firingOnly ?? false} = false or a.firing)
-     order by a.firing desc, a.since desc limit ${options.limit ?? 100}`)) as unknown as (Omit<AlertView, 'family'> & { family: number | null })[];
+     order by a.firing desc, a.since desc limit ${options.limit ?? 100}`,
+    z.object({
+      series: z.string(),
+      kind: z.string(),
+      objectId: z.string(),
+      object: z.string().nullable(),
+      family: z.number().nullable(),
+      resourceType: z.string().nullable(),
+      condition: z.enum(['warning', 'critical', 'forecast']),
+      firing: z.boolean(),
+      since: z.string(),
+      value: z.number(),
+      threshold: z.number(),
+      message: z.string(),
+      transitions: z.number(),
+    }),
+  );
   return rows.map((r) => ({ ...r, family: r.family === 4 ? 'IPv4' : r.family === 6 ? 'IPv6' : null }));
 }
 

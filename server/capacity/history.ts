@@ -1,7 +1,12 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { DomainError, invalid } from '@/server/errors';
 import { forecastFromTrend, type Forecast } from '@/lib/forecast';
+
+const idRow = z.object({ id: z.string() });
+const pointRow = z.object({ at: z.string(), used: z.string(), capacity: z.string() });
 
 /**
  * The stored periods of every series and how long each is kept: per minute for 2 days, per hour for
@@ -68,18 +73,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function recordSample(db: DbOrTx, at: Date = new Date(), pacing?: SamplePacing): Promise<number> {
   const when = at.toISOString();
   const part = async (lo: string, hi: string, buckets: boolean) => {
-    const [row] = (await db.execute(sql`select capacity_sample(${when}::timestamptz, ${lo}::uuid, ${hi}::uuid, ${buckets}) as n`)) as unknown as {
-      n: number;
-    }[];
+    const [row] = await query(db, sql`select capacity_sample(${when}::timestamptz, ${lo}::uuid, ${hi}::uuid, ${buckets}) as n`, z.object({ n: z.number() }));
     return row.n;
   };
   if (!pacing) return part(FIRST_ID, LAST_ID, true);
   const every = pacing.partNetworks ?? SAMPLE_PART_NETWORKS;
   // The parts: every `every`-th network id begins one; together they cover every possible id, so a
   // network created meanwhile falls in one of them.
-  const starts = (await db.execute(sql`
+  const starts = await query(
+    db,
+    sql`
     select id from (select id, row_number() over (order by id) as n from networks) x
-     where n % ${every} = 1 and n > 1 order by id`)) as unknown as { id: string }[];
+     where n % ${every} = 1 and n > 1 order by id`,
+    idRow,
+  );
   const bounds = [FIRST_ID, ...starts.map((r) => r.id)];
   let series = 0;
   for (let i = 0; i < bounds.length && !pacing.signal?.aborted; i++) {
@@ -103,17 +110,25 @@ export async function pruneHistory(db: DbOrTx, now: Date = new Date()): Promise<
   let samples = 0;
   for (const tier of TIERS) {
     const cutoff = new Date(now.getTime() - tier.keepSeconds * 1000).toISOString();
-    const rows = (await db.execute(sql`
+    const rows = await query(
+      db,
+      sql`
       delete from capacity_samples cs using capacity_series s
        where cs.series_id = s.id and cs.step = ${tier.step} and cs.at < ${cutoff}::timestamptz
-      returning 1`)) as unknown as unknown[];
+      returning 1`,
+      z.unknown(),
+    );
     samples += rows.length;
   }
-  const gone = (await db.execute(sql`
+  const gone = await query(
+    db,
+    sql`
     delete from capacity_series s
      where not exists (select 1 from capacity_samples cs where cs.series_id = s.id)
        and not exists (select 1 from capacity_counters() c where c.key = s.key)
-    returning 1`)) as unknown as unknown[];
+    returning 1`,
+    z.unknown(),
+  );
   return { samples, series: gone.length };
 }
 
@@ -198,19 +213,27 @@ export async function readSeriesPoints(db: DbOrTx, seriesId: number, range: Hist
   const from = new Date(Math.floor(range.from.getTime() / (range.step * 1000)) * range.step * 1000).toISOString();
   if (range.step === range.source) {
     // One stored row per point: read as stored, no grouping.
-    const rows = (await db.execute(sql`
+    const rows = await query(
+      db,
+      sql`
       select to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, used::text as used, capacity::text as capacity
         from capacity_samples
        where series_id = ${seriesId} and step = ${range.source} and at >= ${from}::timestamptz and at <= ${range.to.toISOString()}::timestamptz
-       order by series_id, step, at`)) as unknown as { at: string; used: string; capacity: string }[];
+       order by series_id, step, at`,
+      pointRow,
+    );
     return rows.map((r) => ({ ...r, utilization: share(r.used, r.capacity) }));
   }
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select to_char(date_bin(make_interval(secs => ${range.step}), at, 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at,
            max(used)::text as used, (array_agg(capacity order by at desc))[1]::text as capacity
       from capacity_samples
      where series_id = ${seriesId} and step = ${range.source} and at >= ${from}::timestamptz and at <= ${range.to.toISOString()}::timestamptz
-     group by 1 order by 1`)) as unknown as { at: string; used: string; capacity: string }[];
+     group by 1 order by 1`,
+    pointRow,
+  );
   return rows.map((r) => ({ ...r, utilization: share(r.used, r.capacity) }));
 }
 
@@ -224,14 +247,14 @@ export async function seriesForecast(
   now: Date = new Date(),
   windowSeconds = FORECAST_WINDOW_SECONDS,
 ): Promise<{ forecast: Forecast; windowDays: number }> {
-  const [row] = (await db.execute(sql`
+  const [row] = await query(
+    db,
+    sql`
     select slope, extract(epoch from latest_at) * 1000 as "latestAt", latest_used as "latestUsed", latest_capacity as "latestCapacity"
-      from capacity_trend(${now.toISOString()}::timestamptz, make_interval(secs => ${windowSeconds}), ${seriesId}::bigint)`)) as unknown as {
-    slope: number | null;
-    latestAt: string | number;
-    latestUsed: number;
-    latestCapacity: number;
-  }[];
+      from capacity_trend(${now.toISOString()}::timestamptz, make_interval(secs => ${windowSeconds}), ${seriesId}::bigint)`,
+    // float8 columns arrive as numbers, the numeric product (latestAt) as text.
+    z.object({ slope: z.number().nullable(), latestAt: z.union([z.string(), z.number()]), latestUsed: z.number(), latestCapacity: z.number() }),
+  );
   const trend = row
     ? {
         slope: row.slope === null ? null : Number(row.slope),
@@ -242,6 +265,15 @@ export async function seriesForecast(
     : null;
   return { forecast: forecastFromTrend(trend), windowDays: Math.round(windowSeconds / 86_400) };
 }
+
+const seriesRefRow = z.object({
+  id: z.number(),
+  key: z.string(),
+  kind: z.string(),
+  family: z.number().nullable(),
+  resourceType: z.string().nullable(),
+  objectId: z.string(),
+});
 
 export interface SeriesRef {
   id: number;
@@ -254,10 +286,14 @@ export interface SeriesRef {
 
 /** The series of one object of a project (a network's families, a cluster's, a project's buckets), by key. */
 export async function seriesOf(db: DbOrTx, projectId: string, objectId: string, kinds: string[]): Promise<SeriesRef[]> {
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select id, key, kind, family, resource_type as "resourceType", object_id as "objectId"
       from capacity_series where project_id = ${projectId} and object_id = ${objectId} and kind = any(string_to_array(${kinds.join(',')}, ','))
-     order by kind, family nulls last, resource_type`)) as unknown as SeriesRef[];
+     order by kind, family nulls last, resource_type`,
+    seriesRefRow,
+  );
 }
 
 export interface SeriesHistory {
@@ -275,13 +311,13 @@ export interface SeriesHistory {
 /** Every series of an object, each with its points over `range`, its current value and its forecast. */
 export async function objectHistory(db: DbOrTx, projectId: string, objectId: string, kinds: string[], range: HistoryRange, now = new Date()) {
   const series = await seriesOf(db, projectId, objectId, kinds);
-  const current = (await db.execute(sql`
+  const current = await query(
+    db,
+    sql`
     select key, used::text as used, capacity::text as capacity from capacity_counters()
-     where project_id = ${projectId} and object_id = ${objectId} and kind = any(string_to_array(${kinds.join(',')}, ','))`)) as unknown as {
-    key: string;
-    used: string;
-    capacity: string;
-  }[];
+     where project_id = ${projectId} and object_id = ${objectId} and kind = any(string_to_array(${kinds.join(',')}, ','))`,
+    z.object({ key: z.string(), used: z.string(), capacity: z.string() }),
+  );
   const out: SeriesHistory[] = [];
   for (const s of series) {
     const now_ = current.find((c) => c.key === s.key);
@@ -304,8 +340,8 @@ export async function objectHistory(db: DbOrTx, projectId: string, objectId: str
 export async function objectIdByName(db: DbOrTx, projectId: string, kind: 'network' | 'cluster', name: string): Promise<string> {
   const rows =
     kind === 'network'
-      ? ((await db.execute(sql`select id from networks where project_id = ${projectId} and name = ${name}`)) as unknown as { id: string }[])
-      : ((await db.execute(sql`select id from clusters where project_id = ${projectId} and name = ${name}`)) as unknown as { id: string }[]);
+      ? await query(db, sql`select id from networks where project_id = ${projectId} and name = ${name}`, idRow)
+      : await query(db, sql`select id from clusters where project_id = ${projectId} and name = ${name}`, idRow);
   if (!rows.length) throw new DomainError('NotFound', `${kind} "${name}" not found`, 'name');
   return rows[0].id;
 }
@@ -324,7 +360,9 @@ export interface FleetSeries {
  */
 export async function fleetHistory(db: DbOrTx, range: HistoryRange): Promise<FleetSeries[]> {
   const from = new Date(Math.floor(range.from.getTime() / (range.step * 1000)) * range.step * 1000).toISOString();
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     with per as (
       select s.family, date_bin(make_interval(secs => ${range.step}), cs.at, 'epoch'::timestamptz) as b,
              max(cs.used) as used, (array_agg(cs.capacity order by cs.at desc))[1] as capacity
@@ -332,13 +370,15 @@ export async function fleetHistory(db: DbOrTx, range: HistoryRange): Promise<Fle
        where s.kind = 'network' and cs.step = ${range.source} and cs.at >= ${from}::timestamptz and cs.at <= ${range.to.toISOString()}::timestamptz
        group by s.family, cs.series_id, 2)
     select family, to_char(b at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, sum(used)::text as used, sum(capacity)::text as capacity
-      from per group by family, b order by family, b`)) as unknown as { family: number; at: string; used: string; capacity: string }[];
-  const now = (await db.execute(sql`
-    select family, sum(used)::text as used, sum(capacity)::text as capacity from capacity_counters() where kind = 'network' group by family order by family`)) as unknown as {
-    family: number;
-    used: string;
-    capacity: string;
-  }[];
+      from per group by family, b order by family, b`,
+    pointRow.extend({ family: z.number() }),
+  );
+  const now = await query(
+    db,
+    sql`
+    select family, sum(used)::text as used, sum(capacity)::text as capacity from capacity_counters() where kind = 'network' group by family order by family`,
+    z.object({ family: z.number(), used: z.string(), capacity: z.string() }),
+  );
   return now.map((c) => ({
     family: c.family === 4 ? 'IPv4' : 'IPv6',
     points: rows.filter((r) => r.family === c.family).map((r) => ({ at: r.at, used: r.used, capacity: r.capacity, utilization: share(r.used, r.capacity) })),

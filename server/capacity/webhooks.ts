@@ -1,6 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
 import { isIP } from 'node:net';
@@ -89,16 +91,17 @@ export function retryDelayMs(attempts: number, baseMs: number, capMs: number, ra
   return Math.round(Math.min(capMs, raw * (0.75 + random * 0.5)));
 }
 
-export interface WebhookEndpointView {
-  id: string;
-  name: string;
-  url: string;
-  enabled: boolean;
-  createdAt: string;
-  pending: number;
-  delivered: number;
-  lastError: string | null;
-}
+const webhookEndpointRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+  pending: z.number(),
+  delivered: z.number(),
+  lastError: z.string().nullable(),
+});
+export type WebhookEndpointView = z.infer<typeof webhookEndpointRow>;
 
 /** Registers an endpoint for a project (or, with `projectId` null, for the operators); the secret is returned here only. */
 export async function createWebhookEndpoint(
@@ -110,9 +113,13 @@ export async function createWebhookEndpoint(
   const url = await checkWebhookUrl(input.url, settings);
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   try {
-    const [row] = (await db.execute(sql`
+    const [row] = await query(
+      db,
+      sql`
       insert into webhook_endpoints (project_id, name, url, secret, created_by) values (${input.projectId}, ${input.name}, ${url}, ${secret}, ${actor.label})
-      returning id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt"`)) as unknown as { id: string; createdAt: string }[];
+      returning id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt"`,
+      z.object({ id: z.string(), createdAt: z.string() }),
+    );
     await recordEvent(db, {
       actor,
       projectId: input.projectId,
@@ -141,21 +148,26 @@ export interface DeliveryReader {
 
 /** The endpoints of a project (or the operators'), with their outbox counts. */
 export async function listWebhookEndpoints(db: DbOrTx, projectId: string | null, reader: DeliveryReader): Promise<WebhookEndpointView[]> {
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select e.id, e.name, e.url, e.enabled, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
            (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.state = 'Pending') as pending,
            (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.state = 'Delivered') as delivered,
            (select d.last_error from webhook_deliveries d where d.endpoint_id = e.id and d.last_error is not null order by d.id desc limit 1) as "lastError"
-      from webhook_endpoints e where e.project_id is not distinct from ${projectId} order by e.name`)) as unknown as WebhookEndpointView[];
+      from webhook_endpoints e where e.project_id is not distinct from ${projectId} order by e.name`,
+    webhookEndpointRow,
+  );
   return rows.map((r) => ({ ...r, lastError: reader.outcomes ? tenantSafeError(r.lastError) : null }));
 }
 
 async function endpointByName(db: DbOrTx, projectId: string | null, name: string) {
-  const [row] = (await db.execute(sql`
-    select id, name from webhook_endpoints where project_id is not distinct from ${projectId} and name = ${name}`)) as unknown as {
-    id: string;
-    name: string;
-  }[];
+  const [row] = await query(
+    db,
+    sql`
+    select id, name from webhook_endpoints where project_id is not distinct from ${projectId} and name = ${name}`,
+    z.object({ id: z.string(), name: z.string() }),
+  );
   if (!row) throw new DomainError('NotFound', `webhook "${name}" not found`, 'name');
   return row;
 }
@@ -167,29 +179,34 @@ export async function deleteWebhookEndpoint(db: DbOrTx, projectId: string | null
   await recordEvent(db, { actor, projectId, action: 'webhook.delete', objectType: 'webhookEndpoint', objectId: endpoint.id, objectName: name });
 }
 
-export interface DeliveryView {
-  id: number;
-  eventId: string;
-  eventType: string;
-  state: 'Pending' | 'Delivered';
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  payload: Record<string, unknown>;
-}
+const deliveryRow = z.object({
+  id: z.number(),
+  eventId: z.string(),
+  eventType: z.string(),
+  state: z.enum(['Pending', 'Delivered']),
+  attempts: z.number(),
+  nextAttemptAt: z.string().nullable(),
+  lastStatus: z.number().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.string(),
+  deliveredAt: z.string().nullable(),
+  payload: z.record(z.string(), z.unknown()),
+});
+export type DeliveryView = z.infer<typeof deliveryRow>;
 
 /** An endpoint's delivery log, newest first (outcomes as {@link DeliveryReader} allows). */
 export async function listDeliveries(db: DbOrTx, projectId: string | null, name: string, reader: DeliveryReader, limit = 50): Promise<DeliveryView[]> {
   const endpoint = await endpointByName(db, projectId, name);
   const iso = (col: string) => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select id::int as id, event_id as "eventId", event_type as "eventType", state, attempts,
            case when state = 'Pending' then ${iso('next_attempt_at')} end as "nextAttemptAt",
            last_status as "lastStatus", last_error as "lastError", ${iso('created_at')} as "createdAt", ${iso('delivered_at')} as "deliveredAt", payload
-      from webhook_deliveries where endpoint_id = ${endpoint.id} order by id desc limit ${limit}`)) as unknown as DeliveryView[];
+      from webhook_deliveries where endpoint_id = ${endpoint.id} order by id desc limit ${limit}`,
+    deliveryRow,
+  );
   return rows.map((r) => ({
     ...r,
     lastStatus: reader.outcomes ? r.lastStatus : null,
@@ -208,21 +225,19 @@ export async function deliverPending(
   settings: WebhookSettings,
   batch = 100,
 ): Promise<{ delivered: number; failed: number; nextAttemptAt: Date | null }> {
-  const [endpoint] = (await db.execute(sql`select url, secret, enabled from webhook_endpoints where id = ${endpointId}`)) as unknown as {
-    url: string;
-    secret: string;
-    enabled: boolean;
-  }[];
+  const [endpoint] = await query(
+    db,
+    sql`select url, secret, enabled from webhook_endpoints where id = ${endpointId}`,
+    z.object({ url: z.string(), secret: z.string(), enabled: z.boolean() }),
+  );
   if (!endpoint || !endpoint.enabled) return { delivered: 0, failed: 0, nextAttemptAt: null };
-  const due = (await db.execute(sql`
+  const due = await query(
+    db,
+    sql`
     select d.id::text as id, d.event_id as "eventId", d.payload::text as body, d.attempts, d.next_attempt_at <= now() as due from webhook_deliveries d
-     where d.endpoint_id = ${endpointId} and d.state = 'Pending' order by d.id limit ${batch}`)) as unknown as {
-    id: string;
-    eventId: string;
-    body: string;
-    attempts: number;
-    due: boolean;
-  }[];
+     where d.endpoint_id = ${endpointId} and d.state = 'Pending' order by d.id limit ${batch}`,
+    z.object({ id: z.string(), eventId: z.string(), body: z.string(), attempts: z.number(), due: z.boolean() }),
+  );
   let delivered = 0;
   let failed = 0;
   for (const d of due) {
@@ -270,10 +285,12 @@ export async function deliverPending(
     failed++;
     break;
   }
-  const [next] = (await db.execute(sql`
-    select next_attempt_at as at from webhook_deliveries where endpoint_id = ${endpointId} and state = 'Pending' order by id limit 1`)) as unknown as {
-    at: string | Date | null;
-  }[];
+  const [next] = await query(
+    db,
+    sql`
+    select next_attempt_at as at from webhook_deliveries where endpoint_id = ${endpointId} and state = 'Pending' order by id limit 1`,
+    z.object({ at: z.union([z.string(), z.date()]).nullable() }),
+  );
   return { delivered, failed, nextAttemptAt: next?.at ? new Date(next.at) : null };
 }
 

@@ -1,5 +1,6 @@
 import { sqlFunctionBatches } from '@/db/batch';
 import type { Db } from '@/db/client';
+import { cniAddLanes } from '@/server/env';
 
 /**
  * CNI ADDs in batches (db/batch.ts): pod churn arrives as bursts of ADDs from many nodes at once,
@@ -21,9 +22,6 @@ export interface LeaseAddArgs {
   [key: string]: unknown;
 }
 
-/** Lanes of ADD batches in flight at once: two keep both cores busy (more contend more than they gain: bench/cni-add). */
-const LANES = 2;
-
 const addLeases = sqlFunctionBatches<LeaseAddArgs>({
   // cni_lease_add and cni_lease_add_many, each ADD refused if the token it names is revoked (server/cni/sql/cni_lease_add_confirmed.sql).
   one: 'cni_lease_add_confirmed',
@@ -32,7 +30,8 @@ const addLeases = sqlFunctionBatches<LeaseAddArgs>({
   lockKeys: (a) => [a.cluster, a.node],
   // A node's ADDs share a lane (they lock the node's blocks): lanes never wait on each other.
   laneKeys: (a) => [a.cluster, a.node],
-  lanes: LANES,
+  // Lanes of ADD batches in flight at once: CNI_ADD_LANES, by default sized from the main pool (server/env.ts).
+  lanes: cniAddLanes,
   maxBatch: 64,
 });
 

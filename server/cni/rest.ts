@@ -12,13 +12,13 @@ import {
   encodeContinue,
   pageQuery,
   tokenRoute,
-  TOKEN_PROJECT,
   type RestRoute,
+  type TokenHandling,
 } from '@/server/http/declare';
 import { ipamApi } from '@/server/ipam/rest';
 import { resourceName } from '@/server/ipam/schemas';
 import { roleAtLeast } from '@/server/tenancy/roles';
-import type { GoneClusterToken, TokenPrincipal } from '@/server/tenancy/tokens';
+import { revokedTokenOfGoneCluster, type GoneClusterToken, type TokenPrincipal } from '@/server/tenancy/tokens';
 import { createCluster, deleteCluster, findCluster, listClusters } from './clusters';
 import { addLease, checkLease, clusterStatus, gcLeases, listLeases, releaseLeases } from './leases';
 import { addInput, checkInput, clusterCreateInput, gcInput, leaseKey } from './schemas';
@@ -62,8 +62,14 @@ const unknownCommand = (command: string) => new DomainError('NotFound', `unknown
 const cniBody = jsonBodyByParam('command', { add: addInput, del: leaseKey, check: checkInput, gc: gcInput }, unknownCommand);
 
 /**
- * The CNI DEL of a revoked cluster token whose cluster is gone (the `goneCluster` rule of the CNI
- * route): a deleted cluster's leases were all released with it, so the attachment holds nothing and
+ * The path's project of the CNI routes may be `-`: the token's own (no project slug can be "-"). A
+ * plugin that holds a token for one project need not name it (the CNI plugin without `ipam.project`).
+ */
+const TOKEN_PROJECT = '-';
+
+/**
+ * The CNI DEL of a revoked cluster token whose cluster is gone (`cniTokenHandling`'s
+ * `whenRefused`): a deleted cluster's leases were all released with it, so the attachment holds nothing and
  * the DEL succeeds (`released: 0`) — the container runtime can tear its pods down instead of
  * retrying forever. It reads only the token and the body and changes nothing. For the token's own
  * project and cluster in the path and an editor token only; anything else keeps the 401.
@@ -74,6 +80,27 @@ async function delOfGoneCluster(token: GoneClusterToken, { params, body }: { par
   body('del');
   return { released: 0 };
 }
+
+/** `-` in the path's project names the token's own (TOKEN_PROJECT). */
+const projectFromToken = <P extends { project: string }>(params: P, principal: TokenPrincipal): P =>
+  params.project === TOKEN_PROJECT ? { ...params, project: principal.projectSlug } : params;
+
+/**
+ * How the CNI lease API takes its token (TokenHandling): the project may be the token's own (`-`);
+ * an ADD checks its token in its own write (server/cni/sql/cni_lease_add_confirmed.sql), so a
+ * recently verified cluster token is not read again first; and a DEL whose token was refused as
+ * revoked is answered when the token's cluster is gone (delOfGoneCluster), so that a deleted
+ * cluster's pods can still be torn down. Nothing else is granted to a revoked token.
+ */
+const cniTokenHandling: TokenHandling<{ project: string; cluster: string; command: string }, (key: 'del') => unknown> = {
+  checkedParams: projectFromToken,
+  reuseVerified: (p) => p.command === 'add',
+  whenRefused: async ({ db, secret, params, body }) => {
+    if (params.command !== 'del') return undefined;
+    const token = await revokedTokenOfGoneCluster(db, secret);
+    return token && { tokenId: token.tokenId, answer: () => delOfGoneCluster(token, { params, body }) };
+  },
+};
 
 // ---- What the routes answer ---------------------------------------------------------------------
 
@@ -227,9 +254,7 @@ export const cniRoutes: RestRoute[] = [
       'CNI lease API for the meridian-ipam plugin: command = add | del | check | gc; project "-" is the token\'s own; del succeeds for a cluster that does not exist',
     output: cniCommandOutput,
     minRole: 'editor',
-    projectFromToken: true,
-    confirmsToken: (p) => p.command === 'add',
-    goneCluster: { applies: (p) => p.command === 'del', answer: delOfGoneCluster },
+    tokenHandling: cniTokenHandling,
     body: cniBody,
     handler: async ({ db, params, body, principal, actor }) => {
       if (params.command === 'del') {
@@ -263,7 +288,7 @@ export const cniRoutes: RestRoute[] = [
     summary: 'CNI STATUS (command = status): ready, or not ready with the reason',
     output: cniStatusOutput,
     minRole: 'viewer',
-    projectFromToken: true,
+    tokenHandling: { checkedParams: projectFromToken },
     query: z.object({ cniNetwork: z.string().max(253).optional().describe('the CNI network asking (informational)') }),
     handler: async ({ db, query, params, principal }) => {
       if (params.command !== 'status') throw unknownCommand(params.command);

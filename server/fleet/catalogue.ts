@@ -2,7 +2,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { env } from '@/server/env';
-import { DomainError, invalid } from '@/server/errors';
+import { DomainError } from '@/server/errors';
 
 /** Capacity whose availability evidence is older than this is not offered (stale evidence fails closed): FLEET_EVIDENCE_MAX_AGE_SECONDS. */
 export function evidenceMaxAgeSeconds(): number {
@@ -31,13 +31,6 @@ export async function locationUsability(db: DbOrTx, locationId: string): Promise
     return { usable: false, reason: `the machine service is ${records[0].status} in ${loc.name}${records[0].reason ? `: ${records[0].reason}` : ''}` };
   }
   return { usable: true, reason: null };
-}
-
-/** The `sha256:` digest of an image reference; a tag without a digest is refused. */
-export function imageDigestOf(imageRef: string): string {
-  const m = /(?:^|@)(sha256:[0-9a-f]{64})$/.exec(imageRef.trim());
-  if (!m) throw invalid('imageRef', 'must be pinned by digest (…@sha256:<64 hex>); a tag alone is refused');
-  return m[1];
 }
 
 /** The class, profile and location a request names (looked up concurrently), or NotFound for the first missing one. */

@@ -39,9 +39,6 @@ export const transitions: Record<MachinePhase, readonly MachinePhase[]> = {
   Failed: ['Releasing', 'Released'],
 };
 
-/** Phases where work is in progress (a failure there is `Failed` with the reason). */
-export const inProgress: MachinePhase[] = ['Allocating', 'Bound', 'Installing', 'Releasing'];
-
 /**
  * Moves a machine from `from` to `to` if it is still in `from` (a conditional update: a concurrent
  * reconciler that already moved it makes this a no-op returning false), recording an event and

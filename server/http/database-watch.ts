@@ -16,7 +16,7 @@ interface Watch {
 
 // On globalThis: Next bundles its own copy of this module (the auth callbacks note there) while the
 // front door (server/http/page-deadline.ts) runs from the server's copy.
-const g = globalThis as unknown as { __meridianDatabaseWatch?: AsyncLocalStorage<Watch> };
+const g = globalThis as typeof globalThis & { __meridianDatabaseWatch?: AsyncLocalStorage<Watch> };
 const store = (g.__meridianDatabaseWatch ??= new AsyncLocalStorage<Watch>());
 
 /** Notes, for the requests watching, that the database could not serve: when `e` says so (db/deadline.ts, errors.ts). */

@@ -4,8 +4,8 @@ import type { Actor } from '@/server/audit/events';
 import type { ModuleName } from '@/lib/env-schema';
 import { DomainError } from '@/server/errors';
 import type { ProjectRole, SessionUser } from '@/server/tenancy/roles';
-import type { ApiPrincipal, GoneClusterToken, OperatorPrincipal, TokenPrincipal, UserPrincipal } from '@/server/tenancy/tokens';
-import { jsonReply, JsonReply } from './buffered';
+import type { ApiPrincipal, OperatorPrincipal, TokenPrincipal, UserPrincipal } from '@/server/tenancy/tokens';
+import { jsonReply } from './buffered';
 
 /**
  * How a domain declares its REST v1 routes (server/<domain>/rest.ts): each route once, as data —
@@ -16,7 +16,7 @@ import { jsonReply, JsonReply } from './buffered';
  * (authentication, the role, reading the body, coded errors) is rest.ts.
  */
 
-export { jsonReply, JsonReply };
+export { jsonReply };
 
 export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
@@ -88,11 +88,26 @@ export type QueryReader<Q> = Q extends z.ZodType ? () => z.output<Q> : never;
 
 // ---- Who may call a route -----------------------------------------------------------------------
 
-/** What a revoked cluster token may still do once its cluster is gone (see RouteAuth). */
-export interface GoneClusterRule<P, B> {
-  applies: (params: P) => boolean;
-  /** Answers in place of the 401, or returns undefined to keep it. */
-  answer: (token: GoneClusterToken, request: { params: P; body: BodyReader<B> }) => Promise<unknown>;
+/**
+ * How a route takes its bearer token where it differs from every route's, declared by the route's
+ * own code (the CNI's: server/cni/rest.ts) and applied by rest.ts at the steps named here.
+ */
+export interface TokenHandling<P = Record<string, string>, R = AnyBodyReader> {
+  /** The path's parameters the project check sees, given the token (a path that names the token's own project). */
+  checkedParams?: (params: P, principal: TokenPrincipal) => P;
+  /**
+   * Requests whose handler checks in its own write's transaction that the token is unrevoked and
+   * still holds the route's role, and throws Unauthenticated or Forbidden when it does not: a token
+   * verified in the last 30 s is not read again first (server/tenancy/tokens.ts). Until that check,
+   * a token revoked meanwhile can still get the route's other refusals (400, 404, 429); it never
+   * gets a write.
+   */
+  reuseVerified?: (params: P) => boolean;
+  /**
+   * A refused token's (unknown or revoked) last chance: an answer in place of the 401, under the
+   * token id its rate limit counts, or undefined to keep the 401.
+   */
+  whenRefused?: (request: { db: Db; secret: string; params: P; body: R }) => Promise<{ tokenId: string; answer: () => Promise<unknown> } | undefined>;
 }
 
 /** A body reader whatever the route's body (how rest.ts holds them). */
@@ -116,39 +131,14 @@ export type RouteAuth =
   | {
       kind: 'token';
       minRole: ProjectRole;
-      /** The path's project may be `-` (TOKEN_PROJECT): the token's own. */
-      projectFromToken?: boolean;
-      /**
-       * Requests whose handler checks in its own write's transaction that the token is unrevoked and
-       * still holds the route's role, and throws Unauthenticated or Forbidden when it does not (the
-       * CNI ADD): a cluster token verified in the last 30 s is not read again first
-       * (server/tenancy/tokens.ts). Until that check, a token revoked meanwhile can still get the
-       * route's other refusals (400, 404, 429); it never gets a write.
-       */
-      confirmsToken?: (params: Record<string, string>) => boolean;
-      /**
-       * What a revoked cluster token may still do once its cluster is gone (the CNI DEL: a deleted
-       * cluster's pods must still be torn down). For requests where `applies` holds, a token refused
-       * as unknown or revoked is looked up as a revoked token of a gone cluster; `answer` then
-       * answers in place of the 401, or returns undefined to keep the 401. Nothing else is granted.
-       */
-      goneCluster?: {
-        applies: (params: Record<string, string>) => boolean;
-        answer: (token: GoneClusterToken, request: { params: Record<string, string>; body: AnyBodyReader }) => Promise<unknown>;
-      };
+      /** Where the route takes its token otherwise than every route (TokenHandling). */
+      handling?: TokenHandling;
     }
   | { kind: 'projectRead' }
   | { kind: 'projectOrOperator'; minRole: ProjectRole }
   | { kind: 'operator' }
   | { kind: 'user' }
   | { kind: 'anyToken' };
-
-/**
- * The path's project on routes with `projectFromToken`: the token's own (no project slug can be
- * "-"). A client that holds a token for one project need not name it (the CNI plugin without
- * `ipam.project`).
- */
-export const TOKEN_PROJECT = '-';
 
 // ---- What a handler gets ------------------------------------------------------------------------
 
@@ -253,20 +243,12 @@ function declare(spec: Common<RouteMethod, string, Query, Body> & { handler: unk
 export function tokenRoute<const P extends string, Q extends Query = undefined, B extends Body = undefined>(
   spec: Common<RouteMethod, P, Q, B> & {
     minRole: ProjectRole;
-    projectFromToken?: boolean;
-    confirmsToken?: (params: PathParams<P>) => boolean;
-    goneCluster?: GoneClusterRule<PathParams<P>, B>;
+    tokenHandling?: TokenHandling<PathParams<P>, BodyReader<B>>;
     handler: (context: TokenContext<PathParams<P>, Q, B>) => HandlerResult;
   },
 ): RestRoute {
-  const { minRole, projectFromToken, confirmsToken, goneCluster } = spec;
-  return declare(spec, {
-    kind: 'token',
-    minRole,
-    projectFromToken,
-    confirmsToken: confirmsToken as ((params: Record<string, string>) => boolean) | undefined,
-    goneCluster: goneCluster as Extract<RouteAuth, { kind: 'token' }>['goneCluster'],
-  });
+  const { minRole, tokenHandling } = spec;
+  return declare(spec, { kind: 'token', minRole, handling: tokenHandling as TokenHandling | undefined });
 }
 
 /**
@@ -335,4 +317,4 @@ export function expectSameAsPath(field: string, inBody: string | undefined, inPa
 }
 
 export { decodeContinue, encodeContinue, pageQuery } from './pagination';
-export { condition, continueToken, listOutput, resourceOutput, statusOutput, timestamp } from '@/lib/rest-outputs';
+export { listOutput, statusOutput, timestamp } from '@/lib/rest-outputs';

@@ -42,7 +42,7 @@ export class RateLimiter {
   }
 }
 
-const g = globalThis as unknown as { __meridianLimiters?: Record<string, RateLimiter> };
+const g = globalThis as typeof globalThis & { __meridianLimiters?: Record<string, RateLimiter> };
 
 /** Process-wide limiters, on globalThis because Next may load this module in several bundles. */
 export function limiter(name: 'token' | 'signIn'): RateLimiter {

@@ -9,7 +9,6 @@ import { roleAtLeast, type ProjectRole } from '@/server/tenancy/roles';
 import {
   forgetVerifiedToken,
   principalUser,
-  revokedTokenOfGoneCluster,
   tokenActor,
   verifyApiToken,
   type ApiPrincipal,
@@ -18,7 +17,7 @@ import {
 } from '@/server/tenancy/tokens';
 import { errorTable } from '@/server/error-table';
 import { jsonReply, JsonReply, type BufferedRequest } from './buffered';
-import { TOKEN_PROJECT, type AnyBodyReader, type BodySpec, type RestRoute } from './declare';
+import type { AnyBodyReader, BodySpec, RestRoute } from './declare';
 import { moduleEnabled } from './modules';
 import { parseQuery } from './pagination';
 import { limiter } from './rate-limit';
@@ -27,8 +26,8 @@ import { refuseUnstorableText } from './untrusted-text';
 /**
  * What a declared route (declare.ts) means at request time: the steps every REST v1 route shares —
  * its module switch, bearer authentication (401 without a valid token: unknown, revoked, or an
- * operator token whose user lost the role; for `confirmsToken` requests, revocation is found by
- * the handler's write), the per-token rate limit, then who may call it (`auth`: refused with a
+ * operator token whose user lost the role; where the route's token handling reuses a recently
+ * verified token, revocation is found by the handler's write), the per-token rate limit, then who may call it (`auth`: refused with a
  * reply, or a context for the handler), the handler, and coded errors — within one request budget
  * (db/deadline.ts).
  */
@@ -130,7 +129,7 @@ async function authorize(route: RestRoute, principal: ApiPrincipal, inputs: Inpu
       if (principal.kind === 'user')
         return errorReply(403, 'Forbidden', 'a user token acts on the tenancy routes only; use a project token for project routes');
       if (principal.kind !== 'project') return operatorTokenHere();
-      const params = auth.projectFromToken && inputs.params.project === TOKEN_PROJECT ? { ...inputs.params, project: principal.projectSlug } : inputs.params;
+      const params = auth.handling?.checkedParams ? auth.handling.checkedParams(inputs.params, principal) : inputs.params;
       return checkProjectToken(principal, params, auth.minRole) ?? { ...inputs, principal, actor };
     }
     case 'projectRead':
@@ -188,10 +187,10 @@ async function serve(
   const body = bodyReader(route.body, req, params);
   const principal = secret ? await verifyApiToken(db, secret, { reuseRecent: confirms }) : undefined;
   if (!principal) {
-    const goneCluster = route.auth.kind === 'token' ? route.auth.goneCluster : undefined;
-    const gone = secret && goneCluster?.applies(params) ? await revokedTokenOfGoneCluster(db, secret) : undefined;
-    if (!gone) return unauthenticated();
-    const answer = rateLimited(gone.tokenId) ?? (await goneCluster!.answer(gone, { params, body }));
+    const whenRefused = route.auth.kind === 'token' ? route.auth.handling?.whenRefused : undefined;
+    const fallback = secret && whenRefused ? await whenRefused({ db, secret, params, body }) : undefined;
+    if (!fallback) return unauthenticated();
+    const answer = rateLimited(fallback.tokenId) ?? (await fallback.answer());
     return answer === undefined ? unauthenticated() : answer instanceof JsonReply ? answer : jsonReply(answer);
   }
   const limited = rateLimited(principal.tokenId);
@@ -210,7 +209,7 @@ async function serve(
  */
 export async function serveRoute(route: RestRoute, req: BufferedRequest, params: Record<string, string>): Promise<JsonReply> {
   const secret = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
-  const confirms = route.auth.kind === 'token' && route.auth.confirmsToken !== undefined && route.auth.confirmsToken(params);
+  const confirms = route.auth.kind === 'token' && (route.auth.handling?.reuseVerified?.(params) ?? false);
   try {
     // The whole request — token, checks, handler — within one budget (db/deadline.ts).
     return await withDeadline(env().DB_REQUEST_TIMEOUT_MS, () => serve(route, req, params, secret, confirms));

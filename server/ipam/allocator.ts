@@ -7,7 +7,9 @@
  * overlap, whatever happens here.
  */
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { isTransaction, type DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { DomainError, pgError } from '@/server/errors';
 import { initialFreeBlocks, reservationBlocks, type AllocationStrategy } from './blocks';
 import { cidrSize, formatCidr, parseCidrOrThrow, type Cidr, type Family } from '@/lib/cidr';
@@ -30,8 +32,6 @@ export interface LockedPool {
 
 export type AllocationKind = 'Claim' | 'Reservation' | 'PoolCarve' | 'PodAddress';
 
-type Row = Record<string, unknown>;
-
 /**
  * A PostgreSQL array literal as one parameter (drizzle would spread a JS array into a list of
  * parameters). Only for values without commas, quotes, braces or spaces: CIDRs and integers.
@@ -39,34 +39,49 @@ type Row = Record<string, unknown>;
 function pgArray(values: (string | number)[]): string {
   return `{${values.join(',')}}`;
 }
-const rows = async <T extends Row>(db: DbOrTx, query: ReturnType<typeof sql>) => (await db.execute(query)) as unknown as T[];
+const lockedPoolRow = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  network_id: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  cidr: z.string(),
+  family: z.union([z.literal(4), z.literal(6)]),
+  strategy: z.enum(['FirstFit', 'BestFit']) satisfies z.ZodType<AllocationStrategy>,
+  min_prefix_length: z.number(),
+  max_prefix_length: z.number(),
+  default_prefix_length: z.number(),
+  capacity: z.string(),
+  allocated: z.string(),
+});
 
-function toPool(r: Row): LockedPool {
+function toPool(r: z.output<typeof lockedPoolRow>): LockedPool {
   return {
-    id: r.id as string,
-    projectId: r.project_id as string,
-    networkId: r.network_id as string,
-    name: r.name as string,
-    kind: r.kind as string,
-    cidr: parseCidrOrThrow(r.cidr as string),
-    family: Number(r.family) as Family,
-    strategy: r.strategy as AllocationStrategy,
-    minPrefixLength: Number(r.min_prefix_length),
-    maxPrefixLength: Number(r.max_prefix_length),
-    defaultPrefixLength: Number(r.default_prefix_length),
-    capacity: BigInt(r.capacity as string),
-    allocated: BigInt(r.allocated as string),
+    id: r.id,
+    projectId: r.project_id,
+    networkId: r.network_id,
+    name: r.name,
+    kind: r.kind,
+    cidr: parseCidrOrThrow(r.cidr),
+    family: r.family,
+    strategy: r.strategy,
+    minPrefixLength: r.min_prefix_length,
+    maxPrefixLength: r.max_prefix_length,
+    defaultPrefixLength: r.default_prefix_length,
+    capacity: BigInt(r.capacity),
+    allocated: BigInt(r.allocated),
   };
 }
 
 /** Locks a pool row for the rest of the transaction and returns it; undefined when missing. */
 export async function lockPool(db: DbOrTx, poolId: string): Promise<LockedPool | undefined> {
-  const [r] = await rows(
+  const [r] = await query(
     db,
     sql`
     select id, project_id, network_id, name, kind, cidr::text as cidr, family, strategy, min_prefix_length,
            max_prefix_length, default_prefix_length, capacity::text as capacity, allocated::text as allocated
     from ip_pools where id = ${poolId} for update`,
+    lockedPoolRow,
   );
   return r ? toPool(r) : undefined;
 }
@@ -95,14 +110,15 @@ async function insertFreeBlocks(db: DbOrTx, poolId: string, blocks: Cidr[]) {
 
 /** What overlaps `target` in the pool, for an `Overlap` message that names it. */
 export async function describeOverlap(db: DbOrTx, poolId: string, target: Cidr): Promise<string> {
-  const [hit] = await rows<{ cidr: string; kind: string; claim: string | null; retained: string | null; pool: string }>(
+  const [hit] = await query(
     db,
     sql`
     select a.cidr::text as cidr, a.kind, c.name as claim, a.retained_name as retained, p.name as pool
     from ip_pools p left join ip_allocations a on a.pool_id = p.id and a.cidr && ${formatCidr(target)}::cidr left join ip_claims c on c.id = a.claim_id
     where p.id = ${poolId} limit 1`,
+    z.object({ cidr: z.string().nullable(), kind: z.string().nullable(), claim: z.string().nullable(), retained: z.string().nullable(), pool: z.string() }),
   );
-  if (!hit?.cidr) return `${formatCidr(target)} is not free in pool ${hit?.pool ?? poolId}`;
+  if (!hit?.cidr || !hit.kind) return `${formatCidr(target)} is not free in pool ${hit?.pool ?? poolId}`;
   const owner = hit.claim ? `claim "${hit.claim}"` : hit.retained ? `retained allocation of "${hit.retained}"` : hit.kind.toLowerCase();
   return `${formatCidr(target)} overlaps ${hit.cidr} (${owner}) in pool ${hit.pool}`;
 }
@@ -134,12 +150,13 @@ export async function allocate(
   const pinned = 'cidr' in request ? formatCidr(request.cidr) : null;
   let found: { id: string | null; cidr: string | null; size: string | null } | undefined;
   try {
-    [found] = await rows<{ id: string | null; cidr: string | null; size: string | null }>(
+    [found] = await query(
       db,
       sql`
       select o_allocation_id as id, o_cidr::text as cidr, o_size::text as size
       from ipam_allocate(${poolId}, ${'prefixLength' in request ? request.prefixLength : null}::int, ${pinned}::cidr, ${kind},
                          ${links.claimId ?? null}::uuid, ${links.childPoolId ?? null}::uuid)`,
+      z.object({ id: z.string().nullable(), cidr: z.string().nullable(), size: z.string().nullable() }),
     );
   } catch (e) {
     const { code, message } = pgError(e) ?? {};
@@ -161,6 +178,6 @@ export async function allocate(
  * allocation was already gone.
  */
 export async function releaseAllocation(db: DbOrTx, poolId: string, allocationId: string): Promise<Cidr | undefined> {
-  const [r] = await rows<{ cidr: string | null }>(db, sql`select ipam_release(${poolId}, ${allocationId})::text as cidr`);
+  const [r] = await query(db, sql`select ipam_release(${poolId}, ${allocationId})::text as cidr`, z.object({ cidr: z.string().nullable() }));
   return r?.cidr ? parseCidrOrThrow(r.cidr) : undefined;
 }

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { familyBits, formatCidr, makeCidr, parseCidrOrThrow, type Family } from '@/lib/cidr';
 import { DomainError, invalid } from '@/server/errors';
 import { findNetwork } from './networks';
@@ -21,6 +23,9 @@ export interface AvailableAnswer {
   items: AvailableBlock[];
 }
 
+/** A free block's CIDR and prefix length. */
+const freeRow = z.object({ cidr: z.string(), p: z.number() });
+
 /**
  * Free space of one pool, straight from its free-block table (`ip_free_blocks`, the buddy
  * allocator's canonical maximal aligned free blocks; never from the allocations):
@@ -40,16 +45,20 @@ export async function availableBlocks(
   options: { prefixLength?: number; limit: number },
 ): Promise<AvailableAnswer> {
   const network = await findNetwork(db, projectId, networkName, 'name');
-  const [pool] = (await db.execute(sql`
+  const [pool] = await query(
+    db,
+    sql`
     select id, name, cidr::text as cidr, family, min_prefix_length as "minPrefixLength", max_prefix_length as "maxPrefixLength"
-      from ip_pools where network_id = ${network.id} and name = ${poolName} and kind <> 'NodeBlock'`)) as unknown as {
-    id: string;
-    name: string;
-    cidr: string;
-    family: Family;
-    minPrefixLength: number;
-    maxPrefixLength: number;
-  }[];
+      from ip_pools where network_id = ${network.id} and name = ${poolName} and kind <> 'NodeBlock'`,
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      cidr: z.string(),
+      family: z.union([z.literal(4), z.literal(6)]) satisfies z.ZodType<Family>,
+      minPrefixLength: z.number(),
+      maxPrefixLength: z.number(),
+    }),
+  );
   if (!pool) throw new DomainError('NotFound', `pool "${poolName}" not found in network "${networkName}"`, 'pool');
   const bits = familyBits(pool.family);
   const { prefixLength, limit } = options;
@@ -66,19 +75,27 @@ export async function availableBlocks(
   const block = (cidr: string, p: number): AvailableBlock => ({ cidr, prefixLength: p, size: (1n << BigInt(bits - p)).toString(), claimable: claimable(p) });
 
   if (prefixLength === undefined) {
-    const rows = (await db.execute(sql`
+    const rows = await query(
+      db,
+      sql`
       select cidr::text as cidr, prefix_length as p from ip_free_blocks where pool_id = ${pool.id}
-       order by prefix_length, cidr limit ${limit}`)) as unknown as { cidr: string; p: number }[];
+       order by prefix_length, cidr limit ${limit}`,
+      freeRow,
+    );
     return { pool: view, prefixLength: null, items: rows.map((r) => block(r.cidr, r.p)) };
   }
 
   // The lowest `limit` free blocks of each length that holds a block of the length asked for.
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select f.cidr::text as cidr, f.prefix_length as p
       from generate_series(0, ${prefixLength}::int) as l(p)
       cross join lateral (select cidr, prefix_length from ip_free_blocks
                            where pool_id = ${pool.id} and prefix_length = l.p order by cidr limit ${limit}) f
-     order by f.cidr`)) as unknown as { cidr: string; p: number }[];
+     order by f.cidr`,
+    freeRow,
+  );
   const items: AvailableBlock[] = [];
   for (const r of rows) {
     const free = parseCidrOrThrow(r.cidr);

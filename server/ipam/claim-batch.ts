@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { sqlFunctionBatches } from '@/db/batch';
 import type { Db } from '@/db/client';
 
@@ -20,16 +21,21 @@ export interface ClaimCreateArgs {
   [key: string]: unknown;
 }
 
-type Tried = { refused: 'quotaExceeded'; index: number } | { refused: 'quotaNameTaken' } | Record<string, unknown>;
+/** `ipam_claim_try`'s refusal (server/ipam/sql/ipam_claim_try.sql); its other answers go back to createClaim as they are. */
+const refused = z.discriminatedUnion('refused', [
+  z.object({ kind: z.literal('refused'), refused: z.literal('quotaExceeded'), index: z.number() }),
+  z.object({ kind: z.literal('refused'), refused: z.literal('quotaNameTaken') }),
+]);
 
 /** Claims of one project share a lane (they meet on its bucket row); projects spread over a few lanes. */
 const LANES = 4;
 
 /** The single statement's refusal, as the driver raises it. */
-function refusal(tried: Tried): Error | undefined {
+function refusal(answer: unknown): Error | undefined {
+  if (typeof answer !== 'object' || answer === null || !('kind' in answer) || answer.kind !== 'refused') return undefined;
+  const tried = refused.parse(answer);
   if (tried.refused === 'quotaExceeded') return Object.assign(new Error('quota exceeded'), { code: 'MQ001', detail: String(tried.index) });
-  if (tried.refused === 'quotaNameTaken') return Object.assign(new Error('quota claim name taken'), { code: 'MQ002' });
-  return undefined;
+  return Object.assign(new Error('quota claim name taken'), { code: 'MQ002' });
 }
 
 const createClaims = sqlFunctionBatches<ClaimCreateArgs>({
@@ -41,12 +47,12 @@ const createClaims = sqlFunctionBatches<ClaimCreateArgs>({
   lanes: LANES,
   maxBatch: 64,
   outcome: (answer) => {
-    const error = refusal(answer as Tried);
+    const error = refusal(answer);
     return error ? { error } : { value: answer };
   },
 });
 
 /** Runs one claim create (not pinned, not a dry run) in `db`'s next batch: `ipam_claim_create`'s result, or its error. */
-export function createInBatch<R>(db: Db, args: ClaimCreateArgs): Promise<R> {
-  return createClaims(db, args) as Promise<R>;
+export function createInBatch(db: Db, args: ClaimCreateArgs): Promise<unknown> {
+  return createClaims(db, args);
 }

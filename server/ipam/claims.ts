@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import { isTransaction, type Db, type DbOrTx } from '@/db/client';
+import { query, timestampColumn } from '@/db/query';
 import { ipAllocations, ipClaims, ipPools } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode, pgError } from '@/server/errors';
@@ -12,10 +14,9 @@ import {
   prepareIpClaimAdmission,
   recordDeniedClaim,
   releaseIpClaim,
-  type PolicyRow,
   type PreparedAdmission,
-  type QuotaAdmitResult,
 } from '@/server/quota/admission';
+import { policyRow, quotaAdmitResult } from '@/server/quota/rows';
 import { describeOverlap, releaseAllocation } from './allocator';
 import { createInBatch } from './claim-batch';
 import { formatCidr, type Cidr, type Family } from '@/lib/cidr';
@@ -139,22 +140,14 @@ function resolveSpec(input: ClaimCreateInput): ResolvedSpec {
   return { family, prefixLength: pinned ? pinned.prefix : (input.prefixLength ?? null), pinned, spec, hash };
 }
 
-interface CandidatePool {
-  id: string;
-  name: string;
-  family: number;
-  min: number;
-  max: number;
-  def: number;
-}
-
-interface ClaimContext {
-  policy: PolicyRow | null;
-  existing: { specHash: string; allocatedCidr: string } | null;
-  retained: { id: string; cidr: string; until: string | null } | null;
-  networkId: string | null;
-  pools: CandidatePool[];
-}
+const claimContextRow = z.object({
+  policy: policyRow.nullable(),
+  existing: z.object({ specHash: z.string(), allocatedCidr: z.string() }).nullable(),
+  retained: z.object({ id: z.string(), cidr: z.string(), until: z.string().nullable() }).nullable(),
+  networkId: z.string().nullable(),
+  pools: z.array(z.object({ id: z.string(), name: z.string(), family: z.number(), min: z.number(), max: z.number(), def: z.number() })),
+});
+type ClaimContext = z.infer<typeof claimContextRow>;
 
 /**
  * Everything a create needs to know before it writes, in one query: a claim already holding the
@@ -163,7 +156,9 @@ interface ClaimContext {
  * in carved pools when they exist) — and the IPClaim quota policy.
  */
 async function claimContext(db: DbOrTx, projectId: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<ClaimContext> {
-  const [row] = (await db.execute(sql`
+  const [row] = await query(
+    db,
+    sql`
     with net as (select id from networks where project_id = ${projectId} and name = ${input.network})
     select
       ${admissionPolicyQuery(projectId, 'IPClaim')} as policy,
@@ -178,7 +173,9 @@ async function claimContext(db: DbOrTx, projectId: string, input: ClaimCreateInp
          from ip_pools p
          where p.network_id = (select id from net) and p.family = ${spec.family} and p.kind <> 'NodeBlock'
            ${input.pool ? sql`and p.name = ${input.pool}` : sql``}
-           ${spec.pinned ? sql`and p.cidr >>= ${formatCidr(spec.pinned)}::cidr` : sql``}), '[]'::json) as pools`)) as unknown as ClaimContext[];
+           ${spec.pinned ? sql`and p.cidr >>= ${formatCidr(spec.pinned)}::cidr` : sql``}), '[]'::json) as pools`,
+    claimContextRow,
+  );
   return row;
 }
 
@@ -288,31 +285,30 @@ async function createClaimOnce(
     quota: admissionArguments(quota),
     dryRun,
   };
-  let result: CreatedRow | { exhausted: true };
-  const create = (q: DbOrTx) => q.execute(sql`select ipam_claim_create(${JSON.stringify(args)}::jsonb) as result`);
+  let result: ClaimCreated;
+  const create = async (q: DbOrTx) => {
+    const [row] = await query(q, sql`select ipam_claim_create(${JSON.stringify(args)}::jsonb) as result`, z.object({ result: claimCreated }));
+    return row.result;
+  };
   try {
     // Inside a caller's transaction (a machine's addresses) the statement runs in a savepoint, so a
     // refusal leaves that transaction usable for reading the books the QuotaExceeded message names.
     // Otherwise a plain create goes with the other creates in flight (claim-batch.ts).
-    if (isTransaction(db)) [{ result }] = (await db.transaction(create)) as unknown as { result: CreatedRow | { exhausted: true } }[];
-    else if (!spec.pinned && !dryRun) result = await createInBatch<CreatedRow | { exhausted: true }>(db, args);
-    else [{ result }] = (await create(db)) as unknown as { result: CreatedRow | { exhausted: true } }[];
+    if (isTransaction(db)) result = await db.transaction(create);
+    else if (!spec.pinned && !dryRun) result = claimCreated.parse(await createInBatch(db, args));
+    else result = await create(db);
   } catch (e) {
     const { code, detail } = pgError(e) ?? {};
-    if (code === 'MD001') result = JSON.parse(detail!) as CreatedRow;
+    if (code === 'MD001') result = claimCreated.parse(JSON.parse(detail!));
     else if (code === 'MQ001' || code === 'MQ002') {
       const index = Number(detail ?? 0);
-      await admissionOutcome(
-        db,
-        quota as PreparedAdmission & { managed: true },
-        code === 'MQ002' ? { granted: false, nameTaken: true } : { granted: false, index },
-      );
+      await admissionOutcome(db, quota as PreparedAdmission & { managed: true }, code === 'MQ002' ? { kind: 'nameTaken' } : { kind: 'exceeded', index });
       throw e;
     } else if ((code === 'MA002' || code === '23P01') && spec.pinned) {
       throw new DomainError('Overlap', await describeOverlap(db, candidates[0].pool, spec.pinned), 'address');
     } else throw e;
   }
-  if ('exhausted' in result) {
+  if (result.kind === 'exhausted') {
     throw new DomainError(
       'Exhausted',
       `no free ${spec.pinned ? formatCidr(spec.pinned) : `/${spec.prefixLength ?? pools[0].def}`} in network "${input.network}" (IPv${spec.family})`,
@@ -342,15 +338,21 @@ async function createClaimOnce(
 }
 
 /** What `ipam_claim_create` returns for a bound claim. */
-interface CreatedRow {
-  id: string;
-  pool: string;
-  allocationId: string;
-  allocatedCidr: string;
-  prefixLength: number;
-  createdAt: string;
-  quota: QuotaAdmitResult | null;
-}
+/** What `ipam_claim_create` (server/ipam/sql/ipam_claim_create.sql) answers, by `kind`: the bound claim, or no room in any candidate pool. */
+const claimCreated = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('bound'),
+    id: z.string(),
+    pool: z.string(),
+    allocationId: z.string(),
+    allocatedCidr: z.string(),
+    prefixLength: z.number(),
+    createdAt: z.string(),
+    quota: quotaAdmitResult.nullable(),
+  }),
+  z.object({ kind: z.literal('exhausted') }),
+]);
+type ClaimCreated = z.infer<typeof claimCreated>;
 
 /**
  * Deletes a claim. `Delete` returns the block to the pool now; `Retain` keeps the allocation
@@ -515,23 +517,36 @@ export async function listClaims(db: DbOrTx, projectId: string, input: ClaimList
     if (pgCode(e) === '22P02') throw invalid('search', 'is not a valid address');
     throw e;
   }
-  const [{ total }] = (await db.execute(
-    sql`select count(*)::int as total from ip_claims join ip_pools on ip_pools.id = ip_claims.pool_id where ${and(...where)}`,
-  )) as unknown as { total: number }[];
+  const [{ total }] = await db
+    .select({ total: count() })
+    .from(ipClaims)
+    .innerJoin(ipPools, eq(ipPools.id, ipClaims.poolId))
+    .where(and(...where));
   return { items: rowsOut.map(toView), total, nextOffset: input.offset + rowsOut.length < total ? input.offset + rowsOut.length : null };
 }
 
 /** Retained allocations, soonest expiry first: every project's (operator view), or one project's, optionally one network's. */
 export async function listRetainedAllocations(db: DbOrTx, options: { projectId?: string; network?: string; limit: number; offset: number }) {
-  const rows = (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select a.id, a.cidr::text as cidr, a.retained_name as name, a.retained_until as "retainedUntil", a.size::text as size,
            p.slug as project, n.name as network, pl.name as pool
     from ip_allocations a join projects p on p.id = a.project_id join networks n on n.id = a.network_id join ip_pools pl on pl.id = a.pool_id
     where a.retained_name is not null ${options.projectId ? sql`and a.project_id = ${options.projectId}` : sql``}
       ${options.network ? sql`and n.name = ${options.network}` : sql``}
-    order by a.retained_until, a.id limit ${options.limit} offset ${options.offset}`)) as unknown as (RetainedAllocationView & { retainedUntil: string })[];
-  // A raw statement returns timestamps as PostgreSQL's text: a Date, as the view says.
-  return rows.map((r): RetainedAllocationView => ({ ...r, retainedUntil: new Date(r.retainedUntil) }));
+    order by a.retained_until, a.id limit ${options.limit} offset ${options.offset}`,
+    z.object({
+      id: z.string(),
+      cidr: z.string(),
+      name: z.string(),
+      retainedUntil: timestampColumn,
+      size: z.string(),
+      project: z.string(),
+      network: z.string(),
+      pool: z.string(),
+    }),
+  ) satisfies Promise<RetainedAllocationView[]>;
 }
 
 export interface RetainedAllocationView {

@@ -1,5 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { ipPools } from '@/db/schema';
 import { DomainError } from '@/server/errors';
 import { cidrSize, contains, familyBits, formatCidr, makeCidr, parseCidrOrThrow, type Cidr } from '@/lib/cidr';
@@ -53,13 +55,19 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
   if (!contains(poolCidr, view)) throw new DomainError('ValidationFailed', `view ${formatCidr(view)} is outside pool ${pool.name} (${pool.cidr})`, 'view');
   const viewText = formatCidr(view);
 
-  const [{ n }] = (await db.execute(sql`
-    select count(*)::int as n from ip_allocations where pool_id = ${pool.id} and cidr <<= ${viewText}::cidr`)) as unknown as { n: number }[];
+  const [{ n }] = await query(
+    db,
+    sql`
+    select count(*)::int as n from ip_allocations where pool_id = ${pool.id} and cidr <<= ${viewText}::cidr`,
+    z.object({ n: z.number() }),
+  );
   const bits = familyBits(view.family);
   const breadcrumbs = crumbs(poolCidr, view);
 
   if (n <= EXACT_LIMIT || view.prefix >= bits) {
-    const segments = (await db.execute(sql`
+    const segments = await query(
+      db,
+      sql`
       select a.cidr::text as cidr, a.kind, a.retained_name, c.name as claim, cp.name as child, a.size::text as size,
              case
                when c.owner_ref is not null then concat(c.owner_ref->>'kind', '/', c.owner_ref->>'name')
@@ -78,16 +86,18 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
       union all
       select f.cidr::text, 'Free', null, null, null, power(2::numeric, ${bits} - f.prefix_length)::numeric(40,0)::text, null, false, f.cidr
       from ip_free_blocks f where f.pool_id = ${pool.id} and (f.cidr <<= ${viewText}::cidr or f.cidr >> ${viewText}::cidr)
-      order by sort_key`)) as unknown as {
-      cidr: string;
-      kind: string;
-      retained_name: string | null;
-      claim: string | null;
-      child: string | null;
-      size: string;
-      owner: string | null;
-      node_block: boolean | null;
-    }[];
+      order by sort_key`,
+      z.object({
+        cidr: z.string(),
+        kind: z.string(),
+        retained_name: z.string().nullable(),
+        claim: z.string().nullable(),
+        child: z.string().nullable(),
+        size: z.string(),
+        owner: z.string().nullable(),
+        node_block: z.boolean().nullable(),
+      }),
+    );
     return {
       network: network.name,
       pool,
@@ -127,16 +137,22 @@ export async function getAddressMap(db: DbOrTx, projectId: string, input: { netw
   const cellPrefix = Math.min(view.prefix + CELL_BITS, bits);
   const cellSize = 1n << BigInt(bits - cellPrefix);
   const used = new Map<string, bigint>();
-  const small = (await db.execute(sql`
+  const small = await query(
+    db,
+    sql`
     select set_masklen(cidr, ${cellPrefix})::cidr::text as cell, sum(size)::numeric(40,0)::text as used
     from ip_allocations where pool_id = ${pool.id} and cidr <<= ${viewText}::cidr and masklen(cidr) >= ${cellPrefix} and kind <> 'Reservation'
-    group by 1`)) as unknown as { cell: string; used: string }[];
+    group by 1`,
+    z.object({ cell: z.string(), used: z.string() }),
+  );
   for (const r of small) used.set(r.cell, BigInt(r.used));
   // Allocations bigger than a cell fill every cell they cover.
-  const large = (await db.execute(sql`
-    select cidr::text as cidr from ip_allocations where pool_id = ${pool.id} and cidr <<= ${viewText}::cidr and masklen(cidr) < ${cellPrefix} and kind <> 'Reservation'`)) as unknown as {
-    cidr: string;
-  }[];
+  const large = await query(
+    db,
+    sql`
+    select cidr::text as cidr from ip_allocations where pool_id = ${pool.id} and cidr <<= ${viewText}::cidr and masklen(cidr) < ${cellPrefix} and kind <> 'Reservation'`,
+    z.object({ cidr: z.string() }),
+  );
   for (const r of large) {
     const c = parseCidrOrThrow(r.cidr);
     const count = 1n << BigInt(cellPrefix - c.prefix);

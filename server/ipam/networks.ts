@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { ipPools, networks } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
@@ -91,12 +93,13 @@ async function insertPool(
 
 /** The network (by name) that already holds an address overlapping `cidr` in this project. */
 async function overlappingRoot(db: DbOrTx, projectId: string, cidr: Cidr) {
-  const [hit] = (await db.execute(sql`
+  const [hit] = await query(
+    db,
+    sql`
     select n.name as network, p.cidr::text as cidr from ip_pools p join networks n on n.id = p.network_id
-    where p.project_id = ${projectId} and p.parent_pool_id is null and p.cidr && ${formatCidr(cidr)}::cidr limit 1`)) as unknown as {
-    network: string;
-    cidr: string;
-  }[];
+    where p.project_id = ${projectId} and p.parent_pool_id is null and p.cidr && ${formatCidr(cidr)}::cidr limit 1`,
+    z.object({ network: z.string(), cidr: z.string() }),
+  );
   return hit;
 }
 
@@ -321,9 +324,7 @@ function familyTotals(pools: PoolView[]) {
 export async function getNetwork(db: DbOrTx, projectId: string, name: string) {
   const network = await findNetwork(db, projectId, name, 'name');
   const pools = (await db.select().from(ipPools).where(eq(ipPools.networkId, network.id)).orderBy(asc(ipPools.cidr))).map(poolView);
-  const [{ claims }] = (await db.execute(sql`select count(*)::int as claims from ip_claims where network_id = ${network.id}`)) as unknown as {
-    claims: number;
-  }[];
+  const [{ claims }] = await query(db, sql`select count(*)::int as claims from ip_claims where network_id = ${network.id}`, z.object({ claims: z.number() }));
   return { ...network, pools, utilization: familyTotals(pools), claimCount: claims };
 }
 
@@ -352,11 +353,13 @@ export async function listNetworks(db: DbOrTx, projectId: string, options: { lim
       ).map((p) => ({ networkId: p.networkId, view: poolView(p) }))
     : [];
   const claimCounts = ids.length
-    ? ((await db.execute(
+    ? await query(
+        db,
         sql`select network_id, count(*)::int as n from ip_claims where network_id = any(${`{${ids.join(',')}}`}::uuid[]) group by 1`,
-      )) as unknown as { network_id: string; n: number }[])
+        z.object({ network_id: z.string(), n: z.number() }),
+      )
     : [];
-  const [{ total }] = (await db.execute(sql`select count(*)::int as total from networks where ${where}`)) as unknown as { total: number }[];
+  const [{ total }] = await query(db, sql`select count(*)::int as total from networks where ${where}`, z.object({ total: z.number() }));
   const items = page.map((n) => {
     const mine = pools.filter((p) => p.networkId === n.id).map((p) => p.view);
     return { ...n, pools: mine, utilization: familyTotals(mine), claimCount: claimCounts.find((c) => c.network_id === n.id)?.n ?? 0 };
@@ -390,16 +393,15 @@ export async function deleteNetwork(db: DbOrTx, projectId: string, name: string,
     // The row lock waits for every insert that names the network (its foreign keys lock the row too):
     // what is counted here is all there is. A cluster attached to it is counted as well (its
     // foreign key would refuse the delete): it must be deleted first, which releases its pods.
-    const [counts] = (await tx.execute(sql`
+    const [counts] = await query(
+      tx,
+      sql`
       select (select count(*)::int from ip_claims where network_id = ${network.id}) as claims,
              (select count(*)::int from ip_allocations where network_id = ${network.id} and retained_name is not null) as retained,
              (select count(*)::int from ip_allocations where network_id = ${network.id} and kind = 'PodAddress') as pods,
-             (select count(*)::int from clusters where network_id = ${network.id}) as clusters`)) as unknown as {
-      claims: number;
-      retained: number;
-      pods: number;
-      clusters: number;
-    }[];
+             (select count(*)::int from clusters where network_id = ${network.id}) as clusters`,
+      z.object({ claims: z.number(), retained: z.number(), pods: z.number(), clusters: z.number() }),
+    );
     if (counts.claims || counts.retained || counts.pods || counts.clusters) {
       throw new DomainError(
         'Conflict',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listOutput, resourceOutput, statusOutput, timestamp } from '@/lib/rest-outputs';
 import type { ClaimView, RetainedAllocationView } from './claims';
 import type { getNetwork, PoolView } from './networks';
-import { claimCreateInput, type networkCreateInput, poolRules, resourceName, rootPoolInput } from './schemas';
+import { claimCreateInput, type networkCreateInput, resourceName, rootPoolInput } from './schemas';
 
 /**
  * REST v1 resource shapes (`{ apiVersion, kind, metadata, spec, status }`) and their mapping to the
@@ -178,5 +178,3 @@ export const retainedAllocationOutput = resourceOutput(IPAM_API_VERSION, 'Retain
 });
 export const retainedAllocationListOutput = listOutput('RetainedAllocationList', retainedAllocationOutput);
 export const retainedReleasedOutput = statusOutput('RetainedAllocation', { cidr: z.string(), released: z.boolean() });
-
-export { poolRules };

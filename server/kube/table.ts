@@ -8,8 +8,6 @@ import type { KubeObject } from './objects';
  * default, the whole object, or nothing).
  */
 
-export const TABLE_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
-
 /** Whether the Accept header asks for a Table first. */
 export function wantsTable(accept: string | null): boolean {
   if (!accept) return false;

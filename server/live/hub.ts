@@ -137,7 +137,7 @@ export function createChangeHub(connectionString: string): ChangeHub {
   };
 }
 
-const g = globalThis as unknown as { __meridianChangeHub?: ChangeHub };
+const g = globalThis as typeof globalThis & { __meridianChangeHub?: ChangeHub };
 
 /**
  * Stops the process-wide hub if there is one (web shutdown): every live stream ends, so the HTTP

@@ -164,7 +164,7 @@ export class StreamSlots {
   }
 }
 
-const g = globalThis as unknown as { __meridianStreamSlots?: StreamSlots };
+const g = globalThis as typeof globalThis & { __meridianStreamSlots?: StreamSlots };
 
 /** The process's stream slots, on globalThis because Next may load this module in several bundles. */
 export function streamSlots(): StreamSlots {

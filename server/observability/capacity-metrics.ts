@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 
 const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const labels = (l: Record<string, string | number | null>) =>
@@ -18,46 +20,48 @@ const labels = (l: Record<string, string | number | null>) =>
  * Read from capacity_counters() (the exact counters), never from the allocations.
  */
 export async function capacityMetricsText(db: DbOrTx, maxSeries: number): Promise<string> {
-  const pools = (await db.execute(sql`
+  const pools = await query(
+    db,
+    sql`
     select pr.slug as project, n.name as network, p.name as pool, c.family, (c.capacity + c.reserved)::text as size, c.used::text as allocated,
            c.reserved::text as reserved, (c.capacity - c.used)::text as free, c.key
       from capacity_counters() c join ip_pools p on p.id = c.object_id join networks n on n.id = p.network_id join projects pr on pr.id = c.project_id
      where c.kind = 'pool'
-     order by case when c.capacity > 0 then c.used / c.capacity else 1 end desc, c.key limit ${maxSeries}`)) as unknown as {
-    project: string;
-    network: string;
-    pool: string;
-    family: number;
-    size: string;
-    allocated: string;
-    reserved: string;
-    free: string;
-    key: string;
-  }[];
-  const buckets = (await db.execute(sql`
+     order by case when c.capacity > 0 then c.used / c.capacity else 1 end desc, c.key limit ${maxSeries}`,
+    z.object({
+      project: z.string(),
+      network: z.string(),
+      pool: z.string(),
+      family: z.number(),
+      size: z.string(),
+      allocated: z.string(),
+      reserved: z.string(),
+      free: z.string(),
+      key: z.string(),
+    }),
+  );
+  const buckets = await query(
+    db,
+    sql`
     select pr.slug as project, c.resource_type as "resourceType", c.capacity::text as "limit", c.used::text as allocated,
            greatest(c.capacity - c.used, 0)::text as available, c.key
       from capacity_counters() c join projects pr on pr.id = c.project_id
      where c.kind = 'bucket'
-     order by case when c.capacity > 0 then c.used / c.capacity else 0 end desc, c.key limit ${maxSeries}`)) as unknown as {
-    project: string;
-    resourceType: string;
-    limit: string;
-    allocated: string;
-    available: string;
-    key: string;
-  }[];
-  const [totals] = (await db.execute(sql`
-    select (select count(*)::int from ip_pools where kind <> 'NodeBlock') as pools, (select count(*)::int from allowance_buckets) as buckets`)) as unknown as {
-    pools: number;
-    buckets: number;
-  }[];
-  const alerts = (await db.execute(sql`
-    select s.key, s.kind, a.condition from capacity_alerts a join capacity_series s on s.id = a.series_id where a.firing`)) as unknown as {
-    key: string;
-    kind: string;
-    condition: string;
-  }[];
+     order by case when c.capacity > 0 then c.used / c.capacity else 0 end desc, c.key limit ${maxSeries}`,
+    z.object({ project: z.string(), resourceType: z.string(), limit: z.string(), allocated: z.string(), available: z.string(), key: z.string() }),
+  );
+  const [totals] = await query(
+    db,
+    sql`
+    select (select count(*)::int from ip_pools where kind <> 'NodeBlock') as pools, (select count(*)::int from allowance_buckets) as buckets`,
+    z.object({ pools: z.number(), buckets: z.number() }),
+  );
+  const alerts = await query(
+    db,
+    sql`
+    select s.key, s.kind, a.condition from capacity_alerts a join capacity_series s on s.id = a.series_id where a.firing`,
+    z.object({ key: z.string(), kind: z.string(), condition: z.string() }),
+  );
 
   const out: string[] = [];
   const gauge = (name: string, help: string, rows: string[]) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...rows);

@@ -3,6 +3,8 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import { sql } from 'drizzle-orm';
 import { batchStatistics } from '@/db/batch';
 import type { DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { env } from '@/server/env';
 import { capacityMetricsText } from './capacity-metrics';
 
@@ -20,7 +22,7 @@ interface Metrics {
   domainCounter: Counter<'name' | 'outcome'>;
 }
 
-const g = globalThis as unknown as { __meridianMetrics?: Metrics };
+const g = globalThis as typeof globalThis & { __meridianMetrics?: Metrics };
 
 export function metrics(): Metrics {
   if (!g.__meridianMetrics) {
@@ -150,11 +152,11 @@ export async function incrementCounter(db: DbOrTx, metric: string, labels: Recor
  * capacity gauges (labelled with projects, networks and pools) only with `tenantSeries`.
  */
 export async function databaseMetricsText(db: DbOrTx, { tenantSeries }: { tenantSeries: boolean }): Promise<string> {
-  const rows = (await db.execute(sql`select metric, labels, value::text as value from metric_counters order by metric, labels`)) as unknown as {
-    metric: string;
-    labels: string;
-    value: string;
-  }[];
+  const rows = await query(
+    db,
+    sql`select metric, labels, value::text as value from metric_counters order by metric, labels`,
+    z.object({ metric: z.string(), labels: z.string(), value: z.string() }),
+  );
   const out: string[] = [];
   let last = '';
   for (const r of rows) {
@@ -164,22 +166,27 @@ export async function databaseMetricsText(db: DbOrTx, { tenantSeries }: { tenant
     }
     out.push(`${r.metric}${r.labels ? `{${r.labels}}` : ''} ${r.value}`);
   }
-  const queue = (await db.execute(sql`
+  const queue = await query(
+    db,
+    sql`
     select count(*) filter (where locked_at is null and attempts < max_attempts)::int as pending,
            count(*) filter (where locked_at is not null)::int as running,
            count(*) filter (where attempts >= max_attempts)::int as dead
-    from graphile_worker.jobs`)) as unknown as { pending: number; running: number; dead: number }[];
+    from graphile_worker.jobs`,
+    z.object({ pending: z.number(), running: z.number(), dead: z.number() }),
+  );
   const q = queue[0] ?? { pending: 0, running: 0, dead: 0 };
   out.push('# TYPE meridian_jobs gauge');
   out.push(`meridian_jobs{state="pending"} ${q.pending}`, `meridian_jobs{state="running"} ${q.running}`, `meridian_jobs{state="dead"} ${q.dead}`);
   // Project deletion: how many are under way, and what their objects wait on (the retries are the
   // counter meridian_project_deletion_retries_total above).
-  const deleting = (await db.execute(sql`
+  const deleting = await query(
+    db,
+    sql`
     select (select count(*)::int from projects where phase = 'Deleting') as projects,
-           coalesce((select json_object_agg(waiting_on, n) from (select waiting_on, count(*)::int as n from project_deletion_blockers group by 1) b), '{}'::json) as blockers`)) as unknown as {
-    projects: number;
-    blockers: Record<string, number>;
-  }[];
+           coalesce((select json_object_agg(waiting_on, n) from (select waiting_on, count(*)::int as n from project_deletion_blockers group by 1) b), '{}'::json) as blockers`,
+    z.object({ projects: z.number(), blockers: z.record(z.string(), z.number()) }),
+  );
   const d = deleting[0] ?? { projects: 0, blockers: {} };
   out.push('# TYPE meridian_projects_deleting gauge', `meridian_projects_deleting ${d.projects}`);
   out.push('# TYPE meridian_project_deletion_blockers gauge');

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { expectedMigrationCount } from '@/db/journal';
 import { databaseUnavailability } from '@/server/errors';
 import { providerClient, providerConfigured } from '@/server/provider/connection';
@@ -10,13 +12,6 @@ export interface DependencyState {
   status: 'ok' | 'failing' | 'unknown';
   detail: string;
   required: boolean;
-}
-
-/** Extra checks registered by modules (e.g. the simulator's reachability). */
-type Check = () => Promise<DependencyState>;
-const g = globalThis as unknown as { __meridianReadinessChecks?: Map<string, Check> };
-export function registerReadinessCheck(name: string, check: Check) {
-  (g.__meridianReadinessChecks ??= new Map()).set(name, check);
 }
 
 const WORKER_STALE_MS = 30_000;
@@ -84,14 +79,16 @@ export async function checkReadiness(db: Db, { checkBudgetMs = 1_000 }: { checkB
     }),
     runCheck('migrations', true, checkBudgetMs, async () => {
       const expected = await expectedMigrationCount();
-      const rows = (await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)) as unknown as { n: number }[];
+      const rows = await query(db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`, z.object({ n: z.number() }));
       const applied = rows[0]?.n ?? 0;
       return { name: 'migrations', status: applied >= expected ? 'ok' : 'failing', detail: `${applied} of ${expected} applied`, required: true };
     }),
     runCheck('worker', true, checkBudgetMs, async () => {
-      const rows = (await db.execute(
+      const rows = await query(
+        db,
         sql`select count(*)::int as live, extract(epoch from now() - max(last_seen_at))::float as age from worker_heartbeats where last_seen_at > now() - ${`${WORKER_STALE_MS / 1000} seconds`}::interval`,
-      )) as unknown as { live: number; age: number | null }[];
+        z.object({ live: z.number(), age: z.number().nullable() }),
+      );
       const live = rows[0]?.live ?? 0;
       return {
         name: 'worker',
@@ -121,7 +118,6 @@ export async function checkReadiness(db: Db, { checkBudgetMs = 1_000 }: { checkB
       }),
     );
   }
-  for (const [name, check] of g.__meridianReadinessChecks ?? []) checks.push(runCheck(name, false, checkBudgetMs, check));
   const deps = await Promise.all(checks);
   // The database's own check names what is wrong; the checks that read through it say so, not a second timeout.
   const database = deps[0];

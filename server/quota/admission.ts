@@ -1,11 +1,13 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
-import { resourceClaims, type QuotaAllocationStatus, type QuotaAmount, type QuotaConstraint, type QuotaRequestTemplate } from '@/db/schema';
+import { query } from '@/db/query';
+import { resourceClaims, type QuotaAllocationStatus, type QuotaAmount } from '@/db/schema';
 import type { Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
 import { log } from '@/server/observability/log';
 import { metrics } from '@/server/observability/metrics';
-import { rows } from './books';
+import { policyRow, quotaAdmitResult, type PolicyRow, type QuotaAdmitResult } from './rows';
 import { CelEvalError, evaluateConstraint, prepareBindings, renderTemplate, renderText, type CelBindings } from './cel';
 import { userOf } from './grants';
 
@@ -100,19 +102,6 @@ export class QuotaDenied extends DomainError {
   }
 }
 
-export interface PolicyRow {
-  name: string;
-  enabled: boolean;
-  ready: boolean;
-  readyReason: string;
-  readyMessage: string;
-  constraints: QuotaConstraint[];
-  claimNameTemplate: string;
-  requests: QuotaRequestTemplate[];
-  namespace: string;
-  registrations: { resourceType: string; active: boolean; claimingKinds: string[] }[];
-}
-
 const claimName = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 
 function policyFailed(policy: string, at: string, e: unknown): DomainError {
@@ -149,7 +138,7 @@ export async function admit(tx: DbOrTx, req: AdmissionRequest): Promise<Admissio
  * registration does not let this kind claim the type.
  */
 export async function prepareAdmission(tx: DbOrTx, req: AdmissionRequest): Promise<PreparedAdmission> {
-  const [{ policy }] = await rows<{ policy: PolicyRow | null }>(tx, sql`select ${admissionPolicyQuery(req.projectId, req.kind)} as policy`);
+  const [{ policy }] = await query(tx, sql`select ${admissionPolicyQuery(req.projectId, req.kind)} as policy`, z.object({ policy: policyRow.nullable() }));
   return prepareAdmissionWith(policy, req);
 }
 
@@ -315,19 +304,14 @@ export async function decideAdmission(tx: DbOrTx, prepared: PreparedAdmission, o
   const { name, requests, policyName } = prepared;
   // The object's uid is known by now when it was inserted earlier in this transaction.
   const req = object.uid ? { ...prepared.req, uid: object.uid } : prepared.req;
-  const [{ result }] = await rows<{ result: QuotaAdmitResult }>(
+  const [{ result }] = await query(
     tx,
     sql`select quota_admit(${req.projectId}, ${name}, ${JSON.stringify(requests)}::jsonb, ${req.kind}, ${req.name}, ${req.uid ?? null},
                            ${policyName}, ${req.actor.label}) as result`,
+    z.object({ result: quotaAdmitResult }),
   );
   return admissionOutcome(tx, { ...prepared, req }, result);
 }
-
-/** What the SQL function `quota_admit` (server/quota/sql/quota_admit.sql) returns. */
-export type QuotaAdmitResult =
-  | { granted: true; id: string; buckets: { resourceType: string; limit: string | number; allocated: string | number }[] }
-  | { granted: false; index: number }
-  | { granted: false; nameTaken: true };
 
 /**
  * The quota arguments of a create done in one SQL statement (`ipam_claim_create` calls
@@ -345,7 +329,7 @@ export function admissionArguments(prepared: PreparedAdmission) {
  */
 export async function admissionOutcome(db: DbOrTx, prepared: PreparedAdmission & { managed: true }, result: QuotaAdmitResult): Promise<Admission> {
   const { req, name, requests, policyName } = prepared;
-  if (result.granted) {
+  if (result.kind === 'granted') {
     count('granted');
     const buckets = result.buckets.map((b) => {
       const limit = Number(b.limit);
@@ -354,7 +338,7 @@ export async function admissionOutcome(db: DbOrTx, prepared: PreparedAdmission &
     });
     return { managed: true, claim: { id: result.id, name, requests, buckets } };
   }
-  if ('nameTaken' in result) {
+  if (result.kind === 'nameTaken') {
     count('policy_failed');
     throw nameTaken(policyName, name);
   }
@@ -374,10 +358,11 @@ async function deny(
 ): Promise<never> {
   const r = requests[i];
   // Read the books for the message (the conditional update found no room).
-  const books = await rows<{ resourceType: string; limit: number; allocated: number }>(
+  const books = await query(
     tx,
     sql`select resource_type as "resourceType", "limit"::float8 as "limit", allocated::float8 as allocated
         from allowance_buckets where project_id = ${req.projectId} and resource_type in ${requests.slice(i).map((x) => x.resourceType)}`,
+    z.object({ resourceType: z.string(), limit: z.number(), allocated: z.number() }),
   );
   const state = (t: string) => books.find((b) => b.resourceType === t) ?? { limit: 0, allocated: 0 };
   const { limit, allocated } = state(r.resourceType);
@@ -414,7 +399,7 @@ async function deny(
  * held no claim (not quota-managed when created).
  */
 export async function release(tx: DbOrTx, input: { projectId: string; kind: string; name: string }): Promise<boolean> {
-  const result = await rows<{ resourceType: string }>(
+  const result = await query(
     tx,
     sql`with released as (
           update resource_claims set released_at = now()
@@ -430,6 +415,7 @@ export async function release(tx: DbOrTx, input: { projectId: string; kind: stri
         from amounts a
         where b.project_id = ${input.projectId} and b.resource_type = a.resource_type
         returning b.resource_type as "resourceType"`,
+    z.object({ resourceType: z.string() }),
   );
   if (result.length) count('released');
   return result.length > 0;

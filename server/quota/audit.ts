@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { settings } from '@/db/schema';
 import { recordEvent, systemActor, type Actor } from '@/server/audit/events';
 import { incrementCounter } from '@/server/observability/metrics';
-import { rows } from './books';
 
 export interface BucketDrift {
   projectId: string;
@@ -32,22 +33,7 @@ export interface AuditResult {
  * an operator should look before numbers change. The summary of the last run is kept in `settings`.
  */
 export async function auditQuotaBooks(db: Db, actor: Actor = systemActor('quota-audit')): Promise<AuditResult> {
-  const found = await rows<{
-    projectId: string;
-    project: string;
-    resourceType: string;
-    present: boolean;
-    limit: number;
-    allocated: number;
-    claimCount: number;
-    grantCount: number;
-    expLimit: number;
-    expAllocated: number;
-    expClaims: number;
-    expGrants: number;
-    checked: number;
-    overLimit: number;
-  }>(
+  const found = await query(
     db,
     sql`
     with lim as (
@@ -85,6 +71,24 @@ export async function auditQuotaBooks(db: Db, actor: Actor = systemActor('quota-
     -- always one row carrying the totals, even when nothing drifted
     select null, null, null, null, null, null, null, null, null, null, null, null,
            (select count(*)::int from allowance_buckets), (select count(*)::int from allowance_buckets where allocated > "limit")`,
+    // The totals row (project null), or a drifted bucket.
+    z.union([
+      z.object({ projectId: z.null(), checked: z.number(), overLimit: z.number() }),
+      z.object({
+        projectId: z.string(),
+        project: z.string(),
+        resourceType: z.string(),
+        present: z.boolean(),
+        limit: z.number(),
+        allocated: z.number(),
+        claimCount: z.number(),
+        grantCount: z.number(),
+        expLimit: z.number(),
+        expAllocated: z.number(),
+        expClaims: z.number(),
+        expGrants: z.number(),
+      }),
+    ]),
   );
   const summary = found.find((r) => r.projectId === null)!;
   const drifted: BucketDrift[] = found
@@ -129,6 +133,6 @@ export async function auditQuotaBooks(db: Db, actor: Actor = systemActor('quota-
 
 /** The last audit's summary (time, buckets checked, drifted count, over-limit count), or null. */
 export async function lastAudit(db: DbOrTx): Promise<{ at: string; bucketsChecked: number; drifted: number; overLimit: number } | null> {
-  const [row] = await rows<{ value: string }>(db, sql`select value from settings where key = 'quota_audit_last'`);
+  const [row] = await query(db, sql`select value from settings where key = 'quota_audit_last'`, z.object({ value: z.string() }));
   return row ? (JSON.parse(row.value) as { at: string; bucketsChecked: number; drifted: number; overLimit: number }) : null;
 }

@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 
 /**
  * Bucket bookkeeping shared by grants, registrations and increase requests. Every function here
@@ -12,10 +14,6 @@ export function textArray(values: string[]): SQL {
     values.map((v) => sql`${v}`),
     sql`, `,
   )}]::text[]`;
-}
-
-export async function rows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
-  return (await db.execute(query)) as unknown as T[];
 }
 
 /**
@@ -33,14 +31,15 @@ export async function lockProjectsGrants(db: DbOrTx, projectIds: string[]) {
   for (const id of [...new Set(projectIds)].sort()) await lockProjectGrants(db, id);
 }
 
-export interface BucketRow {
-  projectId: string;
-  resourceType: string;
-  limit: number;
-  allocated: number;
-  claimCount: number;
-  grantCount: number;
-}
+export const bucketRow = z.object({
+  projectId: z.string(),
+  resourceType: z.string(),
+  limit: z.number(),
+  allocated: z.number(),
+  claimCount: z.number(),
+  grantCount: z.number(),
+});
+export type BucketRow = z.infer<typeof bucketRow>;
 
 /**
  * Sets `limit` and `grant_count` of the project's buckets for `types` from its active grants,
@@ -50,7 +49,7 @@ export interface BucketRow {
 export async function recomputeLimits(db: DbOrTx, projectId: string, types: string[]): Promise<BucketRow[]> {
   const unique = [...new Set(types)].sort();
   if (unique.length === 0) return [];
-  return rows<BucketRow>(
+  return query(
     db,
     sql`
     insert into allowance_buckets as b (project_id, resource_type, "limit", grant_count)
@@ -67,6 +66,7 @@ export async function recomputeLimits(db: DbOrTx, projectId: string, types: stri
       where b."limit" is distinct from excluded."limit" or b.grant_count is distinct from excluded.grant_count
     returning project_id as "projectId", resource_type as "resourceType", "limit"::float8 as "limit",
               allocated::float8 as allocated, claim_count as "claimCount", grant_count as "grantCount"`,
+    bucketRow,
   );
 }
 
@@ -76,7 +76,7 @@ export async function recomputeLimits(db: DbOrTx, projectId: string, types: stri
  * condition changed, with their types, so the caller can recompute those buckets.
  */
 export async function refreshGrantActivation(db: DbOrTx, where: SQL) {
-  return rows<{ id: string; projectId: string; allowances: { resourceType: string }[] }>(
+  return query(
     db,
     sql`
     update resource_grants g
@@ -94,6 +94,7 @@ export async function refreshGrantActivation(db: DbOrTx, where: SQL) {
     ) m
     where g.id = m.id and (g.active is distinct from (m.missing is null) or g.active_message is distinct from coalesce('not registered: ' || m.missing, ''))
     returning g.id, g.project_id as "projectId", g.allowances`,
+    z.object({ id: z.string(), projectId: z.string(), allowances: z.array(z.object({ resourceType: z.string() })) }),
   );
 }
 

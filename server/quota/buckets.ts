@@ -1,7 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query, timestampColumn } from '@/db/query';
 import type { QuotaAllocationStatus, QuotaAmount } from '@/db/schema';
-import { rows } from './books';
+import { allocationStatusRow, amountRow } from './rows';
 import type { ClaimLogInput } from './schemas';
 
 /** How full a bucket is, for flags and bar colours: ≥ 80 % is `Near`, ≥ 100 % `Full`, above `Over`. */
@@ -33,7 +35,7 @@ export function bucketFlag(limit: number, allocated: number): BucketFlag {
   return allocated / limit >= 0.8 ? 'Near' : 'Ok';
 }
 
-function toView(r: Omit<BucketView, 'available' | 'utilization' | 'flag'>): BucketView {
+function toView(r: z.infer<typeof bucketRow>): BucketView {
   const limit = Number(r.limit);
   const allocated = Number(r.allocated);
   return {
@@ -46,6 +48,21 @@ function toView(r: Omit<BucketView, 'available' | 'utilization' | 'flag'>): Buck
   };
 }
 
+/** A bucket as `bucketSelect` reads it, before the derived fields. */
+const bucketRow = z.object({
+  projectId: z.string(),
+  project: z.string(),
+  resourceType: z.string(),
+  limit: z.number(),
+  allocated: z.number(),
+  claimCount: z.number(),
+  grantCount: z.number(),
+  registered: z.boolean(),
+  displayUnit: z.string().nullable(),
+  description: z.string().nullable(),
+  updatedAt: timestampColumn,
+});
+
 const bucketSelect = sql`
   select b.project_id as "projectId", p.slug as project, b.resource_type as "resourceType", b."limit"::float8 as "limit",
          b.allocated::float8 as allocated, b.claim_count as "claimCount", b.grant_count as "grantCount",
@@ -55,10 +72,7 @@ const bucketSelect = sql`
 
 /** A project's buckets, one per resource type it has a grant or a claim for. */
 export async function listBuckets(db: DbOrTx, projectId: string): Promise<BucketView[]> {
-  const list = await rows<Omit<BucketView, 'available' | 'utilization' | 'flag'>>(
-    db,
-    sql`${bucketSelect} where b.project_id = ${projectId} order by b.resource_type`,
-  );
+  const list = await query(db, sql`${bucketSelect} where b.project_id = ${projectId} order by b.resource_type`, bucketRow);
   return list.map(toView);
 }
 
@@ -71,15 +85,17 @@ export async function listAllBuckets(db: DbOrTx, input: { search?: string; flagg
   if (input.search) where.push(sql`(p.slug ilike ${'%' + input.search + '%'} or b.resource_type ilike ${'%' + input.search + '%'})`);
   if (input.flagged) where.push(sql`(b.allocated > b."limit" or b.allocated >= 0.8 * b."limit" and b.allocated > 0)`);
   const cond = where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``;
-  const list = await rows<Omit<BucketView, 'available' | 'utilization' | 'flag'>>(
+  const list = await query(
     db,
     sql`${bucketSelect} ${cond}
         order by case when b."limit" > 0 then b.allocated::float8 / b."limit" else (b.allocated > 0)::int end desc, p.slug, b.resource_type
         limit ${input.limit} offset ${input.offset}`,
+    bucketRow,
   );
-  const [{ total }] = await rows<{ total: number }>(
+  const [{ total }] = await query(
     db,
     sql`select count(*)::int as total from allowance_buckets b join projects p on p.id = b.project_id ${cond}`,
+    z.object({ total: z.number() }),
   );
   return { items: list.map(toView), total, nextOffset: input.offset + list.length < total ? input.offset + list.length : null };
 }
@@ -109,29 +125,30 @@ export async function listClaimLog(db: DbOrTx, projectId: string, input: ClaimLo
   if (input.resourceType) where.push(sql`c.requests @> ${JSON.stringify([{ resourceType: input.resourceType }])}::jsonb`);
   if (input.search) where.push(sql`(c.name ilike ${'%' + input.search + '%'} or c.ref_name ilike ${'%' + input.search + '%'})`);
   const cond = sql.join(where, sql` and `);
-  const list = await rows<{
-    id: string;
-    name: string;
-    status: string;
-    reason: string;
-    message: string;
-    requests: QuotaAmount[];
-    allocations: QuotaAllocationStatus[];
-    refKind: string;
-    refName: string;
-    refUid: string | null;
-    policyName: string | null;
-    createdBy: string;
-    createdAt: Date;
-    releasedAt: Date | null;
-  }>(
+  const list = await query(
     db,
     sql`select c.id, c.name, c.status, c.reason, c.message, c.requests, c.allocations, c.ref_kind as "refKind", c.ref_name as "refName",
                c.ref_uid as "refUid", c.policy_name as "policyName", c.created_by as "createdBy", c.created_at as "createdAt", c.released_at as "releasedAt"
         from resource_claims c where ${cond}
         order by c.created_at desc, c.id desc limit ${input.limit} offset ${input.offset}`,
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.string(),
+      reason: z.string(),
+      message: z.string(),
+      requests: z.array(amountRow),
+      allocations: z.array(allocationStatusRow),
+      refKind: z.string(),
+      refName: z.string(),
+      refUid: z.string().nullable(),
+      policyName: z.string().nullable(),
+      createdBy: z.string(),
+      createdAt: timestampColumn,
+      releasedAt: timestampColumn.nullable(),
+    }),
   );
-  const [{ total }] = await rows<{ total: number }>(db, sql`select count(*)::int as total from resource_claims c where ${cond}`);
+  const [{ total }] = await query(db, sql`select count(*)::int as total from resource_claims c where ${cond}`, z.object({ total: z.number() }));
   const items: ClaimLogEntry[] = list.map((r) => ({
     id: r.id,
     name: r.name,
@@ -159,7 +176,7 @@ export const CLAIM_LOG_RETENTION_DAYS = 90;
 export async function pruneClaimLog(db: DbOrTx, retentionDays = CLAIM_LOG_RETENTION_DAYS): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await rows<{ id: string }>(
+    const deleted = await query(
       db,
       sql`delete from resource_claims where id in (
             select id from resource_claims
@@ -167,6 +184,7 @@ export async function pruneClaimLog(db: DbOrTx, retentionDays = CLAIM_LOG_RETENT
               and coalesce(released_at, created_at) < now() - make_interval(days => ${retentionDays})
             limit 1000)
           returning id`,
+      z.object({ id: z.string() }),
     );
     total += deleted.length;
     if (deleted.length < 1000) return total;

@@ -214,9 +214,3 @@ export function evaluateConstraint(expression: string, bindings: PreparedBinding
   if (typeof value !== 'boolean') throw new CelEvalError(expression, `a constraint must evaluate to a bool, got ${value === null ? 'null' : typeof value}`);
   return value;
 }
-
-/** Clears the program cache (tests). */
-export function clearCelCache() {
-  programs.clear();
-  templates.clear();
-}

@@ -1,9 +1,11 @@
 import { and, asc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { grantCreationPolicies, projects, resourceGrants, type QuotaAmount } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
-import { lockProjectGrants, lockRegistrations, recomputeLimits, refreshGrantActivation, rows, type BucketRow } from './books';
+import { lockProjectGrants, lockRegistrations, recomputeLimits, refreshGrantActivation, bucketRow, type BucketRow } from './books';
 import { CelCompileError, CelEvalError, evaluateConstraint, prepareBindings, renderText, type CelBindings } from './cel';
 import { quotaName } from './schemas';
 
@@ -179,11 +181,12 @@ export async function deleteGrant(db: Db, projectId: string, name: string, actor
 async function bucketsOf(db: DbOrTx, projectId: string, types: string[]) {
   const unique = [...new Set(types)];
   if (!unique.length) return [];
-  return rows<BucketRow>(
+  return query(
     db,
     sql`select project_id as "projectId", resource_type as "resourceType", "limit"::float8 as "limit", allocated::float8 as allocated,
                claim_count as "claimCount", grant_count as "grantCount"
         from allowance_buckets where project_id = ${projectId} and resource_type in ${unique} order by resource_type`,
+    bucketRow,
   );
 }
 
@@ -203,9 +206,10 @@ export async function listGrants(db: DbOrTx, input: { projectId?: string; search
     .orderBy(asc(projects.slug), asc(resourceGrants.name))
     .limit(input.limit)
     .offset(input.offset)) as GrantView[];
-  const [{ total }] = await rows<{ total: number }>(
+  const [{ total }] = await query(
     db,
     sql`select count(*)::int as total from resource_grants join projects on projects.id = resource_grants.project_id ${where.length ? sql`where ${and(...where)}` : sql``}`,
+    z.object({ total: z.number() }),
   );
   return { items, total, nextOffset: input.offset + items.length < total ? input.offset + items.length : null };
 }
@@ -241,7 +245,7 @@ export async function applyGrantPolicies(tx: DbOrTx, project: NewProject, actor:
     .where(and(eq(grantCreationPolicies.enabled, true), eq(grantCreationPolicies.ready, true), eq(grantCreationPolicies.triggerKind, 'Project')))
     .orderBy(asc(grantCreationPolicies.name));
   if (policies.length === 0) return [];
-  const [org] = await rows<{ slug: string }>(tx, sql`select slug from organizations where id = ${project.organizationId}`);
+  const [org] = await query(tx, sql`select slug from organizations where id = ${project.organizationId}`, z.object({ slug: z.string() }));
   const bindings: CelBindings = {
     trigger: {
       apiVersion: 'resourcemanager.miloapis.com/v1alpha1',

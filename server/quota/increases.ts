@@ -1,30 +1,32 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query, timestampColumn } from '@/db/query';
 import { quotaIncreaseRequests } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgError } from '@/server/errors';
-import { rows } from './books';
 import { createGrantTx } from './grants';
 import type { IncreaseCreateInput } from './schemas';
 
-export interface IncreaseView {
-  id: string;
-  projectId: string;
-  project: string;
-  resourceType: string;
-  amount: number;
-  reason: string;
-  status: 'Pending' | 'Approved' | 'Rejected';
-  requestedBy: string;
-  decidedBy: string | null;
-  decidedAt: Date | null;
-  decisionReason: string | null;
-  approvedAmount: number | null;
-  grantName: string | null;
-  createdAt: Date;
+const increaseRow = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  project: z.string(),
+  resourceType: z.string(),
+  amount: z.number(),
+  reason: z.string(),
+  status: z.enum(['Pending', 'Approved', 'Rejected']),
+  requestedBy: z.string(),
+  decidedBy: z.string().nullable(),
+  decidedAt: timestampColumn.nullable(),
+  decisionReason: z.string().nullable(),
+  approvedAmount: z.number().nullable(),
+  grantName: z.string().nullable(),
+  createdAt: timestampColumn,
   /** The project's bucket for the type now (operators decide with it in view). */
-  bucket: { limit: number; allocated: number } | null;
-}
+  bucket: z.object({ limit: z.number(), allocated: z.number() }).nullable(),
+});
+export type IncreaseView = z.infer<typeof increaseRow>;
 
 const select = sql`
   select q.id, q.project_id as "projectId", p.slug as project, q.resource_type as "resourceType", q.amount::float8 as amount, q.reason,
@@ -37,7 +39,7 @@ const select = sql`
   left join allowance_buckets b on b.project_id = q.project_id and b.resource_type = q.resource_type`;
 
 async function getIncrease(db: DbOrTx, id: string, projectId?: string) {
-  const [row] = await rows<IncreaseView>(db, sql`${select} where q.id = ${id} ${projectId ? sql`and q.project_id = ${projectId}` : sql``}`);
+  const [row] = await query(db, sql`${select} where q.id = ${id} ${projectId ? sql`and q.project_id = ${projectId}` : sql``}`, increaseRow);
   if (!row) throw new DomainError('NotFound', `increase request ${id} not found`, 'id');
   return row;
 }
@@ -47,7 +49,11 @@ async function getIncrease(db: DbOrTx, id: string, projectId?: string) {
  * project and type (a partial unique index); an operator approves or rejects it.
  */
 export async function createIncreaseRequest(db: Db, projectId: string, input: IncreaseCreateInput, actor: Actor): Promise<IncreaseView> {
-  const [registered] = await rows<{ ok: boolean }>(db, sql`select true as ok from resource_registrations where resource_type = ${input.resourceType}`);
+  const [registered] = await query(
+    db,
+    sql`select true as ok from resource_registrations where resource_type = ${input.resourceType}`,
+    z.object({ ok: z.boolean() }),
+  );
   if (!registered) throw new DomainError('ValidationFailed', `"${input.resourceType}" is not a quota-managed resource type`, 'resourceType');
   try {
     return await db.transaction(async (tx) => {
@@ -90,18 +96,19 @@ export async function listIncreaseRequests(
   const cond = where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``;
   // The queue is worked oldest first; histories read newest first.
   const order = input.status === 'Pending' ? sql`q.created_at asc` : sql`q.created_at desc`;
-  const items = await rows<IncreaseView>(db, sql`${select} ${cond} order by ${order}, q.id limit ${input.limit} offset ${input.offset}`);
-  const [{ total }] = await rows<{ total: number }>(db, sql`select count(*)::int as total from quota_increase_requests q ${cond}`);
+  const items = await query(db, sql`${select} ${cond} order by ${order}, q.id limit ${input.limit} offset ${input.offset}`, increaseRow);
+  const [{ total }] = await query(db, sql`select count(*)::int as total from quota_increase_requests q ${cond}`, z.object({ total: z.number() }));
   return { items, total, nextOffset: input.offset + items.length < total ? input.offset + items.length : null };
 }
 
 async function decide(tx: DbOrTx, id: string, status: 'Approved' | 'Rejected', actor: Actor, reason: string | null, approvedAmount: number | null) {
-  const [row] = await rows<{ id: string; projectId: string; resourceType: string; amount: number }>(
+  const [row] = await query(
     tx,
     sql`update quota_increase_requests
         set status = ${status}, decided_by = ${actor.label}, decided_at = now(), decision_reason = ${reason}, approved_amount = ${approvedAmount}
         where id = ${id} and status = 'Pending'
         returning id, project_id as "projectId", resource_type as "resourceType", amount::float8 as amount`,
+    z.object({ id: z.string(), projectId: z.string(), resourceType: z.string(), amount: z.number() }),
   );
   if (!row) {
     const current = await getIncrease(tx, id);

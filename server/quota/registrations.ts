@@ -1,9 +1,11 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { resourceRegistrations } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
-import { lockProjectsGrants, recomputeLimits, refreshGrantActivation, rows } from './books';
+import { lockProjectsGrants, recomputeLimits, refreshGrantActivation } from './books';
 import type { RegistrationInput } from './schemas';
 
 const columns = {
@@ -40,9 +42,10 @@ export async function getRegistration(db: DbOrTx, resourceType: string) {
  * unregistered; this re-evaluates them and their projects' buckets in the caller's transaction.
  */
 async function reactivateGrantsFor(tx: DbOrTx, resourceType: string) {
-  const affected = await rows<{ projectId: string }>(
+  const affected = await query(
     tx,
     sql`select distinct project_id as "projectId" from resource_grants where allowances @> ${JSON.stringify([{ resourceType }])}::jsonb`,
+    z.object({ projectId: z.string() }),
   );
   if (!affected.length) return 0;
   await lockProjectsGrants(
@@ -127,12 +130,13 @@ export async function deleteRegistration(db: Db, resourceType: string, actor: Ac
     const before = await getRegistration(tx, resourceType);
     // Exclusive: waits for grant writes that share-locked it, and blocks new ones until we finish.
     await tx.execute(sql`select 1 from resource_registrations where resource_type = ${resourceType} for update`);
-    const [usage] = await rows<{ grants: number; names: string | null; claims: number }>(
+    const [usage] = await query(
       tx,
       sql`select
         (select count(*)::int from resource_grants where allowances @> ${JSON.stringify([{ resourceType }])}::jsonb) as grants,
         (select string_agg(p.slug || '/' || g.name, ', ') from (select * from resource_grants where allowances @> ${JSON.stringify([{ resourceType }])}::jsonb order by created_at limit 5) g join projects p on p.id = g.project_id) as names,
         (select count(*)::int from resource_claims where status = 'Granted' and released_at is null and requests @> ${JSON.stringify([{ resourceType }])}::jsonb) as claims`,
+      z.object({ grants: z.number(), names: z.string().nullable(), claims: z.number() }),
     );
     if (usage.grants > 0 || usage.claims > 0) {
       throw new DomainError(

@@ -3,7 +3,7 @@ import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
 import { query } from '@/db/query';
-import { invitations, memberRole, organizations, projects, users } from '@/db/schema';
+import { invitations, memberRole, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
 import type { Mailer } from '@/server/mail/smtp';
@@ -378,14 +378,4 @@ export async function addMemberByEmail(
   }
   const invitation = await createInvitation(db, { scope, email, role, invitedBy: options.invitedBy }, actor, options.mail);
   return { outcome: 'invited' as const, invitation };
-}
-
-/** Organization and project slugs for a scope, for messages and links. */
-export async function scopeSlugs(db: DbOrTx, scope: MemberScope) {
-  if ('organizationId' in scope) {
-    const [o] = await db.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, scope.organizationId));
-    return { organization: o?.slug ?? null, project: null };
-  }
-  const [p] = await db.select({ slug: projects.slug }).from(projects).where(eq(projects.id, scope.projectId));
-  return { organization: null, project: p?.slug ?? null };
 }

@@ -1,6 +1,8 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
-import { memberships, organizations, projects, users } from '@/db/schema';
+import { z } from 'zod';
+import { query } from '@/db/query';
+import { memberships, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
 import { maxRole, organizationRoles, projectRoles, type MemberRole } from './roles';
@@ -36,9 +38,13 @@ export function checkRoleForScope(scope: MemberScope, role: MemberRole): void {
  * demoting each other at once are decided one after the other, and the second sees the first.
  */
 async function lockScope(tx: DbOrTx, scope: MemberScope): Promise<void> {
-  const rows = ('organizationId' in scope
-    ? await tx.execute(sql`select id from organizations where id = ${scope.organizationId} for no key update`)
-    : await tx.execute(sql`select id from projects where id = ${scope.projectId} for no key update`)) as unknown as { id: string }[];
+  const rows = await query(
+    tx,
+    'organizationId' in scope
+      ? sql`select id from organizations where id = ${scope.organizationId} for no key update`
+      : sql`select id from projects where id = ${scope.projectId} for no key update`,
+    z.object({ id: z.string() }),
+  );
   if (rows.length === 0) throw new DomainError('NotFound', `${scopeLabel(scope)} not found`, scopeLabel(scope));
 }
 
@@ -203,16 +209,4 @@ async function emailOf(db: DbOrTx, userId: string): Promise<string> {
   const [u] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (!u) throw new DomainError('NotFound', `user ${userId} not found`, 'user');
   return u.email;
-}
-
-/** The scope of an organization or project by slug (NotFound naming `field`). */
-export async function scopeBySlug(db: DbOrTx, kind: 'organization' | 'project', slug: string): Promise<MemberScope> {
-  if (kind === 'organization') {
-    const [o] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug));
-    if (!o) throw new DomainError('NotFound', `organization "${slug}" not found`, 'organization');
-    return { organizationId: o.id };
-  }
-  const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.slug, slug));
-  if (!p) throw new DomainError('NotFound', `project "${slug}" not found`, 'project');
-  return { projectId: p.id };
 }

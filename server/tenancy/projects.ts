@@ -1,5 +1,7 @@
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query, timestampColumn } from '@/db/query';
 import { memberships, organizations, projects } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid, pgCode } from '@/server/errors';
@@ -321,26 +323,32 @@ export async function listAllProjects(db: DbOrTx, input: { search?: string; phas
   if (input.search) filters.push(sql`(p.slug ilike ${'%' + input.search + '%'} or o.slug ilike ${'%' + input.search + '%'})`);
   if (input.phase) filters.push(sql`p.phase = ${input.phase}`);
   const where = sql.join(filters, sql` and `);
-  const items = (await db.execute(sql`
+  const items = await query(
+    db,
+    sql`
     select p.id, p.slug, p.name, o.slug as "organizationSlug", p.phase, p.created_at as "createdAt",
            p.deletion_requested_at as "deletionRequestedAt", p.deletion_requested_by as "deletionRequestedBy",
            coalesce((select json_object_agg(waiting_on, n) from (select waiting_on, count(*)::int as n from project_deletion_blockers b
                      where b.project_id = p.id group by 1) w), '{}'::json) as "waitingOn"
     from projects p join organizations o on o.id = p.organization_id
     where ${where}
-    order by p.phase <> 'Deleting', o.slug, p.slug limit ${input.limit} offset ${input.offset}`)) as unknown as {
-    id: string;
-    slug: string;
-    name: string;
-    organizationSlug: string;
-    phase: ProjectPhase;
-    createdAt: Date;
-    deletionRequestedAt: Date | null;
-    deletionRequestedBy: string | null;
-    waitingOn: Record<string, number>;
-  }[];
-  const [{ total }] = (await db.execute(
+    order by p.phase <> 'Deleting', o.slug, p.slug limit ${input.limit} offset ${input.offset}`,
+    z.object({
+      id: z.string(),
+      slug: z.string(),
+      name: z.string(),
+      organizationSlug: z.string(),
+      phase: z.enum(['Active', 'Deleting']) satisfies z.ZodType<ProjectPhase>,
+      createdAt: timestampColumn,
+      deletionRequestedAt: timestampColumn.nullable(),
+      deletionRequestedBy: z.string().nullable(),
+      waitingOn: z.record(z.string(), z.number()),
+    }),
+  );
+  const [{ total }] = await query(
+    db,
     sql`select count(*)::int as total from projects p join organizations o on o.id = p.organization_id where ${where}`,
-  )) as unknown as { total: number }[];
+    z.object({ total: z.number() }),
+  );
   return { items, total };
 }

@@ -1,9 +1,11 @@
 import { and, desc, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { sessions, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
-import type { SessionUser } from './roles';
+import { platformRoles, type SessionUser } from './roles';
 
 /** A console session ends after this long without a request (the session JWT's lifetime too). */
 export const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
@@ -34,7 +36,9 @@ const isSessionId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
  */
 export async function resolveSession(db: DbOrTx, sessionId: string): Promise<SessionUser | undefined> {
   if (!isSessionId(sessionId)) return undefined;
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     with live as (
       select s.id, s.user_id, s.last_seen_at from sessions s
        where s.id = ${sessionId} and s.revoked_at is null and s.last_seen_at > now() - ${maxAge}),
@@ -43,7 +47,9 @@ export async function resolveSession(db: DbOrTx, sessionId: string): Promise<Ses
        where id = (select id from live) and last_seen_at < now() - interval '60 seconds')
     select u.id, u.email, u.name, u.platform_roles::text[] as platform_roles
       from live join users u on u.id = live.user_id
-     where u.disabled_at is null`)) as unknown as { id: string; email: string; name: string; platform_roles: SessionUser['platformRoles'] }[];
+     where u.disabled_at is null`,
+    z.object({ id: z.string(), email: z.string(), name: z.string(), platform_roles: z.array(z.enum(platformRoles)) }),
+  );
   const [u] = rows;
   return u && { id: u.id, email: u.email, name: u.name, platformRoles: u.platform_roles };
 }

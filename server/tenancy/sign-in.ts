@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { recordEvent } from '@/server/audit/events';
 import { dummyPasswordHash, verifyPassword } from './password';
 import type { SessionUser } from './roles';
@@ -58,9 +60,11 @@ async function admit(db: DbOrTx, keys: { key: string; free: number }[], policy: 
            where t.key = ${key} and (t.blocked_until is null or t.blocked_until <= now())
           returning t.failures`);
         if (counted.length === 0) {
-          const [row] = (await tx.execute(
+          const [row] = await query(
+            tx,
             sql`select greatest(1, ceil(extract(epoch from blocked_until - now())))::int as wait from sign_in_throttle where key = ${key}`,
-          )) as unknown as { wait: number }[];
+            z.object({ wait: z.number() }),
+          );
           throw new Throttled(row?.wait ?? 1);
         }
       }

@@ -2,10 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { Batcher, perPool } from '@/db/batch';
 import { isTransaction, sidePool, type DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query } from '@/db/query';
 import { apiTokens, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
-import { hasPlatformRole, type PlatformRole, type ProjectRole, type SessionUser } from './roles';
+import { hasPlatformRole, platformRoles, projectRoles, type PlatformRole, type ProjectRole, type SessionUser } from './roles';
 
 const TOKEN_PREFIX = 'mrd_';
 
@@ -283,28 +285,29 @@ export interface UserPrincipal {
 
 export type ApiPrincipal = TokenPrincipal | OperatorPrincipal | UserPrincipal;
 
-interface TokenRow {
-  token_hash: string;
-  kind: 'project' | 'operator' | 'user';
-  token_id: string;
-  token_name: string;
-  project_id: string | null;
-  project_slug: string | null;
-  cluster_name: string | null;
+const tokenRow = z.object({
+  token_hash: z.string(),
+  kind: z.enum(['project', 'operator', 'user']),
+  token_id: z.string(),
+  token_name: z.string(),
+  project_id: z.string().nullable(),
+  project_slug: z.string().nullable(),
+  cluster_name: z.string().nullable(),
   /** A project token's role as it acts now (api_token_role): null when its creator has no rights left. */
-  role: ProjectRole | null;
-  user_id: string | null;
-  user_email: string | null;
-  user_name: string | null;
-  user_roles: PlatformRole[] | null;
-  user_disabled: boolean | null;
-  stale: boolean;
-  cluster_id: string | null;
-  network_id: string | null;
-  network_name: string | null;
-  node_block_prefix_v4: number | null;
-  node_block_prefix_v6: number | null;
-}
+  role: z.enum(projectRoles).nullable(),
+  user_id: z.string().nullable(),
+  user_email: z.string().nullable(),
+  user_name: z.string().nullable(),
+  user_roles: z.array(z.enum(platformRoles)).nullable(),
+  user_disabled: z.boolean().nullable(),
+  stale: z.boolean(),
+  cluster_id: z.string().nullable(),
+  network_id: z.string().nullable(),
+  network_name: z.string().nullable(),
+  node_block_prefix_v4: z.number().nullable(),
+  node_block_prefix_v6: z.number().nullable(),
+});
+type TokenRow = z.infer<typeof tokenRow>;
 
 /**
  * The live (unrevoked) tokens among `hashes`, with their project, user, role as it acts now and
@@ -312,7 +315,9 @@ interface TokenRow {
  */
 async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
   // Hashes are hex: the array literal needs no quoting, and one statement text serves any count.
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select t.token_hash, t.kind, t.id as token_id, t.name as token_name, t.project_id, p.slug as project_slug, t.cluster_name,
            (select r.role from api_token_roles(t.id) r) as role,
            u.id as user_id, u.email as user_email, u.name as user_name, u.platform_roles::text[] as user_roles, u.disabled_at is not null as user_disabled,
@@ -323,7 +328,9 @@ async function tokenRows(db: DbOrTx, hashes: string[]): Promise<TokenRow[]> {
     left join users u on u.id = t.user_id
     left join clusters c on c.project_id = t.project_id and c.name = t.cluster_name
     left join networks n on n.id = c.network_id
-    where t.token_hash = any(${`{${hashes.join(',')}}`}::text[]) and t.revoked_at is null`)) as unknown as TokenRow[];
+    where t.token_hash = any(${`{${hashes.join(',')}}`}::text[]) and t.revoked_at is null`,
+    tokenRow,
+  );
   const stale = rows.filter((r) => r.stale).map((r) => r.token_id);
   if (stale.length > 0) await db.execute(sql`update api_tokens set last_used_at = now() where id = any(${`{${stale.join(',')}}`}::uuid[])`);
   return rows;
@@ -443,12 +450,8 @@ export async function verifyApiToken(db: DbOrTx, secret: string, options: { reus
 }
 
 /** A revoked cluster token whose cluster is gone: what `revokedTokenOfGoneCluster` finds. */
-export interface GoneClusterToken {
-  tokenId: string;
-  projectSlug: string;
-  clusterName: string;
-  role: ProjectRole;
-}
+const goneClusterToken = z.object({ tokenId: z.string(), projectSlug: z.string(), clusterName: z.string(), role: z.enum(projectRoles) });
+export type GoneClusterToken = z.infer<typeof goneClusterToken>;
 
 /**
  * The revoked cluster token behind `secret` when its cluster no longer exists (deleted, or deleted
@@ -458,11 +461,15 @@ export interface GoneClusterToken {
  */
 export async function revokedTokenOfGoneCluster(db: DbOrTx, secret: string): Promise<GoneClusterToken | undefined> {
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return undefined;
-  const [row] = (await db.execute(sql`
+  const [row] = await query(
+    db,
+    sql`
     select t.id as "tokenId", p.slug as "projectSlug", t.cluster_name as "clusterName", t.role
     from api_tokens t join projects p on p.id = t.project_id
     where t.token_hash = ${hashToken(secret)} and t.kind = 'project' and t.cluster_name is not null and t.revoked_at is not null
-      and not exists (select 1 from clusters c where c.project_id = t.project_id and c.name = t.cluster_name and c.created_at <= t.revoked_at)`)) as unknown as GoneClusterToken[];
+      and not exists (select 1 from clusters c where c.project_id = t.project_id and c.name = t.cluster_name and c.created_at <= t.revoked_at)`,
+    goneClusterToken,
+  );
   return row;
 }
 

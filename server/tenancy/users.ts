@@ -267,9 +267,11 @@ export async function setPlatformRoles(db: DbOrTx, userId: string, roles: Platfo
     const [user] = await tx.select({ id: users.id, email: users.email, platformRoles: users.platformRoles }).from(users).where(eq(users.id, userId));
     if (!user) throw new DomainError('NotFound', `user ${userId} not found`, 'user');
     if (user.platformRoles.includes('admin') && !wanted.includes('admin')) {
-      const [others] = (await tx.execute(
+      const [others] = await query(
+        tx,
         sql`select count(*)::int as n from users where id <> ${userId} and 'admin' = any(platform_roles) and disabled_at is null`,
-      )) as unknown as { n: number }[];
+        z.object({ n: z.number() }),
+      );
       if (others.n === 0) throw new DomainError('LastOwner', 'the last admin cannot give up the admin role; make another user admin first', 'roles');
     }
     await tx.update(users).set({ platformRoles: wanted }).where(eq(users.id, userId));

@@ -27,11 +27,15 @@ const COUNT_FLUSH_MS = 1_000;
  * a dead process and are unlocked so another worker runs them (the tasks are idempotent).
  */
 async function unlockJobsOfDeadWorkers(handle: DbHandle, pgPool: pg.Pool) {
-  const dead = (await handle.db.execute(sql`
+  const dead = await query(
+    handle.db,
+    sql`
     select distinct locked_by from graphile_worker._private_jobs j
     where j.locked_by is not null and j.locked_at < now() - ${`${DEAD_AFTER_SECONDS} seconds`}::interval
       and not exists (select 1 from worker_heartbeats h where j.locked_by = any(h.graphile_worker_ids)
-                      and h.last_seen_at > now() - ${`${DEAD_AFTER_SECONDS} seconds`}::interval)`)) as unknown as { locked_by: string }[];
+                      and h.last_seen_at > now() - ${`${DEAD_AFTER_SECONDS} seconds`}::interval)`,
+    z.object({ locked_by: z.string() }),
+  );
   if (dead.length === 0) return;
   const utils = await makeWorkerUtils({ pgPool });
   try {

@@ -32,8 +32,10 @@
  * The audit log outlives the project (`events.project_id` has no foreign key): its history, the
  * release of each object and a final `project.deleted` event stay.
  */
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import { query, timestampColumn } from '@/db/query';
 import { apiTokens, projectDeletionBlockers, projects } from '@/db/schema';
 import { recordEvent, systemActor, type Actor } from '@/server/audit/events';
 import { deleteCluster } from '@/server/cni/clusters';
@@ -187,9 +189,25 @@ export type PassResult =
   /** Something is left: the blockers as recorded. */
   | { type: 'waiting'; blockers: DeletionBlocker[] };
 
+const remainingRow = z.object({
+  networks: z.number(),
+  claims: z.number(),
+  retained: z.number(),
+  clusters: z.number(),
+  leases: z.number(),
+  machines: z.number(),
+  quotaClaims: z.number(),
+  grants: z.number(),
+  increaseRequests: z.number(),
+  tokens: z.number(),
+});
+export type Remaining = z.infer<typeof remainingRow>;
+
 /** Counts of what a deleting project still holds. */
 async function remaining(db: DbOrTx, projectId: string) {
-  const [row] = (await db.execute(sql`
+  const [row] = await query(
+    db,
+    sql`
     select (select count(*) from networks where project_id = ${projectId})::int as networks,
            (select count(*) from ip_claims where project_id = ${projectId})::int as claims,
            (select count(*) from ip_allocations where project_id = ${projectId} and retained_name is not null)::int as retained,
@@ -199,21 +217,10 @@ async function remaining(db: DbOrTx, projectId: string) {
            (select count(*) from resource_claims where project_id = ${projectId} and status = 'Granted' and released_at is null)::int as "quotaClaims",
            (select count(*) from resource_grants where project_id = ${projectId})::int as grants,
            (select count(*) from quota_increase_requests where project_id = ${projectId} and status = 'Pending')::int as "increaseRequests",
-           (select count(*) from api_tokens where project_id = ${projectId} and revoked_at is null)::int as tokens`)) as unknown as Remaining[];
+           (select count(*) from api_tokens where project_id = ${projectId} and revoked_at is null)::int as tokens`,
+    remainingRow,
+  );
   return row;
-}
-
-export interface Remaining {
-  networks: number;
-  claims: number;
-  retained: number;
-  clusters: number;
-  leases: number;
-  machines: number;
-  quotaClaims: number;
-  grants: number;
-  increaseRequests: number;
-  tokens: number;
 }
 
 const nothingLeft = (r: Remaining) => Object.values(r).every((n) => n === 0);
@@ -250,9 +257,13 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
   if (!p) return { type: 'deleted' };
   if (p.phase !== 'Deleting') return { type: 'notDeleting' };
   const failures: DeletionBlocker[] = [];
-  const rows = <T>(query: SQL) => db.execute(query) as unknown as Promise<T[]>;
+  const idName = z.object({ id: z.string(), name: z.string() });
 
-  for (const r of await rows<{ id: string }>(sql`select id from quota_increase_requests where project_id = ${projectId} and status = 'Pending'`)) {
+  for (const r of await query(
+    db,
+    sql`select id from quota_increase_requests where project_id = ${projectId} and status = 'Pending'`,
+    z.object({ id: z.string() }),
+  )) {
     await attempt(failures, { kind: 'QuotaIncreaseRequest', id: r.id, name: r.id }, () =>
       rejectIncreaseRequest(db, { id: r.id, reason: 'the project is being deleted' }, actor).catch((e: { code?: string }) => {
         if (e.code !== 'Conflict') throw e; // decided meanwhile
@@ -261,45 +272,61 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
   }
 
   // Machines: ask once per machine (asking again would wake its reconciler early and defeat its backoff).
-  for (const m of await rows<{ id: string; name: string }>(
+  for (const m of await query(
+    db,
     sql`select id, name from machines where project_id = ${projectId} and phase <> 'Released' and deletion_requested_at is null`,
+    idName,
   )) {
     await attempt(failures, { kind: 'Machine', id: m.id, name: m.name }, () => deleteMachine(db, projectId, m.name, actor, 'the project is being deleted'));
   }
 
-  for (const c of await rows<{ id: string; name: string }>(sql`select id, name from clusters where project_id = ${projectId} order by name`)) {
+  for (const c of await query(db, sql`select id, name from clusters where project_id = ${projectId} order by name`, idName)) {
     await attempt(failures, { kind: 'Cluster', id: c.id, name: c.name }, () => deleteCluster(db, projectId, c.name, actor));
   }
 
   // A machine's own addresses go back with it (in the transaction that marks it Released).
-  const claims = await rows<{ id: string; name: string }>(sql`
+  const claims = await query(
+    db,
+    sql`
     select c.id, c.name from ip_claims c
     where c.project_id = ${projectId}
       and not exists (select 1 from machines m where m.project_id = c.project_id and c.owner_ref->>'kind' = 'Machine'
                         and m.name = c.owner_ref->>'name' and m.phase <> 'Released')
-    order by c.name`);
+    order by c.name`,
+    idName,
+  );
   for (const c of claims) await attempt(failures, { kind: 'IPClaim', id: c.id, name: c.name }, () => deleteClaim(db, projectId, c.name, actor));
 
-  for (const a of await rows<{ id: string; name: string }>(
+  for (const a of await query(
+    db,
     sql`select id, retained_name as name from ip_allocations where project_id = ${projectId} and retained_name is not null`,
+    idName,
   )) {
     await attempt(failures, { kind: 'IPAllocation', id: a.id, name: a.name }, () => releaseRetainedAllocation(db, a.id, actor, { projectId }));
   }
 
-  const emptyNetworks = await rows<{ id: string; name: string }>(sql`
+  const emptyNetworks = await query(
+    db,
+    sql`
     select n.id, n.name from networks n
     where n.project_id = ${projectId}
       and not exists (select 1 from ip_claims c where c.network_id = n.id)
       and not exists (select 1 from clusters k where k.network_id = n.id)
       and not exists (select 1 from ip_allocations a where a.network_id = n.id and (a.retained_name is not null or a.kind = 'PodAddress'))
-    order by n.name`);
+    order by n.name`,
+    idName,
+  );
   for (const n of emptyNetworks) await attempt(failures, { kind: 'Network', id: n.id, name: n.name }, () => deleteNetwork(db, projectId, n.name, actor));
 
   const machineBlockers = await machinesStillReleasing(db, projectId);
   if (machineBlockers.length === 0 && failures.length === 0) {
     // Quota last: grants go only when no object of the project draws on them any more.
-    const orphans = await rows<{ id: string; kind: string; name: string }>(sql`
-      select id, ref_kind as kind, ref_name as name from resource_claims where project_id = ${projectId} and status = 'Granted' and released_at is null`);
+    const orphans = await query(
+      db,
+      sql`
+      select id, ref_kind as kind, ref_name as name from resource_claims where project_id = ${projectId} and status = 'Granted' and released_at is null`,
+      z.object({ id: z.string(), kind: z.string(), name: z.string() }),
+    );
     for (const o of orphans) {
       await attempt(failures, { kind: 'ResourceClaim', id: o.id, name: `${o.kind}/${o.name}` }, () =>
         db.transaction(async (tx) => {
@@ -317,7 +344,7 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
         }),
       );
     }
-    for (const g of await rows<{ id: string; name: string }>(sql`select id, name from resource_grants where project_id = ${projectId} order by name`)) {
+    for (const g of await query(db, sql`select id, name from resource_grants where project_id = ${projectId} order by name`, idName)) {
       await attempt(failures, { kind: 'ResourceGrant', id: g.id, name: g.name }, () => deleteGrant(db, projectId, g.name, actor));
     }
     if (failures.length === 0 && (await deleteIfEmpty(db, projectId))) return { type: 'deleted' };
@@ -348,7 +375,9 @@ export async function runDeletionPass(db: Db, projectId: string): Promise<PassRe
  * fleet reconciler.
  */
 async function machinesStillReleasing(db: DbOrTx, projectId: string): Promise<DeletionBlocker[]> {
-  const rows = (await db.execute(sql`
+  const rows = await query(
+    db,
+    sql`
     select m.id, m.name, m.phase, m.phase_reason as "phaseReason",
            exists (select 1 from machine_allocations a where a.machine_id = m.id and a.status <> 'Released') as bound,
            o.state as "opState", o.attempts, o.last_error as "lastError",
@@ -357,17 +386,19 @@ async function machinesStillReleasing(db: DbOrTx, projectId: string): Promise<De
       left join lateral (select state, attempts, last_error from provider_operations
                          where machine_id = m.id and kind = 'cleanup' order by created_at desc limit 1) o on true
     where m.project_id = ${projectId} and m.phase <> 'Released'
-    order by m.name`)) as unknown as {
-    id: string;
-    name: string;
-    phase: string;
-    phaseReason: string | null;
-    bound: boolean;
-    opState: string | null;
-    attempts: number | null;
-    lastError: string | null;
-    nextAttemptAt: Date | string | null;
-  }[];
+    order by m.name`,
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      phase: z.string(),
+      phaseReason: z.string().nullable(),
+      bound: z.boolean(),
+      opState: z.string().nullable(),
+      attempts: z.number().nullable(),
+      lastError: z.string().nullable(),
+      nextAttemptAt: timestampColumn.nullable(),
+    }),
+  );
   return rows.map((m) => {
     const onProvider = m.bound || m.phase === 'Releasing' || (m.opState !== null && m.opState !== 'Succeeded' && m.opState !== 'Failed');
     return {

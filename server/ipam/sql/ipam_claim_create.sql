@@ -1,8 +1,8 @@
 -- Creates and binds one IP claim in one statement (one round trip, one implicit transaction):
 -- ipam_claim_try, with a quota refusal raised as 'MQ001' (DETAIL: the denied request's index) or
 -- 'MQ002' (quota claim name taken), and a dry run raised as 'MD001' with the would-be result as
--- DETAIL, so that the statement, and everything it wrote, is undone. Returns the bound claim or
--- {"exhausted": true}.
+-- DETAIL, so that the statement, and everything it wrote, is undone. Returns the bound claim
+-- ({"kind": "bound", ...}) or {"kind": "exhausted"}.
 CREATE OR REPLACE FUNCTION ipam_claim_create(p jsonb) RETURNS jsonb
 LANGUAGE plpgsql
 -- Planned once per session: plan_cache_mode (see server/ipam/sql/ipam_allocate.sql).
@@ -16,7 +16,7 @@ BEGIN
   ELSIF v_result->>'refused' = 'quotaExceeded' THEN
     RAISE EXCEPTION 'quota exceeded' USING ERRCODE = 'MQ001', DETAIL = v_result->>'index';
   END IF;
-  IF (p->>'dryRun')::boolean AND NOT v_result ? 'exhausted' THEN
+  IF (p->>'dryRun')::boolean AND v_result->>'kind' = 'bound' THEN
     RAISE EXCEPTION 'dry run' USING ERRCODE = 'MD001', DETAIL = v_result::text;
   END IF;
   RETURN v_result;

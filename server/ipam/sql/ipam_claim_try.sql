@@ -7,8 +7,9 @@
 -- event only when both succeeded, and gives back the quota it took (quota_unadmit) when quota is
 -- refused or the network turns out to be exhausted. A claim whose quota its batch already decided
 -- (quota_admit_many) comes with that decision as `p_admitted`, naming the IP claim id to use.
--- Returns the bound claim, {"exhausted": true}, or {"refused": "quotaExceeded", "index": i} /
--- {"refused": "quotaNameTaken"}, having then written nothing (net). It still raises for a pinned
+-- Returns, by `kind`, the bound claim ({"kind": "bound", ...}), {"kind": "exhausted"}, or
+-- {"kind": "refused", "refused": "quotaExceeded", "index": i} / {"kind": "refused", "refused":
+-- "quotaNameTaken"}, having then written nothing (net). It still raises for a pinned
 -- address outside or not free in its pool ('MA001', 'MA002'; pinned claims are not batched) and on
 -- the unexpected (a lost race for the name, a project being deleted): a batch that raises is undone
 -- whole and the caller runs its claims one by one.
@@ -42,10 +43,10 @@ BEGIN
       -- claim name was taken): give that back.
       IF (v_quota->>'nameTaken')::boolean THEN
         PERFORM quota_unadmit(v_project, v_requests, jsonb_array_length(v_requests), NULL);
-        RETURN jsonb_build_object('refused', 'quotaNameTaken');
+        RETURN jsonb_build_object('kind', 'refused', 'refused', 'quotaNameTaken');
       END IF;
       PERFORM quota_unadmit(v_project, v_requests, (v_quota->>'index')::int, NULL);
-      RETURN jsonb_build_object('refused', 'quotaExceeded', 'index', (v_quota->>'index')::int);
+      RETURN jsonb_build_object('kind', 'refused', 'refused', 'quotaExceeded', 'index', (v_quota->>'index')::int);
     END IF;
   END IF;
   FOR v_candidate IN SELECT value FROM jsonb_array_elements(p->'candidates') LOOP
@@ -60,7 +61,7 @@ BEGIN
     IF v_quota IS NOT NULL THEN
       PERFORM quota_unadmit(v_project, v_requests, jsonb_array_length(v_requests), (v_quota->>'id')::uuid);
     END IF;
-    RETURN jsonb_build_object('exhausted', true);
+    RETURN jsonb_build_object('kind', 'exhausted');
   END IF;
   INSERT INTO ip_claims (id, project_id, network_id, pool_id, name, family, prefix_length, requested_cidr, reclaim_policy,
                          retention_seconds, owner_ref, labels, spec_hash, allocation_id, allocated_cidr, created_by)
@@ -72,7 +73,7 @@ BEGIN
   INSERT INTO events (actor_type, actor_id, actor_label, project_id, action, object_type, object_id, object_name, after)
     VALUES (p#>>'{actor,type}', p#>>'{actor,id}', p#>>'{actor,label}', v_project, 'ipclaim.create', 'ipclaim', v_claim::text,
             p->>'name', jsonb_build_object('network', p->>'networkName', 'pool', v_pool_name, 'allocatedCidr', v_alloc.o_cidr::text));
-  RETURN jsonb_build_object('id', v_claim, 'pool', v_pool_name, 'allocationId', v_alloc.o_allocation_id,
+  RETURN jsonb_build_object('kind', 'bound', 'id', v_claim, 'pool', v_pool_name, 'allocationId', v_alloc.o_allocation_id,
     'allocatedCidr', v_alloc.o_cidr::text, 'prefixLength', masklen(v_alloc.o_cidr), 'createdAt', v_created, 'quota', v_quota);
 END
 $$;

@@ -1,8 +1,9 @@
 -- Quota admission's decision (server/quota/admission.ts decideAdmission): per requested type, in
 -- the order given (callers sort by type so two claims lock buckets in one order), the conditional
--- update `allocated + n <= limit`; then the Granted claim row. Returns {"granted": true, "id",
--- "buckets": [...]}, {"granted": false, "index": i} for the first request without room, or
--- {"granted": false, "nameTaken": true} when another object's live claim holds the name; raises a
+-- update `allocated + n <= limit`; then the Granted claim row. Returns, by `kind` (`granted` says
+-- the same for SQL callers): {"kind": "granted", "granted": true, "id", "buckets": [...]},
+-- {"kind": "exceeded", "granted": false, "index": i} for the first request without room, or
+-- {"kind": "nameTaken", "granted": false, "nameTaken": true} when another object's live claim holds the name; raises a
 -- unique violation on resource_claims_live_name, as a plain insert would, when the same object's
 -- live claim holds it. A refusal leaves the buckets of the requests before it grown: the caller
 -- rolls back (a single create raises) or gives them back (quota_unadmit).
@@ -33,7 +34,7 @@ BEGIN
       WHERE project_id = p_project AND resource_type = v_req->>'resourceType' AND allocated + (v_req->>'amount')::bigint <= "limit"
       RETURNING "limit", allocated INTO v_limit, v_allocated;
     IF NOT FOUND THEN
-      RETURN jsonb_build_object('granted', false, 'index', v_index);
+      RETURN jsonb_build_object('kind', 'exceeded', 'granted', false, 'index', v_index);
     END IF;
     v_message := 'granted ' || (v_req->>'amount') || ' ' || (v_req->>'resourceType') || ' (allocated ' || v_allocated || ' of ' || v_limit || ')';
     v_buckets := v_buckets || jsonb_build_object('resourceType', v_req->>'resourceType', 'limit', v_limit, 'allocated', v_allocated);
@@ -57,8 +58,8 @@ BEGIN
       RAISE EXCEPTION 'duplicate key value violates unique constraint "resource_claims_live_name"'
         USING ERRCODE = 'unique_violation', CONSTRAINT = 'resource_claims_live_name';
     END IF;
-    RETURN jsonb_build_object('granted', false, 'nameTaken', true);
+    RETURN jsonb_build_object('kind', 'nameTaken', 'granted', false, 'nameTaken', true);
   END IF;
-  RETURN jsonb_build_object('granted', true, 'id', v_id, 'buckets', v_buckets);
+  RETURN jsonb_build_object('kind', 'granted', 'granted', true, 'id', v_id, 'buckets', v_buckets);
 END
 $$;

@@ -75,7 +75,7 @@ BEGIN
       FROM claims c JOIN jsonb_array_elements(p_items) WITH ORDINALITY i(v, n) ON i.n = c.item
   )
   SELECT jsonb_agg(CASE WHEN c.item IS NOT NULL THEN jsonb_build_object('claim', c.ref_uid,
-                       'quota', jsonb_build_object('granted', true, 'id', c.id, 'buckets', c.buckets)) END ORDER BY n)
+                       'quota', jsonb_build_object('kind', 'granted', 'granted', true, 'id', c.id, 'buckets', c.buckets)) END ORDER BY n)
     INTO v_out
     FROM generate_series(1, jsonb_array_length(p_items)) n LEFT JOIN claims c ON c.item = n;
   RETURN v_out;

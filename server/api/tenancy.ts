@@ -5,10 +5,10 @@ import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/pr
 import { createProjectFor } from '@/server/workflows/project-creation';
 import { projectOutput, projectResource } from '@/server/workflows/project-resource';
 import { configuredMail } from '@/server/mail/smtp';
-import { addMemberByEmail, createInvitation, listInvitations, revokeInvitation } from './invitations';
-import { listMembers, removeMember, type MemberScope } from './members';
-import { deleteOrganization, listOrganizationsForUser, renameOrganization, resolveOrganizationAccess } from './organizations';
-import { createOrganization, findProject, listProjectsForUser, resolveProjectAccess, updateProject } from './projects';
+import { addMemberByEmail, createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
+import { listMembers, removeMember, type MemberScope } from '@/server/tenancy/members';
+import { deleteOrganization, listOrganizationsForUser, renameOrganization, resolveOrganizationAccess } from '@/server/tenancy/organizations';
+import { createOrganization, findProject, listProjectsForUser, resolveProjectAccess, updateProject } from '@/server/tenancy/projects';
 import {
   deletedOutput,
   invitationListOutput,
@@ -29,9 +29,9 @@ import {
   organizationResource,
   projectCreateBody,
   projectPatchBody,
-} from './resources';
-import { hasPlatformRole, roleAtLeast, type OrganizationRole, type ProjectRole, type SessionUser } from './roles';
-import { findUserByEmail } from './users';
+} from '@/server/tenancy/resources';
+import { hasPlatformRole, roleAtLeast, type OrganizationRole, type ProjectRole, type SessionUser } from '@/server/tenancy/roles';
+import { findUserByEmail } from '@/server/tenancy/users';
 
 /** The core group: who a token acts for, organizations, projects and their members. */
 export const coreApi: ApiGroup = {
