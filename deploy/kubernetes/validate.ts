@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import Ajv from 'ajv';
+import { z } from 'zod';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -57,7 +58,14 @@ function clientNodeType(apiVersion: string, kind: string): string {
 }
 
 type AttributeMap = { name: string; baseName: string; type: string }[];
-const models = k8s as unknown as Record<string, { getAttributeTypeMap?: () => AttributeMap } | undefined>;
+const models: Record<string, unknown> = { ...k8s };
+
+/** The attribute map of client-node's model class named `type`, when it has one. */
+function attributesOf(type: string): AttributeMap | undefined {
+  const model = models[type];
+  if (typeof model !== 'function' || !('getAttributeTypeMap' in model) || typeof model.getAttributeTypeMap !== 'function') return undefined;
+  return z.array(z.object({ name: z.string(), baseName: z.string(), type: z.string() })).parse(model.getAttributeTypeMap());
+}
 const PRIMITIVES = new Set(['string', 'number', 'boolean', 'Date', 'object', 'any', 'IntOrString']);
 
 /** Fields the schema of `type` does not have, anywhere below `value`. */
@@ -73,7 +81,7 @@ function unknownFields(value: unknown, type: string, at: string, out: string[]):
     if (typeof value === 'object') for (const [k, v] of Object.entries(value)) unknownFields(v, map[1], `${at}.${k}`, out);
     return;
   }
-  const attributes = models[type]?.getAttributeTypeMap?.();
+  const attributes = attributesOf(type);
   if (!attributes) {
     out.push(`${at}: no schema for type ${type}`);
     return;
