@@ -32,6 +32,9 @@ async function main() {
   process.env.DATABASE_URL = bench.url;
   process.env.LOG_LEVEL ??= 'warn';
   // Modules that read the environment come after DATABASE_URL is set.
+  const { configureDbPool } = await import('../db/client');
+  // Both servers' requests run on the process-wide pool, as in the web process.
+  configureDbPool({ url: bench.url, max: 20, applicationName: 'meridian-bench-kube-api' });
   const { systemActor } = await import('../server/audit/events');
   const { apiTable } = await import('../server/api/routes');
   const { kubeKinds } = await import('../server/api/kinds');
