@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/db/client';
 import { z } from 'zod';
 import { query, timestampColumn } from '@/db/query';
 import { quotaIncreaseRequests } from '@/db/schema';
