@@ -191,7 +191,7 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
             use_slots: true,
             parameters: {
               max_connections: 200,
-              wal_level: 'replica',
+              wal_level: 'logical',
               hot_standby: 'on',
               max_wal_senders: 10,
               max_replication_slots: 10,
