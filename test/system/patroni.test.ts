@@ -128,9 +128,16 @@ describe.skipIf(skip !== undefined)(`Meridian on a Patroni cluster${skip ? ` (sk
       profile[key] = (profile[key] ?? 0) + 1;
     }
     const unavailable = api.unavailable.slice(before503);
+    // The failures that ended the outage last: when each was sent and answered after the fault, and why.
+    const lastFailures = api.timings
+      .filter((t) => t.kind === 'unknown' && t.at >= faultAt && t.at - t.ms <= faultAt + 30_000)
+      .sort((a, b) => a.at - a.ms - (b.at - b.ms))
+      .slice(-3)
+      .map((t) => `+${((t.at - t.ms - faultAt) / 1000).toFixed(1)}…+${((t.at - faultAt) / 1000).toFixed(1)} s ${t.what}: ${t.reason ?? ''}`);
     report.push(
       `${label}: leader ${leader.name} → ${newLeader.name}; writes back ${recoveryMs ?? 'never'} ms after the fault; answers until then ${JSON.stringify(profile)}, ` +
-        `slowest ${Math.max(0, ...during.map((t) => t.ms)).toFixed(0)} ms; ${unavailable.length} × 503 (slowest ${Math.max(0, ...unavailable.map((u) => u.ms)).toFixed(0)} ms)`,
+        `slowest ${Math.max(0, ...during.map((t) => t.ms)).toFixed(0)} ms; ${unavailable.length} × 503 (slowest ${Math.max(0, ...unavailable.map((u) => u.ms)).toFixed(0)} ms); ` +
+        `last failures ${lastFailures.join(' | ') || 'none'}`,
     );
 
     // A job that lost the database under it runs again as soon as the new leader takes writes
