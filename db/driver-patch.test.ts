@@ -1,11 +1,15 @@
 /**
  * The postgres driver's patch (patches/postgres+<version>.patch, applied by patch-package from npm's
  * postinstall; see CONTRIBUTING.md, "A patch to a dependency"): made for the installed version, and
- * every line it adds is in the installed driver, so an install that skipped or lost it fails here.
+ * every line it adds is in the installed driver, so an install that skipped or lost it fails here;
+ * and what it changes, run against real servers: `target_session_attrs=read-write` never lands on a
+ * hot standby (Debian's PostgreSQL server binaries, a primary and its streaming standby).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import postgres from 'postgres';
 import { describe, expect, test } from 'vitest';
+import { startReplicatedPair } from '@/test/system/replication';
 
 const root = path.resolve(__dirname, '..');
 
@@ -38,4 +42,32 @@ describe('the postgres driver patch', () => {
       for (const line of lines) expect(text, `${file}: ${line}`).toContain(line);
     }
   });
+
+  test('target_session_attrs=read-write skips a hot standby listed first and lands every connection on the primary', async () => {
+    const pair = await startReplicatedPair();
+    const sql = postgres(`postgres://postgres@127.0.0.1:${pair.standbyPort},127.0.0.1:${pair.primaryPort}/postgres?target_session_attrs=read-write`, {
+      max: 4,
+      onnotice: () => {},
+    });
+    try {
+      // Four statements at once: four connections, each opened through the host list.
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map(
+          () => sql<{ standby: boolean; port: number }[]>`select pg_is_in_recovery() as standby, current_setting('port')::int as port, pg_sleep(0.2)`,
+        ),
+      );
+      expect(answers.map(([a]) => ({ standby: a.standby, port: a.port }))).toEqual(Array(4).fill({ standby: false, port: pair.primaryPort }));
+      // The standby itself, asked directly, is one: the URL's first host was skipped, not absent.
+      const direct = postgres(`postgres://postgres@127.0.0.1:${pair.standbyPort}/postgres`, { max: 1, onnotice: () => {} });
+      try {
+        const [{ standby }] = await direct<{ standby: boolean }[]>`select pg_is_in_recovery() as standby`;
+        expect(standby).toBe(true);
+      } finally {
+        await direct.end();
+      }
+    } finally {
+      await sql.end();
+      await pair.stop();
+    }
+  }, 120_000);
 });

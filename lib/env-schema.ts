@@ -251,6 +251,12 @@ export const envSchema = z.object({
    * pool): more lanes contend on the same blocks more than they gain (bench/cni-add).
    */
   CNI_ADD_LANES: integer(1, 64).optional(),
+  /**
+   * Lanes of IP claim create batches in flight at once, each on a connection of its own beside the
+   * main pool (server/ipam/claim-batch.ts); a project's claims share one lane. Unset: two fifths of
+   * DB_POOL_SIZE, at least 1 (4 for the default pool).
+   */
+  IPAM_CLAIM_LANES: integer(1, 64).optional(),
   /** Capacity whose availability evidence is older than this is not offered (stale evidence fails closed). */
   FLEET_EVIDENCE_MAX_AGE_SECONDS: integer(60, 31_536_000).default(7 * 24 * 3600),
   /** The first wait of a project deletion whose pass found something still in flight; doubles per waiting pass. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PLUGIN_VARIABLES } from '@/cni/config';
 import { envSchema, EnvError, parseEnv } from '@/lib/env-schema';
-import { cniAddLanes, env, overrideEnv } from './env';
+import { cniAddLanes, env, ipamClaimLanes, overrideEnv } from './env';
 
 const root = path.resolve(__dirname, '..');
 
@@ -67,6 +67,7 @@ describe('the environment schema', () => {
     ['SIMULATOR_ADMIN_TOKEN', 'a token with spaces', 'must not contain whitespace'],
     ['SIMULATOR_PORT', 'eighty', 'must be a whole number'],
     ['CNI_ADD_LANES', '0', 'must be at least 1'],
+    ['IPAM_CLAIM_LANES', '65', 'must be at most 64'],
     ['SIMULATOR_ASSETS', 'ok-asset,NOT OK', '"NOT OK"'],
     ['DATABASE_URL', 'mysql://db/meridian', 'must be a postgres:// URL'],
     ['LOG_LEVEL', 'verbose', ''],
@@ -126,6 +127,23 @@ describe('the environment schema', () => {
       const restore = overrideEnv({ DB_POOL_SIZE: pool, CNI_ADD_LANES: lanes });
       try {
         expect(cniAddLanes(), `DB_POOL_SIZE=${pool} CNI_ADD_LANES=${lanes}`).toBe(expected);
+      } finally {
+        restore();
+      }
+    }
+  });
+
+  test("IP claim lanes come from IPAM_CLAIM_LANES, or from the main pool's size when it is unset", () => {
+    const sizes: [string | undefined, string | undefined, number][] = [
+      [undefined, undefined, 4],
+      ['40', undefined, 16],
+      ['2', undefined, 1],
+      ['40', '3', 3],
+    ];
+    for (const [pool, lanes, expected] of sizes) {
+      const restore = overrideEnv({ DB_POOL_SIZE: pool, IPAM_CLAIM_LANES: lanes });
+      try {
+        expect(ipamClaimLanes(), `DB_POOL_SIZE=${pool} IPAM_CLAIM_LANES=${lanes}`).toBe(expected);
       } finally {
         restore();
       }

@@ -82,6 +82,12 @@ export function cniAddLanes(): number {
   return e.CNI_ADD_LANES ?? Math.max(1, Math.floor(e.DB_POOL_SIZE / 5));
 }
 
+/** Lanes of IP claim create batches in flight at once: IPAM_CLAIM_LANES, or two fifths of the main pool's connections (at least 1). */
+export function ipamClaimLanes(): number {
+  const e = env();
+  return e.IPAM_CLAIM_LANES ?? Math.max(1, Math.floor((e.DB_POOL_SIZE * 2) / 5));
+}
+
 /** The sign-in throttling policy from the environment. */
 export function signInPolicy() {
   const e = env();

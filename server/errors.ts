@@ -183,6 +183,21 @@ export function databaseUnavailability(e: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `e` is the database being out of reach rather than a request's own failure: a connection
+ * that could not be made or was lost (the driver's codes, class 08), the server shutting down or
+ * starting up (57P01–57P03), or a read-only server (25006: a standby before a failover completes).
+ * Timeouts and deadlines are not: the database answered, the work took too long.
+ */
+export function databaseUnreachable(e: unknown): boolean {
+  for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    if (unavailableDriverCodes.has(code) || unavailableStates.has(code) || code.startsWith('08')) return true;
+  }
+  return false;
+}
+
 /** PostgreSQL SQLSTATE of a driver error, if it is one (`23505` unique, `23P01` exclusion, `40001` serialization). */
 export function pgCode(e: unknown): string | undefined {
   return pgError(e)?.code;

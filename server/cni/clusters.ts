@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { rawTimestamp, type Db, type DbOrTx } from '@/db/client';
+import type { Db, DbOrTx } from '@/db/client';
 import { clusters, networks } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { currentDeadline } from '@/db/deadline';
-import { query } from '@/db/query';
+import { query, timestampColumn } from '@/db/query';
 import { DomainError, pgCode } from '@/server/errors';
 import { enqueueJob } from '@/server/jobs/enqueue';
 import { findNetwork } from '@/server/ipam/networks';
@@ -75,49 +75,56 @@ export async function createCluster(db: DbOrTx, projectId: string, input: z.infe
   }
 }
 
+const clusterCounts = { leases: z.number(), nodes: z.number(), blocks: z.number() };
+const projectClusterRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  network: z.string(),
+  description: z.string(),
+  createdAt: timestampColumn,
+  deletionTimestamp: timestampColumn.nullable(),
+  nodeBlockPrefixV4: z.number(),
+  nodeBlockPrefixV6: z.number(),
+  ...clusterCounts,
+});
+const operatorClusterRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  project: z.string(),
+  network: z.string(),
+  createdAt: timestampColumn,
+  ...clusterCounts,
+});
+
 /** Clusters of a project with lease counts per family and node count, and when a deletion was asked for. */
 export async function listClusters(db: DbOrTx, projectId: string) {
-  const rows = (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select c.id, c.name, n.name as network, c.description, c.created_at as "createdAt", c.deletion_timestamp as "deletionTimestamp",
            c.node_block_prefix_v4 as "nodeBlockPrefixV4", c.node_block_prefix_v6 as "nodeBlockPrefixV6",
            (select count(*)::int from pod_leases l where l.cluster_id = c.id) as leases,
            (select count(distinct l.node)::int from pod_leases l where l.cluster_id = c.id) as nodes,
            (select count(*)::int from node_blocks b where b.cluster_id = c.id) as blocks
     from clusters c join networks n on n.id = c.network_id
-    where c.project_id = ${projectId} order by c.name`)) as unknown as {
-    id: string;
-    name: string;
-    network: string;
-    description: string;
-    createdAt: Date;
-    deletionTimestamp: Date | null;
-    nodeBlockPrefixV4: number;
-    nodeBlockPrefixV6: number;
-    leases: number;
-    nodes: number;
-    blocks: number;
-  }[];
-  return rows.map((r) => ({ ...r, createdAt: rawTimestamp(r.createdAt), deletionTimestamp: rawTimestamp(r.deletionTimestamp) }));
+    where c.project_id = ${projectId} order by c.name`,
+    projectClusterRow,
+  );
 }
 
 /** Every cluster across projects with lease counts (operator view). */
 export async function listAllClusters(db: DbOrTx, options: { limit: number; offset: number }) {
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select c.id, c.name, p.slug as project, n.name as network, c.created_at as "createdAt",
            (select count(*)::int from pod_leases l where l.cluster_id = c.id) as leases,
            (select count(distinct l.node)::int from pod_leases l where l.cluster_id = c.id) as nodes,
            (select count(*)::int from node_blocks b where b.cluster_id = c.id) as blocks
     from clusters c join networks n on n.id = c.network_id join projects p on p.id = c.project_id
-    order by p.slug, c.name limit ${options.limit} offset ${options.offset}`)) as unknown as {
-    id: string;
-    name: string;
-    project: string;
-    network: string;
-    createdAt: Date;
-    leases: number;
-    nodes: number;
-    blocks: number;
-  }[];
+    order by p.slug, c.name limit ${options.limit} offset ${options.offset}`,
+    operatorClusterRow,
+  );
 }
 
 /** Leases a step of a cluster's deletion releases at most (whole blocks; one transaction each). */

@@ -20,7 +20,9 @@
  *   6. graphile-worker job keys (the return checks scheduled by DELs and carves).
  */
 import { sql } from 'drizzle-orm';
-import { rawTimestamp, type Db, type DbOrTx } from '@/db/client';
+import { z } from 'zod';
+import type { Db, DbOrTx } from '@/db/client';
+import { query, timestampColumn } from '@/db/query';
 import { podLeases } from '@/db/schema';
 import { eventActor, recordEvent, type Actor } from '@/server/audit/events';
 import { asDomainError, DomainError, pgCode } from '@/server/errors';
@@ -59,8 +61,63 @@ export interface LeaseAddress {
   gateway: string;
 }
 
-type Row = Record<string, unknown>;
-const rows = async <T extends Row>(db: DbOrTx, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
+const familyRow = z.object({ family: z.number() });
+const existingLeaseRow = z.object({
+  id: z.string(),
+  family: z.number(),
+  address: z.string(),
+  block: z.string(),
+  pool_id: z.string(),
+  allocation_id: z.string(),
+  node: z.string(),
+});
+/** cni_node_block_ensure_locked's answer (server/cni/sql/cni_node_block_ensure.sql). */
+const ensureRow = z.object({
+  result: z.union([
+    z.object({ room: z.literal(true) }),
+    z.object({ carved: z.object({ pool: z.string(), cidr: z.string() }) }),
+    z.object({ exhausted: z.literal(true) }),
+    z.object({ clusterGone: z.literal(true) }),
+  ]),
+});
+/** cni_lease_release's answer: the attachments it released. */
+const releasedRow = z.object({ released: z.array(z.object({ containerId: z.string(), ifname: z.string(), address: z.string() })) });
+const gcCandidateRow = z.object({ id: z.string(), container_id: z.string(), ifname: z.string(), young: z.boolean() });
+const roomRow = z.object({ room: z.boolean() });
+const leaseListRow = z.object({
+  id: z.string(),
+  cluster: z.string(),
+  address: z.string(),
+  family: z.number(),
+  node: z.string(),
+  podNamespace: z.string().nullable(),
+  podName: z.string().nullable(),
+  containerId: z.string(),
+  ifname: z.string(),
+  cniNetwork: z.string(),
+  createdAt: timestampColumn,
+  checkedAt: timestampColumn.nullable(),
+});
+const totalRow = z.object({ total: z.number() });
+const clusterUsageRow = z.object({
+  cluster: z.string(),
+  network: z.string(),
+  leases: z.number(),
+  nodes: z.number(),
+  blocks: z.number(),
+  blockCapacity: z.string(),
+});
+const nodeUsageRow = z.object({ cluster: z.string(), node: z.string(), leases: z.number() });
+const namespaceUsageRow = z.object({ cluster: z.string(), namespace: z.string(), leases: z.number() });
+/** An audit event of the CNI path (events.id is a bigserial: the driver hands it over as text). */
+const cniEventRow = z.object({
+  id: z.union([z.string(), z.number()]).transform(Number),
+  at: timestampColumn,
+  action: z.string(),
+  cluster: z.string(),
+  reason: z.string().nullable(),
+});
+const returnedRow = z.object({ returned: z.boolean() });
 
 function gatewayOf(block: Cidr): string {
   return formatIp(block.family, block.network + 1n);
@@ -74,21 +131,19 @@ function leaseAddress(address: string, blockCidr: string): LeaseAddress {
 
 /** The families the cluster's network offers (one address per family per attachment). */
 async function networkFamilies(db: DbOrTx, networkId: string): Promise<Family[]> {
-  const r = await rows<{ family: number }>(
-    db,
-    sql`select distinct family from ip_pools where network_id = ${networkId} and parent_pool_id is null order by family`,
-  );
+  const r = await query(db, sql`select distinct family from ip_pools where network_id = ${networkId} and parent_pool_id is null order by family`, familyRow);
   return r.map((x) => Number(x.family) as Family);
 }
 
 async function existingLeases(db: DbOrTx, clusterId: string, key: LeaseKey) {
-  return rows<{ id: string; family: number; address: string; block: string; pool_id: string; allocation_id: string; node: string }>(
+  return query(
     db,
     sql`
     select l.id, l.family, l.address::text as address, p.cidr::text as block, l.pool_id, l.allocation_id, l.node
     from pod_leases l join ip_pools p on p.id = l.pool_id
     where l.cluster_id = ${clusterId} and l.cni_network = ${key.cniNetwork} and l.container_id = ${key.containerId} and l.ifname = ${key.ifname}
     order by l.family`,
+    existingLeaseRow,
   );
 }
 
@@ -133,10 +188,7 @@ async function carveIfShort(db: Db, cluster: ClusterRef, node: string, family: F
     reserveTrailing: Number(blockTrailing(family)),
     blockGraceSeconds: blockGraceSeconds(),
   };
-  const [{ result }] = await rows<{ result: { room: true } | { carved: { pool: string; cidr: string } } | { exhausted: true } | { clusterGone: true } }>(
-    db,
-    sql`select cni_node_block_ensure_locked(${JSON.stringify(args)}::jsonb) as result`,
-  );
+  const [{ result }] = await query(db, sql`select cni_node_block_ensure_locked(${JSON.stringify(args)}::jsonb) as result`, ensureRow);
   if ('clusterGone' in result) throw clusterGone(cluster);
   if ('exhausted' in result) {
     throw new DomainError('Exhausted', `network "${cluster.networkName}" has no room for another IPv${family} node block or pod address`, 'network');
@@ -265,10 +317,7 @@ async function releaseLeasesIn(db: DbOrTx, cluster: Pick<ClusterRef, 'id' | 'pro
     actor: eventActor(actor),
     blockGraceSeconds: blockGraceSeconds(),
   };
-  const [{ released }] = await rows<{ released: { containerId: string; ifname: string; address: string }[] }>(
-    db,
-    sql`select cni_lease_release(${JSON.stringify(args)}::jsonb) as released`,
-  );
+  const [{ released }] = await query(db, sql`select cni_lease_release(${JSON.stringify(args)}::jsonb) as released`, releasedRow);
   return released;
 }
 
@@ -323,11 +372,12 @@ export async function gcLeases(
   actor: Actor,
 ) {
   const valid = new Set(input.validAttachments.map((a) => `${a.containerID}\u0000${a.ifname}`));
-  const candidates = await rows<{ id: string; container_id: string; ifname: string; young: boolean }>(
+  const candidates = await query(
     db,
     sql`
     select id, container_id, ifname, created_at > now() - ${`${graceSeconds} seconds`}::interval as young
     from pod_leases where node = ${input.node} and cluster_id = ${cluster.id} and cni_network = ${input.cniNetwork}`,
+    gcCandidateRow,
   );
   const stale = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && !c.young);
   const spared = candidates.filter((c) => !valid.has(`${c.container_id}\u0000${c.ifname}`) && c.young).length;
@@ -350,7 +400,7 @@ export async function gcLeases(
 /** CNI STATUS: ready while every family can still get an address (room in a block, or a block to carve). */
 export async function clusterStatus(db: DbOrTx, cluster: ClusterRef) {
   for (const family of await networkFamilies(db, cluster.networkId)) {
-    const [r] = await rows<{ room: boolean }>(
+    const [r] = await query(
       db,
       sql`
       select exists (
@@ -360,6 +410,7 @@ export async function clusterStatus(db: DbOrTx, cluster: ClusterRef) {
         select 1 from ip_free_blocks f join ip_pools p on p.id = f.pool_id
         where p.network_id = ${cluster.networkId} and p.family = ${family} and p.kind <> 'NodeBlock' and f.prefix_length <= ${MIN_BLOCK_PREFIX[family]}
       ) as room`,
+      roomRow,
     );
     if (!r.room) return { ready: false as const, reason: 'Exhausted', message: `no IPv${family} pod addresses left in network "${cluster.networkName}"` };
   }
@@ -380,33 +431,18 @@ export async function listLeases(db: DbOrTx, projectId: string, input: { cluster
     );
   }
   const where = sql.join(filters, sql` and `);
-  const items = await rows<{
-    id: string;
-    cluster: string;
-    address: string;
-    family: number;
-    node: string;
-    podNamespace: string | null;
-    podName: string | null;
-    containerId: string;
-    ifname: string;
-    cniNetwork: string;
-    createdAt: Date;
-    checkedAt: Date | null;
-  }>(
+  const items = await query(
     db,
     sql`
     select l.id, c.name as cluster, host(l.address) as address, l.family, l.node, l.pod_namespace as "podNamespace", l.pod_name as "podName",
            l.container_id as "containerId", l.ifname, l.cni_network as "cniNetwork", l.created_at as "createdAt", l.checked_at as "checkedAt"
     from pod_leases l join clusters c on c.id = l.cluster_id
     where ${where} order by l.created_at desc, l.id limit ${input.limit} offset ${input.offset}`,
+    leaseListRow,
   );
-  const [{ total }] = await rows<{ total: number }>(
-    db,
-    sql`select count(*)::int as total from pod_leases l join clusters c on c.id = l.cluster_id where ${where}`,
-  );
+  const [{ total }] = await query(db, sql`select count(*)::int as total from pod_leases l join clusters c on c.id = l.cluster_id where ${where}`, totalRow);
   return {
-    items: items.map((l) => ({ ...l, createdAt: rawTimestamp(l.createdAt), checkedAt: rawTimestamp(l.checkedAt) })),
+    items,
     total,
     nextOffset: input.offset + items.length < total ? input.offset + items.length : null,
   };
@@ -415,7 +451,7 @@ export async function listLeases(db: DbOrTx, projectId: string, input: { cluster
 /** Pod address use of a network (or project) per cluster, node and namespace. */
 export async function podUsage(db: DbOrTx, projectId: string, options: { networkId?: string } = {}) {
   const net = options.networkId ? sql`and c.network_id = ${options.networkId}` : sql``;
-  const byCluster = await rows<{ cluster: string; network: string; leases: number; nodes: number; blocks: number; blockCapacity: string }>(
+  const byCluster = await query(
     db,
     sql`
     select c.name as cluster, n.name as network,
@@ -424,34 +460,38 @@ export async function podUsage(db: DbOrTx, projectId: string, options: { network
       (select count(*)::int from node_blocks b where b.cluster_id = c.id) as blocks,
       (select coalesce(sum(p.capacity), 0)::text from node_blocks b join ip_pools p on p.id = b.pool_id where b.cluster_id = c.id) as "blockCapacity"
     from clusters c join networks n on n.id = c.network_id where c.project_id = ${projectId} ${net} order by c.name`,
+    clusterUsageRow,
   );
-  const byNode = await rows<{ cluster: string; node: string; leases: number }>(
+  const byNode = await query(
     db,
     sql`
     select c.name as cluster, l.node, count(*)::int as leases from pod_leases l join clusters c on c.id = l.cluster_id
     where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`,
+    nodeUsageRow,
   );
-  const byNamespace = await rows<{ cluster: string; namespace: string; leases: number }>(
+  const byNamespace = await query(
     db,
     sql`
     select c.name as cluster, coalesce(l.pod_namespace, '(none)') as namespace, count(*)::int as leases from pod_leases l join clusters c on c.id = l.cluster_id
     where l.project_id = ${projectId} ${net} group by 1, 2 order by 3 desc, 1, 2 limit 100`,
+    namespaceUsageRow,
   );
   return { byCluster, byNode, byNamespace };
 }
 
 /** CHECK mismatches and GC runs of a project, newest first (from the audit log). */
 export async function cniEvents(db: DbOrTx, projectId: string, limit = 50) {
-  return rows<{ id: number; at: Date; action: string; cluster: string; reason: string | null }>(
+  return query(
     db,
     sql`
     select id, at, action, object_name as cluster, reason from events
     where project_id = ${projectId} and action in ('cni.check.mismatch', 'cni.gc.summary') order by id desc limit ${limit}`,
+    cniEventRow,
   );
 }
 
 /** Returns a node block to its pool if it is (still) empty — the `cni__return_block` job. */
 export async function returnNodeBlockIfEmpty(db: DbOrTx, poolId: string): Promise<boolean> {
-  const [{ returned }] = await rows<{ returned: boolean }>(db, sql`select cni_node_block_return(${poolId}::uuid) as returned`);
+  const [{ returned }] = await query(db, sql`select cni_node_block_return(${poolId}::uuid) as returned`, returnedRow);
   return returned;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sqlFunctionBatches } from '@/db/batch';
 import type { Db } from '@/db/client';
+import { ipamClaimLanes } from '@/server/env';
 
 /**
  * IP claim creates in batches (db/batch.ts). A claim holds its project's quota bucket row and its
@@ -27,9 +28,6 @@ const refused = z.discriminatedUnion('refused', [
   z.object({ kind: z.literal('refused'), refused: z.literal('quotaNameTaken') }),
 ]);
 
-/** Claims of one project share a lane (they meet on its bucket row); projects spread over a few lanes. */
-const LANES = 4;
-
 /** The single statement's refusal, as the driver raises it. */
 function refusal(answer: unknown): Error | undefined {
   if (typeof answer !== 'object' || answer === null || !('kind' in answer) || answer.kind !== 'refused') return undefined;
@@ -43,8 +41,10 @@ const createClaims = sqlFunctionBatches<ClaimCreateArgs>({
   many: 'ipam_claim_create_many',
   // One lock order for every batch: buckets project by project, pools network by network.
   lockKeys: (a) => [a.project, a.network],
+  // Claims of one project share a lane (they meet on its bucket row); projects spread over
+  // IPAM_CLAIM_LANES lanes, by default sized from the main pool (server/env.ts).
   laneKeys: (a) => [a.project],
-  lanes: LANES,
+  lanes: ipamClaimLanes,
   maxBatch: 64,
   outcome: (answer) => {
     const error = refusal(answer);

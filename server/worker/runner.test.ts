@@ -4,7 +4,8 @@
  * it is not unlocked and run a second time beside itself; and a job's failure is recorded once the
  * database answers again when the connection recording it is lost, the worker running on; and a
  * job locked in this worker's name that it was never handed (the statement that took it committed,
- * its answer was lost) is unlocked and run, with the named queue it held.
+ * its answer was lost) is unlocked and run, with the named queue it held; and a job whose database
+ * connection is lost under it runs again, in the same attempt, once the database is back.
  */
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -143,6 +144,46 @@ test('a failure recorded on a connection that is lost under it is recorded once 
     await okRan;
   } finally {
     await worker.stop();
+    await proxy.close();
+  }
+}, 60_000);
+
+test('a job whose database is lost under it runs again in the same attempt once the database takes writes (no failure, no backoff)', async () => {
+  const { db } = handle;
+  const direct = new URL(url);
+  const proxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
+  const viaProxy = new URL(url);
+  viaProxy.host = `127.0.0.1:${proxy.port}`;
+  // The tasks' pool (and the heartbeat's) goes through the proxy; graphile-worker's own does not.
+  const lossy = createDb(viaProxy.toString(), { max: 2 });
+  let runs = 0;
+  const worker = await startWorker(lossy, url, {
+    concurrency: 1,
+    tasks: {
+      test__lose_database: async (_payload, { db: taskDb }) => {
+        runs++;
+        if (runs === 1) {
+          proxy.cut();
+          setTimeout(() => proxy.resume(), 2_000);
+        }
+        await taskDb.execute(sql`select 1`);
+      },
+    },
+  });
+  try {
+    // One attempt only: a failure recorded would end the job for good.
+    await enqueueJob(db, 'test__lose_database', {}, { jobKey: 'lose-database', maxAttempts: 1 });
+    let left: { attempts: number; last_error: string | null }[] = [];
+    for (let i = 0; i < 300; i++) {
+      left = (await db.execute(sql`select attempts, last_error from graphile_worker._private_jobs where key = 'lose-database'`)) as unknown as typeof left;
+      if (left.length === 0 || left[0].last_error) break;
+      await sleep(100);
+    }
+    expect(left, 'the job completed').toEqual([]);
+    expect(runs).toBe(2);
+  } finally {
+    await worker.stop();
+    await lossy.close();
     await proxy.close();
   }
 }, 60_000);

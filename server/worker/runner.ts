@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { createPgPool } from '@/db/pg';
 import { query } from '@/db/query';
 import type { DbHandle } from '@/db/client';
+import { databaseUnreachable } from '@/server/errors';
 import { log } from '@/server/observability/log';
 import { incrementCounter } from '@/server/observability/metrics';
 import { crontab, tasks } from './registry';
@@ -129,6 +130,47 @@ const CONNECTION_LOSS_CODES = ['08000', '08001', '08003', '08006', '57P01', '57P
 for (const code of CONNECTION_LOSS_CODES) RETRYABLE_ERROR_CODES[code] ??= { minDelay: 200, maxDelay: 5_000 };
 
 /**
+ * How long a job's run waits for the database to come back when the database was out of reach
+ * under it, before the run fails as any other (and graphile-worker retries it with its backoff).
+ */
+const OUTAGE_WAIT_MS = 30_000;
+const OUTAGE_POLL_MS = 250;
+
+/**
+ * Runs `run`; when it fails because the database was out of reach (server/errors.ts:
+ * databaseUnreachable — a failover, a restart), waits until the database takes a write again and
+ * runs it again in the same attempt, for up to OUTAGE_WAIT_MS. Without this a job failing through a
+ * failover climbs graphile-worker's backoff (e^attempts s: 3 s, 7 s, 20 s, 55 s, 148 s…) once per
+ * try while the database is away, and its machine waits out the last delay long after the new
+ * primary takes writes. The tasks are idempotent, and the run keeps the job's lock throughout.
+ */
+export async function runThroughOutage(
+  run: () => Promise<void>,
+  writable: () => Promise<unknown>,
+  onOutage: (e: unknown) => void,
+  waitMs = OUTAGE_WAIT_MS,
+): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await run();
+    } catch (e) {
+      if (!databaseUnreachable(e) || Date.now() >= deadline) throw e;
+      onOutage(e);
+      for (;;) {
+        await new Promise((r) => setTimeout(r, OUTAGE_POLL_MS));
+        const back = await writable().then(
+          () => true,
+          () => false,
+        );
+        if (back) break;
+        if (Date.now() >= deadline) throw e;
+      }
+    }
+  }
+}
+
+/**
  * The error a failed job records (graphile-worker keeps its message as the job's `last_error`),
  * naming the attempt that failed: "… (attempt 2 of 25)". A job whose key is added again while it
  * runs is retired by graphile-worker (its attempts set to the maximum, so that it never runs again;
@@ -161,7 +203,16 @@ export async function startWorker(
       const trace = (event: string) => log('debug', `job ${event}`, { jobId: String(helpers.job.id), task: name, attempt: helpers.job.attempts, payload });
       trace('start');
       try {
-        await task(payload, { db: handle.db, helpers });
+        await runThroughOutage(
+          () => task(payload, { db: handle.db, helpers }),
+          // A write the primary takes (a standby refuses it): the heartbeat's own.
+          () => handle.db.execute(sql`update worker_heartbeats set last_seen_at = now() where worker_id = ${workerId}`),
+          (e) =>
+            log('warn', `job ${name} lost the database; it runs again once the database takes writes`, {
+              jobId: String(helpers.job.id),
+              error: String((e as Error)?.message ?? e),
+            }),
+        );
       } catch (e) {
         trace('error');
         throw withAttempt(e, helpers.job.attempts, helpers.job.max_attempts);

@@ -117,7 +117,7 @@ describe.skipIf(skip !== undefined)(`the meridian image, run from its root file 
         const status = readFileSync(`/proc/${entry}/status`, 'utf8');
         const uid = Number(/^Uid:\s+(\d+)/m.exec(status)![1]);
         const gid = Number(/^Gid:\s+(\d+)/m.exec(status)![1]);
-        found.push({ pid: Number(entry), uid, gid, groups: /^Groups:\s*(.*)$/m.exec(status)![1].trim() });
+        found.push({ pid: Number(entry), uid, gid, groups: /^Groups:[ \t]*(.*)$/m.exec(status)![1].trim() });
       } catch {
         // gone meanwhile
       }
@@ -146,8 +146,22 @@ describe.skipIf(skip !== undefined)(`the meridian image, run from its root file 
       const ipamConfig = (JSON.parse(buildah('inspect', '--type', 'container', ipam)) as { OCIv1: { config: ImageConfig } }).OCIv1.config;
       expect(ipamConfig.Entrypoint).toEqual(IPAM_IMAGE.entrypoint);
       expect(ipamConfig.User).toBe(`${IMAGE_UID}:${IMAGE_UID}`);
-      // The executable needs nothing but glibc: it runs in the image's root and prints its usage.
-      const r = spawnSync('unshare', ['--root', mount, '--', IPAM_IMAGE.binary, 'install', '--help'], { encoding: 'utf8' });
+      // The executable needs nothing but glibc: it runs in the image's root as its user, with /proc
+      // mounted as a runtime mounts it (a self-contained Bun executable reads itself through
+      // /proc/self/exe), and prints its usage.
+      const r = spawnSync(
+        'unshare',
+        [
+          '--mount',
+          '--pid',
+          '--fork',
+          '--',
+          'sh',
+          '-c',
+          `mount --make-rprivate / && mount -t proc proc "$R/proc" && exec unshare --root="$R" --setuid ${IMAGE_UID} --setgid ${IMAGE_UID} -- ${IPAM_IMAGE.binary} install --help`,
+        ],
+        { encoding: 'utf8', env: childEnv({ PATH: '/usr/sbin:/usr/bin:/sbin:/bin', R: mount }) },
+      );
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout + r.stderr).toMatch(/--cni-bin-dir/);
     } finally {
@@ -236,7 +250,12 @@ describe.skipIf(skip !== undefined)(`the meridian image, run from its root file 
 
       const procs = imageProcesses();
       expect(procs.length).toBeGreaterThanOrEqual(2);
-      for (const p of procs) expect({ uid: p.uid, gid: p.gid, groups: p.groups }).toEqual({ uid: IMAGE_UID, gid: IMAGE_UID, groups: String(IMAGE_UID) });
+      // The image's user and group, and no supplementary group but its own (none at all, as
+      // `unshare --setgid` leaves it, or the user's group, as a runtime reading /etc/group sets it).
+      for (const p of procs) {
+        expect({ uid: p.uid, gid: p.gid }).toEqual({ uid: IMAGE_UID, gid: IMAGE_UID });
+        for (const g of p.groups.split(/\s+/).filter(Boolean)) expect(Number(g), `supplementary group of ${p.pid}`).toBe(IMAGE_UID);
+      }
       // SIGTERM to each process in the image (PID 1 of its namespace): both stop cleanly.
       for (const p of procs) process.kill(p.pid, 'SIGTERM');
       expect(await Promise.all([exited(web), exited(worker)])).toEqual([0, 0]);

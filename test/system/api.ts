@@ -22,7 +22,7 @@ export class Api {
   /** Requests sent to each web process (by index), whatever their outcome. */
   readonly sent: number[];
   /** Every request's duration, for the report. */
-  readonly timings: { what: string; ms: number; kind: Outcome['kind']; status?: number; at: number }[] = [];
+  readonly timings: { what: string; ms: number; kind: Outcome['kind']; status?: number; at: number; reason?: string }[] = [];
   /**
    * Every 5xx answer except 507 (`Exhausted`, documented). The database never goes away in these
    * tests, so a 5xx is a server bug even when the client can retry it.
@@ -57,7 +57,14 @@ export class Api {
     const what = `${method} ${path.replace(/^\/api\/v1\/projects\/[^/]+/, '')}`;
     return new Promise<Outcome>((done) => {
       const resolve = (o: Outcome) => {
-        this.timings.push({ what, ms: performance.now() - started, kind: o.kind, status: 'status' in o ? o.status : undefined, at: Date.now() });
+        this.timings.push({
+          what,
+          ms: performance.now() - started,
+          kind: o.kind,
+          status: 'status' in o ? o.status : undefined,
+          at: Date.now(),
+          reason: 'reason' in o ? o.reason : undefined,
+        });
         done(o);
       };
       const req = http.request(

@@ -191,7 +191,7 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
             use_slots: true,
             parameters: {
               max_connections: 200,
-              wal_level: 'replica',
+              wal_level: 'logical',
               hot_standby: 'on',
               max_wal_senders: 10,
               max_replication_slots: 10,
@@ -199,6 +199,10 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
               wal_keep_size: '512MB',
               // The test kills processes, not the host: the page cache survives, fsync only costs time.
               fsync: 'off',
+              // For a failed run's post-mortem: which client's session (application name, client
+              // port) ran into what, and when each session began.
+              log_line_prefix: '%m [%p] %a %r ',
+              log_connections: 'on',
             },
           },
         },
