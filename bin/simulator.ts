@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   logger.info('listening', {
     host: simulator.host,
     port: simulator.port,
+    adminPort: simulator.adminPort,
+    trustDomain: config.tls.trustDomain,
     stateFile: config.stateFile,
     adminApi: config.adminToken !== null,
     operationMs: config.operationMs,

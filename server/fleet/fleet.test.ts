@@ -29,8 +29,7 @@ function startWorker(): ChildProcess {
     env: {
       ...process.env,
       DATABASE_URL: inject('databaseUrl'),
-      SIMULATOR_URL: simulator.baseUrl,
-      SIMULATOR_TOKEN: simulator.token,
+      ...simulator.clientEnv('worker'),
       WORKER_CONCURRENCY: '8',
       PROVIDER_TIMEOUT_MS: '1500',
       PROVIDER_RETRY_CAP_MS: '2000',
@@ -46,7 +45,7 @@ beforeAll(async () => {
   const tmp = await makeTempDir('meridian-fleet-test-');
   removeDir = tmp.remove;
   simulator = await spawnSimulator({ stateFile: path.join(tmp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: '0' } });
-  admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken! });
+  admin = createHttpProviderAdminClient({ baseUrl: simulator.adminUrl!, token: simulator.adminToken!, tls: { caFile: simulator.pki.caFile } });
   startWorker();
 }, 60_000);
 
