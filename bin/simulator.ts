@@ -6,6 +6,7 @@
  */
 import { ConfigError, EXIT_CONFIG, loadSimulatorConfig, startSimulator, StateFileError } from '../simulator';
 import { createLogger, describeError } from '../simulator/logger';
+import { PolicyError } from '../simulator/policy';
 import { sendHeartbeats } from './lib/supervisor';
 
 async function main(): Promise<void> {
@@ -33,6 +34,10 @@ async function main(): Promise<void> {
       logger.error(error.message, { stateFile: error.filePath });
       process.exit(EXIT_CONFIG);
     }
+    if (error instanceof PolicyError) {
+      logger.error(error.message, { policyFile: config.policyFile });
+      process.exit(EXIT_CONFIG);
+    }
     logger.error('simulator failed to start', { error: describeError(error) });
     process.exit(1);
   }
@@ -41,6 +46,7 @@ async function main(): Promise<void> {
     port: simulator.port,
     adminPort: simulator.adminPort,
     trustDomain: config.tls.trustDomain,
+    policyFile: config.policyFile,
     stateFile: config.stateFile,
     adminApi: config.adminToken !== null,
     operationMs: config.operationMs,

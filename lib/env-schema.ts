@@ -336,6 +336,8 @@ export const envSchema = z.object({
   SIMULATOR_TLS_KEY_FILE: z.string().min(1).optional(),
   /** The trust bundle (PEM) client certificates must chain to (reloaded when it changes). */
   SIMULATOR_CLIENT_CA_FILE: z.string().min(1).optional(),
+  /** Target-level authorization (JSON: pools of assets per site, grants per SPIFFE ID; reloaded when it changes). Unset: every workload of the trust domain may act on every asset. */
+  SIMULATOR_POLICY_FILE: z.string().min(1).optional(),
   /** The simulator's durable state; unset: `<DATA_DIR>/simulator/state.json`. */
   SIMULATOR_STATE_FILE: z.string().min(1).optional(),
   /** Simulated duration of every operation; 0 completes operations at submission. */

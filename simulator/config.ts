@@ -15,6 +15,8 @@ export interface SimulatorConfig {
   stateFile: string;
   /** The runtime API's TLS: serving pair, the trust bundle client certificates must chain to, and the one trust domain accepted. */
   tls: { certFile: string; keyFile: string; clientCaFile: string; trustDomain: string };
+  /** Target-level authorization policy (simulator/policy.ts); null: every verified workload may act on every asset. */
+  policyFile: string | null;
   /** The admin API's own listener (same host); 0: any free port. */
   adminPort: number;
   /** Admin bearer token; null turns the admin API off (no admin listener). */
@@ -53,6 +55,7 @@ const EnvSchema = envSchema.pick({
   SIMULATOR_TLS_CERT_FILE: true,
   SIMULATOR_TLS_KEY_FILE: true,
   SIMULATOR_CLIENT_CA_FILE: true,
+  SIMULATOR_POLICY_FILE: true,
   SPIFFE_TRUST_DOMAIN: true,
   SIMULATOR_OPERATION_MS: true,
   SIMULATOR_ASSETS: true,
@@ -86,6 +89,7 @@ export function loadSimulatorConfig(env: Record<string, string | undefined>): Si
       clientCaFile: path.resolve(clientCaFile),
       trustDomain: values.SPIFFE_TRUST_DOMAIN,
     },
+    policyFile: values.SIMULATOR_POLICY_FILE ? path.resolve(values.SIMULATOR_POLICY_FILE) : null,
     adminPort: values.SIMULATOR_ADMIN_PORT,
     adminToken: values.SIMULATOR_ADMIN_TOKEN ?? null,
     operationMs: values.SIMULATOR_OPERATION_MS,

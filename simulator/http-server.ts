@@ -30,9 +30,12 @@ import {
   OperationRequestSchema,
   OperationStateSchema,
   type ApiErrorCode,
+  type OperationKind,
+  type OperationRequest,
 } from '../lib/provider-wire';
 import { parseSpiffeId, spiffeIdsOf, watchFiles } from '../lib/workload-pki';
 import type { SimulatorConfig } from './config';
+import { Authorizer, loadPolicy } from './policy';
 import { describeError, type Logger } from './logger';
 import type { SimulatorService } from './service';
 import { toOperationRecord } from './state';
@@ -248,6 +251,15 @@ export function createSimulatorHttpServer(options: SimulatorHttpOptions): Simula
     // The body is read before the added latency: a request the client gives up on during the delay is still
     // processed, as a slow provider would (the client sees an unknown outcome and resolves it by lookup).
     const body = method === 'POST' && !isHealth ? await readJsonBody(request) : undefined;
+    const identity = 'spiffeId' in caller ? caller.spiffeId : '';
+    /** Target-level authorization: refused (403, audited) unless the policy lets this identity act on the asset. */
+    const authorize = async (assetId: string, kind: OperationKind | null, operation?: OperationRequest) => {
+      const decision = authorizer.decide(identity, assetId, kind);
+      if (decision.allowed) return;
+      const refusal = new HttpError(403, 'TargetNotAuthorized', decision.reason ?? 'not authorized');
+      await service.recordRefusal({ code: refusal.code, message: refusal.message, identity, path: `${method} ${pathname}`, operation });
+      throw refusal;
+    };
     if (gate.latencyMs > 0) {
       service.stats.delayedRequests++;
       await sleep(gate.latencyMs);
@@ -262,6 +274,7 @@ export function createSimulatorHttpServer(options: SimulatorHttpOptions): Simula
     if (pathname === '/v1/operations') {
       if (method !== 'POST') throw methodNotAllowed(method, pathname);
       const operation = parseOrThrow(OperationRequestSchema, body, 'operation');
+      await authorize(operation.assetId, operation.kind, operation);
       const outcome = await service.submit(operation, 'spiffeId' in caller ? caller.spiffeId : undefined);
       if (outcome.type === 'rejected') throw new HttpError(409, outcome.code, outcome.message);
       if (outcome.loseResponse) {
@@ -279,6 +292,7 @@ export function createSimulatorHttpServer(options: SimulatorHttpOptions): Simula
       const id = decodeSegment(operationMatch[1]);
       const record = await service.getOperation(id);
       if (!record) throw new HttpError(404, 'NotFound', `no operation ${id}`);
+      await authorize(record.assetId, null);
       sendJson(response, 200, record);
       return;
     }
@@ -286,6 +300,7 @@ export function createSimulatorHttpServer(options: SimulatorHttpOptions): Simula
     if (assetMatch) {
       if (method !== 'GET') throw methodNotAllowed(method, pathname);
       const id = decodeSegment(assetMatch[1]);
+      await authorize(id, null);
       const asset = await service.getAsset(id);
       if (!asset) throw new HttpError(404, 'NotFound', `no asset ${id}`);
       sendJson(response, 200, asset);
@@ -429,6 +444,20 @@ export function createSimulatorHttpServer(options: SimulatorHttpOptions): Simula
     });
   };
 
+  // Throws PolicyError at start-up (the caller refuses to start); on a later change a bad file keeps the policy in force.
+  const policyFile = config.policyFile;
+  let authorizer = new Authorizer(policyFile ? loadPolicy(policyFile) : null);
+  const stopWatchingPolicy = policyFile
+    ? watchFiles([policyFile], () => {
+        try {
+          authorizer = new Authorizer(loadPolicy(policyFile));
+          logger.info('authorization policy reloaded', { policyFile, grants: authorizer.policy?.grants.length ?? 0 });
+        } catch (error) {
+          logger.error('authorization policy not reloaded: the previous one stays in force', { error: describeError(error) });
+        }
+      })
+    : () => undefined;
+
   const material = readTlsMaterial(config.tls);
   // The client certificate is requested but checked by us (rejectUnauthorized: false), so a refusal is a
   // clear, coded, audited answer instead of a TLS alert the caller cannot tell apart from a network failure.
@@ -452,6 +481,7 @@ export function createSimulatorHttpServer(options: SimulatorHttpOptions): Simula
     adminServer,
     async close() {
       stopWatching();
+      stopWatchingPolicy();
       const closing = Promise.all(
         [server, adminServer].filter((s): s is https.Server => s !== null).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
       );

@@ -63,7 +63,10 @@ describe('certificate matrix', () => {
   it('a valid workload certificate of the trust domain is served, and the operation records who drove it', async () => {
     const { client } = clientWith(await workload({}));
     const outcome = await install(client, 'dev-mtls-valid');
-    expect(outcome).toMatchObject({ type: 'result', value: { operation: { state: 'Succeeded', caller: meridianSpiffeId('meridian.test', 'test', 'worker') } } });
+    expect(outcome).toMatchObject({
+      type: 'result',
+      value: { operation: { state: 'Succeeded', caller: meridianSpiffeId('meridian.test', 'test', 'worker') } },
+    });
   });
 
   it.each([

@@ -4,7 +4,9 @@
  * concurrently with itself (row locks and conditional transitions), and after a crash at any point.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db, DbOrTx, Tx } from '@/db/client';
+import { query } from '@/db/query';
 import { installations, machineAllocations, machineCapacity, machineProfiles, machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, systemActor } from '@/server/audit/events';
 import { deleteClaim } from '@/server/ipam/claims';
@@ -138,7 +140,9 @@ async function lockCapacityPool(tx: DbOrTx, classId: string, locationId: string,
  * indexes on live allocations make a double binding impossible regardless.
  */
 async function bindCapacity(tx: DbOrTx, m: MachineState) {
-  const [bound] = (await tx.execute(sql`
+  const [bound] = await query(
+    tx,
+    sql`
     with picked as (
       select id from ${machineCapacity}
       where class_id = ${m.classId} and location_id = ${m.locationId} and state = 'Available' and health = 'Healthy' and available
@@ -153,7 +157,9 @@ async function bindCapacity(tx: DbOrTx, m: MachineState) {
       select ${m.id}, capacity.id, capacity.asset_epoch, 'Preparing' from capacity
       returning ${machineAllocations.id}, ${notifyAllocation} as notified
     )
-    select capacity.device_ref as "deviceRef" from capacity, allocation`)) as unknown as { deviceRef: string }[];
+    select capacity.device_ref as "deviceRef" from capacity, allocation`,
+    z.object({ deviceRef: z.string() }),
+  );
   return bound;
 }
 
@@ -236,6 +242,20 @@ async function startInstall(db: Db, m: MachineState, from: MachinePhase): Promis
   });
 }
 
+/**
+ * Install failures another attempt cannot change: fenced (the binding moved on), or refused by the
+ * provider's identity and authorization checks — the machine fails with the reason at once instead
+ * of retrying a request the provider will refuse again.
+ */
+const FINAL_INSTALL_FAILURES = new Set([
+  'StaleEpoch',
+  'StaleFencingToken',
+  'TargetNotAuthorized',
+  'UntrustedIdentity',
+  'ClientCertificateRejected',
+  'ClientCertificateRequired',
+]);
+
 async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): Promise<StepResult> {
   // The latest installation with its operation, in one query.
   const [inst] = await db
@@ -283,12 +303,12 @@ async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): 
     await setPhaseReason(db, m.id, `install outcome unknown (${outcome.reason}); resolving by lookup, attempt ${outcome.attempts}`);
     return { type: 'retryAfter', ms: backoffMs(outcome.attempts), reason: outcome.reason };
   }
-  const [{ n }] = (await db.execute(sql`select count(*)::int as n from installations where allocation_id = ${m.allocation!.id}`)) as unknown as { n: number }[];
+  const [{ n }] = await query(db, sql`select count(*)::int as n from installations where allocation_id = ${m.allocation!.id}`, z.object({ n: z.number() }));
   await db
     .update(installations)
     .set({ status: 'Failed', completedAt: sql`now()` })
     .where(eq(installations.id, inst.id));
-  if (n < MAX_INSTALL_ATTEMPTS && outcome.code !== 'StaleEpoch' && outcome.code !== 'StaleFencingToken') {
+  if (n < MAX_INSTALL_ATTEMPTS && !FINAL_INSTALL_FAILURES.has(outcome.code)) {
     await db.transaction(async (tx) => {
       await recordEvent(tx, {
         actor,
@@ -446,7 +466,7 @@ async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason
     }
     for (const nic of m.interfaces) {
       for (const claim of nic.claims ?? []) {
-        await deleteClaim(tx as unknown as Db, m.projectId, claim, actor).catch((e: { code?: string }) => {
+        await deleteClaim(tx, m.projectId, claim, actor).catch((e: { code?: string }) => {
           if (e.code !== 'NotFound') throw e;
         });
       }
@@ -467,17 +487,21 @@ async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason
 export async function wakeWaiting(tx: DbOrTx, classId: string, locationId: string, count: number) {
   await lockCapacityPool(tx, classId, locationId, 'shared');
   const waiters = sql`phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null and phase_reason = ${WAITING_FOR_CAPACITY}`;
-  const first = (await tx.execute(sql`select id from ${machines} where ${waiters} order by created_at limit ${count}`)) as unknown as { id: string }[];
+  const first = await query(tx, sql`select id from ${machines} where ${waiters} order by created_at limit ${count}`, z.object({ id: z.string() }));
   // SKIP LOCKED: a waiter another return is waking right now is left to it (that one wakes it),
   // and this return wakes the next one.
-  const woken = (await tx.execute(sql`
+  const woken = await query(
+    tx,
+    sql`
     with waiting as (
       select id from ${machines} where ${waiters}
       order by created_at limit ${count} for update skip locked
     )
     update ${machines} set phase_reason = ${WOKEN_FOR_CAPACITY}, updated_at = now()
     from waiting where ${machines.id} = waiting.id and ${machines.phaseReason} = ${WAITING_FOR_CAPACITY}
-    returning ${machines.id}, ${notifyMachine} as notified`)) as unknown as { id: string }[];
+    returning ${machines.id}, ${notifyMachine} as notified`,
+    z.object({ id: z.string() }),
+  );
   for (const w of woken) await wakeMachine(tx, w.id);
   // A waiter skipped above may instead be locked by a change to the machine itself (a delete, an
   // approval refused) that rolls back and wakes nobody: its reconciler runs once more as well (on a
