@@ -48,7 +48,7 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
           <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Provider operations">
             <thead className="bg-slate-50">
               <tr>
-                {['Operation', 'State', 'Retries', 'Last error', 'Device', 'Machine', 'Epoch / fence', 'Updated', ''].map((h, i) => (
+                {['Operation', 'State', 'Retries', 'Last error', 'Device', 'Machine', 'Driven by', 'Epoch / fence', 'Updated', ''].map((h, i) => (
                   <th key={i} scope="col" className="px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
                     {h || <span className="sr-only">Actions</span>}
                   </th>
@@ -75,6 +75,9 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
                     <code className="font-mono text-xs">{o.deviceRef}</code>
                   </td>
                   <td className="px-3 py-2 text-xs text-slate-700">{o.machine ? `${o.project}/${o.machine}` : '—'}</td>
+                  <td className="px-3 py-2 font-mono text-xs text-slate-600" title={o.caller ?? undefined}>
+                    {o.caller ? o.caller.replace(/^spiffe:\/\/[^/]+\/meridian\//, '') : '—'}
+                  </td>
                   <td className="px-3 py-2 font-mono text-xs tabular-nums text-slate-600">
                     {String(o.epoch)} / {String(o.fencingToken)}
                   </td>
