@@ -99,3 +99,15 @@ export function loadSimulatorConfig(env: Record<string, string | undefined>): Si
     logEntries: values.SIMULATOR_LOG_ENTRIES,
   };
 }
+
+/** Only where the state file is (for `--backup` / `--restore`, which need no listener settings). */
+export function stateFileOf(env: Record<string, string | undefined>): string {
+  let values;
+  try {
+    values = parseEnv(env, envSchema.pick({ SIMULATOR_STATE_FILE: true, DATA_DIR: true }));
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    throw new ConfigError(`invalid simulator environment: ${error.problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
+  }
+  return path.resolve(values.SIMULATOR_STATE_FILE ?? path.join(values.DATA_DIR, 'simulator', 'state.json'));
+}

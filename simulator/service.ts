@@ -5,6 +5,7 @@
  * Every method that answers a caller returns only after everything the answer reflects is durable
  * (mutations via commit, reads via the store's sync barrier), so no answer can reveal state a crash would lose.
  */
+import { copyFile } from 'node:fs/promises';
 import type {
   AssetState,
   FaultStats,
@@ -54,6 +55,12 @@ export class SimulatorService {
    */
   static async open(config: SimulatorConfig, logger: Logger, onFatal: (error: unknown) => void): Promise<SimulatorService> {
     const loaded = await loadStateFile(config.stateFile);
+    if (loaded?.migratedFrom !== undefined) {
+      // The file as it was, before the first write of the migrated state (a downgrade restores it).
+      const backup = `${config.stateFile}.v${loaded.migratedFrom}.bak`;
+      await copyFile(config.stateFile, backup);
+      logger.info('state migrated', { stateFile: config.stateFile, from: loaded.migratedFrom, to: STATE_SCHEMA_VERSION, backup });
+    }
     const service = new SimulatorService(config, logger, loaded ?? emptyState());
     service.lastPublishedSeq = service.state.nextLogSeq - 1;
     service.store = await DurableStore.open({

@@ -107,13 +107,13 @@ export async function makeTempDir(prefix = 'meridian-sim-'): Promise<{ dir: stri
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<ExitStatus> } {
+function launch(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<ExitStatus> } {
   const childEnv: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('SIMULATOR_')) childEnv[key] = value;
   }
   Object.assign(childEnv, env);
-  const child = spawn(process.execPath, ['--import', 'tsx', entryPoint], {
+  const child = spawn(process.execPath, ['--import', 'tsx', entryPoint, ...args], {
     cwd: repositoryRoot,
     env: childEnv as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,8 +199,8 @@ export async function spawnSimulator(options: SpawnOptions): Promise<SpawnedSimu
 }
 
 /** Runs the simulator with an environment that should make it refuse to start; returns its exit status and output. */
-export async function runSimulatorUntilExit(env: Record<string, string>, timeoutMs = 15_000): Promise<ExitStatus & { output: string }> {
-  const { child, output, exited } = launch(env);
+export async function runSimulatorUntilExit(env: Record<string, string>, timeoutMs = 15_000, args: string[] = []): Promise<ExitStatus & { output: string }> {
+  const { child, output, exited } = launch(env, args);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const status = await exited;
   clearTimeout(timer);
