@@ -22,8 +22,7 @@ export async function startFleet() {
     env: {
       ...process.env,
       DATABASE_URL: inject('databaseUrl'),
-      SIMULATOR_URL: simulator.baseUrl,
-      SIMULATOR_TOKEN: simulator.token,
+      ...simulator.clientEnv('worker'),
       WORKER_CONCURRENCY: '4',
       PROVIDER_TIMEOUT_MS: '1500',
       PROVIDER_RETRY_CAP_MS: '1000',
@@ -31,7 +30,7 @@ export async function startFleet() {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken! });
+  const admin = createHttpProviderAdminClient({ baseUrl: simulator.adminUrl!, token: simulator.adminToken!, tls: { caFile: simulator.pki.caFile } });
   const setFaults = async (patch: Parameters<typeof admin.setFaults>[0]) => {
     const outcome = await admin.setFaults(patch);
     if (outcome.type !== 'result') throw new Error(`the simulator refused the faults: ${JSON.stringify(outcome)}`);
