@@ -19,7 +19,7 @@ import {
 } from '../server/provider';
 import { EXIT_CONFIG, EXIT_CRASH_FAULT } from './config';
 import { ensureTestPki, makeTempDir, randomToken, runSimulatorUntilExit, simulatorTlsEnv, spawnSimulator, type SpawnedSimulator } from './spawn-simulator';
-import { stateFromDocument } from './state';
+import { STATE_SCHEMA_VERSION, stateFromDocument } from './state';
 
 const DIGEST_A = `sha256:${'a'.repeat(64)}`;
 const DIGEST_B = `sha256:${'b'.repeat(64)}`;
@@ -94,7 +94,7 @@ describe('simulator (shared instance, admin API on)', () => {
 
   it('answers health without a client certificate', async () => {
     const health = await createHttpProviderClient({ baseUrl: simulator.baseUrl, tls: { caFile: simulator.pki.caFile } }).health();
-    expect(health).toMatchObject({ type: 'result', value: { status: 'ok', schemaVersion: 1 } });
+    expect(health).toMatchObject({ type: 'result', value: { status: 'ok', schemaVersion: STATE_SCHEMA_VERSION } });
   });
 
   it('replays an identical request and rejects a different request under the same id', async () => {
@@ -461,7 +461,7 @@ describe.concurrent('simulator durability and lifecycle', () => {
 
     expect(second.code).toBe(EXIT_CONFIG);
     expect(second.output).toContain(second.future);
-    expect(second.output).toMatch(/unknown schemaVersion 99/);
+    expect(second.output).toMatch(new RegExp(`schemaVersion 99, newer than this simulator's ${STATE_SCHEMA_VERSION}`));
   });
 
   it('refuses to start without its TLS files or with an invalid variable, naming it', async ({ expect }) => {

@@ -151,8 +151,8 @@ export async function spawnSimulator(options: SpawnOptions): Promise<SpawnedSimu
   const { port, adminPort } = await new Promise<{ port: number; adminPort: number | null }>((resolve, reject) => {
     const timeout = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`simulator did not start within ${options.startTimeoutMs ?? 15_000} ms:\n${output()}`));
-    }, options.startTimeoutMs ?? 15_000);
+      reject(new Error(`simulator did not start within ${options.startTimeoutMs ?? 60_000} ms:\n${output()}`));
+    }, options.startTimeoutMs ?? 60_000);
     const onData = () => {
       const line = /^.*"msg":"listening".*$/m.exec(output());
       if (line) {
@@ -199,7 +199,7 @@ export async function spawnSimulator(options: SpawnOptions): Promise<SpawnedSimu
 }
 
 /** Runs the simulator with an environment that should make it refuse to start; returns its exit status and output. */
-export async function runSimulatorUntilExit(env: Record<string, string>, timeoutMs = 15_000, args: string[] = []): Promise<ExitStatus & { output: string }> {
+export async function runSimulatorUntilExit(env: Record<string, string>, timeoutMs = 60_000, args: string[] = []): Promise<ExitStatus & { output: string }> {
   const { child, output, exited } = launch(env, args);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const status = await exited;
