@@ -9,14 +9,15 @@ import { uniq } from './db';
 
 /**
  * The fleet's real parts for a test that drives machines end to end: the simulator process and a
- * worker process (bin/worker.ts) running the reconciler against this run's database.
+ * worker process (bin/worker.ts) running the reconciler against this run's database. Every
+ * provider operation takes `operationMs` (default 0: complete at submission).
  */
-export async function startFleet() {
+export async function startFleet(options: { operationMs?: number } = {}) {
   const tmp = await makeTempDir('meridian-fleet-');
   const simulator = await spawnSimulator({
     stateFile: path.join(tmp.dir, 'state.json'),
     adminToken: randomToken('admin'),
-    env: { SIMULATOR_OPERATION_MS: '0' },
+    env: { SIMULATOR_OPERATION_MS: String(options.operationMs ?? 0) },
   });
   const worker: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
     env: {
@@ -37,6 +38,7 @@ export async function startFleet() {
   };
   return {
     simulator,
+    admin,
     /** The provider refuses every call (503) until resumed: nothing it does (an install, a cleanup) can complete meanwhile. */
     pauseProvider: () => setFaults({ unavailable: { mode: 'reject' } }),
     resumeProvider: () => setFaults({ unavailable: null }),
