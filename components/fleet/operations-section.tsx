@@ -15,6 +15,15 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
   const trpc = useTRPC();
   const invalidate = useInvalidateFleet();
   const [acknowledging, setAcknowledging] = useState<OperationRow | null>(null);
+  const [cancelling, setCancelling] = useState<OperationRow | null>(null);
+  const cancel = useMutation(
+    trpc.fleet.operations.cancel.mutationOptions({
+      onSuccess: () => {
+        setCancelling(null);
+        void invalidate();
+      },
+    }),
+  );
   const acknowledge = useMutation(
     trpc.fleet.operations.acknowledge.mutationOptions({
       onSuccess: () => {
@@ -85,6 +94,11 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
                     {ago(o.updatedAt, now)}
                   </td>
                   <td className="whitespace-nowrap px-3 py-1.5 text-right">
+                    {o.kind !== 'cleanup' && o.machine && (o.state === 'Admitted' || o.state === 'Submitted' || o.state === 'Unknown') && (
+                      <Button variant="secondary" className="mr-1.5 px-2 py-1 text-xs" aria-label={`Cancel ${o.id}`} onClick={() => setCancelling(o)}>
+                        Cancel
+                      </Button>
+                    )}
                     <Button variant="secondary" className="px-2 py-1 text-xs" aria-label={`Acknowledge ${o.id}`} onClick={() => setAcknowledging(o)}>
                       Acknowledge
                     </Button>
@@ -94,6 +108,26 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
             </tbody>
           </table>
         </div>
+      )}
+      {cancelling && (
+        <ReasonDialog
+          title={`Cancel ${cancelling.kind} on ${cancelling.deviceRef}?`}
+          confirmLabel="Cancel operation"
+          fieldLabel="Reason"
+          placeholder="e.g. wrong image requested (ticket OPS-1234)"
+          pending={cancel.isPending}
+          error={cancel.error ? errorMessage(cancel.error) : null}
+          onCancel={() => {
+            setCancelling(null);
+            cancel.reset();
+          }}
+          onConfirm={(reason) => cancel.mutate({ id: cancelling.id, reason })}
+        >
+          <p>
+            The machine {cancelling.project}/{cancelling.machine} is cancelled with it: the provider may have started, so the device is cleaned and the cleanup
+            verified before it returns to the pool. Your reason is recorded in the audit log.
+          </p>
+        </ReasonDialog>
       )}
       {acknowledging && (
         <ReasonDialog
