@@ -4,15 +4,19 @@
  * compensated past it, refused once Ready, and a cancel racing the install's completion ending in
  * one outcome with quota and addresses returned once.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { query } from '@/db/query';
 import { systemActor } from '@/server/audit/events';
 import { createNetwork } from '@/server/ipam/networks';
 import { testDb } from '@/test/db';
 import { makeFleetCorner, startFleet } from '@/test/fleet';
+import { createApiToken } from '@/server/tenancy/tokens';
 import { makeProject } from '@/test/fixtures';
+import { routeHandlers } from '@/test/rest';
 import { cancelMachine, cancelOperation } from './cancellation';
 import { getMachine, requestMachine } from './machines';
 
@@ -87,7 +91,48 @@ async function providerEffects(deviceRef: string) {
   return ops.value.items.filter((o) => o.state === 'Succeeded').map((o) => o.kind);
 }
 
+const cancelRoute = routeHandlers('/api/v1/projects/{project}/machines/{name}/cancel');
+const cli = (args: string[]) =>
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/meridian.ts', ...args], {
+    env: { ...process.env, DATABASE_URL: inject('databaseUrl') },
+    encoding: 'utf8',
+  });
+
 describe('cancellation boundaries', () => {
+  test('REST POST …/machines/{name}/cancel (202, editors only) and the admin CLI cancel a request, each audited with its actor', async () => {
+    const f = await corner(0, { requiresApproval: true });
+    const editor = await createApiToken(f.db, { projectId: f.project.id, name: 'editor' }, actor);
+    const viewer = await createApiToken(f.db, { projectId: f.project.id, name: 'viewer', role: 'viewer' }, actor);
+    const m = await requestMachine(f.db, f.project.id, f.spec('by-rest'), actor);
+    const post = (token: string, body?: unknown) =>
+      cancelRoute.POST(
+        new Request('http://localhost/x', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        }),
+        { params: Promise.resolve({ project: f.project.slug, name: 'by-rest' }) },
+      );
+    expect((await post(viewer.secret)).status).toBe(403);
+    const accepted = await post(editor.secret, { reason: 'ordered the wrong class' });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.json()).toMatchObject({ metadata: { name: 'by-rest' } });
+    await waitFor('Released', async () => (await getMachine(f.db, f.project.id, 'by-rest', m.id)).phase === 'Released');
+    const [audited] = await query(
+      f.db,
+      sql`select actor_label as "actor", reason from events where object_id = ${m.id} and action = 'machine.cancel.requested'`,
+      z.object({ actor: z.string(), reason: z.string() }),
+    );
+    expect(audited).toEqual({ actor: expect.stringContaining('editor'), reason: 'ordered the wrong class' });
+    expect((await post(editor.secret)).status).toBe(404);
+
+    const byCli = await requestMachine(f.db, f.project.id, f.spec('by-cli'), actor);
+    const out = await cli(['machine', 'cancel', '--project', f.project.slug, '--name', 'by-cli', '--reason', 'from the runbook']);
+    expect(out.stdout).toBe('exact\n');
+    await waitFor('Released', async () => (await getMachine(f.db, f.project.id, 'by-cli', byCli.id)).phase === 'Released');
+    expect(await actions(byCli.id)).toContain('machine.cancel.exact');
+  });
+
   test('before the boundary a cancel is exact: awaiting approval, nothing asked of the provider, quota and address returned', async () => {
     const f = await corner(1, { requiresApproval: true });
     const m = await requestMachine(f.db, f.project.id, f.spec('waiting'), actor);
