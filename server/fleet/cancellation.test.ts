@@ -131,7 +131,7 @@ describe('cancellation boundaries', () => {
     expect(out.stdout).toBe('exact\n');
     await waitFor('Released', async () => (await getMachine(f.db, f.project.id, 'by-cli', byCli.id)).phase === 'Released');
     expect(await actions(byCli.id)).toContain('machine.cancel.exact');
-  });
+  }, 240_000);
 
   test('before the boundary a cancel is exact: awaiting approval, nothing asked of the provider, quota and address returned', async () => {
     const f = await corner(1, { requiresApproval: true });

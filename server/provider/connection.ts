@@ -9,7 +9,12 @@ import type { ProviderAdminClient, ProviderClient } from './client';
  * SIMULATOR_ADMIN_TOKEN. `npm start` sets them for the simulator it supervises. A real provider
  * would be plugged in here behind the same interfaces.
  */
-const g = globalThis as unknown as { __meridianProvider?: ProviderClient; __meridianProviderAdmin?: ProviderAdminClient | null };
+declare global {
+  // One client per process (its connection pool and certificate watchers), kept across module reloads.
+  var __meridianProvider: ProviderClient | undefined;
+  var __meridianProviderAdmin: ProviderAdminClient | null | undefined;
+}
+const g = globalThis;
 
 export function providerConfigured(): boolean {
   const e = env();
