@@ -113,7 +113,6 @@ export interface SpiffeId {
 }
 
 const SPIFFE_ID = /^spiffe:\/\/([a-z0-9._-]+)(\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)$/;
-export const TRUST_DOMAIN = /^[a-z0-9._-]{1,255}$/;
 
 export function parseSpiffeId(value: string): SpiffeId | null {
   const match = SPIFFE_ID.exec(value);
