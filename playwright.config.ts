@@ -52,6 +52,7 @@ export default defineConfig({
       DATA_DIR: dataDir,
       EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54339',
       SIMULATOR_PORT: process.env.E2E_SIMULATOR_PORT ?? '4190',
+      SIMULATOR_ADMIN_PORT: process.env.E2E_SIMULATOR_ADMIN_PORT ?? '4191',
       MERIDIAN_DEMO_PASSWORD: demoPassword,
       DATABASE_URL: '',
       SIGN_IN_FREE_FAILURES: '5',

@@ -143,8 +143,7 @@ async function main() {
   const web = await startWeb(bench.url, {
     RATE_LIMIT_TOKEN_RPS: '100000',
     RATE_LIMIT_TOKEN_BURST: '100000',
-    SIMULATOR_URL: simulator.baseUrl,
-    SIMULATOR_TOKEN: simulator.token,
+    ...simulator.clientEnv('web'),
   });
   const base = new URL(web.base);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });

@@ -13,7 +13,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createHttpProviderAdminClient, createHttpProviderClient, unwrap, type OperationRequest } from '../server/provider';
-import { makeTempDir, randomToken, spawnSimulator } from '../simulator/spawn-simulator';
+import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '../simulator/spawn-simulator';
 
 const operations = Number(process.argv[2] ?? 5_000);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -49,8 +49,8 @@ interface SimulatorRun {
   steps: number[];
 }
 
-async function runSimulator(baseUrl: string, token: string, total: number, prefix: string, run: SimulatorRun): Promise<void> {
-  const client = createHttpProviderClient({ baseUrl, token, timeoutMs: 30_000 });
+async function runSimulator(simulator: SpawnedSimulator, total: number, prefix: string, run: SimulatorRun): Promise<void> {
+  const client = createHttpProviderClient({ baseUrl: simulator.baseUrl, tls: simulator.clientTls('worker'), timeoutMs: 30_000 });
   const { latencies, steps } = run;
   let next = 0;
   let failures = 0;
@@ -98,10 +98,10 @@ async function main(): Promise<void> {
   const temp = await makeTempDir('meridian-bench-sim-');
   const stateFile = path.join(temp.dir, 'simulator', 'state.json');
   const simulator = await spawnSimulator({ stateFile, adminToken: randomToken('admin') });
-  const admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken ?? '' });
+  const admin = createHttpProviderAdminClient({ baseUrl: simulator.adminUrl ?? '', token: simulator.adminToken ?? '', tls: { caFile: simulator.pki.caFile } });
   try {
     const newRun = (): SimulatorRun => ({ latencies: [], failures: 0, seconds: 0, steps: new Array<number>(concurrency).fill(0) });
-    await runSimulator(simulator.baseUrl, simulator.token, warmup, 'warm', newRun());
+    await runSimulator(simulator, warmup, 'warm', newRun());
     const record = JSON.stringify({
       ...lifecycleRequest(0, 0, 'base'),
       state: 'Succeeded',
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       const chunk = Math.floor(operations / rounds) + (round < operations % rounds ? 1 : 0);
       const simulatorBefore = result.seconds;
-      await runSimulator(simulator.baseUrl, simulator.token, chunk, 'bench', result);
+      await runSimulator(simulator, chunk, 'bench', result);
       const baselineRound = runBaseline(path.join(temp.dir, 'baseline'), chunk, record, false);
       baselineSeconds += baselineRound;
       baselineWithDirectorySeconds += runBaseline(path.join(temp.dir, 'baseline-dir'), Math.ceil(chunk / 5), record, true) * 5;

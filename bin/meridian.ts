@@ -15,6 +15,7 @@ import { describeMigration, migrateDatabase } from '../db/migrate';
 import { seedDemoData } from './lib/seed';
 import { apiTokens, organizations, projects } from '../db/schema';
 import { systemActor } from '../server/audit/events';
+import { cancelMachine, cancelOperation } from '../server/fleet/cancellation';
 import { dataDir, env, envOrExit } from '../server/env';
 import { isDomainError } from '../server/errors';
 import { addMemberByEmail } from '../server/tenancy/invitations';
@@ -111,6 +112,13 @@ const usage = `usage: npm run meridian -- <command> [options]
                                             control-plane URL and a token: FILE's, else a new editor
                                             token); on stdout unless --output (written mode 0600)
   token revoke (--project SLUG | --operator) (--id ID | --prefix PREFIX)
+  machine cancel --project SLUG --name NAME [--reason TEXT]
+                                            cancel a machine request: exact before the provider was
+                                            asked for anything, else compensated by a verified
+                                            cleanup; refused once the machine is Ready
+  operation cancel --id OPERATION --reason TEXT
+                                            cancel an in-flight provider operation (and its
+                                            machine's request) by its kind's boundary
 `;
 
 const err = (line: string) => process.stderr.write(line + '\n');
@@ -162,6 +170,7 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
       'token-file': { type: 'string' },
       server: { type: 'string' },
       output: { type: 'string' },
+      reason: { type: 'string' },
     },
     strict: true,
   });
@@ -429,6 +438,21 @@ async function run(argv: string[], db: Db, url: string, appRole: string | undefi
     if (!id) throw new Error('--id or --prefix is required');
     await revokeApiToken(db, pid, id, actor);
     err(`token ${id} revoked`);
+    return 0;
+  }
+  if (group === 'machine' && verb === 'cancel') {
+    const name = need('name');
+    const outcome = await cancelMachine(db, await projectId(db, need('project')), name, actor, values.reason ?? 'cancelled from the admin CLI');
+    process.stdout.write(`${outcome.mode}\n`);
+    err(`machine ${name} (${outcome.phase}): ${outcome.accepted ? `cancelled, ${outcome.mode}` : `already cancelled (${outcome.mode})`}`);
+    return 0;
+  }
+  if (group === 'operation' && verb === 'cancel') {
+    const outcome = await cancelOperation(db, need('id'), need('reason'), actor);
+    process.stdout.write(`${outcome.mode}\n`);
+    err(
+      `operation ${outcome.operationId}: machine ${outcome.name} (${outcome.phase}) ${outcome.accepted ? `cancelled, ${outcome.mode}` : `already cancelled (${outcome.mode})`}`,
+    );
     return 0;
   }
   err(usage);

@@ -18,6 +18,7 @@ import { ensureBuild } from './lib/build';
 import { EMBEDDED_APP_ROLE, startEmbeddedPostgres } from './lib/embedded-postgres';
 import { listenForControl, simulatorSettings } from './lib/control';
 import { metricsToken } from './lib/metrics-token';
+import { startProviderPki } from './lib/provider-pki';
 import { ManagedProcess, SupervisedDatabase } from './lib/supervisor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +33,7 @@ async function main() {
   let appRole = e.DATABASE_OWNER_URL && url ? roleOfUrl(url) : undefined;
   const children: ManagedProcess[] = [];
   let control: { close(): Promise<void> } | undefined;
+  let stopPki = () => {};
   let shuttingDown = false;
 
   const shutdown = async (code: number) => {
@@ -39,6 +41,7 @@ async function main() {
     shuttingDown = true;
     embedded?.shuttingDown();
     say('stopping…');
+    stopPki();
     await control?.close().catch(() => {});
     await Promise.all(children.map((c) => c.stop()));
     if (embedded) {
@@ -90,19 +93,35 @@ async function main() {
 
   const sim = await simulatorSettings(dataDir(), e);
   const metrics = await metricsToken(dataDir(), e.METRICS_TOKEN);
+  // The provider protocol's identities: given as files (production: cert-manager's or SPIRE's), or made here.
+  const pki = e.PROVIDER_TLS_CERT_FILE
+    ? undefined
+    : await startProviderPki({
+        dataDir: dataDir(),
+        trustDomain: e.SPIFFE_TRUST_DOMAIN,
+        site: e.MERIDIAN_SITE,
+        ttlMinutes: e.PROVIDER_CERT_TTL_MINUTES,
+        log: say,
+      });
+  stopPki = () => pki?.stop();
+  const identity = (role: 'web' | 'worker') =>
+    pki ? { PROVIDER_TLS_CERT_FILE: pki[role].certFile, PROVIDER_TLS_KEY_FILE: pki[role].keyFile, PROVIDER_TLS_CA_FILE: pki.caFile } : {};
   const childEnv = {
     ...process.env,
     DATABASE_URL: url,
     METRICS_TOKEN: metrics.token,
     NEXT_TELEMETRY_DISABLED: '1',
     SIMULATOR_URL: sim.url,
-    SIMULATOR_TOKEN: sim.token,
+    SIMULATOR_ADMIN_URL: sim.adminUrl,
     SIMULATOR_ADMIN_TOKEN: sim.adminToken,
   };
+  const simulatorTls = pki
+    ? { SIMULATOR_TLS_CERT_FILE: pki.simulator.certFile, SIMULATOR_TLS_KEY_FILE: pki.simulator.keyFile, SIMULATOR_CLIENT_CA_FILE: pki.caFile }
+    : {};
   const simulator = new ManagedProcess({
     name: 'simulator',
     script: path.join(root, 'bin', 'simulator.ts'),
-    env: { ...childEnv, SIMULATOR_PORT: String(sim.port), DATABASE_URL: '' },
+    env: { ...childEnv, ...simulatorTls, SIMULATOR_PORT: String(sim.port), SIMULATOR_ADMIN_PORT: String(sim.adminPort), DATABASE_URL: '' },
     restart: true,
     fatalExitCodes: [EXIT_CONFIG],
     heartbeatTimeoutMs: e.SUPERVISOR_HEARTBEAT_TIMEOUT_SECONDS * 1000,
@@ -112,12 +131,19 @@ async function main() {
   const worker = new ManagedProcess({
     name: 'worker',
     script: path.join(root, 'bin', 'worker.ts'),
-    env: childEnv,
+    env: { ...childEnv, ...identity('worker') },
     restart: true,
     heartbeatTimeoutMs,
     log: say,
   });
-  const web = new ManagedProcess({ name: 'web', script: path.join(root, 'bin', 'web.ts'), env: childEnv, restart: true, heartbeatTimeoutMs, log: say });
+  const web = new ManagedProcess({
+    name: 'web',
+    script: path.join(root, 'bin', 'web.ts'),
+    env: { ...childEnv, ...identity('web') },
+    restart: true,
+    heartbeatTimeoutMs,
+    log: say,
+  });
   children.push(web, worker, simulator);
   await simulator.start();
   await Promise.all([worker.start(), web.start()]);

@@ -1,23 +1,25 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { signIn } from './fixtures';
 
 /**
  * The QA console drives the real simulator that `npm start` supervises for the e2e server
- * (playwright.config.ts: SIMULATOR_PORT 4190, tokens generated into the run's data directory).
- * Operations are submitted straight to the simulator's runtime API, as the control plane would —
- * with node:http, because Node's fetch refuses port 4190 ("bad port") before connecting.
+ * (playwright.config.ts: SIMULATOR_PORT 4190, the local provider CA and workload certificates made
+ * into the run's data directory). Operations are submitted straight to the simulator's runtime API
+ * over mutual TLS with the worker's certificate, as the control plane would — with node:https,
+ * because Node's fetch refuses port 4190 ("bad port") before connecting.
  */
-const simulatorUrl = `http://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? '4190'}`;
+const simulatorUrl = `https://127.0.0.1:${process.env.E2E_SIMULATOR_PORT ?? '4190'}`;
 
-function runtimeToken(): string {
+/** The worker's workload certificate and the provider CA that `npm start` wrote under DATA_DIR/provider-pki. */
+function workerTls(): { ca: string; cert: string; key: string } {
   const dataDir = process.env.E2E_DATA_DIR;
   if (!dataDir) throw new Error('E2E_DATA_DIR is not set (playwright.config.ts sets it for the workers)');
-  const tokens = JSON.parse(readFileSync(path.join(dataDir, 'simulator-tokens.json'), 'utf8')) as { token: string };
-  return tokens.token;
+  const file = (name: string) => readFileSync(path.join(dataDir, 'provider-pki', name), 'utf8');
+  return { ca: file('ca.crt'), cert: file('worker.crt'), key: file('worker.key') };
 }
 
 const assetId = 'dev-e2e-1';
@@ -27,14 +29,12 @@ const assetId = 'dev-e2e-1';
 function call(method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(
+    const req = https.request(
       `${simulatorUrl}${pathname}`,
       {
         method,
-        headers: {
-          authorization: `Bearer ${runtimeToken()}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
+        ...workerTls(),
+        headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
         timeout: 10_000,
       },
       (res) => {

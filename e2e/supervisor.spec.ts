@@ -10,8 +10,8 @@ import { expect, test } from '@playwright/test';
  * `npm start` as a user runs it: a second instance on its own port and data directory. SIGTERM
  * stops everything (no process left behind); a restart keeps the data.
  */
-/** Ports for one instance (web, embedded PostgreSQL, simulator), free now: instances never collide with other runs. */
-async function instancePorts(): Promise<{ PORT: string; EMBEDDED_PG_PORT: string; SIMULATOR_PORT: string }> {
+/** Ports for one instance (web, embedded PostgreSQL, the simulator's runtime and admin APIs), free now: instances never collide with other runs. */
+async function instancePorts(): Promise<{ PORT: string; EMBEDDED_PG_PORT: string; SIMULATOR_PORT: string; SIMULATOR_ADMIN_PORT: string }> {
   const one = () =>
     new Promise<string>((resolve, reject) => {
       const srv = createServer();
@@ -21,7 +21,7 @@ async function instancePorts(): Promise<{ PORT: string; EMBEDDED_PG_PORT: string
         srv.close(() => resolve(String(typeof address === 'object' && address ? address.port : 0)));
       });
     });
-  return { PORT: await one(), EMBEDDED_PG_PORT: await one(), SIMULATOR_PORT: await one() };
+  return { PORT: await one(), EMBEDDED_PG_PORT: await one(), SIMULATOR_PORT: await one(), SIMULATOR_ADMIN_PORT: await one() };
 }
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -304,12 +304,34 @@ export const envSchema = z.object({
 
   // ---- Worker and provider --------------------------------------------------------------------
   WORKER_CONCURRENCY: integer(1, 64).default(4),
-  /** Where web and worker reach the provider (the simulator); with SIMULATOR_TOKEN, the provider is configured. */
+  /**
+   * Where web and worker reach the provider's runtime API (the simulator's, over mutual TLS: an
+   * https:// URL); with PROVIDER_TLS_CERT_FILE, PROVIDER_TLS_KEY_FILE and PROVIDER_TLS_CA_FILE, the
+   * provider is configured.
+   */
   SIMULATOR_URL: httpUrl.optional(),
-  /** The provider's runtime bearer token: the simulator requires it, web and worker call with it. */
-  SIMULATOR_TOKEN: bearerToken.optional(),
+  /** The simulator's admin API (a listener of its own, SIMULATOR_ADMIN_PORT), for the console's QA page. */
+  SIMULATOR_ADMIN_URL: httpUrl.optional(),
   /** The simulator's admin (fault injection) token; unset, its admin API is off and the QA page read-only. */
   SIMULATOR_ADMIN_TOKEN: bearerToken.optional(),
+  /** This process's workload certificate (PEM; its URI SAN a SPIFFE ID), presented to the provider; reloaded when it changes. */
+  PROVIDER_TLS_CERT_FILE: z.string().min(1).optional(),
+  /** The private key of PROVIDER_TLS_CERT_FILE (PEM); reloaded with it. */
+  PROVIDER_TLS_KEY_FILE: z.string().min(1).optional(),
+  /** The trust bundle (PEM) the provider's serving certificate is checked against; reloaded when it changes. */
+  PROVIDER_TLS_CA_FILE: z.string().min(1).optional(),
+  /** The SPIFFE trust domain of Meridian's workloads (`spiffe://<domain>/meridian/<site>/<role>`); the simulator accepts only this one. */
+  SPIFFE_TRUST_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9._-]{1,255}$/, 'must be lowercase letters, digits, dots, dashes or underscores')
+    .default('meridian.local'),
+  /** The site this Meridian runs as: the `<site>` of its workloads' SPIFFE IDs. */
+  MERIDIAN_SITE: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes')
+    .default('local'),
+  /** npm start: lifetime of the web's and worker's workload certificates (renewed at two thirds of it, without a restart). */
+  PROVIDER_CERT_TTL_MINUTES: integer(2, 7 * 24 * 60).default(240),
   /** How long one provider call may take. */
   PROVIDER_TIMEOUT_MS: integer(100, 600_000).default(5_000),
   /** The longest wait between retries of a provider operation (0.5 s doubling, with jitter). */
@@ -319,6 +341,15 @@ export const envSchema = z.object({
   /** The simulator's port (0: any free one, for a simulator started alone); `npm start` gives it this one. */
   SIMULATOR_PORT: integer(0, 65_535).default(4100),
   SIMULATOR_HOST: z.string().min(1).default('127.0.0.1'),
+  /** The simulator's admin API listener (its own port and credential, SIMULATOR_ADMIN_TOKEN); 0: any free one. */
+  SIMULATOR_ADMIN_PORT: integer(0, 65_535).default(4101),
+  /** The simulator's serving certificate and key (PEM; reloaded when they change). Required: the runtime API is TLS only. */
+  SIMULATOR_TLS_CERT_FILE: z.string().min(1).optional(),
+  SIMULATOR_TLS_KEY_FILE: z.string().min(1).optional(),
+  /** The trust bundle (PEM) client certificates must chain to (reloaded when it changes). */
+  SIMULATOR_CLIENT_CA_FILE: z.string().min(1).optional(),
+  /** Target-level authorization (JSON: pools of assets per site, grants per SPIFFE ID; reloaded when it changes). Unset: every workload of the trust domain may act on every asset. */
+  SIMULATOR_POLICY_FILE: z.string().min(1).optional(),
   /** The simulator's durable state; unset: `<DATA_DIR>/simulator/state.json`. */
   SIMULATOR_STATE_FILE: z.string().min(1).optional(),
   /** Simulated duration of every operation; 0 completes operations at submission. */
@@ -377,6 +408,15 @@ function crossChecks(e: Env, ctx: z.RefinementCtx) {
   }
   if (e.REQUESTHEADER_ALLOWED_NAMES.length > 0 && !e.REQUESTHEADER_CLIENT_CA_FILE) {
     ctx.addIssue({ code: 'custom', path: ['REQUESTHEADER_ALLOWED_NAMES'], message: 'needs REQUESTHEADER_CLIENT_CA_FILE (the CA that signs those names)' });
+  }
+  const providerTls = ['PROVIDER_TLS_CERT_FILE', 'PROVIDER_TLS_KEY_FILE', 'PROVIDER_TLS_CA_FILE'] as const;
+  const givenTls = providerTls.filter((name) => e[name] !== undefined);
+  if (givenTls.length > 0 && givenTls.length < providerTls.length) {
+    const missing = providerTls.filter((n) => e[n] === undefined);
+    ctx.addIssue({ code: 'custom', path: [givenTls[0]], message: `needs ${missing.join(' and ')} too (the provider's mutual TLS takes all three)` });
+  }
+  if (e.SIMULATOR_URL && givenTls.length > 0 && !e.SIMULATOR_URL.toLowerCase().startsWith('https://')) {
+    ctx.addIssue({ code: 'custom', path: ['SIMULATOR_URL'], message: 'must be an https:// URL (the provider runtime API is mutual TLS only)' });
   }
   if (e.SMTP_URL && !e.SMTP_FROM) ctx.addIssue({ code: 'custom', path: ['SMTP_FROM'], message: 'is required when SMTP_URL is set' });
   if (e.SMTP_URL && !e.AUTH_URL) ctx.addIssue({ code: 'custom', path: ['AUTH_URL'], message: 'is required when SMTP_URL is set (mailed links start with it)' });

@@ -77,6 +77,8 @@ export const OperationRecordSchema = z.object({
   /** When a Running operation is due to finish (schedule a check then; nothing needs to poll before). */
   completesAt: z.iso.datetime().optional(),
   completedAt: z.iso.datetime().optional(),
+  /** The SPIFFE ID of the workload that submitted the operation (absent on records kept from before mutual TLS). */
+  caller: z.string().optional(),
 });
 export type OperationRecord = z.infer<typeof OperationRecordSchema>;
 
@@ -114,6 +116,10 @@ export const ApiErrorCodeSchema = z.enum([
   'InvalidJson',
   'PayloadTooLarge',
   'Unauthorized',
+  'ClientCertificateRequired',
+  'ClientCertificateRejected',
+  'UntrustedIdentity',
+  'TargetNotAuthorized',
   'NotFound',
   'MethodNotAllowed',
   'IdempotencyConflict',
@@ -190,10 +196,11 @@ export type FaultPatch = z.input<typeof FaultPatchSchema>;
 export const LogEntrySchema = z.object({
   seq: z.int().min(1),
   at: z.iso.datetime(),
-  type: z.enum(['operation', 'fault', 'asset']),
+  type: z.enum(['operation', 'fault', 'asset', 'access']),
   /**
    * operation: `submitted` | `completed` | `replayed` | `rejected`;
-   * fault: `set` | `cleared` | `expired`; asset: `created`.
+   * fault: `set` | `cleared` | `expired`; asset: `created`; access: `refused` (a runtime request
+   * without an acceptable client certificate or identity, or not authorized for its target).
    */
   event: z.string(),
   operationId: OperationIdSchema.optional(),
@@ -209,6 +216,8 @@ export const LogEntrySchema = z.object({
   faultsApplied: z.array(FaultNameSchema).optional(),
   fault: FaultNameSchema.optional(),
   detail: z.string().optional(),
+  /** The caller's SPIFFE ID, when its certificate carried one. */
+  identity: z.string().optional(),
 });
 export type LogEntry = z.infer<typeof LogEntrySchema>;
 

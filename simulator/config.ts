@@ -13,9 +13,13 @@ export interface SimulatorConfig {
   host: string;
   /** Absolute path of the durable state file. */
   stateFile: string;
-  /** Runtime bearer token (never logged). */
-  token: string;
-  /** Admin bearer token; null turns the admin API off (every /admin path answers 404). */
+  /** The runtime API's TLS: serving pair, the trust bundle client certificates must chain to, and the one trust domain accepted. */
+  tls: { certFile: string; keyFile: string; clientCaFile: string; trustDomain: string };
+  /** Target-level authorization policy (simulator/policy.ts); null: every verified workload may act on every asset. */
+  policyFile: string | null;
+  /** The admin API's own listener (same host); 0: any free port. */
+  adminPort: number;
+  /** Admin bearer token; null turns the admin API off (no admin listener). */
   adminToken: string | null;
   /** Simulated duration of every operation; 0 completes operations at submission. */
   operationMs: number;
@@ -46,8 +50,13 @@ const EnvSchema = envSchema.pick({
   SIMULATOR_HOST: true,
   SIMULATOR_STATE_FILE: true,
   DATA_DIR: true,
-  SIMULATOR_TOKEN: true,
   SIMULATOR_ADMIN_TOKEN: true,
+  SIMULATOR_ADMIN_PORT: true,
+  SIMULATOR_TLS_CERT_FILE: true,
+  SIMULATOR_TLS_KEY_FILE: true,
+  SIMULATOR_CLIENT_CA_FILE: true,
+  SIMULATOR_POLICY_FILE: true,
+  SPIFFE_TRUST_DOMAIN: true,
   SIMULATOR_OPERATION_MS: true,
   SIMULATOR_ASSETS: true,
   SIMULATOR_LOG_LEVEL: true,
@@ -64,18 +73,24 @@ export function loadSimulatorConfig(env: Record<string, string | undefined>): Si
     if (!(error instanceof EnvError)) throw error;
     throw new ConfigError(`invalid simulator environment: ${error.problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
   }
-  if (values.SIMULATOR_TOKEN === undefined) {
-    throw new ConfigError('invalid simulator environment: SIMULATOR_TOKEN is required: set the runtime bearer token');
-  }
-  if (values.SIMULATOR_ADMIN_TOKEN !== undefined && values.SIMULATOR_ADMIN_TOKEN === values.SIMULATOR_TOKEN) {
-    throw new ConfigError('invalid simulator environment: SIMULATOR_ADMIN_TOKEN must differ from SIMULATOR_TOKEN');
+  const { SIMULATOR_TLS_CERT_FILE: certFile, SIMULATOR_TLS_KEY_FILE: keyFile, SIMULATOR_CLIENT_CA_FILE: clientCaFile } = values;
+  if (!certFile || !keyFile || !clientCaFile) {
+    const missing = !certFile ? 'SIMULATOR_TLS_CERT_FILE' : !keyFile ? 'SIMULATOR_TLS_KEY_FILE' : 'SIMULATOR_CLIENT_CA_FILE';
+    throw new ConfigError(`invalid simulator environment: ${missing} is required: the runtime API is served over mutual TLS only`);
   }
   const stateFile = path.resolve(values.SIMULATOR_STATE_FILE ?? path.join(values.DATA_DIR, 'simulator', 'state.json'));
   return {
     port: values.SIMULATOR_PORT,
     host: values.SIMULATOR_HOST,
     stateFile,
-    token: values.SIMULATOR_TOKEN,
+    tls: {
+      certFile: path.resolve(certFile),
+      keyFile: path.resolve(keyFile),
+      clientCaFile: path.resolve(clientCaFile),
+      trustDomain: values.SPIFFE_TRUST_DOMAIN,
+    },
+    policyFile: values.SIMULATOR_POLICY_FILE ? path.resolve(values.SIMULATOR_POLICY_FILE) : null,
+    adminPort: values.SIMULATOR_ADMIN_PORT,
     adminToken: values.SIMULATOR_ADMIN_TOKEN ?? null,
     operationMs: values.SIMULATOR_OPERATION_MS,
     seedAssets: values.SIMULATOR_ASSETS,
@@ -83,4 +98,16 @@ export function loadSimulatorConfig(env: Record<string, string | undefined>): Si
     retainOperations: values.SIMULATOR_RETAIN_OPERATIONS,
     logEntries: values.SIMULATOR_LOG_ENTRIES,
   };
+}
+
+/** Only where the state file is (for `--backup` / `--restore`, which need no listener settings). */
+export function stateFileOf(env: Record<string, string | undefined>): string {
+  let values;
+  try {
+    values = parseEnv(env, envSchema.pick({ SIMULATOR_STATE_FILE: true, DATA_DIR: true }));
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    throw new ConfigError(`invalid simulator environment: ${error.problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
+  }
+  return path.resolve(values.SIMULATOR_STATE_FILE ?? path.join(values.DATA_DIR, 'simulator', 'state.json'));
 }

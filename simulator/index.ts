@@ -1,8 +1,8 @@
 /**
- * The provider simulator: a standalone HTTP service (see bin/simulator.ts) that stands in for a bare-metal
+ * The provider simulator: a standalone HTTPS service (mutual TLS on the runtime API) (see bin/simulator.ts) that stands in for a bare-metal
  * provider, with durable, fenced, idempotent operations and fault injection.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { EXIT_CRASH_FAULT, type SimulatorConfig } from './config';
 import { createSimulatorHttpServer } from './http-server';
 import type { Logger } from './logger';
@@ -12,8 +12,10 @@ export { ConfigError, EXIT_CONFIG, EXIT_CRASH_FAULT, loadSimulatorConfig, type S
 export { StateFileError } from './state';
 
 export interface RunningSimulator {
-  /** The bound port (useful with SIMULATOR_PORT=0). */
+  /** The runtime API's bound port (useful with SIMULATOR_PORT=0). */
   port: number;
+  /** The admin API's bound port; null when the admin API is off. */
+  adminPort: number | null;
   host: string;
   /** Graceful stop: stop listening, reset held requests, flush pending writes. */
   close(): Promise<void>;
@@ -49,16 +51,27 @@ export async function startSimulator(config: SimulatorConfig, logger: Logger, ho
 
   const service = await SimulatorService.open(config, logger, onFatal);
   const http = createSimulatorHttpServer({ service, config, logger, onCrash });
-  await new Promise<void>((resolve, reject) => {
-    http.server.once('error', reject);
-    http.server.listen(config.port, config.host, () => {
-      http.server.off('error', reject);
-      resolve();
+  const listen = (server: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, config.host, () => {
+        server.off('error', reject);
+        resolve((server.address() as AddressInfo).port);
+      });
     });
-  });
-  const address = http.server.address() as AddressInfo;
+  let port: number;
+  let adminPort: number | null;
+  try {
+    port = await listen(http.server, config.port);
+    adminPort = http.adminServer ? await listen(http.adminServer, config.adminPort) : null;
+  } catch (error) {
+    await http.close().catch(() => undefined);
+    await service.close();
+    throw error;
+  }
   return {
-    port: address.port,
+    port,
+    adminPort,
     host: config.host,
     async close() {
       await http.close();

@@ -184,7 +184,7 @@ function finishOperation(state: SimulatorState, operation: StoredOperation, atMs
  * Submits an operation. Replays of a known id with an identical body return the retained record (and add no
  * effect); a different body under a known id is an `IdempotencyConflict`. Rejections change nothing but the log.
  */
-export function submitOperation(state: SimulatorState, request: OperationRequest, context: OperationContext): SubmitOutcome {
+export function submitOperation(state: SimulatorState, request: OperationRequest, context: OperationContext, caller?: string): SubmitOutcome {
   const existing = state.operations.get(request.id);
   if (existing) {
     if (!sameRequest(existing, request)) {
@@ -234,6 +234,7 @@ export function submitOperation(state: SimulatorState, request: OperationRequest
     ...(request.kind === 'power' ? { power: request.power } : {}),
     state: 'Running',
     submittedAt: iso(context.now),
+    ...(caller ? { caller } : {}),
     planned,
   };
   state.operations.set(operation.id, operation);

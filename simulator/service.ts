@@ -5,6 +5,7 @@
  * Every method that answers a caller returns only after everything the answer reflects is durable
  * (mutations via commit, reads via the store's sync barrier), so no answer can reveal state a crash would lose.
  */
+import { copyFile } from 'node:fs/promises';
 import type {
   AssetState,
   FaultStats,
@@ -21,7 +22,7 @@ import { DurableStore } from './durable-store';
 import { activeUnavailable, applyFaultPatch, clearAllFaults, expireFaults, nextFaultExpiry, type ParsedFaultPatch } from './faults';
 import type { Logger } from './logger';
 import { completeDueOperations, ensureAsset, nextCompletion, submitOperation, type OperationContext, type SubmitOutcome } from './operations';
-import { emptyState, loadStateFile, serializeState, STATE_SCHEMA_VERSION, toOperationRecord, type SimulatorState } from './state';
+import { appendLog, emptyState, loadStateFile, serializeState, STATE_SCHEMA_VERSION, toOperationRecord, type SimulatorState } from './state';
 
 export interface RuntimeFaults {
   unavailable: 'reject' | 'reset' | null;
@@ -54,6 +55,12 @@ export class SimulatorService {
    */
   static async open(config: SimulatorConfig, logger: Logger, onFatal: (error: unknown) => void): Promise<SimulatorService> {
     const loaded = await loadStateFile(config.stateFile);
+    if (loaded?.migratedFrom !== undefined) {
+      // The file as it was, before the first write of the migrated state (a downgrade restores it).
+      const backup = `${config.stateFile}.v${loaded.migratedFrom}.bak`;
+      await copyFile(config.stateFile, backup);
+      logger.info('state migrated', { stateFile: config.stateFile, from: loaded.migratedFrom, to: STATE_SCHEMA_VERSION, backup });
+    }
     const service = new SimulatorService(config, logger, loaded ?? emptyState());
     service.lastPublishedSeq = service.state.nextLogSeq - 1;
     service.store = await DurableStore.open({
@@ -149,13 +156,35 @@ export class SimulatorService {
   }
 
   /** Submits an operation; resolves once the outcome (including a rejection's log entry) is durable. */
-  async submit(request: OperationRequest): Promise<SubmitOutcome> {
+  async submit(request: OperationRequest, caller?: string): Promise<SubmitOutcome> {
     const now = Date.now();
     this.tick(now);
-    const outcome = submitOperation(this.state, request, this.context(now));
+    const outcome = submitOperation(this.state, request, this.context(now), caller);
     const answer: SubmitOutcome = outcome.type === 'accepted' ? { ...outcome, operation: { ...outcome.operation } } : outcome;
     await this.commit();
     return answer;
+  }
+
+  /** Audits a refused runtime request (no or bad client certificate, foreign trust domain, target not authorized); resolves once durable. */
+  async recordRefusal(refusal: { code: string; message: string; identity?: string; path: string; operation?: OperationRequest }): Promise<void> {
+    const now = Date.now();
+    this.tick(now);
+    const op = refusal.operation;
+    appendLog(
+      this.state,
+      {
+        type: 'access',
+        event: 'refused',
+        errorCode: refusal.code,
+        detail: `${refusal.path}: ${refusal.message}`,
+        ...(refusal.identity ? { identity: refusal.identity } : {}),
+        ...(op ? { operationId: op.id, kind: op.kind, assetId: op.assetId, bindingId: op.bindingId, epoch: op.epoch, result: 'Rejected' as const } : {}),
+      },
+      now,
+      this.config.logEntries,
+    );
+    this.store.markChanged();
+    await this.commit();
   }
 
   async getOperation(id: string): Promise<OperationRecord | undefined> {

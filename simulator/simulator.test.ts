@@ -18,8 +18,8 @@ import {
   type SubmitResult,
 } from '../server/provider';
 import { EXIT_CONFIG, EXIT_CRASH_FAULT } from './config';
-import { makeTempDir, randomToken, runSimulatorUntilExit, spawnSimulator, type SpawnedSimulator } from './spawn-simulator';
-import { stateFromDocument } from './state';
+import { ensureTestPki, makeTempDir, randomToken, runSimulatorUntilExit, simulatorTlsEnv, spawnSimulator, type SpawnedSimulator } from './spawn-simulator';
+import { STATE_SCHEMA_VERSION, stateFromDocument } from './state';
 
 const DIGEST_A = `sha256:${'a'.repeat(64)}`;
 const DIGEST_B = `sha256:${'b'.repeat(64)}`;
@@ -35,6 +35,11 @@ async function tempStateFile(): Promise<string> {
   return path.join(temp.dir, 'simulator', 'state.json');
 }
 
+/** TLS files for a simulator started by hand (a PKI of its own). */
+async function standaloneTlsEnv(): Promise<Record<string, string>> {
+  return simulatorTlsEnv(await ensureTestPki(path.join(path.dirname(await tempStateFile()), 'pki')));
+}
+
 async function start(options: Parameters<typeof spawnSimulator>[0]): Promise<SpawnedSimulator> {
   const simulator = await spawnSimulator(options);
   cleanups.push(() => simulator.kill('SIGKILL'));
@@ -43,8 +48,13 @@ async function start(options: Parameters<typeof spawnSimulator>[0]): Promise<Spa
 
 function clientsFor(simulator: SpawnedSimulator): { client: ProviderClient; admin: ProviderAdminClient } {
   return {
-    client: createHttpProviderClient({ baseUrl: simulator.baseUrl, token: simulator.token, timeoutMs: 5_000 }),
-    admin: createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken ?? '', timeoutMs: 5_000 }),
+    client: createHttpProviderClient({ baseUrl: simulator.baseUrl, tls: simulator.clientTls('worker'), timeoutMs: 5_000 }),
+    admin: createHttpProviderAdminClient({
+      baseUrl: simulator.adminUrl ?? 'https://127.0.0.1:1',
+      token: simulator.adminToken ?? '',
+      tls: { caFile: simulator.pki.caFile },
+      timeoutMs: 5_000,
+    }),
   };
 }
 
@@ -82,9 +92,9 @@ describe('simulator (shared instance, admin API on)', () => {
     expect(stats.writes).toBeGreaterThanOrEqual(1);
   });
 
-  it('answers health without a token', async () => {
-    const health = await createHttpProviderClient({ baseUrl: simulator.baseUrl, token: 'wrong' }).health();
-    expect(health).toMatchObject({ type: 'result', value: { status: 'ok', schemaVersion: 1 } });
+  it('answers health without a client certificate', async () => {
+    const health = await createHttpProviderClient({ baseUrl: simulator.baseUrl, tls: { caFile: simulator.pki.caFile } }).health();
+    expect(health).toMatchObject({ type: 'result', value: { status: 'ok', schemaVersion: STATE_SCHEMA_VERSION } });
   });
 
   it('replays an identical request and rejects a different request under the same id', async () => {
@@ -142,23 +152,22 @@ describe('simulator (shared instance, admin API on)', () => {
     expect(asset).toMatchObject({ epoch: 4, bindingId: 'b2', closedThroughEpoch: 3, installedImageDigest: DIGEST_B, effectCount: 3 });
   });
 
-  it('validates input with the field named, and requires the runtime token', async () => {
+  it('validates input with the field named, and requires a client certificate', async () => {
     const assetId = uniqueId('dev-valid');
     const bad = await client.submit({ id: uniqueId('op'), kind: 'install', assetId, bindingId: 'b1', epoch: 1, fencingToken: 1, imageDigest: 'sha256:xyz' });
     expect(bad).toMatchObject({ type: 'rejected', error: { status: 400, code: 'InvalidRequest', field: 'imageDigest' } });
-    const response = await fetch(`${simulator.baseUrl}/v1/operations`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${simulator.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id: uniqueId('op'), kind: 'power', assetId, bindingId: 'b1', epoch: 0, fencingToken: 1, power: 'on' }),
-    });
-    expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatchObject({ code: 'InvalidRequest', field: 'epoch' });
+    const zeroEpoch = await client.submit({ id: uniqueId('op'), kind: 'power', assetId, bindingId: 'b1', epoch: 0, fencingToken: 1, power: 'on' });
+    expect(zeroEpoch).toMatchObject({ type: 'rejected', error: { status: 400, code: 'InvalidRequest', field: 'epoch' } });
 
-    const anonymous = createHttpProviderClient({ baseUrl: simulator.baseUrl, token: 'not-the-token' });
-    expectRejected(await anonymous.getAsset(assetId), 'Unauthorized', 401);
-    // The admin token is not a runtime token either.
-    const adminAsRuntime = createHttpProviderClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken ?? '' });
-    expectRejected(await adminAsRuntime.getOperation('anything'), 'Unauthorized', 401);
+    // TLS without a client certificate: refused, whatever the bearer token (the admin one included).
+    const anonymous = createHttpProviderClient({ baseUrl: simulator.baseUrl, tls: { caFile: simulator.pki.caFile } });
+    expectRejected(await anonymous.getAsset(assetId), 'ClientCertificateRequired', 401);
+    const adminTokenAsRuntime = createHttpProviderAdminClient({
+      baseUrl: simulator.baseUrl,
+      token: simulator.adminToken ?? '',
+      tls: { caFile: simulator.pki.caFile },
+    });
+    expectRejected(await adminTokenAsRuntime.getFaults(), 'NotFound', 404);
     expectRejected(await client.getOperation(uniqueId('missing')), 'NotFound', 404);
   });
 
@@ -278,8 +287,8 @@ describe('simulator (shared instance, admin API on)', () => {
     expect(unwrap(await client.getAsset(assetId)).effectCount).toBe(1);
   });
 
-  it('never accepts the runtime token on the admin API', async () => {
-    const runtimeAsAdmin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.token });
+  it('serves the admin API on its own listener, where a workload certificate is no credential', async () => {
+    const runtimeAsAdmin = createHttpProviderAdminClient({ baseUrl: simulator.adminUrl ?? '', tls: simulator.clientTls('worker') });
     expectRejected(await runtimeAsAdmin.getFaults(), 'Unauthorized', 401);
     expectRejected(await runtimeAsAdmin.setFaults({ loseResponses: 1 }), 'Unauthorized', 401);
     expectRejected(await runtimeAsAdmin.listOperations(), 'Unauthorized', 401);
@@ -435,7 +444,7 @@ describe.concurrent('simulator durability and lifecycle', () => {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(path.dirname(corrupt), { recursive: true });
     await writeFile(corrupt, '{"schemaVersion":1,"assets":[');
-    const env = { SIMULATOR_PORT: '0', SIMULATOR_TOKEN: randomToken('runtime') };
+    const env = { SIMULATOR_PORT: '0', SIMULATOR_ADMIN_PORT: '0', ...(await standaloneTlsEnv()) };
     const [first, second] = await Promise.all([
       runSimulatorUntilExit({ ...env, SIMULATOR_STATE_FILE: corrupt }),
       (async () => {
@@ -452,27 +461,28 @@ describe.concurrent('simulator durability and lifecycle', () => {
 
     expect(second.code).toBe(EXIT_CONFIG);
     expect(second.output).toContain(second.future);
-    expect(second.output).toMatch(/unknown schemaVersion 99/);
+    expect(second.output).toMatch(new RegExp(`schemaVersion 99, newer than this simulator's ${STATE_SCHEMA_VERSION}`));
   });
 
-  it('refuses to start without a runtime token or with an invalid variable, naming it', async ({ expect }) => {
+  it('refuses to start without its TLS files or with an invalid variable, naming it', async ({ expect }) => {
     const stateFile = await tempStateFile();
     const [noToken, badPort] = await Promise.all([
       runSimulatorUntilExit({ SIMULATOR_STATE_FILE: stateFile }),
-      runSimulatorUntilExit({ SIMULATOR_STATE_FILE: stateFile, SIMULATOR_TOKEN: randomToken('runtime'), SIMULATOR_PORT: 'eighty' }),
+      runSimulatorUntilExit({ SIMULATOR_STATE_FILE: stateFile, ...(await standaloneTlsEnv()), SIMULATOR_PORT: 'eighty' }),
     ]);
     expect(noToken.code).toBe(EXIT_CONFIG);
-    expect(noToken.output).toMatch(/SIMULATOR_TOKEN is required/);
+    expect(noToken.output).toMatch(/SIMULATOR_TLS_CERT_FILE is required/);
     expect(badPort.code).toBe(EXIT_CONFIG);
     expect(badPort.output).toMatch(/SIMULATOR_PORT/);
   });
 
   it('keeps the admin API off (404) unless configured, and stops gracefully on SIGTERM', async ({ expect }) => {
     const withoutAdmin = await start({ stateFile: await tempStateFile() });
-    for (const token of [withoutAdmin.token, 'anything-at-all-here']) {
-      const response = await fetch(`${withoutAdmin.baseUrl}/admin/faults`, { headers: { authorization: `Bearer ${token}` } });
-      expect(response.status).toBe(404);
-      expect((await response.json()).error.code).toBe('NotFound');
+    expect(withoutAdmin.adminUrl).toBeNull();
+    expect(withoutAdmin.output()).toMatch(/"adminPort":null/);
+    for (const token of [undefined, 'anything-at-all-here']) {
+      const probe = createHttpProviderAdminClient({ baseUrl: withoutAdmin.baseUrl, token, tls: withoutAdmin.clientTls('worker') });
+      expectRejected(await probe.getFaults(), 'NotFound', 404);
     }
     // A graceful stop exits 0.
     expect(await withoutAdmin.kill('SIGTERM')).toEqual({ code: 0, signal: null });

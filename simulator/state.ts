@@ -1,9 +1,15 @@
 /**
- * The simulator's whole state and its versioned file format (`schemaVersion: 1`).
+ * The simulator's whole state and its versioned file format (`schemaVersion`, {@link STATE_SCHEMA_VERSION}).
  *
  * The file is the only durable record: `{ schemaVersion, savedAt, nextLogSeq, assets, operations, faults, log }`.
- * Loading refuses (with the file path in the message) anything that is not valid JSON, has an unknown
- * schemaVersion, or does not match the schema — the simulator never overwrites a file it cannot read.
+ * A file of an older version is migrated forward at start ({@link MIGRATIONS}, one step per version;
+ * the old file is kept next to it as `<file>.v<N>.bak` before the first write). Loading refuses (with
+ * the file path in the message) anything that is not valid JSON, is of a newer version than this
+ * simulator (the version named), or does not match the schema — the simulator never overwrites a
+ * file it cannot read.
+ *
+ * Versions: 1 — the original format; 2 — operations may carry `caller` (the SPIFFE ID that submitted
+ * them) and the log has `access` entries (refused runtime requests, with `identity`).
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -19,7 +25,33 @@ import {
   type OperationRecord,
 } from '../lib/provider-wire';
 
-export const STATE_SCHEMA_VERSION = 1;
+export const STATE_SCHEMA_VERSION = 2;
+
+/**
+ * Forward migrations: `MIGRATIONS[n]` turns a version-n document into a version-(n+1) one. Each is a
+ * pure function of the parsed JSON; the result is validated against the current schema afterwards.
+ */
+export const MIGRATIONS: Record<number, (document: Record<string, unknown>) => Record<string, unknown>> = {
+  // 1 → 2: new optional fields only (`caller`, `identity`, log type `access`); records of version 1 stay as they are.
+  1: (document) => ({ ...document, schemaVersion: 2 }),
+};
+
+/** Migrates a parsed document of version `from` to the current version; returns the versions it went through. */
+export function migrateDocument(filePath: string, document: Record<string, unknown>, from: number): { document: Record<string, unknown>; steps: number[] } {
+  let current = document;
+  const steps: number[] = [];
+  for (let version = from; version < STATE_SCHEMA_VERSION; version++) {
+    const step = MIGRATIONS[version];
+    if (!step)
+      throw new StateFileError(
+        filePath,
+        `state file ${filePath} has schemaVersion ${from}, which this simulator cannot migrate (no step from ${version}); refusing to start`,
+      );
+    current = step(current);
+    steps.push(version);
+  }
+  return { document: current, steps };
+}
 
 /**
  * An operation as stored. A Running operation carries `planned`: its result, decided (and made durable)
@@ -138,18 +170,29 @@ export function serializeState(state: SimulatorState, now: number): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Validates a parsed state document and builds the in-memory state; throws {@link StateFileError}. */
-export function stateFromDocument(filePath: string, document: unknown): SimulatorState {
-  const version = typeof document === 'object' && document !== null ? (document as { schemaVersion?: unknown }).schemaVersion : undefined;
+/**
+ * Validates a parsed state document (migrating an older version forward first) and builds the
+ * in-memory state; throws {@link StateFileError}. `migratedFrom` is set when a migration ran.
+ */
+export function stateFromDocument(filePath: string, input: unknown): SimulatorState & { migratedFrom?: number } {
+  const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
+  const version = isObject ? (input as { schemaVersion?: unknown }).schemaVersion : undefined;
   if (version === undefined) {
     throw new StateFileError(filePath, `state file ${filePath} is corrupt: no schemaVersion; refusing to start (move it aside or restore it)`);
   }
-  if (version !== STATE_SCHEMA_VERSION) {
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     throw new StateFileError(
       filePath,
       `state file ${filePath} has unknown schemaVersion ${JSON.stringify(version)} (this simulator reads schemaVersion ${STATE_SCHEMA_VERSION}); refusing to start`,
     );
   }
+  if (version > STATE_SCHEMA_VERSION) {
+    throw new StateFileError(
+      filePath,
+      `state file ${filePath} has schemaVersion ${version}, newer than this simulator's ${STATE_SCHEMA_VERSION} (written by a later version); refusing to start: run that version, or restore a backup of version ${STATE_SCHEMA_VERSION} or older`,
+    );
+  }
+  const document = version < STATE_SCHEMA_VERSION ? migrateDocument(filePath, input as Record<string, unknown>, version).document : input;
   const parsed = StateFileSchema.safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -186,11 +229,11 @@ export function stateFromDocument(filePath: string, document: unknown): Simulato
   state.faults = file.faults;
   state.log = file.log;
   state.nextLogSeq = file.nextLogSeq;
-  return state;
+  return version < STATE_SCHEMA_VERSION ? Object.assign(state, { migratedFrom: version }) : state;
 }
 
 /** Reads the state file; null when it does not exist yet. Throws {@link StateFileError} when it cannot be used. */
-export async function loadStateFile(filePath: string): Promise<SimulatorState | null> {
+export async function loadStateFile(filePath: string): Promise<(SimulatorState & { migratedFrom?: number }) | null> {
   let text: string;
   try {
     text = await readFile(filePath, 'utf8');

@@ -9,21 +9,21 @@ import { uniq } from './db';
 
 /**
  * The fleet's real parts for a test that drives machines end to end: the simulator process and a
- * worker process (bin/worker.ts) running the reconciler against this run's database.
+ * worker process (bin/worker.ts) running the reconciler against this run's database. Every
+ * provider operation takes `operationMs` (default 0: complete at submission).
  */
-export async function startFleet() {
+export async function startFleet(options: { operationMs?: number } = {}) {
   const tmp = await makeTempDir('meridian-fleet-');
   const simulator = await spawnSimulator({
     stateFile: path.join(tmp.dir, 'state.json'),
     adminToken: randomToken('admin'),
-    env: { SIMULATOR_OPERATION_MS: '0' },
+    env: { SIMULATOR_OPERATION_MS: String(options.operationMs ?? 0) },
   });
   const worker: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
     env: {
       ...process.env,
       DATABASE_URL: inject('databaseUrl'),
-      SIMULATOR_URL: simulator.baseUrl,
-      SIMULATOR_TOKEN: simulator.token,
+      ...simulator.clientEnv('worker'),
       WORKER_CONCURRENCY: '4',
       PROVIDER_TIMEOUT_MS: '1500',
       PROVIDER_RETRY_CAP_MS: '1000',
@@ -31,13 +31,14 @@ export async function startFleet() {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken! });
+  const admin = createHttpProviderAdminClient({ baseUrl: simulator.adminUrl!, token: simulator.adminToken!, tls: { caFile: simulator.pki.caFile } });
   const setFaults = async (patch: Parameters<typeof admin.setFaults>[0]) => {
     const outcome = await admin.setFaults(patch);
     if (outcome.type !== 'result') throw new Error(`the simulator refused the faults: ${JSON.stringify(outcome)}`);
   };
   return {
     simulator,
+    admin,
     /** The provider refuses every call (503) until resumed: nothing it does (an install, a cleanup) can complete meanwhile. */
     pauseProvider: () => setFaults({ unavailable: { mode: 'reject' } }),
     resumeProvider: () => setFaults({ unavailable: null }),

@@ -196,6 +196,7 @@ export const validInputs: Record<string, (w: World) => unknown> = {
     interfaces: [{ network: 'vpc', families: ['IPv4'] }],
   }),
   'fleet.machines.delete': (w) => ({ project: w.project, name: 'absent' }),
+  'fleet.machines.cancel': (w) => ({ project: w.project, name: 'absent', reason: 'wrong class' }),
   'fleet.queue.list': () => ({ limit: 5 }),
   'fleet.queue.approve': () => ({ id: id() }),
   'fleet.queue.approveMany': () => ({ ids: [id()] }),
@@ -208,4 +209,5 @@ export const validInputs: Record<string, (w: World) => unknown> = {
   'fleet.allocations.forceRelease': () => ({ machineId: id(), reason: 'stuck' }),
   'fleet.operations.list': () => ({ limit: 5 }),
   'fleet.operations.acknowledge': () => ({ id: 'op-absent', note: 'seen' }),
+  'fleet.operations.cancel': () => ({ id: 'op-absent', reason: 'wrong image' }),
 };

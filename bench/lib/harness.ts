@@ -325,10 +325,14 @@ export function fmtBatches(before: Map<string, BatchCounts>, after: Map<string, 
  * BENCH_PROFILE_DIR=dir writes its CPU profile there when it exits. The IPC channel ties the
  * worker's life to the bench's: it stops when the bench goes away.
  */
-export function startWorker(url: string, simulator: { baseUrl: string; token: string }, extraEnv: Record<string, string> = {}): ChildProcess {
+export function startWorker(
+  url: string,
+  simulator: { clientEnv(role: 'worker'): Record<string, string> },
+  extraEnv: Record<string, string> = {},
+): ChildProcess {
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   return spawn(process.execPath, [...profile, '--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
-    env: { ...process.env, DATABASE_URL: url, SIMULATOR_URL: simulator.baseUrl, SIMULATOR_TOKEN: simulator.token, LOG_LEVEL: 'warn', ...extraEnv },
+    env: { ...process.env, DATABASE_URL: url, ...simulator.clientEnv('worker'), LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
 }

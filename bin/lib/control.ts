@@ -9,22 +9,28 @@ import type { Env } from '../../lib/env-schema';
 export const CONTROL_CHANNEL = 'meridian_supervisor';
 
 /**
- * Where the simulator listens and the tokens for its runtime and admin APIs: from SIMULATOR_* when
- * set, otherwise generated once into `<dataDir>/simulator-tokens.json` (mode 0600) and reused.
+ * Where the simulator listens (runtime and admin ports) and the admin API's token: from SIMULATOR_*
+ * when set, otherwise generated once into `<dataDir>/simulator-tokens.json` (mode 0600) and reused.
+ * The runtime API takes no token: its callers present workload certificates (bin/lib/provider-pki.ts).
  */
-export async function simulatorSettings(dataDir: string, e: Pick<Env, 'SIMULATOR_PORT' | 'SIMULATOR_URL' | 'SIMULATOR_TOKEN' | 'SIMULATOR_ADMIN_TOKEN'>) {
+export async function simulatorSettings(
+  dataDir: string,
+  e: Pick<Env, 'SIMULATOR_PORT' | 'SIMULATOR_ADMIN_PORT' | 'SIMULATOR_URL' | 'SIMULATOR_ADMIN_URL' | 'SIMULATOR_ADMIN_TOKEN'>,
+) {
   const port = e.SIMULATOR_PORT;
+  const adminPort = e.SIMULATOR_ADMIN_PORT;
   const file = path.join(dataDir, 'simulator-tokens.json');
-  let stored: { token: string; adminToken: string } | undefined;
+  let stored: { adminToken: string } | undefined;
   if (existsSync(file)) stored = JSON.parse(await readFile(file, 'utf8'));
-  if (!stored) {
-    stored = { token: randomBytes(24).toString('base64url'), adminToken: randomBytes(24).toString('base64url') };
+  if (!stored?.adminToken) {
+    stored = { adminToken: randomBytes(24).toString('base64url') };
     await writeFile(file, JSON.stringify(stored), { mode: 0o600 });
   }
   return {
     port,
-    url: e.SIMULATOR_URL ?? `http://127.0.0.1:${port}`,
-    token: e.SIMULATOR_TOKEN ?? stored.token,
+    adminPort,
+    url: e.SIMULATOR_URL ?? `https://127.0.0.1:${port}`,
+    adminUrl: e.SIMULATOR_ADMIN_URL ?? `https://127.0.0.1:${adminPort}`,
     adminToken: e.SIMULATOR_ADMIN_TOKEN ?? stored.adminToken,
   };
 }

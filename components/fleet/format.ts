@@ -43,6 +43,8 @@ export type OperationRow = {
   updatedAt: string | Date;
   machine: string | null;
   project: string | null;
+  /** The SPIFFE ID the provider says drove the operation (null when it never accepted it: the refusal names the identity). */
+  caller?: string | null;
 };
 export type LastOperation = { id: string; kind: string; state: string; attempts: number; lastError: string | null; updatedAt?: string };
 

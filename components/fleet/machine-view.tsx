@@ -27,6 +27,7 @@ export function MachineView({ project, name, id }: { project: string; name: stri
   const canEdit = useCanEdit(project);
   const invalidate = useInvalidateFleet();
   const [confirmRelease, setConfirmRelease] = useState(false);
+  const [confirmCancel, setConfirmCancel] = useState(false);
   const exact = useExactStatusText();
   const live = useFleetLive({ project });
   const query = useQuery({ ...trpc.fleet.machines.get.queryOptions(machineInput(project, name, id)), refetchInterval: SAFETY_REFETCH_MS });
@@ -34,6 +35,15 @@ export function MachineView({ project, name, id }: { project: string; name: stri
     trpc.fleet.machines.delete.mutationOptions({
       onSuccess: () => {
         setConfirmRelease(false);
+        void invalidate();
+      },
+    }),
+  );
+
+  const cancel = useMutation(
+    trpc.fleet.machines.cancel.mutationOptions({
+      onSuccess: () => {
+        setConfirmCancel(false);
         void invalidate();
       },
     }),
@@ -56,6 +66,9 @@ export function MachineView({ project, name, id }: { project: string; name: stri
   // Tenants read the reason in plain words; the exact text stays in the timeline's details.
   const reason = exact ? m.phaseReason : plainReason(m.phaseReason);
   const canRelease = canEdit && m.phase !== 'Released' && !releaseRequested;
+  // A request on its way to Ready can be cancelled: exactly before the provider is asked to install, by a verified cleanup after.
+  const cancelExact = m.phase === 'Pending' || m.phase === 'AwaitingApproval' || m.phase === 'Allocating' || m.phase === 'Bound';
+  const canCancel = canEdit && !releaseRequested && (cancelExact || m.phase === 'Installing');
 
   return (
     <div className="space-y-6">
@@ -74,6 +87,11 @@ export function MachineView({ project, name, id }: { project: string; name: stri
             {m.phaseChangedAt && <span className="text-xs text-slate-400"> · since {formatTime(toDate(m.phaseChangedAt))}</span>}
           </p>
         </div>
+        {canCancel && (
+          <Button variant="secondary" onClick={() => setConfirmCancel(true)}>
+            Cancel request
+          </Button>
+        )}
         {canRelease && (
           <Button variant="secondary" className="text-red-700!" onClick={() => setConfirmRelease(true)}>
             {m.phase === 'Pending' || m.phase === 'AwaitingApproval' ? 'Withdraw request' : 'Release'}
@@ -109,6 +127,29 @@ export function MachineView({ project, name, id }: { project: string; name: stri
       <Card title="Timeline">
         <MachineTimeline entries={timeline} />
       </Card>
+
+      {confirmCancel && (
+        <ConfirmDialog
+          title={`Cancel machine ${m.name}?`}
+          confirmLabel="Cancel request"
+          pending={cancel.isPending}
+          error={cancel.error ? errorMessage(cancel.error) : null}
+          onCancel={() => {
+            setConfirmCancel(false);
+            cancel.reset();
+          }}
+          onConfirm={() => cancel.mutate({ project, name: m.name })}
+        >
+          {cancelExact ? (
+            <p>Nothing has been asked of the provider yet: the request ends at once and its addresses and quota are returned.</p>
+          ) : (
+            <p>
+              The install is under way: it is undone by a cleanup the provider must verify, then the device, addresses and quota are returned. If the install
+              completes first, the machine stays Ready and the cancel is refused.
+            </p>
+          )}
+        </ConfirmDialog>
+      )}
 
       {confirmRelease && (
         <ConfirmDialog

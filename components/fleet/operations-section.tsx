@@ -15,6 +15,15 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
   const trpc = useTRPC();
   const invalidate = useInvalidateFleet();
   const [acknowledging, setAcknowledging] = useState<OperationRow | null>(null);
+  const [cancelling, setCancelling] = useState<OperationRow | null>(null);
+  const cancel = useMutation(
+    trpc.fleet.operations.cancel.mutationOptions({
+      onSuccess: () => {
+        setCancelling(null);
+        void invalidate();
+      },
+    }),
+  );
   const acknowledge = useMutation(
     trpc.fleet.operations.acknowledge.mutationOptions({
       onSuccess: () => {
@@ -48,7 +57,7 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
           <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Provider operations">
             <thead className="bg-slate-50">
               <tr>
-                {['Operation', 'State', 'Retries', 'Last error', 'Device', 'Machine', 'Epoch / fence', 'Updated', ''].map((h, i) => (
+                {['Operation', 'State', 'Retries', 'Last error', 'Device', 'Machine', 'Driven by', 'Epoch / fence', 'Updated', ''].map((h, i) => (
                   <th key={i} scope="col" className="px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
                     {h || <span className="sr-only">Actions</span>}
                   </th>
@@ -75,6 +84,9 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
                     <code className="font-mono text-xs">{o.deviceRef}</code>
                   </td>
                   <td className="px-3 py-2 text-xs text-slate-700">{o.machine ? `${o.project}/${o.machine}` : '—'}</td>
+                  <td className="px-3 py-2 font-mono text-xs text-slate-600" title={o.caller ?? undefined}>
+                    {o.caller ? o.caller.replace(/^spiffe:\/\/[^/]+\/meridian\//, '') : '—'}
+                  </td>
                   <td className="px-3 py-2 font-mono text-xs tabular-nums text-slate-600">
                     {String(o.epoch)} / {String(o.fencingToken)}
                   </td>
@@ -82,6 +94,11 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
                     {ago(o.updatedAt, now)}
                   </td>
                   <td className="whitespace-nowrap px-3 py-1.5 text-right">
+                    {o.kind !== 'cleanup' && o.machine && (o.state === 'Admitted' || o.state === 'Submitted' || o.state === 'Unknown') && (
+                      <Button variant="secondary" className="mr-1.5 px-2 py-1 text-xs" aria-label={`Cancel ${o.id}`} onClick={() => setCancelling(o)}>
+                        Cancel
+                      </Button>
+                    )}
                     <Button variant="secondary" className="px-2 py-1 text-xs" aria-label={`Acknowledge ${o.id}`} onClick={() => setAcknowledging(o)}>
                       Acknowledge
                     </Button>
@@ -91,6 +108,26 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
             </tbody>
           </table>
         </div>
+      )}
+      {cancelling && (
+        <ReasonDialog
+          title={`Cancel ${cancelling.kind} on ${cancelling.deviceRef}?`}
+          confirmLabel="Cancel operation"
+          fieldLabel="Reason"
+          placeholder="e.g. wrong image requested (ticket OPS-1234)"
+          pending={cancel.isPending}
+          error={cancel.error ? errorMessage(cancel.error) : null}
+          onCancel={() => {
+            setCancelling(null);
+            cancel.reset();
+          }}
+          onConfirm={(reason) => cancel.mutate({ id: cancelling.id, reason })}
+        >
+          <p>
+            The machine {cancelling.project}/{cancelling.machine} is cancelled with it: the provider may have started, so the device is cleaned and the cleanup
+            verified before it returns to the pool. Your reason is recorded in the audit log.
+          </p>
+        </ReasonDialog>
       )}
       {acknowledging && (
         <ReasonDialog

@@ -56,7 +56,7 @@ export function OperationsTable({ enabled }: { enabled: boolean }) {
       ) : data && data.items.length === 0 ? (
         <EmptyState title="No operations match">Install, power and cleanup operations submitted by the control plane (or a test) appear here.</EmptyState>
       ) : (
-        <Table head={['Operation', 'Kind', 'Asset', 'Epoch · token', 'Binding', 'State', 'Detail', 'Submitted', 'Completed']}>
+        <Table head={['Operation', 'Kind', 'Asset', 'Epoch · token', 'Binding', 'State', 'Detail', 'Driven by', 'Submitted', 'Completed']}>
           {data?.items.map((op) => (
             <tr key={op.id}>
               <Td>
@@ -88,6 +88,15 @@ export function OperationsTable({ enabled }: { enabled: boolean }) {
                   `power ${op.power}`
                 ) : (
                   'wipe, close epoch'
+                )}
+              </Td>
+              <Td className="text-xs">
+                {op.caller ? (
+                  <code className="font-mono" title={op.caller} data-testid="operation-caller">
+                    {op.caller.replace(/^spiffe:\/\/[^/]+\/meridian\//, '')}
+                  </code>
+                ) : (
+                  '—'
                 )}
               </Td>
               <Td className="whitespace-nowrap text-xs">{formatTime(op.submittedAt)}</Td>

@@ -54,7 +54,7 @@ export function SimulatorView() {
     // The page says so before rendering this view; this covers a server whose configuration differs from the page's.
     return (
       <Alert tone="amber" testId="simulator-not-configured">
-        This web server has no admin access to the simulator (SIMULATOR_URL and SIMULATOR_ADMIN_TOKEN are not set).
+        This web server has no admin access to the simulator (SIMULATOR_ADMIN_URL and SIMULATOR_ADMIN_TOKEN are not set).
       </Alert>
     );
   }

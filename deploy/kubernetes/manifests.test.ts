@@ -185,7 +185,7 @@ describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kusto
     expect(labelled.map((o) => o.metadata.name).sort()).toEqual(['meridian-migrate', 'meridian-web', 'meridian-worker']);
   });
 
-  it('test environment: the simulator as a StatefulSet with its volume, reachable from web and worker only', async () => {
+  it('test environment: the simulator as a StatefulSet with its volume, reachable from web and worker only, over mutual TLS with cert-manager identities', async () => {
     const objects = await render('meridian/overlays/test-environment');
     const sim = find(objects, 'StatefulSet', 'meridian-simulator');
     expect(sim.spec.volumeClaimTemplates[0].metadata.name).toBe(container(sim).volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/data').name);
@@ -195,8 +195,34 @@ describe.skipIf(skip !== undefined)(`deploy/kubernetes rendered by kubectl kusto
       'meridian-worker',
     ]);
     expect(container(find(objects, 'Deployment', 'meridian-worker')).env.find((e: { name: string }) => e.name === 'SIMULATOR_URL').value).toBe(
-      'http://meridian-simulator:4100',
+      'https://meridian-simulator:4100',
     );
+    // No bearer token on the runtime API: web and worker present SPIFFE workload certificates, the simulator its serving one.
+    const envOf = (o: K8sObject) => new Map<string, any>(container(o).env.map((e: { name: string }) => [e.name, e]));
+    for (const o of objects.filter((x) => x.spec?.template?.spec?.containers)) expect(envOf(o).has('SIMULATOR_TOKEN'), o.metadata.name).toBe(false);
+    /** The Secret mounted at the directory of `file`, and the Certificate that cert-manager renews into it. */
+    const certificateBehind = (o: K8sObject, file: string) => {
+      const mount = container(o).volumeMounts.find((m: { mountPath: string }) => file.startsWith(`${m.mountPath}/`));
+      expect(mount, `${o.metadata.name} mounts ${file}`).toBeDefined();
+      const volume = o.spec.template.spec.volumes.find((v: { name: string }) => v.name === mount.name);
+      const certificate = objects.find((x) => x.kind === 'Certificate' && x.spec.secretName === volume.secret.secretName);
+      expect(certificate, `a Certificate for Secret ${volume.secret.secretName}`).toBeDefined();
+      return certificate!;
+    };
+    for (const role of ['web', 'worker']) {
+      const deployment = find(objects, 'Deployment', `meridian-${role}`);
+      const env = envOf(deployment);
+      for (const name of ['PROVIDER_TLS_CERT_FILE', 'PROVIDER_TLS_KEY_FILE', 'PROVIDER_TLS_CA_FILE'])
+        expect(env.get(name)?.value, `${role} ${name}`).toMatch(/^\//);
+      const certificate = certificateBehind(deployment, env.get('PROVIDER_TLS_CERT_FILE').value);
+      expect(certificate.spec.uris).toEqual([`spiffe://meridian.local/meridian/local/${role}`]);
+      expect(certificate.spec.usages).toEqual(['client auth']);
+    }
+    const simEnv = envOf(sim);
+    for (const name of ['SIMULATOR_TLS_CERT_FILE', 'SIMULATOR_TLS_KEY_FILE', 'SIMULATOR_CLIENT_CA_FILE']) expect(simEnv.get(name)?.value, name).toMatch(/^\//);
+    expect(certificateBehind(sim, simEnv.get('SIMULATOR_TLS_CERT_FILE').value).spec.dnsNames).toContain('meridian-simulator');
+    expect(container(sim).readinessProbe.httpGet.scheme).toBe('HTTPS');
+    expect(envOf(find(objects, 'Deployment', 'meridian-web')).get('SIMULATOR_ADMIN_URL').value).toBe('https://meridian-simulator:4101');
   });
 
   it('aggregated: one APIService per group-version Meridian serves, to the HTTPS listener, with its CA injected; the RBAC an extension API server needs', async () => {

@@ -3,6 +3,7 @@
  * (bin/worker.ts) running the reconciler — killed with SIGKILL where the test says so.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -10,8 +11,10 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { systemActor } from '@/server/audit/events';
 import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/server/provider';
-import { makeTempDir, randomToken, spawnSimulator, type SpawnedSimulator } from '@/simulator/spawn-simulator';
+import { makeTempDir, randomToken, spawnSimulator, TEST_SITE, TEST_TRUST_DOMAIN, type SpawnedSimulator } from '@/simulator/spawn-simulator';
+import { query } from '@/db/query';
 import { testDb, uniq } from '@/test/db';
+import { z } from 'zod';
 import { makeProject, makeUser } from '@/test/fixtures';
 import { createNetwork } from '@/server/ipam/networks';
 import { approveMachine, deleteMachine, getMachine, listMachines, machineTimeline, requestMachine, wakeMachine } from './machines';
@@ -29,8 +32,7 @@ function startWorker(): ChildProcess {
     env: {
       ...process.env,
       DATABASE_URL: inject('databaseUrl'),
-      SIMULATOR_URL: simulator.baseUrl,
-      SIMULATOR_TOKEN: simulator.token,
+      ...simulator.clientEnv('worker'),
       WORKER_CONCURRENCY: '8',
       PROVIDER_TIMEOUT_MS: '1500',
       PROVIDER_RETRY_CAP_MS: '2000',
@@ -45,8 +47,24 @@ function startWorker(): ChildProcess {
 beforeAll(async () => {
   const tmp = await makeTempDir('meridian-fleet-test-');
   removeDir = tmp.remove;
-  simulator = await spawnSimulator({ stateFile: path.join(tmp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: '0' } });
-  admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken! });
+  // Target-level authorization: this site's workloads may act on every asset but those of site `elsewhere`.
+  const policyFile = path.join(tmp.dir, 'policy.json');
+  await writeFile(
+    policyFile,
+    JSON.stringify({
+      pools: [
+        { name: 'elsewhere', site: 'elsewhere', assets: ['dev-*-elsewhere-*'] },
+        { name: 'test', site: TEST_SITE, assets: ['*'] },
+      ],
+      grants: [{ identity: `spiffe://${TEST_TRUST_DOMAIN}/meridian/${TEST_SITE}/*`, sites: [TEST_SITE], pools: ['*'], kinds: ['install', 'power', 'cleanup'] }],
+    }),
+  );
+  simulator = await spawnSimulator({
+    stateFile: path.join(tmp.dir, 'state.json'),
+    adminToken: randomToken('admin'),
+    env: { SIMULATOR_OPERATION_MS: '0', SIMULATOR_POLICY_FILE: policyFile },
+  });
+  admin = createHttpProviderAdminClient({ baseUrl: simulator.adminUrl!, token: simulator.adminToken!, tls: { caFile: simulator.pki.caFile } });
   startWorker();
 }, 60_000);
 
@@ -57,7 +75,7 @@ afterAll(async () => {
 });
 
 /** A private corner of the fleet for one test: its own location, class, profile and `capacity` machines. */
-async function makeFleet(capacity: number, options: { requiresApproval?: boolean } = {}) {
+async function makeFleet(capacity: number, options: { requiresApproval?: boolean; site?: string } = {}) {
   const { db } = testDb();
   const tag = uniq('f');
   const [loc] = await db.insert(locations).values({ name: tag, displayName: tag }).returning({ id: locations.id });
@@ -70,7 +88,7 @@ async function makeFleet(capacity: number, options: { requiresApproval?: boolean
   await db.insert(machineProfiles).values({ name: `${tag}-os`, imageRef: `example/os@${digest}`, imageDigest: digest });
   const devices: string[] = [];
   for (let i = 0; i < capacity; i++) {
-    const deviceRef = `dev-${tag}-${i}`;
+    const deviceRef = options.site ? `dev-${tag}-${options.site}-${i}` : `dev-${tag}-${i}`;
     devices.push(deviceRef);
     await db.insert(machineCapacity).values({ deviceRef, classId: cls.id, locationId: loc.id });
   }
@@ -99,6 +117,34 @@ async function effects(deviceRef: string, kind: 'install' | 'cleanup') {
 }
 
 describe('fleet lifecycle', () => {
+  test('operations carry the identity that drove them; a target the provider does not authorize fails the machine at once with the reason', async () => {
+    const ok = await makeFleet(1);
+    await requestMachine(ok.db, ok.project.id, { ...ok.spec, name: 'mine' }, actor);
+    await waitPhase(ok.project.id, 'mine', 'Ready');
+    const [driven] = await query(
+      ok.db,
+      sql`select result->>'caller' as caller from provider_operations where device_ref = ${ok.devices[0]} and kind = 'install'`,
+      z.object({ caller: z.string().nullable() }),
+    );
+    expect(driven.caller).toBe(`spiffe://${TEST_TRUST_DOMAIN}/meridian/${TEST_SITE}/worker`);
+
+    const f = await makeFleet(1, { site: 'elsewhere' });
+    await requestMachine(f.db, f.project.id, { ...f.spec, name: 'theirs' }, actor);
+    await waitPhase(f.project.id, 'theirs', 'Failed');
+    const failed = await getMachine(f.db, f.project.id, 'theirs');
+    expect(failed.phaseReason).toMatch(
+      /install failed: TargetNotAuthorized: identity spiffe:\/\/meridian\.test\/meridian\/test\/worker may not install asset dev-.*-elsewhere-0 \(site elsewhere/,
+    );
+    // One operation, failed with the reason, never retried; the provider never applied anything.
+    const ops = await query(
+      f.db,
+      sql`select kind, state, attempts, last_error as "lastError" from provider_operations where device_ref = ${f.devices[0]}`,
+      z.object({ kind: z.string(), state: z.string(), attempts: z.number(), lastError: z.string().nullable() }),
+    );
+    expect(ops).toEqual([{ kind: 'install', state: 'Failed', attempts: 0, lastError: expect.stringMatching(/^TargetNotAuthorized: /) }]);
+    expect(await admin.getAsset(f.devices[0])).toMatchObject({ type: 'rejected', error: { code: 'NotFound' } });
+  });
+
   test('request → approve → Ready → release → capacity verified and Available again', async () => {
     const f = await makeFleet(1, { requiresApproval: true });
     const m = await requestMachine(f.db, f.project.id, { ...f.spec, name: 'web-1' }, actor);

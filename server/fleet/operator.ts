@@ -116,7 +116,7 @@ const needsAttention = sql`
 export async function troubledOperations(db: DbOrTx, input: { limit: number }) {
   return (await db.execute(sql`
     select o.id, o.kind, o.state, o.attempts, o.last_error as "lastError", o.epoch, o.fencing_token as "fencingToken", o.device_ref as "deviceRef",
-           o.updated_at as "updatedAt", m.name as machine, p.slug as project
+           o.updated_at as "updatedAt", m.name as machine, p.slug as project, o.result->>'caller' as caller
     from provider_operations o left join machines m on m.id = o.machine_id left join projects p on p.id = m.project_id
     where ${needsAttention} order by o.updated_at desc limit ${input.limit}`)) as unknown as Record<string, unknown>[];
 }

@@ -23,6 +23,10 @@ import { notifyMachine } from './changes';
  *                     │
  *                     ▼
  *                 Released (terminal; the capacity is Available again or Quarantined)
+ *
+ * A cancel before the provider was asked for anything (Pending … Bound) ends Released at once with
+ * the capacity returned (exact); past it (Installing) through Releasing (compensated): see
+ * server/fleet/cancellation.ts.
  */
 export const machinePhases = ['Pending', 'AwaitingApproval', 'Allocating', 'Bound', 'Installing', 'Ready', 'Releasing', 'Released', 'Failed'] as const;
 export type MachinePhase = (typeof machinePhases)[number];
@@ -30,8 +34,8 @@ export type MachinePhase = (typeof machinePhases)[number];
 export const transitions: Record<MachinePhase, readonly MachinePhase[]> = {
   Pending: ['AwaitingApproval', 'Allocating', 'Released', 'Failed'],
   AwaitingApproval: ['Pending', 'Released', 'Failed'],
-  Allocating: ['Bound', 'Pending', 'Failed', 'Releasing'],
-  Bound: ['Installing', 'Releasing', 'Failed'],
+  Allocating: ['Bound', 'Pending', 'Failed', 'Releasing', 'Released'],
+  Bound: ['Installing', 'Releasing', 'Failed', 'Released'],
   Installing: ['Ready', 'Failed', 'Releasing', 'Installing'],
   Ready: ['Installing', 'Releasing', 'Failed'],
   Releasing: ['Released'],

@@ -10,21 +10,26 @@ import type { DbOrTx } from '@/db/client';
 import { machineCapacity, providerOperations } from '@/db/schema/fleet';
 import { env } from '@/server/env';
 import { incrementCounter } from '@/server/observability/metrics';
-import type { CallOutcome, OperationRecord, OperationRequest, ProviderClient, SubmitResult } from '@/server/provider';
+import { z } from 'zod';
+import { query } from '@/db/query';
+import { OperationKindSchema, OperationRecordSchema, OperationRequestSchema } from '@/lib/provider-wire';
+import type { CallOutcome, OperationRecord, ProviderClient, SubmitResult } from '@/server/provider';
 import { resolveSubmission } from '@/server/provider/resolve';
 import { notifyOperation } from './changes';
 
 export type OperationKind = 'install' | 'power' | 'cleanup';
 
-export interface OperationRow {
-  id: string;
-  kind: OperationKind;
-  state: 'Admitted' | 'Submitted' | 'Succeeded' | 'Failed' | 'Unknown';
-  attempts: number;
-  request: OperationRequest;
-  lastError: string | null;
-  result: OperationRecord | null;
-}
+/** Our record of a provider operation, as the statements below return it (raw rows are parsed with it). */
+const OperationRowSchema = z.object({
+  id: z.string(),
+  kind: OperationKindSchema,
+  state: z.enum(['Admitted', 'Submitted', 'Succeeded', 'Failed', 'Unknown']),
+  attempts: z.number(),
+  request: OperationRequestSchema,
+  lastError: z.string().nullable(),
+  result: OperationRecordSchema.nullable(),
+});
+export type OperationRow = z.infer<typeof OperationRowSchema>;
 
 /**
  * Records an operation before it is sent (idempotent: an existing record with the id is returned).
@@ -53,7 +58,9 @@ export async function admitOperation(
     ...(input.kind === 'install' ? { imageDigest: input.extra?.imageDigest } : {}),
     ...(input.kind === 'power' ? { power: input.extra?.power ?? 'on' } : {}),
   };
-  const [admitted] = (await tx.execute(sql`
+  const [admitted] = await query(
+    tx,
+    sql`
     with seq as (
       update ${machineCapacity} set fencing_seq = fencing_seq + 1
       where id = ${input.capacityId} and not exists (select 1 from ${providerOperations} where id = ${input.id})
@@ -64,13 +71,10 @@ export async function admitOperation(
            ${JSON.stringify(request)}::jsonb || jsonb_build_object('fencingToken', seq.fencing_seq)
     from seq
     on conflict do nothing
-    returning id, kind, state, attempts, request, last_error as "lastError", result, ${notifyOperation} as notified`)) as unknown as (OperationRow & {
-    notified: unknown;
-  })[];
-  if (admitted) {
-    const { notified: _, ...row } = admitted;
-    return row;
-  }
+    returning id, kind, state, attempts, request, last_error as "lastError", result, ${notifyOperation} as notified`,
+    OperationRowSchema,
+  );
+  if (admitted) return admitted;
   return (await getOperationRow(tx, input.id))!;
 }
 

@@ -4,13 +4,16 @@
  * concurrently with itself (row locks and conditional transitions), and after a crash at any point.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db, DbOrTx, Tx } from '@/db/client';
+import { query } from '@/db/query';
 import { installations, machineAllocations, machineCapacity, machineProfiles, machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, systemActor } from '@/server/audit/events';
 import { deleteClaim } from '@/server/ipam/claims';
 import { enqueueJob } from '@/server/jobs/enqueue';
 import type { ProviderClient } from '@/server/provider';
 import { releaseMachine } from '@/server/quota/admission';
+import { cancelRequested } from './cancellation';
 import { evidenceMaxAgeSeconds, locationUsability } from './catalogue';
 import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
 import { wakeMachine } from './machines';
@@ -91,15 +94,18 @@ export async function reconcileMachine(db: Db, provider: ProviderClient, machine
   if (!m) return { type: 'done' };
   switch (m.phase) {
     case 'Pending':
-      return m.deletionRequested ? finishRelease(db, m, 'Pending', 'deleted before it was bound') : allocate(db, m);
+      if (!m.deletionRequested) return allocate(db, m);
+      return (await cancelRequested(db, m.id)) ? cancelExact(db, m, 'Pending') : finishRelease(db, m, 'Pending', 'deleted before it was bound');
     case 'AwaitingApproval':
-      return m.deletionRequested
-        ? finishRelease(db, m, 'AwaitingApproval', 'rejected or deleted while awaiting approval')
-        : { type: 'waitFor', event: 'approval' };
+      if (!m.deletionRequested) return { type: 'waitFor', event: 'approval' };
+      return (await cancelRequested(db, m.id))
+        ? cancelExact(db, m, 'AwaitingApproval')
+        : finishRelease(db, m, 'AwaitingApproval', 'rejected or deleted while awaiting approval');
     case 'Allocating':
+      if (m.deletionRequested && (await cancelRequested(db, m.id))) return cancelExact(db, m, 'Allocating');
       return commitAllocation(db, m);
     case 'Bound':
-      if (m.deletionRequested) return startRelease(db, m, 'Bound');
+      if (m.deletionRequested) return (await cancelRequested(db, m.id)) ? cancelExact(db, m, 'Bound') : startRelease(db, m, 'Bound');
       return startInstall(db, m, 'Bound');
     case 'Installing':
       if (m.deletionRequested) return startRelease(db, m, 'Installing');
@@ -138,7 +144,9 @@ async function lockCapacityPool(tx: DbOrTx, classId: string, locationId: string,
  * indexes on live allocations make a double binding impossible regardless.
  */
 async function bindCapacity(tx: DbOrTx, m: MachineState) {
-  const [bound] = (await tx.execute(sql`
+  const [bound] = await query(
+    tx,
+    sql`
     with picked as (
       select id from ${machineCapacity}
       where class_id = ${m.classId} and location_id = ${m.locationId} and state = 'Available' and health = 'Healthy' and available
@@ -153,12 +161,20 @@ async function bindCapacity(tx: DbOrTx, m: MachineState) {
       select ${m.id}, capacity.id, capacity.asset_epoch, 'Preparing' from capacity
       returning ${machineAllocations.id}, ${notifyAllocation} as notified
     )
-    select capacity.device_ref as "deviceRef" from capacity, allocation`)) as unknown as { deviceRef: string }[];
+    select capacity.device_ref as "deviceRef" from capacity, allocation`,
+    z.object({ deviceRef: z.string() }),
+  );
   return bound;
 }
 
-/** Rolls back a step whose machine another run of the reconciler has already moved on. */
+/** Rolls back a step whose machine another run of the reconciler (or a cancel) has already moved on. */
 class Superseded extends Error {}
+
+/** A superseded step is rolled back and the machine read afresh. */
+function continueWhenSuperseded(e: unknown): StepResult {
+  if (e instanceof Superseded) return { type: 'continue' };
+  throw e;
+}
 
 /**
  * Binds the machine to capacity of its class and location (the location must be usable: fail
@@ -209,32 +225,52 @@ async function commitAllocation(db: Db, m: MachineState): Promise<StepResult> {
 
 async function startInstall(db: Db, m: MachineState, from: MachinePhase): Promise<StepResult> {
   if (!m.allocation) return { type: 'failed', reason: 'no allocation' };
-  return db.transaction(async (tx) => {
-    const [previous] = await tx
-      .select({ id: installations.id, count: sql<number>`count(*) over ()` })
-      .from(installations)
-      .where(eq(installations.allocationId, m.allocation!.id))
-      .orderBy(sql`${installations.createdAt} desc`)
-      .limit(1);
-    const attempt = previous ? Number(previous.count) + 1 : 1;
-    const opId = `install-${m.allocation!.id}-${attempt}`;
-    await admitOperation(tx, {
-      id: opId,
-      kind: 'install',
-      machineId: m.id,
-      capacityId: m.allocation!.capacityId,
-      deviceRef: m.allocation!.deviceRef,
-      bindingId: m.allocation!.id,
-      epoch: m.allocation!.epoch,
-      extra: { imageDigest: m.imageDigest },
-    });
-    await tx
-      .insert(installations)
-      .values({ machineId: m.id, allocationId: m.allocation!.id, imageDigest: m.imageDigest, predecessorId: previous?.id ?? null, operationId: opId });
-    await transitionMachine(tx, m, from, 'Installing', `installing ${m.imageDigest.slice(0, 19)}… (${opId})`, actor);
-    return { type: 'continue' } as StepResult;
-  });
+  return db
+    .transaction(async (tx) => {
+      // The cancellation boundary of an install (server/fleet/cancellation.ts): under the machine's row
+      // lock, which a cancel takes too, so a cancel either lands before it (exact) or sees Installing.
+      const [locked] = await tx.select({ deletion: machines.deletionRequestedAt }).from(machines).where(eq(machines.id, m.id)).for('update');
+      if (!locked || locked.deletion !== null) throw new Superseded();
+      const [previous] = await tx
+        .select({ id: installations.id, count: sql<number>`count(*) over ()` })
+        .from(installations)
+        .where(eq(installations.allocationId, m.allocation!.id))
+        .orderBy(sql`${installations.createdAt} desc`)
+        .limit(1);
+      const attempt = previous ? Number(previous.count) + 1 : 1;
+      const opId = `install-${m.allocation!.id}-${attempt}`;
+      await admitOperation(tx, {
+        id: opId,
+        kind: 'install',
+        machineId: m.id,
+        capacityId: m.allocation!.capacityId,
+        deviceRef: m.allocation!.deviceRef,
+        bindingId: m.allocation!.id,
+        epoch: m.allocation!.epoch,
+        extra: { imageDigest: m.imageDigest },
+      });
+      await tx
+        .insert(installations)
+        .values({ machineId: m.id, allocationId: m.allocation!.id, imageDigest: m.imageDigest, predecessorId: previous?.id ?? null, operationId: opId });
+      if (!(await transitionMachine(tx, m, from, 'Installing', `installing ${m.imageDigest.slice(0, 19)}… (${opId})`, actor))) throw new Superseded();
+      return { type: 'continue' } as StepResult;
+    })
+    .catch(continueWhenSuperseded);
 }
+
+/**
+ * Install failures another attempt cannot change: fenced (the binding moved on), or refused by the
+ * provider's identity and authorization checks — the machine fails with the reason at once instead
+ * of retrying a request the provider will refuse again.
+ */
+const FINAL_INSTALL_FAILURES = new Set([
+  'StaleEpoch',
+  'StaleFencingToken',
+  'TargetNotAuthorized',
+  'UntrustedIdentity',
+  'ClientCertificateRejected',
+  'ClientCertificateRequired',
+]);
 
 async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): Promise<StepResult> {
   // The latest installation with its operation, in one query.
@@ -263,16 +299,21 @@ async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): 
   const call = await callOperation(provider, op);
   const outcome = call.result;
   if (outcome.status === 'succeeded') {
-    // The operation's success, the installation and Ready commit together.
-    await db.transaction(async (tx) => {
+    // The operation's success, the installation and Ready commit together — unless a cancel took the
+    // machine's row lock first: then the install's effect is compensated by the release that follows
+    // (a cancel after this commit finds the machine Ready and is refused: one outcome either way).
+    return db.transaction(async (tx): Promise<StepResult> => {
+      const [locked] = await tx.select({ deletion: machines.deletionRequestedAt }).from(machines).where(eq(machines.id, m.id)).for('update');
+      const cancelled = locked?.deletion != null && (await cancelRequested(tx, m.id));
       await recordOperation(tx, op, call);
       await tx
         .update(installations)
         .set({ status: 'Succeeded', completedAt: sql`now()` })
         .where(eq(installations.id, inst.id));
+      if (cancelled) return { type: 'continue' };
       await transitionMachine(tx, m, 'Installing', 'Ready', `installed ${m.imageDigest.slice(0, 19)}…`, actor);
+      return { type: 'done' };
     });
-    return { type: 'done' };
   }
   await recordOperation(db, op, call);
   if (outcome.status === 'running') {
@@ -283,12 +324,12 @@ async function driveInstall(db: Db, provider: ProviderClient, m: MachineState): 
     await setPhaseReason(db, m.id, `install outcome unknown (${outcome.reason}); resolving by lookup, attempt ${outcome.attempts}`);
     return { type: 'retryAfter', ms: backoffMs(outcome.attempts), reason: outcome.reason };
   }
-  const [{ n }] = (await db.execute(sql`select count(*)::int as n from installations where allocation_id = ${m.allocation!.id}`)) as unknown as { n: number }[];
+  const [{ n }] = await query(db, sql`select count(*)::int as n from installations where allocation_id = ${m.allocation!.id}`, z.object({ n: z.number() }));
   await db
     .update(installations)
     .set({ status: 'Failed', completedAt: sql`now()` })
     .where(eq(installations.id, inst.id));
-  if (n < MAX_INSTALL_ATTEMPTS && outcome.code !== 'StaleEpoch' && outcome.code !== 'StaleFencingToken') {
+  if (n < MAX_INSTALL_ATTEMPTS && !FINAL_INSTALL_FAILURES.has(outcome.code)) {
     await db.transaction(async (tx) => {
       await recordEvent(tx, {
         actor,
@@ -402,8 +443,20 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
   const allocation = m.allocation;
   // The cleanup's outcome, the capacity's return (or quarantine), the wake-up of a waiter and the
   // machine's Released phase commit together.
-  const reason = verified ? 'released; capacity verified clean' : `released; capacity quarantined (${why})`;
+  const cancelled = await cancelRequested(db, m.id);
+  const released = verified ? 'released; capacity verified clean' : `released; capacity quarantined (${why})`;
+  const reason = cancelled ? `cancelled (compensated): ${released}` : released;
   return finishRelease(db, m, 'Releasing', reason, async (tx) => {
+    if (cancelled)
+      await recordEvent(tx, {
+        actor,
+        projectId: m.projectId,
+        action: 'machine.cancel.compensated',
+        objectType: 'machine',
+        objectId: m.id,
+        objectName: m.name,
+        reason,
+      });
     if (outcome.status === 'succeeded') await recordOperation(tx, op, call);
     await tx
       .update(machineAllocations)
@@ -433,29 +486,57 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
  * (and with `prelude`'s writes, run first in it).
  */
 async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason: string, prelude?: (tx: Tx) => Promise<void>): Promise<StepResult> {
-  await db.transaction(async (tx) => {
-    await prelude?.(tx);
-    // Lock order shared with claim creates and machine requests (no deadlock): the claims, their
-    // pools (by id, as claim creation takes them), then the ipclaims and machines buckets.
-    const names = m.interfaces.flatMap((nic) => nic.claims ?? []);
-    if (names.length) {
-      await tx.execute(sql`select id from ip_claims where project_id = ${m.projectId} and name in ${names} order by name for update`);
-      await tx.execute(sql`
+  return db
+    .transaction(async (tx): Promise<StepResult> => {
+      await prelude?.(tx);
+      // Lock order shared with claim creates and machine requests (no deadlock): the claims, their
+      // pools (by id, as claim creation takes them), then the ipclaims and machines buckets.
+      const names = m.interfaces.flatMap((nic) => nic.claims ?? []);
+      if (names.length) {
+        await tx.execute(sql`select id from ip_claims where project_id = ${m.projectId} and name in ${names} order by name for update`);
+        await tx.execute(sql`
         select p.id from ip_pools p where p.id in (select pool_id from ip_claims where project_id = ${m.projectId} and name in ${names})
         order by p.id for update`);
-    }
-    for (const nic of m.interfaces) {
-      for (const claim of nic.claims ?? []) {
-        await deleteClaim(tx as unknown as Db, m.projectId, claim, actor).catch((e: { code?: string }) => {
-          if (e.code !== 'NotFound') throw e;
-        });
       }
-    }
-    await transitionMachine(tx, m, from, 'Released', reason, actor);
-    // Last before the commit: the buckets stay locked from here to the commit (see requestMachine).
-    await releaseMachine(tx, m.projectId, m.name);
+      for (const nic of m.interfaces) {
+        for (const claim of nic.claims ?? []) {
+          await deleteClaim(tx, m.projectId, claim, actor).catch((e: { code?: string }) => {
+            if (e.code !== 'NotFound') throw e;
+          });
+        }
+      }
+      // Conditional: a run that finds the machine moved on rolls back, so quota and addresses go back once.
+      if (!(await transitionMachine(tx, m, from, 'Released', reason, actor))) throw new Superseded();
+      // Last before the commit: the buckets stay locked from here to the commit (see requestMachine).
+      await releaseMachine(tx, m.projectId, m.name);
+      return { type: 'done' };
+    })
+    .catch(continueWhenSuperseded);
+}
+
+/**
+ * A cancel before the install's boundary: the provider was never asked for anything on this
+ * binding, so the binding is dropped and the capacity returned as it was (no cleanup to verify),
+ * with the machine's Released phase, its quota and its addresses, in one transaction.
+ */
+async function cancelExact(db: Db, m: MachineState, from: MachinePhase): Promise<StepResult> {
+  const reason = 'cancelled (exact): nothing was asked of the provider';
+  const allocation = m.allocation;
+  return finishRelease(db, m, from, reason, async (tx) => {
+    await recordEvent(tx, { actor, projectId: m.projectId, action: 'machine.cancel.exact', objectType: 'machine', objectId: m.id, objectName: m.name, reason });
+    if (!allocation) return;
+    await tx
+      .update(machineAllocations)
+      .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: 'cancelled before the provider was called' })
+      .where(eq(machineAllocations.id, allocation.id))
+      .returning({ notified: notifyAllocation });
+    const returned = await tx
+      .update(machineCapacity)
+      .set({ state: 'Available', stateReason: null, updatedAt: sql`now()` })
+      .where(and(eq(machineCapacity.id, allocation.capacityId), eq(machineCapacity.state, 'Bound')))
+      .returning({ id: machineCapacity.id, notified: notifyCapacity });
+    if (returned.length) await wakeWaiting(tx, m.classId, m.locationId, 1);
   });
-  return { type: 'done' };
 }
 
 /**
@@ -467,17 +548,21 @@ async function finishRelease(db: Db, m: MachineState, from: MachinePhase, reason
 export async function wakeWaiting(tx: DbOrTx, classId: string, locationId: string, count: number) {
   await lockCapacityPool(tx, classId, locationId, 'shared');
   const waiters = sql`phase = 'Pending' and class_id = ${classId} and location_id = ${locationId} and deletion_requested_at is null and phase_reason = ${WAITING_FOR_CAPACITY}`;
-  const first = (await tx.execute(sql`select id from ${machines} where ${waiters} order by created_at limit ${count}`)) as unknown as { id: string }[];
+  const first = await query(tx, sql`select id from ${machines} where ${waiters} order by created_at limit ${count}`, z.object({ id: z.string() }));
   // SKIP LOCKED: a waiter another return is waking right now is left to it (that one wakes it),
   // and this return wakes the next one.
-  const woken = (await tx.execute(sql`
+  const woken = await query(
+    tx,
+    sql`
     with waiting as (
       select id from ${machines} where ${waiters}
       order by created_at limit ${count} for update skip locked
     )
     update ${machines} set phase_reason = ${WOKEN_FOR_CAPACITY}, updated_at = now()
     from waiting where ${machines.id} = waiting.id and ${machines.phaseReason} = ${WAITING_FOR_CAPACITY}
-    returning ${machines.id}, ${notifyMachine} as notified`)) as unknown as { id: string }[];
+    returning ${machines.id}, ${notifyMachine} as notified`,
+    z.object({ id: z.string() }),
+  );
   for (const w of woken) await wakeMachine(tx, w.id);
   // A waiter skipped above may instead be locked by a change to the machine itself (a delete, an
   // approval refused) that rolls back and wakes nobody: its reconciler runs once more as well (on a

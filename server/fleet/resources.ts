@@ -87,6 +87,9 @@ export const machineReleaseInput = z
   .strictObject({ reason: operatorReason.default(''), force: z.boolean().default(false) })
   .refine((b) => !b.force || b.reason.length > 0, { path: ['reason'], message: 'a reason is required for a force release' });
 
+/** Body of `…/machines/{name}/cancel`: an optional reason, audited with the cancel. */
+export const machineCancelInput = z.strictObject({ reason: operatorReason.default('') });
+
 /** Body of the capacity actions (quarantine, return, retire): an optional reason. */
 export const capacityActionInput = z.strictObject({ reason: operatorReason.default('') });
 

@@ -15,6 +15,7 @@ import {
 import { resourceName } from '@/server/ipam/schemas';
 import { projectIdBySlug, slugPattern } from '@/server/tenancy/projects';
 import { approveMachine, deleteMachine, getMachine, listMachines, rejectMachine, requestMachine } from './machines';
+import { cancelMachine } from './cancellation';
 import { approvalQueue, forceReleaseMachine, getCapacity, listCapacity, releaseMachineAsOperator, setCapacityState } from './operator';
 import { machinePhases } from './phases';
 import {
@@ -26,6 +27,7 @@ import {
   capacityActionInput,
   capacityResource,
   capacityReturnInput,
+  machineCancelInput,
   machineRejectInput,
   machineReleaseInput,
   machineRequestResource,
@@ -126,6 +128,22 @@ export const fleetRoutes: RestRoute[] = [
     handler: async ({ db, params, principal, actor }) => {
       await deleteMachine(db, principal.projectId, resourceName.parse(params.name), actor);
       return jsonReply(machineResource(await getMachine(db, principal.projectId, params.name)), { status: 202 });
+    },
+  }),
+  tokenRoute({
+    method: 'POST',
+    path: `${MACHINE}/cancel`,
+    group: metalApi,
+    summary:
+      'Cancel a machine request (202): exact before the provider was asked for anything, else compensated by a verified cleanup; 409 InvalidTransition once it is Ready (the install won)',
+    output: machineOutput,
+    minRole: 'editor',
+    body: optionalJsonBody(machineCancelInput),
+    handler: async ({ db, params, body, principal, actor }) => {
+      const name = resourceName.parse(params.name);
+      const { reason } = body();
+      await cancelMachine(db, principal.projectId, name, actor, reason || 'cancelled by the tenant');
+      return jsonReply(machineResource(await getMachine(db, principal.projectId, name)), { status: 202 });
     },
   }),
 

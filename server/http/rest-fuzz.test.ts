@@ -453,6 +453,7 @@ const validBodies: Record<string, (name: string) => unknown[]> = {
   'POST /api/v1/quotaincreaserequests/{name}/reject': () => [{ reason: 'not now' }],
   'POST /api/v1/projects/{project}/machines/{name}/reject': () => [{ reason: 'no capacity' }],
   'POST /api/v1/projects/{project}/machines/{name}/release': () => [{}, { reason: 'r' }, { reason: 'stuck', force: true }],
+  'POST /api/v1/projects/{project}/machines/{name}/cancel': () => [{}, { reason: 'ordered the wrong class' }],
   'POST /api/v1/machinecapacities/{name}/quarantine': () => [{}, { reason: 'disk' }],
   'POST /api/v1/machinecapacities/{name}/return': () => [{}, { reason: 'fixed' }],
   'POST /api/v1/machinecapacities/{name}/retire': () => [{ reason: 'old' }],

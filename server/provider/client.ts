@@ -70,8 +70,18 @@ export type InstallInput = Omit<InstallRequest, 'kind'>;
 export type PowerInput = Omit<PowerRequest, 'kind'>;
 export type CleanupInput = Omit<CleanupRequest, 'kind'>;
 
+/** What a client's transport did so far: connections opened (on TLS, each one handshake) and TLS file reloads. */
+export interface TransportStats {
+  connections: number;
+  reloads: number;
+}
+
 /** The runtime port used by the control plane (worker jobs). */
 export interface ProviderClient {
+  /** Connections opened and credential reloads so far (an HTTP implementation's figures). */
+  transportStats?(): TransportStats;
+  /** Closes kept-alive connections and stops watching credential files. */
+  close?(): void;
   /** Submit an operation; idempotent per `request.id`. See the outcome contract above for `unknown`. */
   submit(request: OperationRequest, options?: CallOptions): Promise<CallOutcome<SubmitResult>>;
   /** Install `imageDigest` on the asset (leaves it powered on). */

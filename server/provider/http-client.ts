@@ -2,11 +2,21 @@
  * HTTP implementation of the provider port, talking to the provider simulator (or any provider that
  * serves the same wire format). Every call has a deadline; every answer is classified as a result, a
  * definite rejection or an unknown outcome (see the contract in ./client.ts).
+ *
+ * The runtime client presents this process's workload certificate (mutual TLS; its URI SAN is the
+ * SPIFFE ID the provider authorizes) and checks the provider's serving certificate against a trust
+ * bundle. Certificate, key and bundle are files, re-read when they change (a renewal by `npm start`,
+ * cert-manager or SPIRE) without a restart. Connections are kept alive and reused, so a TLS
+ * handshake is paid per connection, not per call ({@link HttpTransportStats}).
  */
+import { readFileSync } from 'node:fs';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
+import { watchFiles } from '@/lib/workload-pki';
 import type { z } from 'zod';
-import type { CallOptions, CallOutcome, ListOptions, ProviderAdminClient, ProviderClient, SubmitResult, UnknownReason } from './client';
+import type { CallOptions, CallOutcome, ListOptions, TransportStats, ProviderAdminClient, ProviderClient, SubmitResult, UnknownReason } from './client';
 import {
   AssetListSchema,
   AssetStateSchema,
@@ -24,11 +34,23 @@ import {
 
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 5_000;
 
+/** TLS files of a client: the trust bundle for the provider's certificate and, for the runtime API, this workload's pair. */
+export interface ClientTlsFiles {
+  caFile: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
+/** Connections made so far (each is one TLS handshake on an https:// URL) and TLS file reloads. */
+export type HttpTransportStats = TransportStats;
+
 export interface HttpProviderClientOptions {
-  /** e.g. `http://127.0.0.1:4100` */
+  /** e.g. `https://127.0.0.1:4100` */
   baseUrl: string;
-  /** Bearer token: the runtime token for {@link createHttpProviderClient}, the admin token for the admin client. */
-  token: string;
+  /** The admin client's bearer token (the runtime API takes no token: its credential is the client certificate). */
+  token?: string;
+  /** For an https:// URL: the files (watched for changes). */
+  tls?: ClientTlsFiles;
   /** Default deadline per call (ms); each call may override it. */
   timeoutMs?: number;
   /** Keep-alive connections per client (default 64). */
@@ -45,6 +67,8 @@ interface Transport {
   ): Promise<CallOutcome<{ value: T; status: number }>>;
   /** Opens a long-lived GET (no deadline), for server-sent events. */
   open(path: string, signal: AbortSignal | undefined): Promise<IncomingMessage>;
+  stats(): HttpTransportStats;
+  close(): void;
 }
 
 function unknownOutcome(reason: UnknownReason, message: string, status?: number): CallOutcome<never> {
@@ -82,17 +106,51 @@ function createTransport(options: HttpProviderClientOptions): Transport {
   const baseUrl = new URL(options.baseUrl.replace(/\/+$/, ''));
   const base = baseUrl.href.replace(/\/+$/, '');
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
-  // node:http with a keep-alive agent: far less CPU per call than fetch, which matters at high call rates.
+  // node:http(s) with a keep-alive agent: far less CPU per call than fetch, and one TLS handshake per connection.
   const secure = baseUrl.protocol === 'https:';
-  const agent = secure
-    ? new https.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 })
-    : new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
+  const stats: HttpTransportStats = { connections: 0, reloads: 0 };
+  const maxSockets = options.maxSockets ?? 64;
+  const makeAgent = (): http.Agent => {
+    if (!secure) return new CountingHttpAgent({ keepAlive: true, maxSockets }, stats);
+    const files = options.tls;
+    if (!files)
+      throw new Error(`${options.baseUrl}: an https:// provider URL needs the TLS files (trust bundle, and the client certificate for the runtime API)`);
+    const pair = files.certFile && files.keyFile ? { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) } : {};
+    // Checks that key and certificate fit (throws on a half-rotated pair) before the agent is used.
+    if (pair.cert) tls.createSecureContext(pair);
+    return new CountingHttpsAgent({ keepAlive: true, maxSockets, ca: readFileSync(files.caFile), ...pair }, stats);
+  };
+  let agent = makeAgent();
+  const retired = new Set<http.Agent>();
+  const tlsFiles = options.tls;
+  const stopWatching =
+    secure && tlsFiles
+      ? watchFiles(
+          [tlsFiles.caFile, tlsFiles.certFile, tlsFiles.keyFile].filter((f): f is string => Boolean(f)),
+          () => {
+            const next = makeAgent(); // throws on a half-rotated pair (a key that does not fit): retried at the next change
+            const previous = agent;
+            agent = next;
+            stats.reloads++;
+            // Calls in flight finish on their connections; the old agent's idle ones close after the longest deadline.
+            retired.add(previous);
+            setTimeout(
+              () => {
+                previous.destroy();
+                retired.delete(previous);
+              },
+              2 * defaultTimeoutMs + 1_000,
+            ).unref();
+          },
+        )
+      : () => undefined;
   const send = secure ? https.request : http.request;
-  const authorization = `Bearer ${options.token}`;
+  const authorization = options.token === undefined ? undefined : `Bearer ${options.token}`;
 
   function exchange(method: string, path: string, body: string | undefined, signal: AbortSignal): Promise<RawResponse> {
     return new Promise<RawResponse>((resolve, reject) => {
-      const headers: Record<string, string | number> = { authorization, accept: 'application/json' };
+      const headers: Record<string, string | number> = { accept: 'application/json' };
+      if (authorization) headers.authorization = authorization;
       if (body !== undefined) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);
@@ -168,12 +226,52 @@ function createTransport(options: HttpProviderClientOptions): Transport {
 
     open(path, signal) {
       return new Promise<IncomingMessage>((resolve, reject) => {
-        const request = send(`${base}${path}`, { method: 'GET', headers: { authorization, accept: 'text/event-stream' }, agent, signal }, resolve);
+        const headers: Record<string, string> = { accept: 'text/event-stream' };
+        if (authorization) headers.authorization = authorization;
+        const request = send(`${base}${path}`, { method: 'GET', headers, agent, signal }, resolve);
         request.on('error', reject);
         request.end();
       });
     },
+
+    stats: () => ({ ...stats }),
+
+    close() {
+      stopWatching();
+      agent.destroy();
+      for (const old of retired) old.destroy();
+      retired.clear();
+    },
   };
+}
+
+/** A keep-alive agent that counts the connections it opens (each a TLS handshake). */
+class CountingHttpsAgent extends https.Agent {
+  constructor(
+    options: https.AgentOptions,
+    private readonly stats: HttpTransportStats,
+  ) {
+    super(options);
+  }
+
+  override createConnection(options: https.RequestOptions, callback?: (err: Error | null, stream: Duplex) => void) {
+    this.stats.connections++;
+    return super.createConnection(options, callback);
+  }
+}
+
+class CountingHttpAgent extends http.Agent {
+  constructor(
+    options: http.AgentOptions,
+    private readonly stats: HttpTransportStats,
+  ) {
+    super(options);
+  }
+
+  override createConnection(options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) {
+    this.stats.connections++;
+    return super.createConnection(options, callback);
+  }
 }
 
 function valueOf<T>(outcome: CallOutcome<{ value: T; status: number }>): CallOutcome<T> {
@@ -210,6 +308,8 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Pr
   };
 
   return {
+    transportStats: () => transport.stats(),
+    close: () => transport.close(),
     submit,
     install: (request, callOptions) => submit({ ...request, kind: 'install' }, callOptions),
     power: (request, callOptions) => submit({ ...request, kind: 'power' }, callOptions),

@@ -51,7 +51,7 @@ export type SimulatorStatus =
 
 /** Why the admin API cannot be used from this deployment, in words for the console. */
 export const NOT_CONFIGURED_MESSAGE =
-  'The simulator admin API is not configured for this web server: set SIMULATOR_URL and SIMULATOR_ADMIN_TOKEN (npm start sets both for the simulator it supervises).';
+  'The simulator admin API is not configured for this web server: set SIMULATOR_ADMIN_URL and SIMULATOR_ADMIN_TOKEN (npm start sets both for the simulator it supervises).';
 
 /** The admin client, or an `Unavailable` error saying plainly that none is configured. */
 export function requireAdminClient(client: ProviderAdminClient | null): ProviderAdminClient {

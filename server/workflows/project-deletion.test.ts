@@ -86,13 +86,12 @@ beforeAll(async () => {
   const tmp = await makeTempDir('meridian-deletion-test-');
   removeDir = tmp.remove;
   simulator = await spawnSimulator({ stateFile: path.join(tmp.dir, 'state.json'), adminToken: randomToken('admin'), env: { SIMULATOR_OPERATION_MS: '0' } });
-  admin = createHttpProviderAdminClient({ baseUrl: simulator.baseUrl, token: simulator.adminToken! });
+  admin = createHttpProviderAdminClient({ baseUrl: simulator.adminUrl!, token: simulator.adminToken!, tls: { caFile: simulator.pki.caFile } });
   worker = spawn(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'bin/worker.ts')], {
     env: {
       ...process.env,
       DATABASE_URL: own.url,
-      SIMULATOR_URL: simulator.baseUrl,
-      SIMULATOR_TOKEN: simulator.token,
+      ...simulator.clientEnv('worker'),
       WORKER_CONCURRENCY: '4',
       PROVIDER_TIMEOUT_MS: '1500',
       PROVIDER_RETRY_CAP_MS: '60000',

@@ -18,6 +18,7 @@ import { EMBEDDED_APP_ROLE, startEmbeddedPostgres } from '@/bin/lib/embedded-pos
 import { createDb, type DbHandle } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
 import { createHttpProviderAdminClient, type ProviderAdminClient } from '@/server/provider';
+import { ensureTestPki, TEST_SITE, type TestPki } from '@/simulator/spawn-simulator';
 import { freePort } from '@/test/global-setup';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -181,6 +182,8 @@ export interface System {
   /** Base URLs of the web processes, in order. */
   webBases: string[];
   admin: ProviderAdminClient;
+  /** The provider protocol's CA and workload certificates (web and worker of site `test`). */
+  pki: TestPki;
   logDir: string;
   jobRuns: JobRun[];
   kills: Kill[];
@@ -244,8 +247,16 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const handle = createDb(database.url, { max: 10, applicationName: 'meridian-system-test' });
 
   const simulatorPort = await freePort();
-  const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
-  const simulatorToken = `runtime-${randomBytes(16).toString('hex')}`;
+  const simulatorAdminPort = await freePort();
+  const simulatorUrl = `https://127.0.0.1:${simulatorPort}`;
+  const simulatorAdminUrl = `https://127.0.0.1:${simulatorAdminPort}`;
+  // The provider protocol over mutual TLS, as under `npm start`: web and worker present workload certificates.
+  const pki = await ensureTestPki(path.join(logDir, 'pki'));
+  const identity = (role: 'web' | 'worker') => ({
+    PROVIDER_TLS_CERT_FILE: pki[role].certFile,
+    PROVIDER_TLS_KEY_FILE: pki[role].keyFile,
+    PROVIDER_TLS_CA_FILE: pki.caFile,
+  });
   const simulatorAdminToken = `admin-${randomBytes(16).toString('hex')}`;
   const jobRuns: JobRun[] = [];
   const open = new Map<string, JobRun>();
@@ -282,7 +293,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     ...base,
     DATABASE_URL: database.appUrl ?? database.url,
     SIMULATOR_URL: simulatorUrl,
-    SIMULATOR_TOKEN: simulatorToken,
+    SPIFFE_TRUST_DOMAIN: pki.trustDomain,
+    MERIDIAN_SITE: TEST_SITE,
     PROVIDER_TIMEOUT_MS: '2000',
     PROVIDER_RETRY_CAP_MS: '2000',
     NEXT_TELEMETRY_DISABLED: '1',
@@ -295,8 +307,12 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     {
       ...base,
       SIMULATOR_PORT: String(simulatorPort),
+      SIMULATOR_ADMIN_PORT: String(simulatorAdminPort),
       SIMULATOR_STATE_FILE: path.join(logDir, 'simulator-state.json'),
-      SIMULATOR_TOKEN: simulatorToken,
+      SIMULATOR_TLS_CERT_FILE: pki.server.certFile,
+      SIMULATOR_TLS_KEY_FILE: pki.server.keyFile,
+      SIMULATOR_CLIENT_CA_FILE: pki.caFile,
+      SPIFFE_TRUST_DOMAIN: pki.trustDomain,
       SIMULATOR_ADMIN_TOKEN: simulatorAdminToken,
       SIMULATOR_OPERATION_MS: String(options.operationMs ?? 300),
       // Keep every operation so the checks can account for each one.
@@ -314,7 +330,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         `worker-${i + 1}`,
         'worker',
         'bin/worker.ts',
-        { ...common, WORKER_CONCURRENCY: String(options.workerConcurrency ?? 4), LOG_LEVEL: 'debug' },
+        { ...common, ...identity('worker'), WORKER_CONCURRENCY: String(options.workerConcurrency ?? 4), LOG_LEVEL: 'debug' },
         logDir,
         onLine,
         60_000,
@@ -330,11 +346,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         'bin/web.ts',
         {
           ...common,
+          ...identity('web'),
           PORT: String(port),
           HOSTNAME: '127.0.0.1',
           HTTPS_PORT: '0',
           // Replicas share one secret, as the scale-out recipe of docs/deployment.md says.
           AUTH_SECRET: authSecret,
+          SIMULATOR_ADMIN_URL: simulatorAdminUrl,
           SIMULATOR_ADMIN_TOKEN: simulatorAdminToken,
           DB_POOL_SIZE: '10',
           LOG_LEVEL: 'warn',
@@ -358,7 +376,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     simulator,
     processes,
     webBases: webPorts.map((p) => `http://127.0.0.1:${p}`),
-    admin: createHttpProviderAdminClient({ baseUrl: simulatorUrl, token: simulatorAdminToken, timeoutMs: 10_000 }),
+    admin: createHttpProviderAdminClient({ baseUrl: simulatorAdminUrl, token: simulatorAdminToken, tls: { caFile: pki.caFile }, timeoutMs: 10_000 }),
+    pki,
     logDir,
     jobRuns,
     kills,

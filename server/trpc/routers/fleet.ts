@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listCatalogue } from '@/server/fleet/catalogue';
+import { cancelMachine, cancelOperation } from '@/server/fleet/cancellation';
 import { approveMachine, deleteMachine, getMachine, listMachines, machineTimeline, rejectMachine, requestMachine } from '@/server/fleet/machines';
 import {
   acknowledgeOperation,
@@ -38,6 +39,10 @@ export const fleetRouter = createTRPCRouter({
     delete: projectProcedure('editor')
       .input(z.strictObject({ name: resourceName }))
       .mutation(({ ctx, input }) => deleteMachine(ctx.db, ctx.project.id, input.name, ctx.actor)),
+    /** Exact before the provider was asked for anything, compensated past it; refused once Ready. */
+    cancel: projectProcedure('editor')
+      .input(z.strictObject({ name: resourceName, reason: reason.default('') }))
+      .mutation(({ ctx, input }) => cancelMachine(ctx.db, ctx.project.id, input.name, ctx.actor, input.reason || 'cancelled by the tenant')),
   }),
   queue: createTRPCRouter({
     list: platformProcedure('operator')
@@ -111,5 +116,9 @@ export const fleetRouter = createTRPCRouter({
     acknowledge: platformProcedure('operator')
       .input(z.strictObject({ id: z.string().min(1).max(200), note: reason.min(1, 'a note is required') }))
       .mutation(({ ctx, input }) => acknowledgeOperation(ctx.db, input.id, input.note, ctx.actor)),
+    /** Cancels an in-flight operation (its machine's request) by its kind's boundary; a cleanup is not cancellable. */
+    cancel: platformProcedure('operator')
+      .input(z.strictObject({ id: z.string().min(1).max(200), reason: reason.min(1, 'a reason is required') }))
+      .mutation(({ ctx, input }) => cancelOperation(ctx.db, input.id, input.reason, ctx.actor)),
   }),
 });
