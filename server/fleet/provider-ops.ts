@@ -12,7 +12,6 @@ import { env } from '@/server/env';
 import { incrementCounter } from '@/server/observability/metrics';
 import type { CallOutcome, OperationRecord, OperationRequest, ProviderClient, SubmitResult } from '@/server/provider';
 import { resolveSubmission } from '@/server/provider/resolve';
-import { notifyOperation } from './changes';
 
 export type OperationKind = 'install' | 'power' | 'cleanup';
 
@@ -64,13 +63,8 @@ export async function admitOperation(
            ${JSON.stringify(request)}::jsonb || jsonb_build_object('fencingToken', seq.fencing_seq)
     from seq
     on conflict do nothing
-    returning id, kind, state, attempts, request, last_error as "lastError", result, ${notifyOperation} as notified`)) as unknown as (OperationRow & {
-    notified: unknown;
-  })[];
-  if (admitted) {
-    const { notified: _, ...row } = admitted;
-    return row;
-  }
+    returning id, kind, state, attempts, request, last_error as "lastError", result`)) as unknown as OperationRow[];
+  if (admitted) return admitted;
   return (await getOperationRow(tx, input.id))!;
 }
 
@@ -105,7 +99,7 @@ async function save(
     .update(providerOperations)
     .set({ ...values, updatedAt: sql`now()` })
     .where(eq(providerOperations.id, id))
-    .returning({ notified: notifyOperation });
+    .returning({ id: providerOperations.id });
 }
 
 function fromRecord(record: OperationRecord): DriveResult {

@@ -12,7 +12,6 @@ import { enqueueJob } from '@/server/jobs/enqueue';
 import type { ProviderClient } from '@/server/provider';
 import { releaseMachine } from '@/server/quota/admission';
 import { evidenceMaxAgeSeconds, locationUsability } from './catalogue';
-import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
 import { wakeMachine } from './machines';
 import { setPhaseReason, transitionMachine, type MachinePhase } from './phases';
 import { admitOperation, backoffMs, callOperation, driveOperation, getOperationRow, recordOperation, verifyCleanup, type OperationRow } from './provider-ops';
@@ -147,11 +146,11 @@ async function bindCapacity(tx: DbOrTx, m: MachineState) {
     ), capacity as (
       update ${machineCapacity} set state = 'Bound', asset_epoch = ${machineCapacity.assetEpoch} + 1, state_reason = null, updated_at = now()
       from picked where ${machineCapacity.id} = picked.id
-      returning ${machineCapacity.id}, ${machineCapacity.deviceRef}, ${machineCapacity.assetEpoch}, ${notifyCapacity} as notified
+      returning ${machineCapacity.id}, ${machineCapacity.deviceRef}, ${machineCapacity.assetEpoch}
     ), allocation as (
       insert into ${machineAllocations} (machine_id, capacity_id, epoch, status)
       select ${m.id}, capacity.id, capacity.asset_epoch, 'Preparing' from capacity
-      returning ${machineAllocations.id}, ${notifyAllocation} as notified
+      returning ${machineAllocations.id}
     )
     select capacity.device_ref as "deviceRef" from capacity, allocation`)) as unknown as { deviceRef: string }[];
   return bound;
@@ -201,7 +200,7 @@ async function commitAllocation(db: Db, m: MachineState): Promise<StepResult> {
       .update(machineAllocations)
       .set({ status: 'Committed' })
       .where(and(eq(machineAllocations.id, m.allocation.id), eq(machineAllocations.status, 'Preparing')))
-      .returning({ notified: notifyAllocation });
+      .returning({ id: machineAllocations.id });
     await transitionMachine(tx, m, 'Allocating', 'Bound', `bound to ${m.allocation.deviceRef} (epoch ${m.allocation.epoch})`, actor);
     return { type: 'continue' } as StepResult;
   });
@@ -313,12 +312,12 @@ async function startRelease(db: Db, m: MachineState, from: MachinePhase): Promis
       .update(machineAllocations)
       .set({ status: 'Releasing' })
       .where(eq(machineAllocations.id, m.allocation!.id))
-      .returning({ notified: notifyAllocation });
+      .returning({ id: machineAllocations.id });
     await tx
       .update(machineCapacity)
       .set({ state: 'Cleaning', updatedAt: sql`now()` })
       .where(eq(machineCapacity.id, m.allocation!.capacityId))
-      .returning({ notified: notifyCapacity });
+      .returning({ id: machineCapacity.id });
     await admitOperation(tx, {
       id: `cleanup-${m.allocation!.id}`,
       kind: 'cleanup',
@@ -409,12 +408,12 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
       .update(machineAllocations)
       .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: verified ? 'cleanup verified' : why })
       .where(eq(machineAllocations.id, allocation.id))
-      .returning({ notified: notifyAllocation });
+      .returning({ id: machineAllocations.id });
     await tx
       .update(machineCapacity)
       .set({ state: verified ? 'Available' : 'Quarantined', stateReason: verified ? null : why, updatedAt: sql`now()` })
       .where(eq(machineCapacity.id, allocation.capacityId))
-      .returning({ notified: notifyCapacity });
+      .returning({ id: machineCapacity.id });
     await recordEvent(tx, {
       actor,
       projectId: null,
@@ -477,7 +476,7 @@ export async function wakeWaiting(tx: DbOrTx, classId: string, locationId: strin
     )
     update ${machines} set phase_reason = ${WOKEN_FOR_CAPACITY}, updated_at = now()
     from waiting where ${machines.id} = waiting.id and ${machines.phaseReason} = ${WAITING_FOR_CAPACITY}
-    returning ${machines.id}, ${notifyMachine} as notified`)) as unknown as { id: string }[];
+    returning ${machines.id}`)) as unknown as { id: string }[];
   for (const w of woken) await wakeMachine(tx, w.id);
   // A waiter skipped above may instead be locked by a change to the machine itself (a delete, an
   // approval refused) that rolls back and wakes nobody: its reconciler runs once more as well (on a

@@ -14,7 +14,8 @@ import { createNetwork, DEFAULT_NAMESPACE, deleteNetwork, getNetwork, listNetwor
 import { claimResource, networkResource, retainedAllocationResource } from '@/server/ipam/resources';
 import { resourceName, rootPoolInput } from '@/server/ipam/schemas';
 import { DomainError, isDomainError } from '@/server/errors';
-import { declareKind, type KindContext, type ListPage, type StoredObject } from '../declare';
+import type { FeedRow } from '@/server/changes/feed';
+import { declareKind, type KindContext, type ListPage, type StoredObject, type WatchRef } from '../declare';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The IPAM kinds of the Kubernetes API: Network, IPClaim and RetainedAllocation (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -33,6 +34,9 @@ const orUndefined = async <T>(read: () => Promise<T>): Promise<T | undefined> =>
     throw e;
   }
 };
+
+/** The object a row of a kind's own table is: its project, id and name columns. */
+const ownRow = (r: FeedRow, name = r.name): WatchRef | null => (r.project_id && r.id && name ? { projectId: r.project_id, uid: r.id, name } : null);
 
 // ---- Network ------------------------------------------------------------------------------------
 
@@ -89,6 +93,7 @@ export const networkKind = declareKind({
     { name: 'Description', type: 'string', description: 'What the network is for', value: (o) => o.spec.description ?? '', priority: 1 },
   ],
   fieldSelectors: {},
+  watch: [{ table: 'networks', object: (r) => ownRow(r), exists: () => true }],
   fieldPath: (field) => (field === 'name' ? 'metadata.name' : `spec.${field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')}`),
   storage: {
     namespacedStorage: true,
@@ -147,7 +152,7 @@ const claimStatus = z.object({
 
 function storedClaim(c: Parameters<typeof claimResource>[0], dryRun = false): StoredObject {
   const r = claimResource(c, { dryRun });
-  return { uid: c.id, namespace: c.namespace, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status };
+  return { uid: c.id, namespace: c.namespace, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status, labels: c.labels };
 }
 
 const same = (path: keyof z.infer<typeof claimSpec>) => ({ path: `spec.${path}`, value: (spec: Record<string, unknown>) => spec[path] ?? undefined });
@@ -186,6 +191,7 @@ export const ipClaimKind = declareKind({
     'spec.pool': (o) => String(o.spec.pool),
     'status.phase': (o) => String(o.status.phase),
   },
+  watch: [{ table: 'ip_claims', object: (r) => ownRow(r), exists: () => true }],
   storage: {
     namespacedStorage: true,
     get: async (ctx, name) => orUndefined(async () => storedClaim(await getClaim(ctx.db, ctx.projectId, name, nsOf(ctx)))),
@@ -296,6 +302,8 @@ export const retainedAllocationKind = declareKind({
     { name: 'Until', type: 'string', description: 'When it returns to its pool', value: (o) => o.status.retainedUntil },
   ],
   fieldSelectors: { 'spec.network': (o) => String(o.spec.network) },
+  // An allocation is a retained allocation while it has a retained name (set when its Retain claim is deleted).
+  watch: [{ table: 'ip_allocations', object: (r) => (r.retained_name ? ownRow(r, r.retained_name) : null), exists: (r) => r.retained_name !== null }],
   storage: {
     namespacedStorage: true,
     get: async (ctx, name) => (await everyRetained(ctx)).find((r) => r.name === name && r.namespace === nsOf(ctx)),
