@@ -91,7 +91,7 @@ async function main() {
         },
         expire: () => {},
       };
-      const from = (await hub.sync()) - 1n;
+      const from = await hub.sync();
       await hub.attach(w, from);
       watchers.push({ hub, w });
     }

@@ -86,10 +86,20 @@ export interface PrinterColumn {
 
 /** An object a changed row belongs to. */
 export interface WatchRef {
+  /** The project's id; '' for an object of the platform control plane. */
   projectId: string;
   uid: string;
   name: string;
+  /** The namespace, where the domain's row carries it. */
+  namespace?: string;
 }
+
+/** The object a row of a project kind's own table is: its project, id, name (and namespace) columns. */
+export const ownRow = (r: FeedRow, name = r.name): WatchRef | null =>
+  r.project_id && r.id && name ? { projectId: r.project_id, uid: r.id, name, ...(r.namespace ? { namespace: r.namespace } : {}) } : null;
+
+/** The object a row of a platform kind's own table is (no project). */
+export const platformRow = (r: FeedRow, name: string | null): WatchRef | null => (r.id && name ? { projectId: '', uid: r.id, name } : null);
 
 /**
  * A table whose committed changes are changes of objects of the kind (watch.ts): which object a
@@ -100,7 +110,7 @@ export interface WatchRef {
 export interface WatchSource {
   table: string;
   /** The object of a row (null: the row is not of this kind). */
-  object(row: FeedRow): WatchRef | null;
+  object(row: FeedRow, db: Db): WatchRef | null | Promise<WatchRef | null>;
   /** Whether the row makes its object exist (the kind's own table); absent: the row only changes an existing object. */
   exists?(row: FeedRow): boolean;
 }

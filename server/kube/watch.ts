@@ -10,7 +10,7 @@ import { log } from '@/server/observability/log';
 import { apiVersionOf, kindKey, type KindDeclaration, type WatchRef, type WatchSource } from './declare';
 import { compose, currentOf, type KubeObject } from './objects';
 import { KubeError } from './status';
-import { raiseVersionFloor, recordVersion, versionOf } from './versions';
+import { eventVersion, positionOf, raiseVersionFloor, recordVersion, versionOf, versionThrough } from './versions';
 
 /**
  * Watches of the Kubernetes API (`?watch=1`), fed by the process's change feed
@@ -58,6 +58,8 @@ interface ObjectChange {
   kind: KindDeclaration;
   projectId: string;
   uid: string;
+  /** The change's resource version (eventVersion). */
+  version: bigint;
   object: KubeObject;
 }
 
@@ -98,9 +100,9 @@ export class KubeWatchHub {
       if (event.type === 'txn') void this.enqueue(() => this.process(event.txn));
       else if (event.type === 'reset') {
         void this.enqueue(async () => {
-          raiseVersionFloor(event.from);
+          raiseVersionFloor(versionThrough(event.from - 1n));
           this.lastState.clear();
-          this.processed = event.from;
+          this.processed = event.from - 1n;
           for (const w of this.watchers) w.expire('the change feed restarted; relist');
           this.watchers.clear();
         });
@@ -109,7 +111,7 @@ export class KubeWatchHub {
         this.watchers.clear();
       }
     });
-    void feed.ready().then(() => raiseVersionFloor(feed.windowStart()));
+    void feed.ready().then(() => raiseVersionFloor(versionThrough(feed.windowStart())));
   }
 
   close(): void {
@@ -122,23 +124,28 @@ export class KubeWatchHub {
     return next;
   }
 
-  /** Resolves once every transaction committed before the call is processed (versions known, events sent); returns the feed's position. */
-  async sync(): Promise<bigint> {
+  /** Resolves once every transaction committed before the call is processed (versions known, events sent); returns the feed's position (an LSN: every commit before it is processed). */
+  async syncPosition(): Promise<bigint> {
     await this.feed.ready();
     const position = await this.feed.sync();
     await this.enqueue(async () => {});
     return position;
   }
 
+  /** As `syncPosition`, answering the resource version that covers every change processed. */
+  async sync(): Promise<bigint> {
+    return versionThrough((await this.syncPosition()) - 1n);
+  }
+
   /** A resource version no later than every event still to come and no earlier than every event sent. */
   async bookmark(): Promise<bigint> {
     const position = this.feed.position();
     await this.enqueue(async () => {});
-    return position - 1n > this.processed ? position - 1n : this.processed;
+    return versionThrough(position - 1n > this.processed ? position - 1n : this.processed);
   }
 
-  /** The objects a transaction changed, per kind and uid, with what the rows say of their existence. */
-  private entries(txn: FeedTxn): Entry[] {
+  /** The objects a transaction changed, per kind and uid, with what the rows say of their existence (in the order the rows came: the same on every process). */
+  private async entries(txn: FeedTxn): Promise<Entry[]> {
     const entries = new Map<string, Entry>();
     const entry = (kind: KindDeclaration, ref: WatchRef) => {
       const key = `${kindKey(kind)}|${ref.uid}`;
@@ -149,19 +156,22 @@ export class KubeWatchHub {
     for (const change of txn.changes) {
       if (change.table === 'kube_namespaces') {
         const uid = (change.row ?? change.old)?.uid;
-        if (uid) recordVersion(uid, txn.lsn);
+        if (uid) recordVersion(uid, versionThrough(txn.lsn));
         continue;
       }
       if (change.table === 'kube_objects') {
         const row = change.row ?? change.old;
         const kind = row?.kind ? this.byKindKey.get(row.kind) : undefined;
-        if (!row || !kind || !row.project_id || !row.uid || !row.name) continue;
-        const e = entry(kind, { projectId: row.project_id, uid: row.uid, name: row.name });
+        if (!row || !kind || !row.uid || !row.name) continue;
+        // The platform plane's objects have no project ('' here, as its watchers' project).
+        const projectId = (kind.plane ?? 'project') === 'platform' ? '' : row.project_id;
+        if (projectId === null) continue;
+        const e = entry(kind, { projectId, uid: row.uid, name: row.name });
         e.meta = row;
         continue;
       }
       for (const [kind, source] of this.sources.get(change.table) ?? []) {
-        const ref = (change.row && source.object(change.row)) || (change.old && source.object(change.old)) || null;
+        const ref = (change.row && (await source.object(change.row, this.db))) || (change.old && (await source.object(change.old, this.db))) || null;
         if (!ref) continue;
         const e = entry(kind, ref);
         if (!source.exists) continue;
@@ -189,9 +199,9 @@ export class KubeWatchHub {
   }
 
   /** The object as it is now, if it is still the object `ref` names. */
-  private async read(kind: KindDeclaration, ref: WatchRef): Promise<KubeObject | undefined> {
+  private async read(kind: KindDeclaration, ref: WatchRef, namespace: string | undefined): Promise<KubeObject | undefined> {
     this.reads++;
-    const current = await currentOf(kind, { db: this.db, projectId: ref.projectId, actor: systemActor('watch') }, undefined, ref.name);
+    const current = await currentOf(kind, { db: this.db, projectId: ref.projectId, actor: systemActor('watch') }, namespace, ref.name);
     return current && current.stored.uid === ref.uid ? current.object : undefined;
   }
 
@@ -202,7 +212,7 @@ export class KubeWatchHub {
       kind,
       { uid: ref.uid, name: ref.name, createdAt: null, spec: {}, status: {} },
       {
-        namespace: meta?.namespace ?? 'default',
+        namespace: ref.namespace ?? meta?.namespace ?? 'default',
         labels,
         annotations: labelsOf(meta?.annotations),
         finalizers: [],
@@ -217,24 +227,27 @@ export class KubeWatchHub {
   /** The events of one transaction for `watched` (kind key|project) pairs. */
   private async changesOf(txn: FeedTxn, watched: (kind: KindDeclaration, projectId: string) => boolean, record: boolean): Promise<ObjectChange[]> {
     const out: ObjectChange[] = [];
-    for (const e of this.entries(txn)) {
+    const entries = await this.entries(txn);
+    for (let index = 0; index < entries.length; index++) {
+      const e = entries[index];
+      const version = eventVersion(txn.lsn, index);
       let type = this.typeOf(e);
       if (type === null) continue;
       const isWatched = watched(e.kind, e.ref.projectId);
       let object: KubeObject | undefined;
-      if (type !== 'DELETED' && isWatched) object = await this.read(e.kind, e.ref);
+      if (type !== 'DELETED' && isWatched) object = await this.read(e.kind, e.ref, e.ref.namespace ?? e.meta?.namespace ?? undefined);
       if (type === 'read') {
         if (!object) continue;
         type = 'MODIFIED';
       }
-      if (record) recordVersion(e.ref.uid, txn.lsn);
+      if (record) recordVersion(e.ref.uid, version);
       if (!isWatched) {
         if (record) this.lastState.delete(e.ref.uid);
         continue;
       }
       if (!object) object = type === 'DELETED' ? (this.lastState.get(e.ref.uid) ?? this.minimal(e.kind, e.ref, e.meta)) : this.minimal(e.kind, e.ref, e.meta);
-      const stamped = { ...object, metadata: { ...object.metadata, resourceVersion: String(txn.lsn) } };
-      out.push({ type, kind: e.kind, projectId: e.ref.projectId, uid: e.ref.uid, object: stamped });
+      const stamped = { ...object, metadata: { ...object.metadata, resourceVersion: String(version) } };
+      out.push({ type, kind: e.kind, projectId: e.ref.projectId, uid: e.ref.uid, version, object: stamped });
     }
     return out;
   }
@@ -248,7 +261,7 @@ export class KubeWatchHub {
     const changes = await this.changesOf(txn, this.isWatched, true);
     for (const c of changes) {
       const previous = this.lastState.get(c.uid);
-      for (const w of this.watchers) if (w.kind === c.kind && w.projectId === c.projectId && txn.lsn > w.cursor) deliver(w, c, previous);
+      for (const w of this.watchers) if (w.kind === c.kind && w.projectId === c.projectId && c.version > w.cursor) deliver(w, c, previous);
       if (c.type === 'DELETED') this.lastState.delete(c.uid);
       else {
         this.lastState.delete(c.uid);
@@ -265,14 +278,17 @@ export class KubeWatchHub {
    */
   attach(w: Watcher, from: bigint): Promise<'attached' | 'expired'> {
     return this.enqueue(async () => {
-      const replay = this.feed.since(from);
+      // A version inside a transaction (some of its objects' changes sent, not all): that transaction is replayed from the next one.
+      const at = positionOf(from);
+      const replay = this.feed.since(at.whole ? at.lsn : at.lsn - 1n);
       if (replay === 'expired') return 'expired';
       const only = (kind: KindDeclaration, projectId: string) => kind === w.kind && projectId === w.projectId;
       for (const txn of replay) {
         if (txn.lsn > this.processed) break;
-        for (const c of await this.changesOf(txn, only, false)) deliver(w, c, undefined);
+        for (const c of await this.changesOf(txn, only, false)) if (c.version > from) deliver(w, c, undefined);
       }
-      w.cursor = from > this.processed ? from : this.processed;
+      const through = versionThrough(this.processed);
+      w.cursor = from > through ? from : through;
       this.watchers.add(w);
       return 'attached';
     });
@@ -354,10 +370,10 @@ export async function consistentList<T>(hub: KubeWatchHub, db: Db, read: (tx: Db
       { isolationLevel: 'repeatable read', accessMode: 'read only' },
     );
     const deadline = Date.now() + 3_000;
-    let position = await hub.sync();
+    let position = await hub.syncPosition();
     while (position < lsn && Date.now() < deadline) {
       await sleep(10);
-      position = await hub.sync();
+      position = await hub.syncPosition();
     }
     if (position < lsn) throw new KubeError(503, 'ServiceUnavailable', 'the change feed is behind; retry', {}, { 'retry-after': '1' });
     const visible = visibleIn(snapshot);
@@ -369,7 +385,7 @@ export async function consistentList<T>(hub: KubeWatchHub, db: Db, read: (tx: Db
       if (t.lsn < lsn && !visible(t.xid) && t.lsn - 1n < x) x = t.lsn - 1n;
     }
     const exact = recent.every((t) => t.lsn <= x || t.lsn >= lsn || !visible(t.xid));
-    if (exact) return { value, resourceVersion: x };
+    if (exact) return { value, resourceVersion: versionThrough(x) };
   }
   throw new KubeError(503, 'ServiceUnavailable', 'could not take a list consistent with the change feed; retry', {}, { 'retry-after': '1' });
 }
@@ -465,16 +481,17 @@ export async function streamWatch(res: ServerResponse, o: WatchStreamOptions): P
     } else {
       // A version from the future (another primary's, after a failover) is waited for a moment, then expired.
       const deadline = Date.now() + 3_000;
-      while (from >= (await o.hub.sync()) && Date.now() < deadline && !ended) await sleep(50);
-      if (from >= o.hub.feed.position()) {
-        watcher.expire(`too large resource version: ${from}, current: ${o.hub.feed.position() - 1n}`);
+      while (from > (await o.hub.sync()) && Date.now() < deadline && !ended) await sleep(50);
+      const current = versionThrough(o.hub.feed.position() - 1n);
+      if (from > current) {
+        watcher.expire(`too large resource version: ${from}, current: ${current}`);
         return;
       }
     }
     if (ended) return;
     const attached = await o.hub.attach(watcher, from);
     if (attached === 'expired') {
-      watcher.expire(`too old resource version: ${from} (${o.hub.feed.windowStart()})`);
+      watcher.expire(`too old resource version: ${from} (${versionThrough(o.hub.feed.windowStart())})`);
       return;
     }
     if (ended) o.hub.detach(watcher);

@@ -14,8 +14,7 @@ import { createNetwork, DEFAULT_NAMESPACE, deleteNetwork, getNetwork, listNetwor
 import { claimResource, networkResource, retainedAllocationResource } from '@/server/ipam/resources';
 import { resourceName, rootPoolInput } from '@/server/ipam/schemas';
 import { DomainError, isDomainError } from '@/server/errors';
-import type { FeedRow } from '@/server/changes/feed';
-import { declareKind, type KindContext, type ListPage, type StoredObject, type WatchRef } from '../declare';
+import { declareKind, ownRow, type KindContext, type ListPage, type StoredObject } from '../declare';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The IPAM kinds of the Kubernetes API: Network, IPClaim and RetainedAllocation (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -34,9 +33,6 @@ const orUndefined = async <T>(read: () => Promise<T>): Promise<T | undefined> =>
     throw e;
   }
 };
-
-/** The object a row of a kind's own table is: its project, id and name columns. */
-const ownRow = (r: FeedRow, name = r.name): WatchRef | null => (r.project_id && r.id && name ? { projectId: r.project_id, uid: r.id, name } : null);
 
 // ---- Network ------------------------------------------------------------------------------------
 
