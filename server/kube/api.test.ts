@@ -656,7 +656,7 @@ describe('clusters and their pod leases', () => {
         .status,
     ).toBe(405);
     const resources = (await kube.request('GET', '/apis/ipam.miloapis.com/v1alpha1')).body.resources;
-    expect(resources.find((r: { name: string }) => r.name === 'podleases').verbs).toEqual(['get', 'list']);
+    expect(resources.find((r: { name: string }) => r.name === 'podleases').verbs).toEqual(['get', 'list', 'watch']);
     expect((await kube.request('GET', `${IPAM}/clusters/k1`)).body.status).toEqual({ leases: 1, nodes: 1, blocks: 1 });
 
     // A deletion the worker is finishing (as a big cluster's is): deletionTimestamp and the finalizer.

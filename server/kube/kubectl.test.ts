@@ -445,7 +445,7 @@ spec:
       'network.ipam.miloapis.com/rack created\nipclaim.ipam.miloapis.com/rack-vip created\nmachine.metal.datumapis.com/node-1 created\n',
     );
     const resources = await kubectl(['api-resources', '--api-group', 'metal.datumapis.com', '-o', 'wide']);
-    expect(resources.stdout).toMatch(/machines\s+mach\s+metal\.datumapis\.com\/v1alpha1\s+true\s+Machine\s+create,delete,get,list,patch,update\s/);
+    expect(resources.stdout).toMatch(/machines\s+mach\s+metal\.datumapis\.com\/v1alpha1\s+true\s+Machine\s+create,delete,get,list,patch,update,watch\s/);
 
     const explained = await kubectl(['explain', 'machine.spec']);
     expect(explained.stdout).toContain('GROUP:      metal.datumapis.com');
