@@ -367,7 +367,8 @@ export async function consistentList<T>(hub: KubeWatchHub, db: Db, read: (tx: Db
         const [row] = await query(tx, sql`select pg_current_snapshot()::text as snapshot, pg_current_wal_insert_lsn()::text as lsn`, snapshotRow);
         return { value: await read(tx), snapshot: row.snapshot, lsn: lsnToBigInt(row.lsn) };
       },
-      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+      // Not read-only: a list forgets the metadata of deletions the domain has finished (objects.ts forgetFinishedDeletions).
+      { isolationLevel: 'repeatable read' },
     );
     const deadline = Date.now() + 3_000;
     let position = await hub.syncPosition();
