@@ -198,6 +198,15 @@ export class KubeWatchHub {
     return null;
   }
 
+  /** Resolves once transaction `xid` (committed) is visible to new snapshots. */
+  private async visible(xid: number): Promise<void> {
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const [row] = await query(this.db, sql`select pg_current_snapshot()::text as snapshot`, z.object({ snapshot: z.string() }));
+      if (visibleIn(row.snapshot)(xid)) return;
+      await sleep(1);
+    }
+  }
+
   /** The object as it is now, if it is still the object `ref` names. */
   private async read(kind: KindDeclaration, ref: WatchRef, namespace: string | undefined): Promise<KubeObject | undefined> {
     this.reads++;
@@ -228,6 +237,7 @@ export class KubeWatchHub {
   private async changesOf(txn: FeedTxn, watched: (kind: KindDeclaration, projectId: string) => boolean, record: boolean): Promise<ObjectChange[]> {
     const out: ObjectChange[] = [];
     const entries = await this.entries(txn);
+    let visible = false;
     for (let index = 0; index < entries.length; index++) {
       const e = entries[index];
       const version = eventVersion(txn.lsn, index);
@@ -235,6 +245,11 @@ export class KubeWatchHub {
       if (type === null) continue;
       const isWatched = watched(e.kind, e.ref.projectId);
       let object: KubeObject | undefined;
+      if (type !== 'DELETED' && isWatched && !visible) {
+        // A commit is streamed once written, a moment before other sessions see it: the object is read once they do.
+        await this.visible(txn.xid);
+        visible = true;
+      }
       if (type !== 'DELETED' && isWatched) object = await this.read(e.kind, e.ref, e.ref.namespace ?? e.meta?.namespace ?? undefined);
       if (type === 'read') {
         if (!object) continue;
