@@ -10,8 +10,7 @@
  * capacity; a network or pool, an IP claim (or retained block), a pod lease or cluster, an
  * allowance bucket, a grant, claim or request of quota, an invitation or membership.
  */
-const changeKinds = ['machine', 'allocation', 'operation', 'capacity', 'network', 'claim', 'lease', 'bucket', 'quota', 'invitation'] as const;
-export type ChangeKind = (typeof changeKinds)[number];
+export type ChangeKind = 'machine' | 'allocation' | 'operation' | 'capacity' | 'network' | 'claim' | 'lease' | 'bucket' | 'quota' | 'invitation';
 
 /** One change as it travels: `k` kind, `id` the object, `p` its project (null: fleet-wide, operators only). */
 export interface Change {

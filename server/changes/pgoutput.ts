@@ -111,10 +111,10 @@ export class PgOutputDecoder {
       case 'U': {
         const relation = relationOf(uint32());
         let old: FeedRow | null = null;
-        let kind = String.fromCharCode(int8());
-        if (kind === 'K' || kind === 'O') {
+        // 'K' or 'O': the old row (or its key) first, then 'N' and the new row.
+        if (['K', 'O'].includes(String.fromCharCode(int8()))) {
           old = tuple(relation);
-          kind = String.fromCharCode(int8());
+          int8();
         }
         this.open?.changes.push({ table: relation.table, op: 'update', row: tuple(relation), old });
         return null;

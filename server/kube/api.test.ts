@@ -238,7 +238,7 @@ describe('@kubernetes/client-node', () => {
       expect(created.metadata?.uid).toBeTruthy();
       const read = await api.read({ apiVersion: o.apiVersion!, kind: o.kind!, metadata: { name: o.metadata!.name!, namespace: 'default' } });
       // The machine moves on (its phase) after the create: its version is the create's or a later change's.
-    expect(BigInt(read.metadata!.resourceVersion!)).toBeGreaterThanOrEqual(BigInt(created.metadata!.resourceVersion!));
+      expect(BigInt(read.metadata!.resourceVersion!)).toBeGreaterThanOrEqual(BigInt(created.metadata!.resourceVersion!));
       const patched = await api.patch(
         { ...o, metadata: { ...o.metadata, labels: { via: 'client-node' } } },
         undefined,

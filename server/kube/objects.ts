@@ -7,7 +7,6 @@ import { apiVersionOf, kindKey, type KindContext, type KindDeclaration, type Sto
 import { apply, recordUpdate, type Managed } from './managed-fields';
 import { badRequest, conflict, invalid, KubeError, notFound, alreadyExists, type Cause, type Subject } from './status';
 import {
-  DEFAULT_META,
   DEFAULT_NAMESPACE,
   deleteObjectMeta,
   objectsBeingDeleted,

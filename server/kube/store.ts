@@ -39,7 +39,7 @@ export type ManagedFieldsEntry = z.infer<typeof managedFieldsEntry>;
 const stringMap = z.record(z.string(), z.string());
 
 /** An object never written through the API (its resource version: `metaOf`). */
-export const DEFAULT_META: ObjectMeta = {
+const DEFAULT_META: ObjectMeta = {
   namespace: 'default',
   labels: {},
   annotations: {},
