@@ -53,6 +53,14 @@ interface Entry {
   meta?: FeedRow;
 }
 
+interface Prepared {
+  entries: Entry[];
+  /** The namespaces the transaction changed (their versions). */
+  namespaces: string[];
+  /** The objects read, by entry index (absent: not read, as none watched it then). */
+  objects: Map<number, KubeObject | undefined>;
+}
+
 interface ObjectChange {
   type: EventType;
   kind: KindDeclaration;
@@ -97,8 +105,11 @@ export class KubeWatchHub {
       for (const source of k.watch ?? []) this.sources.set(source.table, [...(this.sources.get(source.table) ?? []), [k, source]]);
     }
     this.unsubscribe = feed.subscribe((event) => {
-      if (event.type === 'txn') void this.enqueue(() => this.process(event.txn));
-      else if (event.type === 'reset') {
+      if (event.type === 'txn') {
+        const prepared = this.prepare(event.txn, this.isWatched);
+        prepared.catch(() => {}); // awaited in order below, where a failure is logged
+        void this.enqueue(() => this.process(event.txn, prepared));
+      } else if (event.type === 'reset') {
         void this.enqueue(async () => {
           raiseVersionFloor(versionThrough(event.from - 1n));
           this.lastState.clear();
@@ -145,7 +156,8 @@ export class KubeWatchHub {
   }
 
   /** The objects a transaction changed, per kind and uid, with what the rows say of their existence (in the order the rows came: the same on every process). */
-  private async entries(txn: FeedTxn): Promise<Entry[]> {
+  private async entries(txn: FeedTxn): Promise<{ entries: Entry[]; namespaces: string[] }> {
+    const namespaces: string[] = [];
     const entries = new Map<string, Entry>();
     const entry = (kind: KindDeclaration, ref: WatchRef) => {
       const key = `${kindKey(kind)}|${ref.uid}`;
@@ -156,7 +168,7 @@ export class KubeWatchHub {
     for (const change of txn.changes) {
       if (change.table === 'kube_namespaces') {
         const uid = (change.row ?? change.old)?.uid;
-        if (uid) recordVersion(uid, versionThrough(txn.lsn));
+        if (uid) namespaces.push(uid);
         continue;
       }
       if (change.table === 'kube_objects') {
@@ -185,7 +197,7 @@ export class KubeWatchHub {
         if (change.row && after) e.ref = ref;
       }
     }
-    return [...entries.values()];
+    return { entries: [...entries.values()], namespaces };
   }
 
   private typeOf(e: Entry): EventType | 'read' | null {
@@ -233,11 +245,38 @@ export class KubeWatchHub {
     );
   }
 
+  /**
+   * The database work of a transaction's events, started as soon as it arrives (reads of several
+   * transactions overlap; events are still made and sent one transaction at a time, in order): its
+   * entries and the objects watched now, read once the commit is visible.
+   */
+  private async prepare(txn: FeedTxn, watched: (kind: KindDeclaration, projectId: string) => boolean): Promise<Prepared> {
+    const { entries, namespaces } = await this.entries(txn);
+    const objects = new Map<number, KubeObject | undefined>();
+    const wanted = entries.flatMap((e, index) => {
+      const type = this.typeOf(e);
+      return type !== null && type !== 'DELETED' && watched(e.kind, e.ref.projectId) ? [{ e, index }] : [];
+    });
+    if (wanted.length > 0) {
+      // A commit is streamed once written, a moment before other sessions see it: the objects are read once they do.
+      await this.visible(txn.xid);
+      await Promise.all(
+        wanted.map(async ({ e, index }) => objects.set(index, await this.read(e.kind, e.ref, e.ref.namespace ?? e.meta?.namespace ?? undefined))),
+      );
+    }
+    return { entries, namespaces, objects };
+  }
+
   /** The events of one transaction for `watched` (kind key|project) pairs. */
-  private async changesOf(txn: FeedTxn, watched: (kind: KindDeclaration, projectId: string) => boolean, record: boolean): Promise<ObjectChange[]> {
+  private async changesOf(
+    txn: FeedTxn,
+    watched: (kind: KindDeclaration, projectId: string) => boolean,
+    record: boolean,
+    prepared?: Promise<Prepared>,
+  ): Promise<ObjectChange[]> {
     const out: ObjectChange[] = [];
-    const entries = await this.entries(txn);
-    let visible = false;
+    const { entries, namespaces, objects } = await (prepared ?? this.prepare(txn, watched));
+    if (record) for (const uid of namespaces) recordVersion(uid, versionThrough(txn.lsn));
     for (let index = 0; index < entries.length; index++) {
       const e = entries[index];
       const version = eventVersion(txn.lsn, index);
@@ -245,12 +284,14 @@ export class KubeWatchHub {
       if (type === null) continue;
       const isWatched = watched(e.kind, e.ref.projectId);
       let object: KubeObject | undefined;
-      if (type !== 'DELETED' && isWatched && !visible) {
-        // A commit is streamed once written, a moment before other sessions see it: the object is read once they do.
-        await this.visible(txn.xid);
-        visible = true;
+      if (type !== 'DELETED' && isWatched) {
+        if (objects.has(index)) object = objects.get(index);
+        else {
+          // Watched since the transaction was prepared.
+          await this.visible(txn.xid);
+          object = await this.read(e.kind, e.ref, e.ref.namespace ?? e.meta?.namespace ?? undefined);
+        }
       }
-      if (type !== 'DELETED' && isWatched) object = await this.read(e.kind, e.ref, e.ref.namespace ?? e.meta?.namespace ?? undefined);
       if (type === 'read') {
         if (!object) continue;
         type = 'MODIFIED';
@@ -272,8 +313,8 @@ export class KubeWatchHub {
     return false;
   };
 
-  private async process(txn: FeedTxn): Promise<void> {
-    const changes = await this.changesOf(txn, this.isWatched, true);
+  private async process(txn: FeedTxn, prepared: Promise<Prepared>): Promise<void> {
+    const changes = await this.changesOf(txn, this.isWatched, true, prepared);
     for (const c of changes) {
       const previous = this.lastState.get(c.uid);
       for (const w of this.watchers) if (w.kind === c.kind && w.projectId === c.projectId && c.version > w.cursor) deliver(w, c, previous);
