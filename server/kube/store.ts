@@ -85,13 +85,18 @@ const scopeIs = (projectId: string | null) => (projectId === null ? isNull(kubeO
 export const metaOf = (metas: Map<string, ObjectMeta>, uid: string, domainLabels?: Record<string, string>): ObjectMeta =>
   metas.get(uid) ?? { ...DEFAULT_META, labels: domainLabels ?? {}, resourceVersion: versionOf(uid) };
 
-/** The metadata of the objects `uids` of one kind, by uid (absent: never written through the API). */
+/**
+ * The metadata of the objects `uids` of one kind, by uid (absent: never written through the API).
+ * `projectId` null is the platform plane, whose operators also see projects' objects (the queue of
+ * every project's increase requests): it reads each object's metadata wherever it was written (a
+ * uid is one object's, whichever plane wrote it).
+ */
 export async function objectMetas(db: DbOrTx, projectId: string | null, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
   if (uids.length === 0) return new Map();
   const rows = await db
     .select(metaColumns)
     .from(kubeObjects)
-    .where(and(scopeIs(projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
+    .where(and(projectId === null ? undefined : scopeIs(projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
   return new Map(rows.map((r) => metaRow.parse(r)).map((r) => [r.uid, { ...toMeta(r), name: r.name }]));
 }
 
