@@ -24,7 +24,7 @@ import pg from 'pg';
 import type { Db } from '../db/client';
 import { systemActor } from '../server/audit/events';
 import { deleteMachine, requestMachine } from '../server/fleet/machines';
-import { CHANGES_CHANNEL, changeSchema } from '../server/changes/notify';
+import { createChangeFeed } from '../server/changes/feed';
 import { makeTempDir, randomToken, spawnSimulator } from '../simulator/spawn-simulator';
 import { updateGrant } from '../server/quota/grants';
 import { createOrganization } from '../server/tenancy/projects';
@@ -143,7 +143,7 @@ async function main() {
   const { db } = database.handle;
   const temp = await makeTempDir('meridian-bench-fleet-');
   const workers: ChildProcess[] = [];
-  const listener = new pg.Client({ connectionString: database.url, application_name: 'bench-fleet-listener' });
+  const feed = createChangeFeed(database.url);
   let watcher: PhaseWatcher | undefined;
   let simulator: Awaited<ReturnType<typeof spawnSimulator>> | undefined;
   try {
@@ -189,12 +189,15 @@ async function main() {
 
     watcher = new PhaseWatcher(db);
     const w = watcher;
-    await listener.connect();
-    listener.on('notification', (message) => {
-      const parsed = changeSchema.safeParse(JSON.parse(message.payload ?? 'null'));
-      if (parsed.success && parsed.data.k === 'machine' && parsed.data.p === project.id) w.notified(parsed.data.id);
+    // Machine changes as the console learns of them: the change feed (server/changes/feed.ts).
+    feed.subscribe((event) => {
+      if (event.type !== 'txn') return;
+      for (const c of event.txn.changes) {
+        const row = c.row ?? c.old;
+        if (c.table === 'machines' && row?.id && row.project_id === project.id) w.notified(row.id);
+      }
     });
-    await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
+    await feed.ready();
 
     /** `count` lifecycles by `users` concurrent users; returns the machine ids and the wall time. */
     async function run(prefix: string, count: number, users: number) {
@@ -356,7 +359,7 @@ async function main() {
     );
   } finally {
     watcher?.stop();
-    await listener.end().catch(() => {});
+    await feed.close().catch(() => {});
     await Promise.all(
       workers.map((c) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))),
     );

@@ -14,6 +14,7 @@ import next from 'next';
 import { configureDbPool, getDbHandle } from '../db/client';
 import { resolveAuthSecret } from '../server/auth/secret';
 import { dbPoolSettings, envOrExit } from '../server/env';
+import { closeChangeFeed } from '../server/changes/feed';
 import { closeChangeHub } from '../server/live/hub';
 import { log, logError } from '../server/observability/log';
 import { apiTable } from '../server/api/routes';
@@ -67,6 +68,7 @@ async function main() {
     // Live-update streams would hold their connections open for minutes: end them first, and cut
     // whatever is still open (e.g. the QA log relay) after a grace period.
     await closeChangeHub().catch(() => {});
+    await closeChangeFeed().catch(() => {});
     kube?.stopWatching();
     server.closeIdleConnections?.();
     kube?.server.closeIdleConnections?.();

@@ -121,6 +121,14 @@ export const envSchema = z.object({
   HOSTNAME: z.string().default('0.0.0.0'),
   /** The Kubernetes API's HTTPS port (kubectl sends tokens over TLS only); the console stays on PORT. 0: not served. */
   HTTPS_PORT: integer(0, 65535).default(3443),
+  /** How long a web process keeps committed changes for watches to resume from (older: 410 Expired). */
+  WATCH_WINDOW_SECONDS: integer(60, 86_400).default(300),
+  /** At most this many committed transactions are kept for resuming watches, whatever their age. */
+  WATCH_WINDOW_MAX_TRANSACTIONS: integer(1_000, 10_000_000).default(1_000_000),
+  /** How often an idle change feed asks the database for new commits (a busy one asks again at once): the `poll` feed only. */
+  WATCH_POLL_MS: integer(5, 5_000).default(25),
+  /** How the change feed reads the WAL: `stream` (a replication connection, START_REPLICATION) or `poll` (pg_logical_slot_get_binary_changes). */
+  WATCH_FEED: z.enum(['stream', 'poll']).default('stream'),
   /**
    * The HTTPS serving certificate and key (PEM), reloaded when they change on disk (cert-manager
    * rotating them). Unset: a local CA and a certificate it signs for localhost, made once under

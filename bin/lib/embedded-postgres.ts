@@ -84,7 +84,20 @@ export async function startEmbeddedPostgres(options: {
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=256MB'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'shared_buffers=256MB',
+      '-c',
+      'wal_level=logical',
+      '-c',
+      'max_replication_slots=64',
+      '-c',
+      'max_wal_senders=64',
+    ],
     onLog: (m) => log(String(m).trimEnd()),
     onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
   });
@@ -116,7 +129,7 @@ export async function startEmbeddedPostgres(options: {
     if (rows.length === 0) await admin.unsafe(`create database "${options.database}"`);
     const role = await admin`select 1 from pg_roles where rolname = ${EMBEDDED_APP_ROLE}`;
     const verb = role.length === 0 ? 'create' : 'alter';
-    await admin.unsafe(`${verb} role ${EMBEDDED_APP_ROLE} login nosuperuser nocreatedb nocreaterole noreplication password '${appPassword}'`);
+    await admin.unsafe(`${verb} role ${EMBEDDED_APP_ROLE} login nosuperuser nocreatedb nocreaterole replication password '${appPassword}'`);
   } finally {
     await admin.end();
   }

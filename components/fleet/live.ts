@@ -1,13 +1,14 @@
 'use client';
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 
 /*
- * Live updates. The server announces fleet changes (ids only) on GET /api/live as server-sent
- * events — fed by PostgreSQL LISTEN/NOTIFY, one connection per web process (server/live). The
- * views here turn each batch into React Query invalidations of the queries it touches, so a page
- * refetches when, and only when, something it shows changed. A slow refetch stays as a safety net.
+ * Live updates. The server announces committed changes (ids only) on GET /api/live as server-sent
+ * events — cut from the change feed, one logical-decoding reader per web process (server/live,
+ * server/changes/feed.ts). The views here turn each batch into React Query invalidations of the
+ * queries it touches, so a page refetches when, and only when, something it shows changed. A slow
+ * refetch stays as a safety net.
  */
 
 /** Safety net only: notifications drive every refresh; this catches anything a reconnect missed. */
@@ -18,7 +19,7 @@ const THROTTLE_MS = 500;
 const REOPEN_AFTER_MS = 30_000;
 
 export type LiveState = 'connecting' | 'live' | 'offline';
-type Kind = 'machine' | 'allocation' | 'operation' | 'capacity';
+type Kind = 'machine' | 'allocation' | 'operation' | 'capacity' | 'network' | 'claim' | 'lease' | 'bucket' | 'quota' | 'invitation';
 export type LiveScope = { project: string } | 'operator';
 
 interface Listener {
@@ -97,35 +98,17 @@ function subscribe(url: string, listener: Listener): () => void {
 }
 
 /**
- * Follows the fleet live for a project's pages (its machines) or the operators' (everything):
- * invalidates the queries each change touches, throttled, and everything fleet after a reconnect.
- * Returns the connection state for the page's indicator.
+ * Follows `url`'s changes: invalidates the queries `keysFor` names for each kind of change,
+ * throttled, and `everything` after a (re)connect. Returns the connection state.
  */
-export function useFleetLive(scope: LiveScope): LiveState {
-  const trpc = useTRPC();
+function useLive(url: string, keysFor: (kind: Kind) => QueryKey[], everything: QueryKey[]): LiveState {
   const queryClient = useQueryClient();
   const [state, setLiveState] = useState<LiveState>('connecting');
-  const url = scope === 'operator' ? '/api/live' : `/api/live?project=${encodeURIComponent(scope.project)}`;
-  const operator = scope === 'operator';
+  // The callers' functions change identity on every render; the subscription follows the latest.
+  const keys = useRef({ keysFor, everything });
+  keys.current = { keysFor, everything };
 
   useEffect(() => {
-    const fleet = trpc.fleet;
-    /** The queries a kind of change can affect, on this scope's pages. */
-    const keysFor = (kind: Kind): QueryKey[] => {
-      // A tenant's own machines moving changes its lists, its machine pages and the free counts it sees.
-      if (!operator) return [fleet.machines.pathKey(), fleet.catalogue.pathKey()];
-      switch (kind) {
-        case 'machine':
-          return [fleet.queue.pathKey(), fleet.allocations.pathKey(), fleet.machines.pathKey()];
-        case 'allocation':
-          return [fleet.allocations.pathKey(), fleet.capacity.pathKey(), fleet.inventory.pathKey()];
-        case 'operation':
-          return [fleet.operations.pathKey()];
-        case 'capacity':
-          // A retired device's operations leave the attention list.
-          return [fleet.inventory.pathKey(), fleet.capacity.pathKey(), fleet.catalogue.pathKey(), fleet.queue.pathKey(), fleet.operations.pathKey()];
-      }
-    };
     const pending = new Set<Kind>();
     let all = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -133,11 +116,11 @@ export function useFleetLive(scope: LiveScope): LiveState {
     const flush = () => {
       timer = undefined;
       last = Date.now();
-      const keys = all ? [fleet.pathKey()] : [...pending].flatMap(keysFor);
+      const list = all ? keys.current.everything : [...pending].flatMap((k) => keys.current.keysFor(k));
       pending.clear();
       all = false;
       const seen = new Set<string>();
-      for (const queryKey of keys) {
+      for (const queryKey of list) {
         const id = JSON.stringify(queryKey);
         if (seen.has(id)) continue;
         seen.add(id);
@@ -162,7 +145,75 @@ export function useFleetLive(scope: LiveScope): LiveState {
       clearTimeout(timer);
       unsubscribe();
     };
-  }, [url, operator, trpc, queryClient]);
+  }, [url, queryClient]);
 
   return state;
+}
+
+/**
+ * Follows a project live on every page of it: claims, leases, networks, buckets, quota and
+ * invitations as they change elsewhere (another browser, the REST API, kubectl, the CNI plugin, the
+ * worker) — the pages refetch what a change touches within about a second.
+ */
+export function useProjectLive(project: string): LiveState {
+  const trpc = useTRPC();
+  const keysFor = (kind: Kind): QueryKey[] => {
+    switch (kind) {
+      case 'network':
+      case 'claim':
+        // A claim takes addresses from its network and quota from its project.
+        return [trpc.ipam.pathKey(), trpc.quota.pathKey(), trpc.projects.pathKey()];
+      case 'lease':
+        return [trpc.cni.pathKey(), trpc.ipam.pathKey()];
+      case 'bucket':
+      case 'quota':
+        return [trpc.quota.pathKey(), trpc.projects.pathKey()];
+      case 'invitation':
+        return [trpc.invitations.pathKey(), trpc.projects.pathKey()];
+      default:
+        // Machines have their own views (useFleetLive); the overview counts them.
+        return [trpc.projects.pathKey()];
+    }
+  };
+  return useLive(`/api/live?project=${encodeURIComponent(project)}`, keysFor, [
+    trpc.ipam.pathKey(),
+    trpc.quota.pathKey(),
+    trpc.cni.pathKey(),
+    trpc.invitations.pathKey(),
+    trpc.projects.pathKey(),
+  ]);
+}
+
+/**
+ * Follows the fleet live for a project's pages (its machines) or the operators' (everything):
+ * invalidates the queries each change touches, throttled, and everything fleet after a reconnect.
+ * Returns the connection state for the page's indicator.
+ */
+export function useFleetLive(scope: LiveScope): LiveState {
+  const trpc = useTRPC();
+  const url = scope === 'operator' ? '/api/live' : `/api/live?project=${encodeURIComponent(scope.project)}`;
+  const operator = scope === 'operator';
+  const fleet = trpc.fleet;
+  /** The queries a kind of change can affect, on this scope's pages. */
+  const keysFor = (kind: Kind): QueryKey[] => {
+    // A tenant's own machines moving changes its lists, its machine pages and the free counts it sees.
+    if (!operator)
+      return kind === 'machine' || kind === 'allocation' || kind === 'operation' || kind === 'capacity'
+        ? [fleet.machines.pathKey(), fleet.catalogue.pathKey()]
+        : [];
+    switch (kind) {
+      case 'machine':
+        return [fleet.queue.pathKey(), fleet.allocations.pathKey(), fleet.machines.pathKey()];
+      case 'allocation':
+        return [fleet.allocations.pathKey(), fleet.capacity.pathKey(), fleet.inventory.pathKey()];
+      case 'operation':
+        return [fleet.operations.pathKey()];
+      case 'capacity':
+        // A retired device's operations leave the attention list.
+        return [fleet.inventory.pathKey(), fleet.capacity.pathKey(), fleet.catalogue.pathKey(), fleet.queue.pathKey(), fleet.operations.pathKey()];
+      default:
+        return [];
+    }
+  };
+  return useLive(url, keysFor, [fleet.pathKey()]);
 }

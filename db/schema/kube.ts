@@ -1,12 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, jsonb, pgSequence, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './tenancy';
-
-/**
- * `metadata.resourceVersion` of the Kubernetes API: one integer sequence across the store, taken
- * by every write through that API (server/kube/store.ts).
- */
-export const kubeResourceVersion = pgSequence('kube_resource_version', { startWith: 1000 });
 
 /**
  * A project's namespaces beyond `default` (which every project has without a row): the Kubernetes
@@ -28,9 +22,6 @@ export const kubeNamespaces = pgTable(
       .$type<Record<string, string>>()
       .notNull()
       .default(sql`'{}'::jsonb`),
-    resourceVersion: bigint('resource_version', { mode: 'number' })
-      .notNull()
-      .default(sql`nextval('kube_resource_version')`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.name] })],
@@ -38,7 +29,8 @@ export const kubeNamespaces = pgTable(
 
 /**
  * The Kubernetes metadata of a domain object of any kind (an IP claim, a network…): its namespace,
- * labels, annotations, finalizers, managed fields, generation and resource version. The object
+ * labels, annotations, finalizers, managed fields and generation (its resource version is the commit position of its last
+ * change: docs/watch.md). The object
  * itself stays in its domain's table; `uid` is its id there. An object without a row (made through
  * REST v1 or the console) is in `default` with empty metadata; a row whose uid is not the object's
  * belongs to an earlier object of that name and is replaced.
@@ -77,9 +69,6 @@ export const kubeObjects = pgTable(
     deletionTimestamp: timestamp('deletion_timestamp', { withTimezone: true }),
     /** Bumped when the spec changes. */
     generation: bigint('generation', { mode: 'number' }).notNull().default(1),
-    resourceVersion: bigint('resource_version', { mode: 'number' })
-      .notNull()
-      .default(sql`nextval('kube_resource_version')`),
   },
   // The platform's rows (no project) are unique among themselves too.
   (t) => [unique('kube_objects_project_kind_name').on(t.projectId, t.kind, t.namespace, t.name).nullsNotDistinct()],

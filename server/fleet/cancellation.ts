@@ -18,7 +18,6 @@ import { events } from '@/db/schema/events';
 import { machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
-import { notifyMachine } from './changes';
 import { wakeMachine } from './machines';
 import type { MachinePhase } from './phases';
 import type { OperationKind } from './provider-ops';
@@ -93,8 +92,7 @@ async function cancelLocked(
   await tx
     .update(machines)
     .set({ deletionRequestedAt: m.deletion ?? sql`now()`, phaseReason: `cancelling (${mode}): ${reason}`, updatedAt: sql`now()` })
-    .where(eq(machines.id, m.id))
-    .returning({ notified: notifyMachine });
+    .where(eq(machines.id, m.id));
   await recordEvent(tx, {
     actor,
     projectId: m.projectId,

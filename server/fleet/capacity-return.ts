@@ -21,7 +21,6 @@ import { machineCapacity } from '@/db/schema/fleet';
 import { recordEvent, systemActor, type Actor } from '@/server/audit/events';
 import { enqueueJob } from '@/server/jobs/enqueue';
 import type { ProviderClient } from '@/server/provider';
-import { notifyCapacity } from './changes';
 import { admitOperation, backoffMs, callOperation, getOperationRow, recordOperation, verifyCleanup } from './provider-ops';
 import { wakeWaiting, type StepResult } from './reconcile';
 
@@ -45,7 +44,7 @@ export async function startCapacityReturn(tx: DbOrTx, c: { id: string; deviceRef
     update ${machineCapacity} set state = 'Cleaning', asset_epoch = asset_epoch + 1, updated_at = now(),
       state_reason = 'returning to the pool: cleanup of epoch ' || (asset_epoch + 1) || ' by the provider, to be verified'
     where id = ${c.id}
-    returning asset_epoch::int as epoch, ${notifyCapacity} as notified`)) as unknown as { epoch: number }[];
+    returning asset_epoch::int as epoch`)) as unknown as { epoch: number }[];
   const op = await admitOperation(tx, {
     id: returnOperationId(c.id, next.epoch),
     kind: 'cleanup',
@@ -109,7 +108,7 @@ export async function reconcileCapacityReturn(db: Db, provider: ProviderClient, 
       update ${machineCapacity} set state = ${verified ? 'Available' : 'Quarantined'}, state_reason = ${verified ? null : why}, updated_at = now()
       where id = ${c.id} and state = 'Cleaning' and asset_epoch = ${c.epoch}
         and not exists (select 1 from machine_allocations a where a.capacity_id = ${c.id} and a.status <> 'Released')
-      returning ${notifyCapacity} as notified`);
+      returning 1 as changed`);
     if (moved.length === 0) return;
     await recordEvent(tx, {
       actor,

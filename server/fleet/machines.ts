@@ -8,7 +8,6 @@ import { enqueueJob } from '@/server/jobs/enqueue';
 import { admitMachine } from '@/server/quota/admission';
 import { findCatalogueIds, locationUsability } from './catalogue';
 import { machineClaimName } from './claim-names';
-import { notifyMachine } from './changes';
 import { transitionMachine, type MachinePhase } from './phases';
 import type { MachineCreateInput } from './schemas';
 
@@ -71,7 +70,7 @@ export async function requestMachine(db: DbOrTx, projectId: string, input: Machi
           requiresApproval,
           createdBy: actor.label,
         })
-        .returning({ id: machines.id, name: machines.name, projectId: machines.projectId, notified: notifyMachine });
+        .returning({ id: machines.id, name: machines.name, projectId: machines.projectId });
       const interfaces: InterfaceStatus[] = [];
       for (const [i, nic] of input.interfaces.entries()) {
         const status: InterfaceStatus = { ...nic, claims: [], addresses: [] };
@@ -152,7 +151,7 @@ export async function deleteMachine(db: DbOrTx, projectId: string, name: string,
         .update(machines)
         .set({ deletionRequestedAt: sql`now()`, updatedAt: sql`now()` })
         .where(eq(machines.id, m.id))
-        .returning({ notified: notifyMachine });
+        .returning({ id: machines.id });
       await recordEvent(tx, { actor, projectId, action: 'machine.release.requested', objectType: 'machine', objectId: m.id, objectName: name, reason });
     }
     await wakeMachine(tx, m.id);
@@ -195,7 +194,7 @@ export async function rejectMachine(db: Db, machineId: string, reason: string, a
       .update(machines)
       .set({ deletionRequestedAt: sql`now()` })
       .where(eq(machines.id, m.id))
-      .returning({ notified: notifyMachine });
+      .returning({ id: machines.id });
     await recordEvent(tx, {
       actor,
       projectId: m.projectId,

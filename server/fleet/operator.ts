@@ -4,7 +4,6 @@ import { machineAllocations, machineCapacity, machines, providerOperations } fro
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
 import { startCapacityReturn } from './capacity-return';
-import { notifyAllocation, notifyCapacity, notifyMachine, notifyOperation } from './changes';
 import { deleteMachine, wakeMachine } from './machines';
 import { transitionMachine, type MachinePhase } from './phases';
 import { wakeWaiting } from './reconcile';
@@ -157,7 +156,7 @@ export async function acknowledgeOperation(db: Db, operationId: string, note: st
       .update(providerOperations)
       .set({ acknowledgedAt: sql`now()`, acknowledgedBy: actor.label, acknowledgement: text, updatedAt: sql`now()` })
       .where(eq(providerOperations.id, o.id))
-      .returning({ notified: notifyOperation });
+      .returning({ id: providerOperations.id });
     await recordEvent(tx, {
       actor,
       projectId: o.projectId,
@@ -202,18 +201,18 @@ export async function forceReleaseMachine(db: Db, machineId: string, reason: str
         .update(machineAllocations)
         .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: `force released: ${reason}` })
         .where(eq(machineAllocations.id, a.id))
-        .returning({ notified: notifyAllocation });
+        .returning({ id: machineAllocations.id });
       await tx
         .update(machineCapacity)
         .set({ state: 'Quarantined', stateReason: `force released: ${reason}`, updatedAt: sql`now()` })
         .where(eq(machineCapacity.id, a.capacityId))
-        .returning({ notified: notifyCapacity });
+        .returning({ id: machineCapacity.id });
     }
     await tx
       .update(machines)
       .set({ deletionRequestedAt: sql`coalesce(deletion_requested_at, now())` })
       .where(eq(machines.id, m.id))
-      .returning({ notified: notifyMachine });
+      .returning({ id: machines.id });
     await recordEvent(tx, {
       actor,
       projectId: m.projectId,
@@ -259,7 +258,7 @@ export async function setCapacityState(db: Db, capacityId: string, action: Capac
       .update(machineCapacity)
       .set({ state: next, stateReason: next === 'Available' ? null : reason || null, updatedAt: sql`now()` })
       .where(eq(machineCapacity.id, c.id))
-      .returning({ notified: notifyCapacity });
+      .returning({ id: machineCapacity.id });
     await recordEvent(tx, {
       actor,
       action: `capacity.${action}`,

@@ -4,7 +4,6 @@ import { events } from '@/db/schema/events';
 import { machines } from '@/db/schema/fleet';
 import { eventActor, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
-import { notifyMachine } from './changes';
 
 /**
  * The machine lifecycle, in one table. Every transition goes through `transitionMachine`, which
@@ -45,8 +44,8 @@ export const transitions: Record<MachinePhase, readonly MachinePhase[]> = {
 
 /**
  * Moves a machine from `from` to `to` if it is still in `from` (a conditional update: a concurrent
- * reconciler that already moved it makes this a no-op returning false), recording an event and
- * notifying live views at commit. The update and the event row are one statement (the event is
+ * reconciler that already moved it makes this a no-op returning false), recording an event (live
+ * views learn of the change from the change feed). The update and the event row are one statement (the event is
  * written only when the update matched), so a transition costs one round trip.
  */
 export async function transitionMachine(
@@ -64,7 +63,7 @@ export async function transitionMachine(
     with moved as (
       update ${machines} set phase = ${to}, phase_reason = ${reason}, updated_at = now()${from === to ? sql`` : sql`, phase_changed_at = now()`}
       where ${machines.id} = ${machine.id} and ${machines.phase} = ${from}
-      returning ${machines.id}, ${notifyMachine}
+      returning ${machines.id}
     )
     insert into ${events} (actor_type, actor_id, actor_label, project_id, action, object_type, object_id, object_name, reason, before, after)
     select ${who.type}, ${who.id}, ${who.label}, ${machine.projectId}, ${`machine.phase.${to}`}, 'machine',
@@ -80,5 +79,5 @@ export async function setPhaseReason(tx: DbOrTx, machineId: string, reason: stri
     .update(machines)
     .set({ phaseReason: reason, updatedAt: sql`now()` })
     .where(sql`${machines.id} = ${machineId} and ${machines.phaseReason} is distinct from ${reason}`)
-    .returning({ notified: notifyMachine });
+    .returning({ id: machines.id });
 }

@@ -15,7 +15,6 @@ import { query } from '@/db/query';
 import { OperationKindSchema, OperationRecordSchema, OperationRequestSchema } from '@/lib/provider-wire';
 import type { CallOutcome, OperationRecord, ProviderClient, SubmitResult } from '@/server/provider';
 import { resolveSubmission } from '@/server/provider/resolve';
-import { notifyOperation } from './changes';
 
 export type OperationKind = 'install' | 'power' | 'cleanup';
 
@@ -71,7 +70,7 @@ export async function admitOperation(
            ${JSON.stringify(request)}::jsonb || jsonb_build_object('fencingToken', seq.fencing_seq)
     from seq
     on conflict do nothing
-    returning id, kind, state, attempts, request, last_error as "lastError", result, ${notifyOperation} as notified`,
+    returning id, kind, state, attempts, request, last_error as "lastError", result`,
     OperationRowSchema,
   );
   if (admitted) return admitted;
@@ -109,7 +108,7 @@ async function save(
     .update(providerOperations)
     .set({ ...values, updatedAt: sql`now()` })
     .where(eq(providerOperations.id, id))
-    .returning({ notified: notifyOperation });
+    .returning({ id: providerOperations.id });
 }
 
 function fromRecord(record: OperationRecord): DriveResult {

@@ -15,7 +15,6 @@ import type { ProviderClient } from '@/server/provider';
 import { releaseMachine } from '@/server/quota/admission';
 import { cancelRequested } from './cancellation';
 import { evidenceMaxAgeSeconds, locationUsability } from './catalogue';
-import { notifyAllocation, notifyCapacity, notifyMachine } from './changes';
 import { wakeMachine } from './machines';
 import { setPhaseReason, transitionMachine, type MachinePhase } from './phases';
 import { admitOperation, backoffMs, callOperation, driveOperation, getOperationRow, recordOperation, verifyCleanup, type OperationRow } from './provider-ops';
@@ -155,11 +154,11 @@ async function bindCapacity(tx: DbOrTx, m: MachineState) {
     ), capacity as (
       update ${machineCapacity} set state = 'Bound', asset_epoch = ${machineCapacity.assetEpoch} + 1, state_reason = null, updated_at = now()
       from picked where ${machineCapacity.id} = picked.id
-      returning ${machineCapacity.id}, ${machineCapacity.deviceRef}, ${machineCapacity.assetEpoch}, ${notifyCapacity} as notified
+      returning ${machineCapacity.id}, ${machineCapacity.deviceRef}, ${machineCapacity.assetEpoch}
     ), allocation as (
       insert into ${machineAllocations} (machine_id, capacity_id, epoch, status)
       select ${m.id}, capacity.id, capacity.asset_epoch, 'Preparing' from capacity
-      returning ${machineAllocations.id}, ${notifyAllocation} as notified
+      returning ${machineAllocations.id}
     )
     select capacity.device_ref as "deviceRef" from capacity, allocation`,
     z.object({ deviceRef: z.string() }),
@@ -217,7 +216,7 @@ async function commitAllocation(db: Db, m: MachineState): Promise<StepResult> {
       .update(machineAllocations)
       .set({ status: 'Committed' })
       .where(and(eq(machineAllocations.id, m.allocation.id), eq(machineAllocations.status, 'Preparing')))
-      .returning({ notified: notifyAllocation });
+      .returning({ id: machineAllocations.id });
     await transitionMachine(tx, m, 'Allocating', 'Bound', `bound to ${m.allocation.deviceRef} (epoch ${m.allocation.epoch})`, actor);
     return { type: 'continue' } as StepResult;
   });
@@ -354,12 +353,12 @@ async function startRelease(db: Db, m: MachineState, from: MachinePhase): Promis
       .update(machineAllocations)
       .set({ status: 'Releasing' })
       .where(eq(machineAllocations.id, m.allocation!.id))
-      .returning({ notified: notifyAllocation });
+      .returning({ id: machineAllocations.id });
     await tx
       .update(machineCapacity)
       .set({ state: 'Cleaning', updatedAt: sql`now()` })
       .where(eq(machineCapacity.id, m.allocation!.capacityId))
-      .returning({ notified: notifyCapacity });
+      .returning({ id: machineCapacity.id });
     await admitOperation(tx, {
       id: `cleanup-${m.allocation!.id}`,
       kind: 'cleanup',
@@ -462,12 +461,12 @@ async function driveCleanup(db: Db, provider: ProviderClient, m: MachineState): 
       .update(machineAllocations)
       .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: verified ? 'cleanup verified' : why })
       .where(eq(machineAllocations.id, allocation.id))
-      .returning({ notified: notifyAllocation });
+      .returning({ id: machineAllocations.id });
     await tx
       .update(machineCapacity)
       .set({ state: verified ? 'Available' : 'Quarantined', stateReason: verified ? null : why, updatedAt: sql`now()` })
       .where(eq(machineCapacity.id, allocation.capacityId))
-      .returning({ notified: notifyCapacity });
+      .returning({ id: machineCapacity.id });
     await recordEvent(tx, {
       actor,
       projectId: null,
@@ -528,13 +527,12 @@ async function cancelExact(db: Db, m: MachineState, from: MachinePhase): Promise
     await tx
       .update(machineAllocations)
       .set({ status: 'Released', releasedAt: sql`now()`, releaseReason: 'cancelled before the provider was called' })
-      .where(eq(machineAllocations.id, allocation.id))
-      .returning({ notified: notifyAllocation });
+      .where(eq(machineAllocations.id, allocation.id));
     const returned = await tx
       .update(machineCapacity)
       .set({ state: 'Available', stateReason: null, updatedAt: sql`now()` })
       .where(and(eq(machineCapacity.id, allocation.capacityId), eq(machineCapacity.state, 'Bound')))
-      .returning({ id: machineCapacity.id, notified: notifyCapacity });
+      .returning({ id: machineCapacity.id });
     if (returned.length) await wakeWaiting(tx, m.classId, m.locationId, 1);
   });
 }
@@ -560,7 +558,7 @@ export async function wakeWaiting(tx: DbOrTx, classId: string, locationId: strin
     )
     update ${machines} set phase_reason = ${WOKEN_FOR_CAPACITY}, updated_at = now()
     from waiting where ${machines.id} = waiting.id and ${machines.phaseReason} = ${WAITING_FOR_CAPACITY}
-    returning ${machines.id}, ${notifyMachine} as notified`,
+    returning ${machines.id}`,
     z.object({ id: z.string() }),
   );
   for (const w of woken) await wakeMachine(tx, w.id);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { ModuleName } from '@/lib/env-schema';
+import type { FeedRow } from '@/server/changes/feed';
 import type { Actor } from '@/server/audit/events';
 import type { ProjectRole } from '@/server/tenancy/roles';
 
@@ -55,6 +56,8 @@ export interface StoredObject {
    * the storage no longer returns the object.
    */
   deletionRequestedAt?: Date | null;
+  /** The labels, where the domain keeps them too (an object written only through REST v1 or the console has no metadata row). */
+  labels?: Record<string, string>;
 }
 
 /** What a create is given: the name, the validated spec and the object's labels. */
@@ -79,6 +82,37 @@ export interface PrinterColumn {
   value: (object: { spec: Record<string, unknown>; status: Record<string, unknown> }) => unknown;
   /** 0: always shown; 1: with `-o wide` only. */
   priority?: 0 | 1;
+}
+
+/** An object a changed row belongs to. */
+export interface WatchRef {
+  /** The project's id; '' for an object of the platform control plane. */
+  projectId: string;
+  uid: string;
+  name: string;
+  /** The namespace, where the domain's row carries it. */
+  namespace?: string;
+}
+
+/** The object a row of a project kind's own table is: its project, id, name (and namespace) columns. */
+export const ownRow = (r: FeedRow, name = r.name): WatchRef | null =>
+  r.project_id && r.id && name ? { projectId: r.project_id, uid: r.id, name, ...(r.namespace ? { namespace: r.namespace } : {}) } : null;
+
+/** The object a row of a platform kind's own table is (no project). */
+export const platformRow = (r: FeedRow, name: string | null): WatchRef | null => (r.id && name ? { projectId: '', uid: r.id, name } : null);
+
+/**
+ * A table whose committed changes are changes of objects of the kind (watch.ts): which object a
+ * row belongs to and, for the kind's own table, whether the row makes the object exist. The table
+ * must be in the `meridian_feed` publication with REPLICA IDENTITY FULL (a deleted row must still
+ * name its object): docs/watch.md, "Wiring a kind".
+ */
+export interface WatchSource {
+  table: string;
+  /** The object of a row (null: the row is not of this kind). */
+  object(row: FeedRow, db: Db): WatchRef | null | Promise<WatchRef | null>;
+  /** Whether the row makes its object exist (the kind's own table); absent: the row only changes an existing object. */
+  exists?(row: FeedRow): boolean;
 }
 
 export interface KindDeclaration<Spec extends Record<string, unknown> = Record<string, unknown>> {
@@ -123,6 +157,8 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
   statusWriteRole?: ProjectRole | 'operator';
   /** The domain names its objects (an id): a create needs no `metadata.name` and answers the name given. */
   generatedName?: boolean;
+  /** The tables whose changes are this kind's watch events (absent: the kind cannot be watched). Metadata changes (kube_objects) are every kind's. */
+  watch?: WatchSource[];
   storage: {
     /**
      * True when the domain's table carries the namespace (names unique per namespace): the storage
@@ -162,8 +198,13 @@ export function declareKind<Spec extends Record<string, unknown>>(declaration: K
 }
 
 /** The verbs of a kind, as discovery names them: every kind's metadata can be updated and patched. */
-export const verbsOf = (k: KindDeclaration) =>
-  k.readOnly ? ['get', 'list'] : [...(k.storage.create ? ['create'] : []), ...(k.storage.delete ? ['delete'] : []), 'get', 'list', 'patch', 'update'];
+export const verbsOf = (k: KindDeclaration) => [
+  ...(k.readOnly ? [] : [...(k.storage.create ? ['create'] : []), ...(k.storage.delete ? ['delete'] : [])]),
+  'get',
+  'list',
+  ...(k.readOnly ? [] : ['patch', 'update']),
+  ...(k.watch ? ['watch'] : []),
+];
 
 /** The project-plane kinds, or the platform plane's. */
 export const kindsOfPlane = (kinds: readonly KindDeclaration[], plane: 'project' | 'platform') => kinds.filter((k) => (k.plane ?? 'project') === plane);

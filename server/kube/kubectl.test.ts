@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -283,7 +283,7 @@ spec: {network: keep, prefixLength: 24, reclaimPolicy: Retain}
     expect(listed.stdout).toMatch(/^NAME\s+NETWORK\s+CIDR\s+UNTIL\s+AGE\n/);
     expect(listed.stdout).toMatch(/\nkept\s+keep\s+10\.70\.0\.0\/24\s+\d{4}-/);
     const verbs = await kubectl(['api-resources', '-o', 'wide']);
-    expect(verbs.stdout).toMatch(/retainedallocations\s+ra\s+ipam\.miloapis\.com\/v1alpha1\s+true\s+RetainedAllocation\s+delete,get,list,patch,update\s/);
+    expect(verbs.stdout).toMatch(/retainedallocations\s+ra\s+ipam\.miloapis\.com\/v1alpha1\s+true\s+RetainedAllocation\s+delete,get,list,patch,update,watch\s/);
     const create = await kubectlFails(['create', '-f', '-'], {
       input:
         'apiVersion: ipam.miloapis.com/v1alpha1\nkind: RetainedAllocation\nmetadata: {name: made}\nspec: {network: keep, pool: keep-v4, cidr: 10.70.9.0/24}\n',
@@ -292,6 +292,40 @@ spec: {network: keep, prefixLength: 24, reclaimPolicy: Retain}
     expect((await kubectl(['delete', 'ra', 'kept'])).stdout).toBe('retainedallocation.ipam.miloapis.com "kept" deleted\n');
     expect((await kubectl(['get', 'ra', '-o', 'name'])).stdout).toBe('');
     await kubectl(['delete', 'network', 'keep']);
+  });
+
+  test('get -w --output-watch-events: every create and delete another client makes, as it happens', async () => {
+    const yamlOf = (name: string) =>
+      `apiVersion: ipam.miloapis.com/v1alpha1\nkind: Network\nmetadata:\n  name: ${name}\nspec:\n  cidrs:\n  - cidr: 10.91.0.0/16\n`;
+    await kubectl(['apply', '-f', '-'], { input: yamlOf('watched') });
+    const child = spawn('/usr/bin/kubectl', ['get', 'ipclaims', '-w', '--output-watch-events'], { env: { ...process.env, KUBECONFIG: config, HOME: dir } });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    const until = async (re: RegExp) => {
+      const deadline = Date.now() + 20_000;
+      while (!re.test(out)) {
+        if (Date.now() > deadline) throw new Error(`kubectl printed: ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      // The claims made before kubectl's list are printed as ADDED too; after it, its watch brings them.
+      await new Promise((r) => setTimeout(r, 1_500));
+      for (const name of ['w-1', 'w-2']) {
+        const created = await kube.request('POST', '/apis/ipam.miloapis.com/v1alpha1/namespaces/default/ipclaims', {
+          body: { apiVersion: 'ipam.miloapis.com/v1alpha1', kind: 'IPClaim', metadata: { name }, spec: { network: 'watched', prefixLength: 28 } },
+        });
+        expect(created.status).toBe(201);
+      }
+      await until(/ADDED\s+w-2\s+watched\s+10\.91\./);
+      expect(out).toMatch(/ADDED\s+w-1\s+watched\s+10\.91\./);
+      await kube.request('DELETE', '/apis/ipam.miloapis.com/v1alpha1/namespaces/default/ipclaims/w-1');
+      await until(/DELETED\s+w-1/);
+      expect(out).not.toMatch(/error|Error/);
+    } finally {
+      child.kill();
+    }
   });
 
   test('a network and a claim named like ones in default live in another namespace', async () => {
@@ -420,7 +454,7 @@ spec:
       'network.ipam.miloapis.com/rack created\nipclaim.ipam.miloapis.com/rack-vip created\nmachine.metal.datumapis.com/node-1 created\n',
     );
     const resources = await kubectl(['api-resources', '--api-group', 'metal.datumapis.com', '-o', 'wide']);
-    expect(resources.stdout).toMatch(/machines\s+mach\s+metal\.datumapis\.com\/v1alpha1\s+true\s+Machine\s+create,delete,get,list,patch,update\s/);
+    expect(resources.stdout).toMatch(/machines\s+mach\s+metal\.datumapis\.com\/v1alpha1\s+true\s+Machine\s+create,delete,get,list,patch,update,watch\s/);
 
     const explained = await kubectl(['explain', 'machine.spec']);
     expect(explained.stdout).toContain('GROUP:      metal.datumapis.com');

@@ -7,16 +7,17 @@ import { apiVersionOf, kindKey, type KindContext, type KindDeclaration, type Sto
 import { apply, recordUpdate, type Managed } from './managed-fields';
 import { badRequest, conflict, invalid, KubeError, notFound, alreadyExists, type Cause, type Subject } from './status';
 import {
-  DEFAULT_META,
   DEFAULT_NAMESPACE,
   deleteObjectMeta,
   objectsBeingDeleted,
   getNamespace,
+  metaOf,
   objectMetas,
   writeObjectMeta,
   type ManagedFieldsEntry,
   type ObjectMeta,
 } from './store';
+import { versionOf } from './versions';
 
 /**
  * What the Kubernetes API does with objects of a declared kind (declare.ts), whatever the kind:
@@ -105,13 +106,13 @@ export function inNamespace<C extends KindContext>(k: KindDeclaration, ctx: C, n
   return k.namespaced ? { ...ctx, namespace: namespace ?? DEFAULT_NAMESPACE } : ctx;
 }
 
-async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
+export async function currentOf(k: KindDeclaration, ctx: KindContext, namespace: string | undefined, name: string) {
   const stored = await k.storage.get(inNamespace(k, ctx, namespace), name);
   if (!stored) {
     await forgetFinishedDeletions(k, ctx, new Set());
     return undefined;
   }
-  const meta = (await objectMetas(ctx.db, metaScope(k, ctx), kindKey(k), [stored.uid])).get(stored.uid) ?? DEFAULT_META;
+  const meta = metaOf(await objectMetas(ctx.db, metaScope(k, ctx), kindKey(k), [stored.uid]), stored.uid, stored.labels);
   if (k.namespaced && namespace !== undefined && (stored.namespace ?? meta.namespace) !== namespace) return undefined;
   return { stored, meta, object: compose(k, stored, meta) };
 }
@@ -232,7 +233,7 @@ export async function listObjects(k: KindDeclaration, ctx: KindContext, namespac
       kindKey(k),
       stored.map((s) => s.uid),
     );
-    return stored.map((s) => compose(k, s, metas.get(s.uid) ?? DEFAULT_META));
+    return stored.map((s) => compose(k, s, metaOf(metas, s.uid, s.labels)));
   };
   const found: KubeObject[] = [];
   let exhausted = false;
@@ -451,10 +452,9 @@ export async function createObject(
     generation: 1,
     deletionTimestamp: null,
   };
-  const resourceVersion = ctx.dryRun
-    ? ''
-    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name: stored.name, meta });
-  return compose(k, stored, { ...meta, resourceVersion });
+  // The resource version is the commit's: the API server fills it in once the change feed has it.
+  if (!ctx.dryRun) await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name: stored.name, meta });
+  return compose(k, stored, { ...meta, resourceVersion: '' });
 }
 
 const sameEntries = (a: ManagedFieldsEntry[], b: ManagedFieldsEntry[]) =>
@@ -538,9 +538,8 @@ async function writeOver(
     sameEntries(meta.managedFields, current.meta.managedFields);
   if (unchanged) return current.object;
   const stored = specChanged && !ctx.dryRun ? ((await k.storage.get(storageCtx, name)) ?? current.stored) : current.stored;
-  const resourceVersion = ctx.dryRun
-    ? current.meta.resourceVersion
-    : await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+  if (!ctx.dryRun) await writeObjectMeta(ctx.db, { uid: stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+  const resourceVersion = ctx.dryRun ? current.meta.resourceVersion : versionOf(stored.uid);
   const written = compose(k, specChanged && ctx.dryRun ? { ...stored, spec: { ...stored.spec, ...decoded.spec } } : stored, { ...meta, resourceVersion });
   // The last finalizer of a held deletion removed: the domain's deletion goes on now.
   if (meta.deletionTimestamp && meta.finalizers.length === 0)
@@ -769,8 +768,8 @@ async function proceedWithDeletion(
   // Still there: its metadata is marked as being deleted (forgotten once the domain is done: forgetFinishedDeletions).
   if (current.meta.deletionTimestamp) return compose(k, after, current.meta);
   const meta = { ...current.meta, deletionTimestamp: after.deletionRequestedAt ?? new Date() };
-  const resourceVersion = await writeObjectMeta(ctx.db, { uid: after.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
-  return compose(k, after, { ...meta, resourceVersion });
+  await writeObjectMeta(ctx.db, { uid: after.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+  return compose(k, after, { ...meta, resourceVersion: versionOf(after.uid) });
 }
 
 /**
@@ -801,9 +800,8 @@ export async function deleteObject(
   if (current.meta.finalizers.length > 0) {
     if (current.meta.deletionTimestamp) return { object: current.object, gone: false };
     const meta = { ...current.meta, deletionTimestamp: new Date() };
-    const resourceVersion = ctx.dryRun
-      ? current.meta.resourceVersion
-      : await writeObjectMeta(ctx.db, { uid: current.stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+    if (!ctx.dryRun) await writeObjectMeta(ctx.db, { uid: current.stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+    const resourceVersion = ctx.dryRun ? current.meta.resourceVersion : versionOf(current.stored.uid);
     return { object: compose(k, current.stored, { ...meta, resourceVersion }), gone: false };
   }
   const inProgress = await proceedWithDeletion(k, ctx, current);

@@ -20,6 +20,8 @@ import {
   deleteObject,
   getObject,
   listObjects,
+  parseFieldSelector,
+  parseLabelSelector,
   PATCH_TYPES,
   patchObject,
   updateStatusObject,
@@ -27,14 +29,17 @@ import {
   subjectOf,
   updateObject,
   type FieldValidation,
+  type KubeObject,
   type PatchType,
   type RequestContext,
 } from './objects';
 import { decodeProtobufObject } from './protobuf';
 import { openApiV2, openApiV3, openApiV3Core, openApiV3Index } from './openapi';
 import { badRequest, KubeError, reasonOf, statusBody, toKubeError, type Subject } from './status';
-import { createNamespace, currentResourceVersion, deleteNamespace, getNamespace, listNamespaces, type NamespaceView } from './store';
+import { createNamespace, deleteNamespace, getNamespace, listNamespaces, type NamespaceView } from './store';
 import { kindCells, kindColumns, namespaceColumns, table, wantsTable } from './table';
+import { versionOf } from './versions';
+import { consistentList, kubeWatchHub, listItemVersion, streamWatch, type KubeWatchHub } from './watch';
 
 /**
  * The Kubernetes API of each project, as Milo lays it out: a control plane per project at
@@ -88,6 +93,19 @@ export interface Reply {
   body: unknown;
   contentType?: string;
   headers?: Record<string, string>;
+  /** A watch: the answer is a stream, written by this instead of `body`. */
+  stream?: (res: ServerResponse, req: IncomingMessage) => Promise<void>;
+}
+
+/** The kinds this process serves (set by createKubeServer): the watch hub's. */
+let servedKinds: readonly KindDeclaration[] = [];
+const watchHub = (db: Db): KubeWatchHub => kubeWatchHub(servedKinds, db);
+
+/** The answer to a write, once the change feed has its commit: the object with the commit's resource version. */
+async function committed<T extends { metadata: { uid?: string | null; resourceVersion: string } }>(db: Db, object: T, dryRun: boolean): Promise<T> {
+  if (dryRun) return object;
+  await watchHub(db).sync();
+  return { ...object, metadata: { ...object.metadata, resourceVersion: versionOf(object.metadata.uid) } };
 }
 
 const ok = (body: unknown, status = 200, contentType?: string): Reply => ({ status, body, contentType });
@@ -215,8 +233,9 @@ async function serveNamespaces(req: IncomingMessage, url: URL, db: Db, caller: C
   const dryRun = url.searchParams.getAll('dryRun').includes('All');
   try {
     if (method === 'GET' && !name) {
-      const items = (await listNamespaces(db, caller.projectId)).map(namespaceObject);
-      const resourceVersion = await currentResourceVersion(db);
+      const listed = await consistentList(watchHub(db), db, (tx) => listNamespaces(tx, caller.projectId));
+      const resourceVersion = String(listed.resourceVersion);
+      const items = listed.value.map((n) => namespaceObject({ ...n, resourceVersion: listItemVersion(n.uid, listed.resourceVersion) }));
       if (wantsTable(req.headers.accept ?? null)) {
         return ok(
           table(items, {
@@ -230,6 +249,7 @@ async function serveNamespaces(req: IncomingMessage, url: URL, db: Db, caller: C
       return ok({ apiVersion: 'v1', kind: 'NamespaceList', metadata: { resourceVersion }, items });
     }
     if (method === 'GET' && name) {
+      await watchHub(db).sync();
       const n = await getNamespace(db, caller.projectId, name);
       if (!n) throw new KubeError(404, 'NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });
       return ok(namespaceObject(n));
@@ -271,7 +291,7 @@ async function serveNamespaces(req: IncomingMessage, url: URL, db: Db, caller: C
           labels: map(input.metadata?.labels),
           annotations: map(input.metadata?.annotations),
         });
-        return ok(namespaceObject(created), 201);
+        return ok(await committed(db, namespaceObject(created), false), 201);
       } catch (e) {
         if (isDomainError(e) && e.code === 'Conflict')
           throw new KubeError(409, 'AlreadyExists', `namespaces "${nsName}" already exists`, { name: nsName, kind: 'namespaces' });
@@ -306,7 +326,8 @@ async function serveKind(
   body: Buffer,
 ): Promise<Reply> {
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
-  const verb = method === 'GET' && !name ? (url.searchParams.get('watch') ? 'watch' : 'list') : (VERBS[method] ?? method.toLowerCase());
+  const watching = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+  const verb = method === 'GET' && !name ? (watching ? 'watch' : 'list') : (VERBS[method] ?? method.toLowerCase());
   const need =
     method === 'GET' ? (k.readRole ?? 'viewer') : subresource === 'status' ? (k.statusWriteRole ?? k.writeRole ?? 'editor') : (k.writeRole ?? 'editor');
   if (!holds(caller, need)) throw forbidden(caller, verb, k.plural, k.group, namespace, need);
@@ -323,8 +344,8 @@ async function serveKind(
       method === 'GET'
         ? { dryRun: false, fieldValidation: 'Warn' as const, manager: '', explicitManager: false, warnings }
         : requestOptions(url, req, warnings);
-    const ctx: RequestContext = { db, projectId: caller.projectId, projectSlug: caller.projectSlug, actor: caller.actor, ...options };
-    const reply = await (async (): Promise<Reply> => {
+    const requestCtx: RequestContext = { db, projectId: caller.projectId, projectSlug: caller.projectSlug, actor: caller.actor, ...options };
+    const inner = async (ctx: RequestContext): Promise<Reply> => {
       if (subresource !== undefined) {
         if (subresource !== 'status' || !name) throw pathNotFound();
         if (method === 'GET') return ok(await getObject(k, ctx, namespace, name));
@@ -346,18 +367,23 @@ async function serveKind(
       }
       if (!name) {
         if (method === 'GET') {
-          if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
-            throw new KubeError(405, 'MethodNotAllowed', 'watch is not served by this API yet');
-          }
-          const limit = Number(url.searchParams.get('limit') ?? 0);
-          const resourceVersion = await currentResourceVersion(db);
-          const page = await listObjects(k, ctx, namespace, {
+          const selectors = {
             labelSelector: url.searchParams.get('labelSelector') ?? undefined,
             fieldSelector: url.searchParams.get('fieldSelector') ?? undefined,
-            limit: Number.isFinite(limit) ? limit : 0,
-            continue: url.searchParams.get('continue') ?? undefined,
-            resourceVersion,
-          });
+          };
+          const hub = watchHub(db);
+          const list = (limit: number, continueToken: string | undefined) =>
+            consistentList(hub, db, (tx) =>
+              listObjects(k, { ...ctx, db: tx }, namespace, { ...selectors, limit, continue: continueToken, resourceVersion: '' }),
+            ).then(({ value, resourceVersion }) => ({
+              ...value,
+              resourceVersion,
+              items: value.items.map((o) => ({ ...o, metadata: { ...o.metadata, resourceVersion: listItemVersion(o.metadata.uid, resourceVersion) } })),
+            }));
+          if (verb === 'watch') return watchReply(req, url, k, caller, namespace, selectors, hub, () => list(0, undefined));
+          const limit = Number(url.searchParams.get('limit') ?? 0);
+          const page = await list(Number.isFinite(limit) ? limit : 0, url.searchParams.get('continue') ?? undefined);
+          const resourceVersion = String(page.resourceVersion);
           if (wantsTable(req.headers.accept ?? null)) {
             return ok(
               table(page.items, {
@@ -386,6 +412,7 @@ async function serveKind(
       if (k.namespaced && namespace === undefined) throw pathNotFound();
       switch (method) {
         case 'GET': {
+          await watchHub(db).sync();
           const object = await getObject(k, ctx, namespace, name);
           if (wantsTable(req.headers.accept ?? null)) {
             return ok(
@@ -400,6 +427,7 @@ async function serveKind(
           return ok(object);
         }
         case 'PUT':
+          await watchHub(db).sync();
           return ok(await updateObject(k, ctx, namespace, name, readBody(req, body)));
         case 'PATCH': {
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim() as PatchType;
@@ -419,23 +447,129 @@ async function serveKind(
           }
           const force = url.searchParams.get('force') === 'true';
           if (force && type !== 'application/apply-patch+yaml') throw badRequest('force: may only be given for an apply patch');
+          await watchHub(db).sync();
           const result = await patchObject(k, ctx, namespace, name, type, body, { force });
           return ok(result.object, result.created ? 201 : 200);
         }
         case 'DELETE': {
           const options_ = readDeleteOptions(body);
           if (options_.dryRun?.includes('All')) ctx.dryRun = true;
+          await watchHub(db).sync();
           const deleted = await deleteObject(k, ctx, namespace, name, options_.preconditions ?? {});
           // 202 while the deletion is under way (finalizers, a domain's cleanup), as REST v1 answers a machine's release.
           return ok(deleted.object, deleted.gone ? 200 : 202);
         }
       }
       throw new KubeError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-    })();
+    };
+    let reply: Reply;
+    if (method === 'GET') reply = await inner(requestCtx);
+    else {
+      // One write, one transaction: one commit, one resource version, one watch event.
+      const writeCtx = { ...requestCtx };
+      reply = await db.transaction((tx) => {
+        writeCtx.db = tx;
+        return inner(writeCtx);
+      });
+      const body = reply.body as { metadata?: { uid?: string | null; resourceVersion?: string } } | null;
+      if (body?.metadata?.resourceVersion !== undefined && !writeCtx.dryRun) {
+        reply = { ...reply, body: await committed(db, body as { metadata: { uid?: string | null; resourceVersion: string } }, false) };
+      }
+    }
     return warnings.length ? { ...reply, headers: { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') } } : reply;
   } catch (e) {
     throw toKubeError(e, subject, k.fieldPath ?? defaultFieldPath);
   }
+}
+
+// ---- Watch --------------------------------------------------------------------------------------
+
+const decimal = /^\d+$/;
+
+/**
+ * `?watch=1`: the parameters checked as kube-apiserver checks them (a bad one is a 4xx before
+ * anything streams), then the stream (watch.ts). Without a resourceVersion, or with "0", the
+ * current objects come first as ADDED (a consistent list); `sendInitialEvents=true` (WatchList)
+ * does the same and ends them with a BOOKMARK annotated `k8s.io/initial-events-end`.
+ */
+function watchReply(
+  req: IncomingMessage,
+  url: URL,
+  k: KindDeclaration,
+  caller: Caller,
+  namespace: string | undefined,
+  selectors: { labelSelector?: string; fieldSelector?: string },
+  hub: KubeWatchHub,
+  list: () => Promise<{ items: KubeObject[]; resourceVersion: bigint }>,
+): Reply {
+  if (!k.watch) throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} cannot be watched`);
+  const q = url.searchParams;
+  const rv = q.get('resourceVersion') ?? '';
+  const match = q.get('resourceVersionMatch');
+  const sendInitialEvents = q.get('sendInitialEvents');
+  const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
+  const invalidOption = (field: string, message: string) =>
+    new KubeError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: ${message}`, {
+      group: 'meta.k8s.io',
+      kind: 'ListOptions',
+      causes: [{ reason: 'FieldValueForbidden', message, field }],
+    });
+  if (rv !== '' && !decimal.test(rv)) throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a decimal integer`);
+  if (sendInitialEvents !== null && sendInitialEvents !== 'true' && sendInitialEvents !== 'false')
+    throw badRequest(`sendInitialEvents: Invalid value: ${JSON.stringify(sendInitialEvents)}: must be true or false`);
+  if (sendInitialEvents !== null) {
+    if (match !== 'NotOlderThan')
+      throw invalidOption('resourceVersionMatch', 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (sendInitialEvents === 'true' && !bookmarks)
+      throw invalidOption('allowWatchBookmarks', 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+  } else if (match) throw invalidOption('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  const timeoutSeconds = q.get('timeoutSeconds');
+  if (timeoutSeconds !== null && !decimal.test(timeoutSeconds)) throw badRequest('timeoutSeconds: must be a whole number of seconds');
+  const byLabels = selectors.labelSelector ? parseLabelSelector(selectors.labelSelector) : () => true;
+  const byFields = selectors.fieldSelector ? parseFieldSelector(k, selectors.fieldSelector) : () => true;
+  const initial = sendInitialEvents === 'true' || (sendInitialEvents === null && (rv === '' || rv === '0'));
+  const asTable = wantsTable(req.headers.accept ?? null);
+  const includeObject = q.get('includeObject') ?? 'PartialObjectMetadata';
+  return {
+    status: 200,
+    body: null,
+    stream: (res, request) =>
+      streamWatch(res, {
+        hub,
+        kind: k,
+        projectId: caller.projectId,
+        namespace,
+        matches: (o) => byLabels(o.metadata.labels ?? {}) && byFields(o),
+        initial: initial
+          ? async () => {
+              let page = await list();
+              // NotOlderThan: a list at least as new as the version asked for.
+              if (rv !== '' && rv !== '0' && page.resourceVersion < BigInt(rv)) page = await list();
+              return page;
+            }
+          : undefined,
+        from: initial ? undefined : BigInt(rv),
+        initialEventsEnd: sendInitialEvents === 'true',
+        bookmarks,
+        timeoutMs: (timeoutSeconds !== null ? Math.min(Number(timeoutSeconds), 3600) : 1800 + Math.floor(Math.random() * 1800)) * 1000,
+        render: (object, first) =>
+          asTable
+            ? {
+                ...table([object as KubeObject], {
+                  columns: kindColumns(k),
+                  cells: kindCells(k),
+                  includeObject,
+                  resourceVersion: (object as KubeObject).metadata.resourceVersion,
+                }),
+                ...(first ? {} : { columnDefinitions: [] }),
+              }
+            : object,
+        onClose: (listener) => {
+          request.on('close', listener);
+          res.on('close', listener);
+        },
+      }),
+  };
 }
 
 // ---- Routing ------------------------------------------------------------------------------------
@@ -588,6 +722,7 @@ export function createKubeServer(allKinds: readonly KindDeclaration[], options: 
   const projectKinds = kindsOfPlane(kinds, 'project');
   const platformKinds = kindsOfPlane(kinds, 'platform');
   const database = options.db ?? getDb;
+  servedKinds = kinds;
   async function answer(req: IncomingMessage): Promise<Reply> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const platform = PLATFORM_PLANE.exec(url.pathname);
@@ -637,7 +772,9 @@ export function createKubeServer(allKinds: readonly KindDeclaration[], options: 
   return {
     serves: (pathname) => Boolean(options.root) || CONTROL_PLANE.test(pathname) || PLATFORM_PLANE.test(pathname),
     async handle(req, res) {
-      send(res, await answer(req), req.method === 'HEAD');
+      const reply = await answer(req);
+      if (reply.stream) await reply.stream(res, req);
+      else send(res, reply, req.method === 'HEAD');
     },
   };
 }

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import type { DbOrTx } from '@/db/client';
 import { kubeNamespaces, kubeObjects } from '@/db/schema';
 import { DomainError, pgCode } from '@/server/errors';
+import { versionOf } from './versions';
 
 /**
  * The Kubernetes API's own metadata of domain objects (db/schema/kube.ts): namespace, labels,
- * annotations, finalizers, managed fields, generation and resource version, one row per object
- * written through the API. An object without a row is in `default` with empty metadata and the
- * resource version `1`.
+ * annotations, finalizers, managed fields and generation, one row per object written through the
+ * API. An object without a row is in `default` with empty metadata. The resource version is not
+ * stored: it is the commit position of the object's last change (versions.ts).
  */
 
 export interface ObjectMeta {
@@ -37,8 +38,8 @@ export type ManagedFieldsEntry = z.infer<typeof managedFieldsEntry>;
 
 const stringMap = z.record(z.string(), z.string());
 
-/** An object never written through the API. */
-export const DEFAULT_META: ObjectMeta = {
+/** An object never written through the API (its resource version: `metaOf`). */
+const DEFAULT_META: ObjectMeta = {
   namespace: 'default',
   labels: {},
   annotations: {},
@@ -58,7 +59,6 @@ const metaColumns = {
   finalizers: kubeObjects.finalizers,
   managedFields: kubeObjects.managedFields,
   generation: kubeObjects.generation,
-  resourceVersion: kubeObjects.resourceVersion,
   deletionTimestamp: kubeObjects.deletionTimestamp,
 };
 
@@ -71,16 +71,19 @@ const metaRow = z.object({
   finalizers: z.array(z.string()),
   managedFields: z.array(managedFieldsEntry),
   generation: z.number(),
-  resourceVersion: z.number(),
   deletionTimestamp: z.date().nullable(),
 });
 
 function toMeta(row: z.infer<typeof metaRow>): ObjectMeta {
-  return { ...row, resourceVersion: String(row.resourceVersion) };
+  return { ...row, resourceVersion: versionOf(row.uid) };
 }
 
 /** The rows of a project (or, null, the platform's: objects of the platform control plane). */
 const scopeIs = (projectId: string | null) => (projectId === null ? isNull(kubeObjects.projectId) : eq(kubeObjects.projectId, projectId));
+
+/** The metadata of object `uid` from `objectMetas`' answer, or the default one (with its version and the labels the domain keeps, if it keeps them). */
+export const metaOf = (metas: Map<string, ObjectMeta>, uid: string, domainLabels?: Record<string, string>): ObjectMeta =>
+  metas.get(uid) ?? { ...DEFAULT_META, labels: domainLabels ?? {}, resourceVersion: versionOf(uid) };
 
 /**
  * The metadata of the objects `uids` of one kind, by uid (absent: never written through the API).
@@ -98,13 +101,14 @@ export async function objectMetas(db: DbOrTx, projectId: string | null, kind: st
 }
 
 /**
- * Writes an object's metadata with a new resource version (returned). A row left by an earlier
- * object of the same name and namespace (deleted through REST v1 or the console) is replaced.
+ * Writes an object's metadata (its resource version is that of the transaction's commit). A row
+ * left by an earlier object of the same name and namespace (deleted through REST v1 or the
+ * console) is replaced.
  */
 export async function writeObjectMeta(
   db: DbOrTx,
   row: { uid: string; projectId: string | null; kind: string; name: string; meta: Omit<ObjectMeta, 'resourceVersion'> },
-): Promise<string> {
+): Promise<void> {
   const { meta } = row;
   await db
     .delete(kubeObjects)
@@ -126,14 +130,11 @@ export async function writeObjectMeta(
     managedFields: meta.managedFields,
     generation: meta.generation,
     deletionTimestamp: meta.deletionTimestamp,
-    resourceVersion: sql`nextval('kube_resource_version')`,
   };
-  const [written] = await db
+  await db
     .insert(kubeObjects)
     .values({ uid: row.uid, projectId: row.projectId, kind: row.kind, ...values })
-    .onConflictDoUpdate({ target: kubeObjects.uid, set: values })
-    .returning({ resourceVersion: kubeObjects.resourceVersion });
-  return String(written.resourceVersion);
+    .onConflictDoUpdate({ target: kubeObjects.uid, set: values });
 }
 
 /** Forgets an object's metadata (the object is deleted). */
@@ -155,12 +156,6 @@ export async function objectsBeingDeleted(db: DbOrTx, projectId: string | null, 
     );
 }
 
-/** The store's resource version now (a list's `metadata.resourceVersion`). */
-export async function currentResourceVersion(db: DbOrTx): Promise<string> {
-  const [row] = await db.execute(sql`select last_value from kube_resource_version`);
-  return String(z.object({ last_value: z.coerce.number() }).parse(row).last_value);
-}
-
 // ---- Namespaces ---------------------------------------------------------------------------------
 
 export interface NamespaceView {
@@ -180,7 +175,6 @@ const namespaceRow = z.object({
   uid: z.string(),
   labels: stringMap,
   annotations: stringMap,
-  resourceVersion: z.number(),
   createdAt: z.date(),
 });
 
@@ -189,12 +183,11 @@ const namespaceColumns = {
   uid: kubeNamespaces.uid,
   labels: kubeNamespaces.labels,
   annotations: kubeNamespaces.annotations,
-  resourceVersion: kubeNamespaces.resourceVersion,
   createdAt: kubeNamespaces.createdAt,
 };
 
 function namespaceView(r: z.infer<typeof namespaceRow>): NamespaceView {
-  return { ...r, resourceVersion: String(r.resourceVersion) };
+  return { ...r, resourceVersion: versionOf(r.uid) };
 }
 
 const defaultNamespace = (projectCreatedAt: Date | null): NamespaceView => ({
@@ -202,7 +195,7 @@ const defaultNamespace = (projectCreatedAt: Date | null): NamespaceView => ({
   uid: null,
   labels: {},
   annotations: {},
-  resourceVersion: '1',
+  resourceVersion: versionOf(null),
   createdAt: projectCreatedAt,
 });
 

@@ -1,43 +1,63 @@
 /**
- * The process's one LISTEN connection, fanned out to any number of subscribers (the browsers'
- * server-sent-event streams): a web process holds a single extra database connection however many
- * consoles are open. The connection is opened on the first subscription and re-opened with capped
- * backoff when it drops; notifications sent while it was down are lost, so every reconnect tells
- * subscribers to resynchronise (refetch what they show) instead.
+ * The process's change feed (server/changes/feed.ts) cut into the console's change
+ * notifications and fanned out to any number of subscribers (the browsers' server-sent-event
+ * streams): a web process reads the feed once however many consoles are open, and writers do
+ * nothing for it (no NOTIFY). When the feed restarts (its connection dropped), changes in between
+ * may be missing, so subscribers are told to resynchronise (refetch what they show).
  */
-import type pg from 'pg';
-import { createPgClient } from '@/db/pg';
-import { env } from '@/server/env';
+import { z } from 'zod';
+import type { DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
+import { sql } from 'drizzle-orm';
+import { changeFeed, type ChangeFeed, type FeedChange } from '@/server/changes/feed';
 import { log } from '@/server/observability/log';
-import { CHANGES_CHANNEL, changeSchema, type Change } from '@/server/changes/notify';
+import type { Change, ChangeKind } from '@/server/changes/notify';
+import { getDb } from '@/db/client';
 
 /** `closed`: the process is stopping; streams end (their browsers reconnect to another replica). */
 export type HubEvent = { type: 'change'; change: Change } | { type: 'resync' } | { type: 'closed' };
 export type HubSubscriber = (event: HubEvent) => void;
 
 export interface ChangeHub {
-  /** Adds a subscriber (opening the connection if needed); returns its unsubscribe function. */
+  /** Adds a subscriber (starting the feed if needed); returns its unsubscribe function. */
   subscribe(subscriber: HubSubscriber): () => void;
-  /** Resolves once LISTEN is active (the first time; later reconnects announce themselves as `resync`). */
+  /** Resolves once the feed reads (the first time; later restarts announce themselves as `resync`). */
   ready(): Promise<void>;
   /** Subscribers now, for tests and metrics. */
   subscriberCount(): number;
-  /** Ends every subscriber's stream and the LISTEN connection. */
+  /** Ends every subscriber's stream (the feed is the process's: closed with it). */
   close(): Promise<void>;
 }
 
-const MAX_BACKOFF_MS = 5_000;
+/** Which console notification a changed row is, by table: its kind, and its project (null: the fleet's, operators only). */
+const TABLES: Record<string, { k: ChangeKind; project: 'project_id' | 'machine' | null }> = {
+  machines: { k: 'machine', project: 'project_id' },
+  machine_allocations: { k: 'allocation', project: 'machine' },
+  provider_operations: { k: 'operation', project: 'machine' },
+  machine_capacity: { k: 'capacity', project: null },
+  networks: { k: 'network', project: 'project_id' },
+  ip_pools: { k: 'network', project: 'project_id' },
+  ip_claims: { k: 'claim', project: 'project_id' },
+  ip_allocations: { k: 'claim', project: 'project_id' },
+  pod_leases: { k: 'lease', project: 'project_id' },
+  clusters: { k: 'lease', project: 'project_id' },
+  allowance_buckets: { k: 'bucket', project: 'project_id' },
+  resource_grants: { k: 'quota', project: 'project_id' },
+  resource_claims: { k: 'quota', project: 'project_id' },
+  quota_increase_requests: { k: 'quota', project: 'project_id' },
+  invitations: { k: 'invitation', project: 'project_id' },
+  memberships: { k: 'invitation', project: 'project_id' },
+};
 
-export function createChangeHub(connectionString: string): ChangeHub {
+const machineProject = z.object({ project_id: z.string().nullable() });
+
+export function createChangeHub(feed: ChangeFeed, db: DbOrTx): ChangeHub {
   const subscribers = new Set<HubSubscriber>();
-  let client: pg.Client | null = null;
-  let started = false;
+  /** Machines' projects (allocations and operations name their machine only). */
+  const projectOfMachine = new Map<string, string | null>();
+  let queue: Promise<unknown> = Promise.resolve();
+  let unsubscribeFeed: (() => void) | undefined;
   let closed = false;
-  let everListened = false;
-  let attempts = 0;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let markReady: () => void = () => {};
-  const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
 
   const emit = (event: HubEvent) => {
     for (const subscriber of subscribers) {
@@ -49,90 +69,64 @@ export function createChangeHub(connectionString: string): ChangeHub {
     }
   };
 
-  const onNotification = (message: pg.Notification) => {
-    if (message.channel !== CHANGES_CHANNEL || !message.payload) return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(message.payload);
-    } catch {
-      return;
+  async function projectOf(change: FeedChange, row: Record<string, string | null>, how: 'project_id' | 'machine' | null): Promise<string | null> {
+    if (how === null) return null;
+    if (how === 'project_id') return row.project_id ?? null;
+    const machine = row.machine_id;
+    if (!machine) return null;
+    if (!projectOfMachine.has(machine)) {
+      const [found] = await query(db, sql`select project_id::text from machines where id = ${machine}`, machineProject);
+      projectOfMachine.set(machine, found?.project_id ?? null);
+      if (projectOfMachine.size > 100_000) projectOfMachine.delete(projectOfMachine.keys().next().value as string);
     }
-    const parsed = changeSchema.safeParse(raw);
-    if (parsed.success) emit({ type: 'change', change: parsed.data });
-  };
-
-  const scheduleReconnect = () => {
-    if (closed || retryTimer) return;
-    const delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(attempts++, 10));
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      void connect();
-    }, delay);
-    retryTimer.unref?.();
-  };
-
-  const drop = (c: pg.Client, why: string) => {
-    if (client !== c) return;
-    client = null;
-    log('warn', `live updates: LISTEN connection lost (${why}); reconnecting`);
-    c.removeAllListeners('notification');
-    c.end().catch(() => {});
-    scheduleReconnect();
-  };
-
-  async function connect() {
-    if (closed) return;
-    const c = createPgClient(connectionString, { application_name: 'meridian-live', connectionTimeoutMillis: 5_000 });
-    c.on('error', (error) => drop(c, error.message));
-    c.on('end', () => drop(c, 'connection ended'));
-    c.on('notification', onNotification);
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${CHANGES_CHANNEL}`);
-    } catch (error) {
-      c.removeAllListeners();
-      c.on('error', () => {});
-      c.end().catch(() => {});
-      if (!closed) log('warn', `live updates: cannot LISTEN (${(error as Error).message}); retrying`);
-      scheduleReconnect();
-      return;
-    }
-    if (closed) {
-      await c.end().catch(() => {});
-      return;
-    }
-    client = c;
-    attempts = 0;
-    // Anything committed while no connection listened was missed: subscribers refetch.
-    if (everListened) emit({ type: 'resync' });
-    everListened = true;
-    markReady();
+    void change;
+    return projectOfMachine.get(machine) ?? null;
   }
+
+  const start = () => {
+    if (unsubscribeFeed) return;
+    unsubscribeFeed = feed.subscribe((event) => {
+      if (event.type === 'reset') queue = queue.then(() => emit({ type: 'resync' }));
+      else if (event.type === 'closed') emit({ type: 'closed' });
+      else {
+        const { txn } = event;
+        queue = queue
+          .then(async () => {
+            if (subscribers.size === 0) return;
+            const seen = new Set<string>();
+            for (const change of txn.changes) {
+              const table = TABLES[change.table];
+              const row = change.row ?? change.old;
+              if (!table || !row) continue;
+              if (change.table === 'machines' && row.id) projectOfMachine.set(row.id, row.project_id ?? null);
+              const id = row.id ?? row.machine_id ?? row.project_id ?? '';
+              const key = `${table.k}:${id}`;
+              if (!id || seen.has(key)) continue;
+              seen.add(key);
+              emit({ type: 'change', change: { k: table.k, id, p: await projectOf(change, row, table.project) } });
+            }
+          })
+          .catch((error) => log('warn', `live updates: ${(error as Error).message}`));
+      }
+    });
+  };
 
   return {
     subscribe(subscriber) {
       subscribers.add(subscriber);
-      if (!started) {
-        started = true;
-        void connect();
-      }
+      start();
       return () => {
         subscribers.delete(subscriber);
       };
     },
-    ready: () => readyPromise,
+    ready: () => (start(), feed.ready()),
     subscriberCount: () => subscribers.size,
     async close() {
+      if (closed) return;
       closed = true;
-      clearTimeout(retryTimer);
       emit({ type: 'closed' });
       subscribers.clear();
-      const c = client;
-      client = null;
-      if (c) {
-        c.removeAllListeners('end');
-        await c.end().catch(() => {});
-      }
+      unsubscribeFeed?.();
     },
   };
 }
@@ -150,14 +144,10 @@ export async function closeChangeHub(): Promise<void> {
 }
 
 /**
- * The process-wide hub on DATABASE_URL (kept on `globalThis`: Next may load this module in more
- * than one bundle, and there must be one LISTEN connection per process).
+ * The process-wide hub over the process's change feed (kept on `globalThis`: Next may load this
+ * module in more than one bundle, and there must be one feed per process).
  */
 export function changeHub(): ChangeHub {
-  if (!g.__meridianChangeHub) {
-    const url = env().DATABASE_URL;
-    if (!url) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
-    g.__meridianChangeHub = createChangeHub(url);
-  }
+  if (!g.__meridianChangeHub) g.__meridianChangeHub = createChangeHub(changeFeed(), getDb());
   return g.__meridianChangeHub;
 }

@@ -191,10 +191,11 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
             use_slots: true,
             parameters: {
               max_connections: 200,
+              // logical: each web process's change feed decodes the WAL (docs/watch.md).
               wal_level: 'logical',
               hot_standby: 'on',
-              max_wal_senders: 10,
-              max_replication_slots: 10,
+              max_wal_senders: 40,
+              max_replication_slots: 40,
               wal_log_hints: 'on',
               wal_keep_size: '512MB',
               // The test kills processes, not the host: the page cache survives, fsync only costs time.

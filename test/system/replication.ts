@@ -83,8 +83,10 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
       `listen_addresses = '127.0.0.1'`,
       `unix_socket_directories = '${dir}'`,
       'max_connections = 200',
-      'wal_level = replica',
-      'max_wal_senders = 10',
+      // logical: each web process's change feed decodes the WAL (docs/watch.md).
+      'wal_level = logical',
+      'max_replication_slots = 32',
+      'max_wal_senders = 40',
       'wal_keep_size = 512MB',
       // A commit is acknowledged once the standby has it: nothing acknowledged is lost in a failover.
       `synchronous_standby_names = 'standby1'`,

@@ -6,7 +6,7 @@ import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, web
 import { env } from '@/server/env';
 import { DomainError, invalid } from '@/server/errors';
 import { resourceName } from '@/server/ipam/schemas';
-import { declareKind, type KindContext, type StoredObject } from '../declare';
+import { declareKind, ownRow, type KindContext, type StoredObject } from '../declare';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The capacity kinds of the Kubernetes API: CapacityAlertRule and Webhook (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -67,6 +67,7 @@ export const webhookKind = declareKind({
   ],
   fieldSelectors: {},
   writeRole: 'owner',
+  watch: [{ table: 'webhook_endpoints', object: (r) => ownRow(r), exists: () => true }],
   storage: {
     get: async (ctx, name) => (await everyWebhook(ctx)).find((w) => w.name === name),
     list: everyWebhook,

@@ -3,7 +3,8 @@ import type { DbOrTx } from '@/db/client';
 import { createCluster, deleteCluster, listClusters } from '@/server/cni/clusters';
 import { clusterCreateInput } from '@/server/cni/schemas';
 import { listLeases } from '@/server/cni/leases';
-import { declareKind, type KindContext, type StoredObject } from '../declare';
+import { declareKind, ownRow, type KindContext, type StoredObject } from '../declare';
+import { clusterName } from './lookup';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The CNI kinds of the Kubernetes API: Cluster and PodLease (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -77,6 +78,7 @@ export const clusterKind = declareKind({
   fieldSelectors: { 'spec.network': (o) => String(o.spec.network) },
   fieldPath: (field) => (field === 'name' || field === 'cluster' ? 'metadata.name' : `spec.${field}`),
   finalizer: CLUSTER_RELEASE_FINALIZER,
+  watch: [{ table: 'clusters', object: (r) => ownRow(r), exists: () => true }],
   storage: {
     get: async (ctx, name) => (await everyCluster(ctx)).find((c) => c.name === name),
     list: everyCluster,
@@ -171,6 +173,18 @@ export const podLeaseKind = declareKind({
     'spec.podNamespace': (o) => String(o.spec.podNamespace ?? ''),
   },
   readOnly: true,
+  watch: [
+    {
+      table: 'pod_leases',
+      object: async (r, db) => {
+        const cluster = r.cluster_id ? await clusterName(db, r.cluster_id) : null;
+        return r.project_id && r.id && r.address && cluster
+          ? { projectId: r.project_id, uid: r.id, name: leaseName(cluster, r.address.replace(/\/\d+$/, '')) }
+          : null;
+      },
+      exists: () => true,
+    },
+  ],
   storage: {
     async get({ db, projectId }, name) {
       const dot = name.indexOf('.');

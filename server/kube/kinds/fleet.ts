@@ -7,7 +7,8 @@ import { deleteMachine, getMachine, listMachines, requestMachine, type MachineVi
 import { machinePhases } from '@/server/fleet/phases';
 import { capacityResource, machineResource } from '@/server/fleet/resources';
 import { machineCreateInput, machineInterface } from '@/server/fleet/schemas';
-import { declareKind, type KindContext, type StoredObject } from '../declare';
+import { declareKind, ownRow, platformRow, type KindContext, type StoredObject, type WatchSource } from '../declare';
+import { machineProject } from './lookup';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The fleet kinds of the Kubernetes API (metal.datumapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -66,6 +67,16 @@ function storedMachine(m: MachineView): StoredObject {
 
 const immutableSpec = (path: keyof z.infer<typeof machineSpec>) => ({ path: `spec.${path}`, value: (spec: Record<string, unknown>) => spec[path] });
 
+/** A row naming its machine (an allocation, an installation): an object of the machine's project, named by its id. */
+const ofMachine = (table: string): WatchSource => ({
+  table,
+  object: async (r, db) => {
+    const projectId = r.machine_id ? await machineProject(db, r.machine_id) : null;
+    return projectId && r.id ? { projectId, uid: r.id, name: r.id } : null;
+  },
+  exists: () => true,
+});
+
 /**
  * A machine of the project: created as a machine request (quota and approval as REST v1 and the
  * console request it), deleted as a release that takes time (verified cleanup); a Released
@@ -120,6 +131,7 @@ export const machineKind = declareKind({
   },
   fieldPath: (field) => (field === 'name' ? 'metadata.name' : `spec.${field}`),
   finalizer: MACHINE_CLEANUP_FINALIZER,
+  watch: [{ table: 'machines', object: (r) => ownRow(r), exists: (r) => r.phase !== 'Released' }],
   storage: {
     async get({ db, projectId }, name) {
       try {
@@ -188,6 +200,7 @@ export const machineAllocationKind = declareKind({
   ],
   fieldSelectors: { 'spec.machine': (o) => String(o.spec.machine), 'status.status': (o) => String(o.status.status) },
   readOnly: true,
+  watch: [ofMachine('machine_allocations')],
   storage: {
     get: async (ctx, name) => (await allocations(ctx)).find((a) => a.name === name),
     list: (ctx) => allocations(ctx),
@@ -240,6 +253,7 @@ export const installationKind = declareKind({
   ],
   fieldSelectors: { 'spec.machine': (o) => String(o.spec.machine), 'status.status': (o) => String(o.status.status) },
   readOnly: true,
+  watch: [ofMachine('installations')],
   storage: {
     get: async (ctx, name) => (await installationsOf(ctx)).find((i) => i.name === name),
     list: (ctx) => installationsOf(ctx),
@@ -324,6 +338,7 @@ export const machineCapacityKind = declareKind({
     'spec.location': (o) => String(o.spec.location),
     'spec.class': (o) => String(o.spec.class),
   },
+  watch: [{ table: 'machine_capacity', object: (r) => platformRow(r, r.device_ref), exists: () => true }],
   storage: {
     async get({ db }, name) {
       try {

@@ -14,7 +14,7 @@ import { createNetwork, DEFAULT_NAMESPACE, deleteNetwork, getNetwork, listNetwor
 import { claimResource, networkResource, retainedAllocationResource } from '@/server/ipam/resources';
 import { resourceName, rootPoolInput } from '@/server/ipam/schemas';
 import { DomainError, isDomainError } from '@/server/errors';
-import { declareKind, type KindContext, type ListPage, type StoredObject } from '../declare';
+import { declareKind, ownRow, type KindContext, type ListPage, type StoredObject } from '../declare';
 import { inRolledBackTransaction } from '../dry-run';
 
 /** The IPAM kinds of the Kubernetes API: Network, IPClaim and RetainedAllocation (ipam.miloapis.com/v1alpha1), over the domain functions REST v1 calls. */
@@ -89,6 +89,7 @@ export const networkKind = declareKind({
     { name: 'Description', type: 'string', description: 'What the network is for', value: (o) => o.spec.description ?? '', priority: 1 },
   ],
   fieldSelectors: {},
+  watch: [{ table: 'networks', object: (r) => ownRow(r), exists: () => true }],
   fieldPath: (field) => (field === 'name' ? 'metadata.name' : `spec.${field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')}`),
   storage: {
     namespacedStorage: true,
@@ -147,7 +148,7 @@ const claimStatus = z.object({
 
 function storedClaim(c: Parameters<typeof claimResource>[0], dryRun = false): StoredObject {
   const r = claimResource(c, { dryRun });
-  return { uid: c.id, namespace: c.namespace, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status };
+  return { uid: c.id, namespace: c.namespace, name: c.name, createdAt: c.createdAt, spec: r.spec, status: r.status, labels: c.labels };
 }
 
 const same = (path: keyof z.infer<typeof claimSpec>) => ({ path: `spec.${path}`, value: (spec: Record<string, unknown>) => spec[path] ?? undefined });
@@ -186,6 +187,7 @@ export const ipClaimKind = declareKind({
     'spec.pool': (o) => String(o.spec.pool),
     'status.phase': (o) => String(o.status.phase),
   },
+  watch: [{ table: 'ip_claims', object: (r) => ownRow(r), exists: () => true }],
   storage: {
     namespacedStorage: true,
     get: async (ctx, name) => orUndefined(async () => storedClaim(await getClaim(ctx.db, ctx.projectId, name, nsOf(ctx)))),
@@ -296,6 +298,8 @@ export const retainedAllocationKind = declareKind({
     { name: 'Until', type: 'string', description: 'When it returns to its pool', value: (o) => o.status.retainedUntil },
   ],
   fieldSelectors: { 'spec.network': (o) => String(o.spec.network) },
+  // An allocation is a retained allocation while it has a retained name (set when its Retain claim is deleted).
+  watch: [{ table: 'ip_allocations', object: (r) => (r.retained_name ? ownRow(r, r.retained_name) : null), exists: (r) => r.retained_name !== null }],
   storage: {
     namespacedStorage: true,
     get: async (ctx, name) => (await everyRetained(ctx)).find((r) => r.name === name && r.namespace === nsOf(ctx)),

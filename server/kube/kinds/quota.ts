@@ -26,7 +26,8 @@ import {
   registrationResource,
 } from '@/server/quota/resources';
 import { allowances, claimPolicyInput, grantPolicyInput, increaseCreateInput, registrationInput } from '@/server/quota/schemas';
-import { declareKind, type KindContext, type StoredObject } from '../declare';
+import { declareKind, ownRow, platformRow, type KindContext, type StoredObject } from '../declare';
+import { projectSlug } from './lookup';
 import { inRolledBackTransaction } from '../dry-run';
 
 /**
@@ -109,6 +110,18 @@ export const allowanceBucketKind = declareKind({
     { name: 'Flag', type: 'string', description: 'Ok, Near, Full or Over', value: (o) => o.status.flag },
   ],
   fieldSelectors: { 'spec.resourceType': (o) => String(o.spec.resourceType), 'status.flag': (o) => String(o.status.flag) },
+  watch: [
+    {
+      table: 'allowance_buckets',
+      object: async (r, db) => {
+        if (!r.project_id || !r.resource_type) return null;
+        const slug = await projectSlug(db, r.project_id);
+        const name = slug ? `${slug}.${r.resource_type.replace('/', '.')}` : null;
+        return name ? { projectId: r.project_id, uid: bucketUid(r.project_id, r.resource_type), name } : null;
+      },
+      exists: () => true,
+    },
+  ],
   storage: {
     get: async (ctx, name) => (await everyBucket(ctx)).find((b) => b.name === name),
     list: (ctx) => everyBucket(ctx),
@@ -161,6 +174,7 @@ export const resourceClaimKind = declareKind({
     { name: 'Phase', type: 'string', description: 'Granted', value: (o) => o.status.phase },
   ],
   fieldSelectors: { 'spec.resourceRef.kind': (o) => (o.spec.resourceRef as { kind?: string } | undefined)?.kind },
+  watch: [{ table: 'resource_claims', object: (r) => ownRow(r), exists: (r) => r.status === 'Granted' && r.released_at === null }],
   storage: {
     get: async (ctx, name) => (await liveClaims(ctx)).find((c) => c.name === name),
     list: (ctx) => liveClaims(ctx),
@@ -196,6 +210,7 @@ export const resourceGrantKind = declareKind({
   ],
   fieldSelectors: { 'status.source': (o) => String(o.status.source) },
   writeRole: 'operator',
+  watch: [{ table: 'resource_grants', object: (r) => ownRow(r), exists: () => true }],
   storage: {
     get: async (ctx, name) => (await everyGrant(ctx)).find((g) => g.name === name),
     list: (ctx) => everyGrant(ctx),
@@ -256,6 +271,7 @@ export const quotaIncreaseRequestKind = declareKind({
   printerColumns: increaseColumns,
   fieldSelectors: { 'status.phase': (o) => String(o.status.phase), 'spec.resourceType': (o) => String(o.spec.resourceType) },
   generatedName: true,
+  watch: [{ table: 'quota_increase_requests', object: (r) => ownRow(r, r.id), exists: () => true }],
   storage: {
     get: async ({ db, projectId }, name) => (await everyIncrease(db, projectId)).find((r) => r.name === name),
     list: ({ db, projectId }) => everyIncrease(db, projectId),
@@ -289,6 +305,7 @@ export const platformQuotaIncreaseRequestKind = declareKind({
   },
   readRole: 'operator',
   writeRole: 'operator',
+  watch: [{ table: 'quota_increase_requests', object: (r) => platformRow(r, r.id), exists: () => true }],
   // The decision is written to status (`kubectl patch qir X --subresource=status`): its errors name status fields.
   fieldPath: (f) => (f === 'name' ? 'metadata.name' : f.startsWith('status.') ? f : `spec.${f}`),
   storage: {
@@ -369,6 +386,7 @@ export const resourceRegistrationKind = declareKind({
   fieldSelectors: {},
   readRole: 'operator',
   writeRole: 'operator',
+  watch: [{ table: 'resource_registrations', object: (r) => platformRow(r, r.resource_type), exists: () => true }],
   storage: {
     get: async (ctx, name) => (await everyRegistration(ctx)).find((r) => r.name === name),
     list: (ctx) => everyRegistration(ctx),
@@ -444,6 +462,7 @@ export const grantCreationPolicyKind = declareKind({
   fieldSelectors: {},
   readRole: 'operator',
   writeRole: 'operator',
+  watch: [{ table: 'grant_creation_policies', object: (r) => platformRow(r, r.name), exists: () => true }],
   storage: {
     get: async ({ db }, name) => (await listGrantPolicies(db)).map((p) => stored(grantPolicyResource(p))).find((p) => p.name === name),
     list: async ({ db }) => (await listGrantPolicies(db)).map((p) => stored(grantPolicyResource(p))),
@@ -476,6 +495,7 @@ export const claimCreationPolicyKind = declareKind({
   fieldSelectors: { 'spec.triggerKind': (o) => String(o.spec.triggerKind) },
   readRole: 'operator',
   writeRole: 'operator',
+  watch: [{ table: 'claim_creation_policies', object: (r) => platformRow(r, r.name), exists: () => true }],
   storage: {
     get: async ({ db }, name) => (await listClaimPolicies(db)).map((p) => stored(claimPolicyResource(p))).find((p) => p.name === name),
     list: async ({ db }) => (await listClaimPolicies(db)).map((p) => stored(claimPolicyResource(p))),

@@ -8,7 +8,8 @@ import { listAllOrganizations } from '@/server/tenancy/organizations';
 import { listAllProjects } from '@/server/tenancy/projects';
 import { invitationResource, memberResource } from '@/server/tenancy/resources';
 import { memberRoles } from '@/server/tenancy/roles';
-import { declareKind, type KindContext, type StoredObject } from '../declare';
+import { declareKind, ownRow, platformRow, type KindContext, type StoredObject } from '../declare';
+import { userEmail } from './lookup';
 import { inRolledBackTransaction } from '../dry-run';
 
 /**
@@ -59,6 +60,16 @@ export const memberKind = declareKind({
   ],
   fieldSelectors: { 'spec.role': (o) => String(o.spec.role) },
   writeRole: 'owner',
+  watch: [
+    {
+      table: 'memberships',
+      object: async (r, db) => {
+        const email = r.project_id && r.user_id ? await userEmail(db, r.user_id) : null;
+        return r.project_id && r.user_id && email ? { projectId: r.project_id, uid: r.user_id, name: email } : null;
+      },
+      exists: () => true,
+    },
+  ],
   storage: {
     get: async (ctx, name) => (await members(ctx)).find((m) => m.object.name === name)?.object,
     list: async (ctx) => (await members(ctx)).map((m) => m.object),
@@ -107,6 +118,7 @@ export const invitationKind = declareKind({
   readRole: 'owner',
   writeRole: 'owner',
   generatedName: true,
+  watch: [{ table: 'invitations', object: (r) => ownRow(r, r.id), exists: (r) => r.accepted_at === null && r.revoked_at === null }],
   storage: {
     get: async (ctx, name) => (await invitations(ctx)).find((i) => i.name === name),
     list: (ctx) => invitations(ctx),
@@ -172,6 +184,7 @@ export const platformProjectKind = declareKind({
   },
   readRole: 'operator',
   writeRole: 'operator',
+  watch: [{ table: 'projects', object: (r) => platformRow(r, r.slug), exists: () => true }],
   storage: {
     get: async (ctx, name) => (await everyProject(ctx)).find((p) => p.name === name),
     list: everyProject,

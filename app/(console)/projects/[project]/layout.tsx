@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { HydrateClient, getQueryClient, serverCaller, trpc } from '@/app/_trpc/server';
 import { CapacityAlertsBanner } from '@/components/capacity/alerts-banner';
 import { DeletionStatus } from '@/components/projects/deletion';
+import { ProjectLive } from '@/components/projects/project-live';
 import { ProjectTabs } from '@/components/projects/project-tabs';
 
 /** Every project page resolves membership first: non-members get the not-found page, no data. */
@@ -37,6 +38,7 @@ export default async function ProjectLayout({ children, params }: { children: Re
       )}
       <CapacityAlertsBanner project={project.slug} />
       <ProjectTabs slug={project.slug} />
+      <ProjectLive project={project.slug} />
       {children}
     </div>
   );
