@@ -1,5 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
+import { query, timestampColumn } from '@/db/query';
 import { machineAllocations, machineCapacity, machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
@@ -10,32 +12,40 @@ import { wakeWaiting } from './reconcile';
 
 /** Requests awaiting approval, oldest first, with the free capacity that matches each. */
 export async function approvalQueue(db: DbOrTx, input: { limit: number; offset: number }) {
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select m.id, m.name, p.slug as project, k.name as class, l.name as location, pf.name as profile, m.created_at as "createdAt", m.created_by as "createdBy",
       (select count(*)::int from machine_capacity c where c.class_id = m.class_id and c.location_id = m.location_id
          and c.state = 'Available' and c.health = 'Healthy' and c.available) as "freeCapacity"
     from machines m join projects p on p.id = m.project_id join machine_classes k on k.id = m.class_id
       join locations l on l.id = m.location_id join machine_profiles pf on pf.id = m.profile_id
     where m.phase = 'AwaitingApproval' and m.deletion_requested_at is null
-    order by m.created_at limit ${input.limit} offset ${input.offset}`)) as unknown as {
-    id: string;
-    name: string;
-    project: string;
-    class: string;
-    location: string;
-    profile: string;
-    createdAt: Date;
-    createdBy: string;
-    freeCapacity: number;
-  }[];
+    order by m.created_at limit ${input.limit} offset ${input.offset}`,
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      project: z.string(),
+      class: z.string(),
+      location: z.string(),
+      profile: z.string(),
+      createdAt: timestampColumn,
+      createdBy: z.string(),
+      freeCapacity: z.number(),
+    }),
+  );
 }
 
 /** Capacity by location and class with health and state counts (the inventory). */
 export async function inventory(db: DbOrTx) {
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select l.name as location, k.name as class, c.state, c.health, count(*)::int as count
     from machine_capacity c join locations l on l.id = c.location_id join machine_classes k on k.id = c.class_id
-    group by 1, 2, 3, 4 order by 1, 2, 3, 4`)) as unknown as { location: string; class: string; state: string; health: string; count: number }[];
+    group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
+    z.object({ location: z.string(), class: z.string(), state: z.string(), health: z.string(), count: z.number() }),
+  );
 }
 
 export type CapacityState = 'Available' | 'Bound' | 'Cleaning' | 'Quarantined' | 'Retired';
@@ -65,34 +75,68 @@ const capacitySelect = sql`
       left join machine_allocations a on a.capacity_id = c.id and a.status <> 'Released'
       left join machines m on m.id = a.machine_id left join projects p on p.id = m.project_id`;
 
+const capacityRow = z.object({
+  id: z.string(),
+  deviceRef: z.string(),
+  location: z.string(),
+  class: z.string(),
+  health: z.string(),
+  available: z.boolean(),
+  observedAt: timestampColumn,
+  state: z.enum(['Available', 'Bound', 'Cleaning', 'Quarantined', 'Retired']),
+  stateReason: z.string().nullable(),
+  assetEpoch: z.coerce.number(),
+  updatedAt: timestampColumn,
+  machine: z.string().nullable(),
+  project: z.string().nullable(),
+}) satisfies z.ZodType<CapacityView>;
+
 export async function listCapacity(db: DbOrTx, input: { state?: string; location?: string; search?: string; limit: number; offset: number }) {
   const filters = [sql`true`];
   if (input.state) filters.push(sql`c.state = ${input.state}`);
   if (input.location) filters.push(sql`l.name = ${input.location}`);
   if (input.search) filters.push(sql`c.device_ref ilike ${'%' + input.search + '%'}`);
   const where = sql.join(filters, sql` and `);
-  const items = (await db.execute(
+  const items = await query(
+    db,
     sql`${capacitySelect} where ${where} order by l.name, k.name, c.device_ref limit ${input.limit} offset ${input.offset}`,
-  )) as unknown as CapacityView[];
-  const [{ total }] = (await db.execute(
+    capacityRow,
+  );
+  const [{ total }] = await query(
+    db,
     sql`select count(*)::int as total from machine_capacity c join locations l on l.id = c.location_id where ${where}`,
-  )) as unknown as { total: number }[];
+    z.object({ total: z.number() }),
+  );
   return { items, total };
 }
 
 /** One capacity by its device reference (the provider's immutable name for the machine), or NotFound. */
 export async function getCapacity(db: DbOrTx, deviceRef: string): Promise<CapacityView> {
-  const [row] = (await db.execute(sql`${capacitySelect} where c.device_ref = ${deviceRef}`)) as unknown as CapacityView[];
+  const [row] = await query(db, sql`${capacitySelect} where c.device_ref = ${deviceRef}`, capacityRow);
   if (!row) throw new DomainError('NotFound', `capacity "${deviceRef}" not found`, 'name');
   return row;
 }
 
 /** Live allocations across projects. */
 export async function liveAllocations(db: DbOrTx, input: { limit: number; offset: number }) {
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select a.id, a.status, a.epoch, a.created_at as "createdAt", c.device_ref as "deviceRef", m.id as "machineId", m.name as machine, m.phase, p.slug as project
     from machine_allocations a join machine_capacity c on c.id = a.capacity_id join machines m on m.id = a.machine_id join projects p on p.id = m.project_id
-    where a.status <> 'Released' order by a.created_at desc limit ${input.limit} offset ${input.offset}`)) as unknown as Record<string, unknown>[];
+    where a.status <> 'Released' order by a.created_at desc limit ${input.limit} offset ${input.offset}`,
+    z.object({
+      id: z.string(),
+      status: z.string(),
+      epoch: z.union([z.string(), z.number()]),
+      createdAt: timestampColumn,
+      deviceRef: z.string(),
+      machineId: z.string(),
+      machine: z.string(),
+      phase: z.string(),
+      project: z.string(),
+    }),
+  );
 }
 
 /**
@@ -113,11 +157,29 @@ const needsAttention = sql`
 
 /** Provider operations that need attention (see `needsAttention`), most recently changed first. */
 export async function troubledOperations(db: DbOrTx, input: { limit: number }) {
-  return (await db.execute(sql`
+  return query(
+    db,
+    sql`
     select o.id, o.kind, o.state, o.attempts, o.last_error as "lastError", o.epoch, o.fencing_token as "fencingToken", o.device_ref as "deviceRef",
            o.updated_at as "updatedAt", m.name as machine, p.slug as project, o.result->>'caller' as caller
     from provider_operations o left join machines m on m.id = o.machine_id left join projects p on p.id = m.project_id
-    where ${needsAttention} order by o.updated_at desc limit ${input.limit}`)) as unknown as Record<string, unknown>[];
+    where ${needsAttention} order by o.updated_at desc limit ${input.limit}`,
+    z.object({
+      id: z.string(),
+      kind: z.string(),
+      state: z.string(),
+      attempts: z.number(),
+      lastError: z.string().nullable(),
+      // bigint columns: PostgreSQL's text, as the driver hands them over.
+      epoch: z.union([z.string(), z.number()]).nullable(),
+      fencingToken: z.union([z.string(), z.number()]).nullable(),
+      deviceRef: z.string().nullable(),
+      updatedAt: timestampColumn,
+      machine: z.string().nullable(),
+      project: z.string().nullable(),
+      caller: z.string().nullable(),
+    }),
+  );
 }
 
 /**
@@ -129,20 +191,24 @@ export async function acknowledgeOperation(db: Db, operationId: string, note: st
   const text = note.trim();
   if (!text) throw new DomainError('ValidationFailed', 'a note is required', 'note');
   return db.transaction(async (tx) => {
-    const [o] = (await tx.execute(sql`
+    const [o] = await query(
+      tx,
+      sql`
       select o.id, o.kind, o.state, o.device_ref as "deviceRef", o.acknowledged_by as "acknowledgedBy", o.acknowledgement,
              (${needsAttention}) as "needsAttention", m.project_id as "projectId"
       from provider_operations o left join machines m on m.id = o.machine_id
-      where o.id = ${operationId} for update of o`)) as unknown as {
-      id: string;
-      kind: string;
-      state: string;
-      deviceRef: string;
-      acknowledgedBy: string | null;
-      acknowledgement: string | null;
-      needsAttention: boolean;
-      projectId: string | null;
-    }[];
+      where o.id = ${operationId} for update of o`,
+      z.object({
+        id: z.string(),
+        kind: z.string(),
+        state: z.string(),
+        deviceRef: z.string(),
+        acknowledgedBy: z.string().nullable(),
+        acknowledgement: z.string().nullable(),
+        needsAttention: z.boolean(),
+        projectId: z.string().nullable(),
+      }),
+    );
     if (!o) throw new DomainError('NotFound', `provider operation ${operationId} not found`, 'id');
     if (o.acknowledgedBy !== null)
       throw new DomainError('Conflict', `provider operation ${o.id} was already acknowledged by ${o.acknowledgedBy}: ${o.acknowledgement}`, 'id');
