@@ -40,7 +40,7 @@ export function NetworkView({ project, network }: { project: string; network: st
     trpc.ipam.networks.delete.mutationOptions({
       onSuccess: () => {
         void invalidate();
-        router.push(`/projects/${project}/networks`);
+        router.push(`/projects/${project}/networks?deleted=${encodeURIComponent(network)}`);
       },
     }),
   );

@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { useQueryClient } from '@tanstack/react-query';
 import { signOut } from 'next-auth/react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { cx } from '@/components/ui/primitives';
@@ -83,6 +84,7 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
           </div>
         )}
         <main id="main" tabIndex={-1} className="mx-auto w-full min-w-0 max-w-7xl flex-1 px-3 py-4 outline-none sm:px-6 sm:py-6">
+          <SessionEnded pathname={pathname} />
           {children}
         </main>
       </div>
@@ -118,5 +120,38 @@ function NavLinks({ nav, pathname, label }: { nav: NavSection[]; pathname: strin
         </div>
       ))}
     </nav>
+  );
+}
+
+/**
+ * When any call of the page is answered "not signed in" (the session was revoked, expired or the
+ * user disabled), a banner says so at once with a link to sign in again and come back here,
+ * instead of each card showing its own error.
+ */
+function SessionEnded({ pathname }: { pathname: string }) {
+  const queryClient = useQueryClient();
+  const [ended, setEnded] = useState(false);
+  useEffect(() => {
+    const unauthorized = (error: unknown) => (error as { data?: { code?: string } | null } | null)?.data?.code === 'UNAUTHORIZED';
+    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === 'updated' && unauthorized(event.query.state.error)) setEnded(true);
+    });
+    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === 'updated' && unauthorized(event.mutation?.state.error)) setEnded(true);
+    });
+    return () => {
+      unsubscribeQueries();
+      unsubscribeMutations();
+    };
+  }, [queryClient]);
+  if (!ended) return null;
+  return (
+    <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" role="alert" data-testid="session-ended">
+      Your session has ended.{' '}
+      <a href={`/sign-in?callbackUrl=${encodeURIComponent(pathname)}`} className="font-medium text-brand-700 underline">
+        Sign in again
+      </a>{' '}
+      to continue where you were.
+    </div>
   );
 }
