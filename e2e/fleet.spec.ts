@@ -99,7 +99,9 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   expect(device).toMatch(/^dev-ams1-a1medium-\d+$/);
   await expect(tenant.getByTestId('allocation')).toContainText('Binding id');
   const timeline = tenant.getByRole('list', { name: 'Timeline' });
-  await expect(timeline.getByTestId('timeline-entry').filter({ hasText: 'Provider install' })).toContainText('Succeeded');
+  // The timeline tells what happened: the installation sent to the provider, then its success.
+  await expect(timeline.getByTestId('timeline-entry').filter({ hasText: 'Installation sent to the provider' })).toHaveCount(1);
+  await expect(timeline.getByTestId('timeline-entry').filter({ hasText: 'Installation succeeded' })).toContainText('Succeeded');
   await expect(timeline.getByTestId('timeline-entry').filter({ hasText: /Installing → Ready/ })).toHaveCount(1);
   await expect(timeline).toContainText(`approved by operator@example.com`);
 
@@ -107,6 +109,12 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await tenant.goto(`/projects/${PROJECT}/machines/${rejected}`);
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'Released', { timeout: 30_000 });
   await expect(tenant.getByRole('list', { name: 'Timeline' })).toContainText('e2e: arm64 capacity is reserved');
+  // Its lifecycle shows the steps it took, never the ones it did not (no allocation, no installation).
+  const lifecycle = tenant.getByRole('list', { name: 'Lifecycle' });
+  await expect(lifecycle).toContainText('Awaiting approval');
+  await expect(lifecycle).toContainText('Released');
+  for (const never of ['Allocating', 'Bound', 'Installing', 'Ready', 'Releasing']) await expect(lifecycle).not.toContainText(never);
+  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Installation' })).toHaveCount(0);
 
   // QA makes the provider fail the cleanup of exactly that device.
   await qa.goto('/qa/simulator');
@@ -127,7 +135,7 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await expect(tenant.getByTestId('phase-reason')).toContainText('quarantined');
   // The tenant reads plain sentences; the provider's fault text stays under the entry's Details.
   await expect(tenant.getByTestId('phase-reason')).toContainText('nothing more is needed from you');
-  const cleanupEntry = tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' });
+  const cleanupEntry = tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Clean-up failed' });
   await expect(cleanupEntry).toContainText('Failed');
   await expect(cleanupEntry).toContainText('Wiping the machine failed at the provider: an operator will check the hardware.');
   for (const jargon of ['cleanupFailAssets', 'stays open', 'resolving by lookup', 'fencing token', 'epoch']) {
@@ -158,7 +166,7 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   // Each released machine keeps its own page and timeline: the first one (the older, listed last) still shows its failed cleanup.
   await machineRows.filter({ hasText: approved }).last().getByRole('link', { name: approved }).click();
   await expect(tenant).toHaveURL(/\?uid=/);
-  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' })).toContainText('Failed');
+  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Clean-up failed' })).toContainText('Failed');
 
   // The operator finds the device quarantined, with the cleanup failure as the reason, and the failed cleanup among the operations needing attention.
   await operator.goto('/operator/fleet');

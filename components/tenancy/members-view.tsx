@@ -36,6 +36,7 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
   const scope = (kind === 'project' ? { project: slug } : { organization: slug }) as unknown as { project: string };
   const members = useQuery(api.members.list.queryOptions(scope));
   const invitations = useQuery({ ...api.invitations.list.queryOptions(scope), enabled: owner });
+  const viaOrganization = useQuery({ ...trpc.projects.members.viaOrganization.queryOptions({ project: slug }), enabled: kind === 'project' });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: api.members.list.queryKey() });
     void queryClient.invalidateQueries({ queryKey: api.invitations.list.queryKey() });
@@ -148,6 +149,26 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
             </tr>
           ))}
         </Table>
+        {kind === 'project' && (viaOrganization.data?.length ?? 0) > 0 && (
+          <div className="mt-4" data-testid="organization-access">
+            <h3 className="mb-1 text-sm font-semibold text-slate-800">Owners through organization {viaOrganization.data![0].organization}</h3>
+            <p className="mb-2 text-xs text-slate-500">The organization&apos;s owners own every project of it; change this on the organization&apos;s page.</p>
+            <Table head={['Person', 'Role', 'Since']}>
+              {viaOrganization.data!.map((m) => (
+                <tr key={m.userId} data-testid={`org-owner-${m.email}`}>
+                  <Td>
+                    {m.email} {m.userId === props.userId && <Badge>you</Badge>} {m.disabled && <Badge tone="red">disabled</Badge>}
+                    <div className="text-xs text-slate-500">{m.name}</div>
+                  </Td>
+                  <Td>
+                    <Badge tone="blue">owner</Badge> <span className="text-xs text-slate-500">through {m.organization}</span>
+                  </Td>
+                  <Td>{formatTime(m.since)}</Td>
+                </tr>
+              ))}
+            </Table>
+          </div>
+        )}
       </Card>
       {owner && (
         <Card title="Invite people">

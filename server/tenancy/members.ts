@@ -66,6 +66,29 @@ export async function listMembers(db: DbOrTx, scope: MemberScope) {
 }
 
 /**
+ * Who has access to a project through its organization (its owners own every project of it), with
+ * the organization's slug: the project's Members page lists them beside its own members, so the
+ * page never looks empty while people can act on the project.
+ */
+export async function listOrganizationAccess(db: DbOrTx, projectId: string) {
+  return db
+    .select({
+      userId: users.id,
+      email: users.email,
+      name: users.name,
+      organization: organizations.slug,
+      since: memberships.createdAt,
+      disabled: sql<boolean>`${users.disabledAt} is not null`,
+    })
+    .from(projects)
+    .innerJoin(organizations, eq(organizations.id, projects.organizationId))
+    .innerJoin(memberships, and(eq(memberships.organizationId, projects.organizationId), eq(memberships.role, 'owner')))
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(projects.id, projectId))
+    .orderBy(asc(users.email));
+}
+
+/**
  * The role `userId` holds on the scope, locked with the scope: NotFound when none. Callers hold
  * the scope lock, so the answer stays true until they commit.
  */
