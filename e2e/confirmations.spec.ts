@@ -77,7 +77,10 @@ test('revoking a token asks in the console dialog, not the browser', async ({ pa
   await cancelDialog(page, `Revoke ${name}?`, /stops? working|revoke/i);
   await expect(page.getByRole('button', { name: `Revoke ${name}` })).toBeVisible();
   await page.getByRole('button', { name: `Revoke ${name}` }).click();
-  await page.getByRole('dialog', { name: `Revoke ${name}?` }).getByRole('button', { name: 'Revoke' }).click();
+  await page
+    .getByRole('dialog', { name: `Revoke ${name}?` })
+    .getByRole('button', { name: 'Revoke' })
+    .click();
   await expect(page.getByRole('button', { name: `Revoke ${name}` })).toHaveCount(0);
   expect(browserDialog).toBe(false);
 });
@@ -99,10 +102,13 @@ test('rejecting a quota increase is confirmed, and the rejection replaces any ea
   const row = operator.getByTestId('queue-row').filter({ hasText: reason });
   await row.getByLabel('Reason').fill('not this quarter');
   await row.getByRole('button', { name: 'Reject' }).click();
-  await cancelDialog(operator, 'Reject acme-dev\'s request for 3 more IP claims?', 'not this quarter');
+  await cancelDialog(operator, "Reject acme-dev's request for 3 more IP claims?", 'not this quarter');
   await expect(row).toBeVisible();
   await row.getByRole('button', { name: 'Reject' }).click();
-  await operator.getByRole('dialog', { name: /^Reject acme-dev/ }).getByRole('button', { name: 'Reject' }).click();
+  await operator
+    .getByRole('dialog', { name: /^Reject acme-dev/ })
+    .getByRole('button', { name: 'Reject' })
+    .click();
   await expect(operator.getByTestId('approval-done')).toHaveText("Rejected acme-dev's request for 3 more IP claims.");
   await expect(operator.getByTestId('queue-row').filter({ hasText: reason })).toHaveCount(0);
 });

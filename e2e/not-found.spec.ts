@@ -6,7 +6,13 @@ import { createNetwork, signIn } from './fixtures';
  * lands the user on the list with a message; an ended session says how to sign in again.
  */
 
-const missing = ['/projects/no-such-project', '/projects/globex-prod', '/projects/acme-prod/networks/no-such-network', '/projects/acme-prod/machines/no-such-machine', '/no-such-page'];
+const missing = [
+  '/projects/no-such-project',
+  '/projects/globex-prod',
+  '/projects/acme-prod/networks/no-such-network',
+  '/projects/acme-prod/machines/no-such-machine',
+  '/no-such-page',
+];
 
 for (const path of missing) {
   test(`${path} answers 404 quickly with a way back`, async ({ page }) => {
@@ -17,7 +23,7 @@ for (const path of missing) {
     const body = await res.text();
     const elapsed = Date.now() - started;
     expect(res.status()).toBe(404);
-    expect(body.includes('This page does not exist'), 'the console\'s not-found page').toBe(true);
+    expect(body.includes('This page does not exist'), "the console's not-found page").toBe(true);
     // A bound far above the 300 ms aimed for (bench figures, not tests, measure speed), far below
     // the seconds that retried look-ups of a missing project take.
     expect(elapsed, `${path} took ${elapsed} ms`).toBeLessThan(2_000);

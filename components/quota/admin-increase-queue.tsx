@@ -85,7 +85,7 @@ export function IncreaseQueue() {
         >
           {rejecting.reason
             ? `The request is closed with your reason (“${rejecting.reason}”), which the project's members see; it cannot be approved afterwards.`
-            : 'A rejection needs a reason, which the project\'s members see: cancel and write one in the Reason field.'}
+            : "A rejection needs a reason, which the project's members see: cancel and write one in the Reason field."}
         </ConfirmDialog>
       )}
       {approved && (
@@ -139,8 +139,7 @@ export function IncreaseQueue() {
                         setApproved(null);
                         reject.reset();
                         setRejecting({ id: r.id, project: r.project, resourceType: r.resourceType, amount: r.amount, reason });
-                      }
-                      else {
+                      } else {
                         setApproved(null);
                         setConfirming({
                           id: r.id,

@@ -20,7 +20,12 @@ const platformRoleMeaning: Record<(typeof platformRoles)[number], string> = {
 /** The question before a user is disabled or enabled. */
 function disableQuestion(u: { email: string; disabled: boolean }) {
   return u.disabled
-    ? { title: `Enable ${u.email}?`, body: `${u.email} can sign in again; their sessions and tokens ended when they were disabled and stay ended.`, confirmLabel: 'Enable', tone: 'primary' as const }
+    ? {
+        title: `Enable ${u.email}?`,
+        body: `${u.email} can sign in again; their sessions and tokens ended when they were disabled and stay ended.`,
+        confirmLabel: 'Enable',
+        tone: 'primary' as const,
+      }
     : {
         title: `Disable ${u.email}?`,
         body: `${u.email} is signed out everywhere at once, every API token they hold stops working, and they cannot sign in until an admin enables them again.`,
@@ -92,7 +97,8 @@ export function UsersAdminView({ userId }: { userId: string }) {
                             body: `${platformRoleMeaning[role]} ${granting ? `${u.email} gets this at their next request.` : `${u.email} loses this at their next request, and so do their operator tokens.`}`,
                             confirmLabel: granting ? `Grant ${role}` : `Take away ${role}`,
                             tone: granting ? 'primary' : 'danger',
-                            run: () => setRoles.mutateAsync({ userId: u.id, roles: granting ? [...u.platformRoles, role] : u.platformRoles.filter((r) => r !== role) }),
+                            run: () =>
+                              setRoles.mutateAsync({ userId: u.id, roles: granting ? [...u.platformRoles, role] : u.platformRoles.filter((r) => r !== role) }),
                           })
                         }
                       />

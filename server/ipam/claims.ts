@@ -377,7 +377,15 @@ async function createClaimOnce(
     createdBy: actor.label,
     createdAt: new Date(result.createdAt),
   };
-  return { claim, created: !dryRun, poolReason: poolReason(input, spec, pools.find((p) => p.name === result.pool)) };
+  return {
+    claim,
+    created: !dryRun,
+    poolReason: poolReason(
+      input,
+      spec,
+      pools.find((p) => p.name === result.pool),
+    ),
+  };
 }
 
 /** What `ipam_claim_create` returns for a bound claim. */

@@ -201,7 +201,16 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
       const rules = resolveRules(carve.cidr, input);
       await insertPool(
         tx,
-        { id: childId, projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: carve.cidr, isDefault: input.default ?? false },
+        {
+          id: childId,
+          projectId,
+          networkId: network.id,
+          parentPoolId: parent.id,
+          name: input.name,
+          kind: 'Child',
+          cidr: carve.cidr,
+          isDefault: input.default ?? false,
+        },
         rules,
       );
       await recordEvent(tx, {

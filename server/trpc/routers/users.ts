@@ -37,8 +37,7 @@ export const usersRouter = createTRPCRouter({
     .input(z.strictObject({ userId, roles: z.array(z.enum(platformRoles)).max(3) }))
     .mutation(({ ctx, input }) => {
       // Only admins reach this procedure, so a list without admin for oneself would take one's own away.
-      if (input.userId === ctx.user.id && !input.roles.includes('admin'))
-        throw invalid('roles', 'you cannot take away your own admin role; another admin can');
+      if (input.userId === ctx.user.id && !input.roles.includes('admin')) throw invalid('roles', 'you cannot take away your own admin role; another admin can');
       return setPlatformRoles(ctx.db, input.userId, input.roles, ctx.actor);
     }),
   /** Deletes a user (admins; not oneself); the tokens they created are revoked. */
