@@ -31,7 +31,7 @@ test.describe.serial('IPAM console', () => {
     await page.getByLabel('Claim name').fill(released);
     await page.getByLabel('Prefix length', { exact: true }).fill('20');
     const preview = page.getByTestId('claim-preview');
-    await expect(preview).toContainText('PrefixLengthRejected');
+    await expect(preview).toContainText('That block size is not allowed here.');
     await page.getByLabel('Prefix length', { exact: true }).fill('28');
     await expect(preview).toContainText(`Would get 198.51.100.0/28 from pool ${network}-v4`);
     await page.getByRole('button', { name: 'Create claim' }).click();

@@ -71,7 +71,7 @@ test('a tenant hits the limit and sees why, asks for more, the operator approves
   );
   const deniedRow = tenant.getByTestId('claim-row').filter({ hasText: `ipclaim-${claimName}` });
   await expect(deniedRow).toContainText('Denied');
-  await expect(deniedRow).toContainText(`QuotaExceeded: requested 1 ${IPCLAIMS}, available 0, limit ${held}`);
+  await expect(deniedRow).toContainText(`Not enough quota. Requested 1 IP claims, available 0, limit ${held}.`);
 
   // The tenant asks for one more.
   const reason = `e2e ${stamp}: launch needs one more claim`;

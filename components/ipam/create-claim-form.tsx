@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { useDebounced } from '@/components/ui/hooks';
-import { Alert, Badge, Button, Field, Input, Select } from '@/components/ui/primitives';
+import { Alert, Button, Field, Input, Select } from '@/components/ui/primitives';
 import type { PoolView } from '@/server/ipam/networks';
 import type { ClaimPrefill } from './free-prefixes';
 import { useInvalidateIpam } from './hooks';
@@ -176,14 +176,7 @@ export function CreateClaimForm({ project, network, pools, prefill }: { project:
         ) : settling || preview.isFetching ? (
           <p className="text-slate-500">Checking…</p>
         ) : preview.error ? (
-          <p className="text-red-800">
-            {preview.error.data?.domainCode && (
-              <>
-                <Badge tone="red">{preview.error.data.domainCode}</Badge>{' '}
-              </>
-            )}
-            {preview.error.data?.domainCode ? preview.error.message : errorMessage(preview.error)}
-          </p>
+          <p className="text-red-800">{errorMessage(preview.error)}</p>
         ) : preview.data ? (
           <p className="text-slate-800">
             Would get{' '}

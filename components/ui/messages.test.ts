@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { describePath, fieldSentence } from './messages';
+import { errorTable } from '@/server/error-table';
+import { codeSentence, codeSentences, describePath, fieldSentence } from './messages';
 
 describe('fieldSentence', () => {
   test.each([
@@ -28,4 +29,16 @@ test.each([
   ['spec.prefixLength', 'Prefix length'],
 ])('describePath(%s) → %s', (path, expected) => {
   expect(describePath(path)).toBe(expected);
+});
+
+describe('codeSentences', () => {
+  test('every error code the server can answer with has a sentence for people', () => {
+    for (const code of Object.keys(errorTable)) expect(codeSentences[code], code).toMatch(/^[A-Z].*\.$/);
+  });
+
+  test('a code and its detail read as sentences, without the code', () => {
+    expect(codeSentence('QuotaExceeded', 'requested 1 IP claims, available 0, limit 5')).toBe('Not enough quota. Requested 1 IP claims, available 0, limit 5.');
+    expect(codeSentence('LastOwner', 'the last owner cannot leave.')).toBe('Someone must stay an owner. The last owner cannot leave.');
+    expect(codeSentence('SomethingNew', '')).toBe('Something New.');
+  });
 });
