@@ -2,7 +2,7 @@
 -- provider) records the new reason as a `machine.wait` event, so its timeline shows each wait and
 -- why; a phase change records its own event (server/fleet/phases.ts transitionMachine). Run by the
 -- trigger machine_wait_history (AFTER UPDATE OF phase_reason on machines,
--- db/migrations/0042_pool_defaults_and_history.sql).
+-- db/migrations/0045_pool_defaults_and_history.sql).
 CREATE OR REPLACE FUNCTION machine_wait_history() RETURNS trigger
 LANGUAGE plpgsql
 AS $$

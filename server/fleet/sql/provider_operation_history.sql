@@ -4,7 +4,7 @@
 -- and later its resolution), and each retry with the error that caused it (a provider outage, a
 -- lost response). Whatever code moves an operation, the history cannot be skipped. Run by the
 -- trigger provider_operation_history (AFTER INSERT OR UPDATE on provider_operations,
--- db/migrations/0042_pool_defaults_and_history.sql).
+-- db/migrations/0045_pool_defaults_and_history.sql).
 CREATE OR REPLACE FUNCTION provider_operation_history() RETURNS trigger
 LANGUAGE plpgsql
 AS $$
