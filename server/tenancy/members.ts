@@ -2,7 +2,7 @@ import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { z } from 'zod';
 import { query } from '@/db/query';
-import { memberships, users } from '@/db/schema';
+import { memberships, organizations, projects, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
 import { maxRole, organizationRoles, projectRoles, type MemberRole } from './roles';
