@@ -500,14 +500,21 @@ describe('lifecycle edges', () => {
       const actions = (await f.db.execute(
         sql`select action, actor_label as actor, reason from events where object_type = 'capacity' and object_id = ${quarantined.id} order by id`,
       )) as unknown as { action: string; actor: string; reason: string }[];
-      expect(actions.map((a) => a.action)).toEqual([
+      const capacityActions = actions.filter((a) => a.action.startsWith('capacity.'));
+      expect(capacityActions.map((a) => a.action)).toEqual([
         'capacity.quarantine',
         'capacity.returnToPool',
         'capacity.quarantine',
         'capacity.returnToPool',
         'capacity.available',
       ]);
-      expect(actions[1]).toMatchObject({ actor: operator.email, reason: 'wiped by hand' });
+      expect(capacityActions[1]).toMatchObject({ actor: operator.email, reason: 'wiped by hand' });
+      // Each cleanup's outcome is in the device's history too (provider_operation_history).
+      const outcomes = actions.filter((a) => a.action.startsWith('operation.cleanup.') && a.action !== 'operation.cleanup.Admitted');
+      expect(outcomes.map((a) => [a.action, a.actor])).toEqual([
+        ['operation.cleanup.Failed', 'provider'],
+        ['operation.cleanup.Succeeded', 'provider'],
+      ]);
     } finally {
       await admin.setFaults({ cleanupFailAssets: [] });
     }
