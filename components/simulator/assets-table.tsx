@@ -14,7 +14,10 @@ export function AssetsTable({ assets, error, loading }: { assets: AssetList | un
       ) : assets.items.length === 0 ? (
         <EmptyState title="No assets yet">Assets are created by their first operation (or seeded with SIMULATOR_ASSETS).</EmptyState>
       ) : (
-        <Table head={['Asset', 'Epoch', 'Binding', 'Closed through', 'Fencing token', 'Power', 'Installed image', 'Effects', 'Last operation', 'Updated']}>
+        <Table
+          label="Assets"
+          head={['Asset', 'Epoch', 'Binding', 'Closed through', 'Fencing token', 'Power', 'Installed image', 'Effects', 'Last operation', 'Updated']}
+        >
           {assets.items.map((a) => (
             <tr key={a.id} data-testid="asset-row">
               <Td>
