@@ -144,7 +144,7 @@ export function CapacitySection({
                       <Evidence row={c} now={now} />
                     </td>
                     <td className="px-3 py-2 font-mono text-xs tabular-nums text-slate-700">{String(c.assetEpoch)}</td>
-                    <td className="px-3 py-2 text-xs text-slate-700">{c.machine ? `${c.project}/${c.machine}` : <span className="text-slate-400">—</span>}</td>
+                    <td className="px-3 py-2 text-xs text-slate-700">{c.machine ? `${c.project}/${c.machine}` : <span className="text-slate-500">—</span>}</td>
                     <td className="whitespace-nowrap px-3 py-1.5 text-right">
                       <div className="flex justify-end gap-1.5">
                         {actions.map((a) => (

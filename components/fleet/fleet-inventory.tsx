@@ -96,7 +96,7 @@ export function Inventory({
                     return (
                       <td key={c} className="min-w-40 rounded-md bg-white p-2 align-top ring-1 ring-inset ring-slate-200">
                         {total === 0 ? (
-                          <span className="text-xs text-slate-300">none</span>
+                          <span className="text-xs text-slate-500">none</span>
                         ) : (
                           <button type="button" className="block w-full text-left" onClick={() => onShow('', l)} title={`Show capacity in ${l}`}>
                             <span className="flex items-baseline justify-between text-xs text-slate-600">

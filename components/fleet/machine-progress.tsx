@@ -58,7 +58,7 @@ export function ProgressStrip({ machine, timeline }: { machine: Machine; timelin
               s.state === 'done' && 'bg-emerald-50 text-emerald-800 ring-emerald-200',
               s.state === 'current' && 'bg-brand-600 text-white ring-brand-600',
               s.state === 'failed' && 'bg-red-600 text-white ring-red-600',
-              s.state === 'todo' && 'bg-white text-slate-400 ring-slate-200',
+              s.state === 'todo' && 'bg-white text-slate-500 ring-slate-200',
             )}
           >
             {s.state === 'done' && '✓ '}

@@ -48,7 +48,7 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
             <tr key={p.id} className={cx(selected === p.name && 'bg-brand-50/60')}>
               <td className="whitespace-nowrap px-3 py-2" style={{ paddingLeft: `${0.75 + depth * 1.25}rem` }}>
                 {depth > 0 && (
-                  <span aria-hidden className="mr-1 text-slate-400">
+                  <span aria-hidden className="mr-1 text-slate-500">
                     ↳
                   </span>
                 )}

@@ -61,7 +61,7 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
           <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1 text-sm">
             <span className="min-w-0 break-all text-slate-600" data-testid="current-user">
               {user.email}
-              {user.platformRoles.length > 0 && <span className="ml-1 text-slate-400">({user.platformRoles.join(', ')})</span>}
+              {user.platformRoles.length > 0 && <span className="ml-1 text-slate-500">({user.platformRoles.join(', ')})</span>}
             </span>
             <Link href="/account/sessions" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-50">
               Sessions
@@ -97,7 +97,7 @@ function NavLinks({ nav, pathname, label }: { nav: NavSection[]; pathname: strin
     <nav aria-label={label} className="space-y-5 px-2 pb-6">
       {nav.map((section) => (
         <div key={section.title}>
-          <p className="px-2 text-xs font-semibold uppercase tracking-wide text-slate-400">{section.title}</p>
+          <p className="px-2 text-xs font-semibold uppercase tracking-wide text-slate-500">{section.title}</p>
           <ul className="mt-1 space-y-0.5">
             {section.items.map((item) => {
               const active = pathname === item.href || pathname.startsWith(item.href + '/');

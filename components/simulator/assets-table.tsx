@@ -30,7 +30,7 @@ export function AssetsTable({ assets, error, loading }: { assets: AssetList | un
                     {shortId(a.bindingId)}
                   </code>
                 ) : (
-                  <span className="text-slate-400">unbound</span>
+                  <span className="text-slate-500">unbound</span>
                 )}
               </Td>
               <Td className="tabular-nums">{a.closedThroughEpoch}</Td>
