@@ -70,6 +70,9 @@ test.describe.serial('IPAM console', () => {
     // The network cannot be deleted while a claim remains; the refusal is shown in the dialog.
     await page.getByRole('button', { name: 'Delete network' }).click();
     const del = page.getByRole('dialog', { name: `Delete network ${network}?` });
+    // The dialog says beforehand that the network is in use, in words with the right number.
+    await expect(del.getByTestId('network-in-use')).toHaveText(/^It is in use: a claim holds addresses of it/);
+    await expect(del).toContainText('The network, its pool and their reservations are removed.');
     await del.getByRole('button', { name: 'Delete network' }).click();
     await expect(del.getByTestId('confirm-error')).toContainText('is in use: 1 claim(s)');
     await del.getByRole('button', { name: 'Cancel' }).click();
