@@ -54,6 +54,14 @@ test('the request form shows live availability per location and class, and lon1 
   await expect(form.getByLabel('Class', { exact: true })).toHaveValue('c1.large');
   await expect(form.getByLabel('Location', { exact: true })).toHaveValue('fra1');
   await expect(form.getByTestId('availability-summary')).toContainText('c1.large in fra1');
+  // A disabled "Request machine" says why, and the hint goes once the name is given.
+  const submit = form.getByRole('button', { name: 'Request machine' });
+  await expect(submit).toBeDisabled();
+  await expect(form.getByTestId('request-machine-why')).toHaveText('Give the machine a name to request it.');
+  await expect(submit).toHaveAccessibleDescription('Give the machine a name to request it.');
+  await form.getByLabel('Name', { exact: true }).fill('named');
+  await expect(form.getByTestId('request-machine-why')).toHaveCount(0);
+  await expect(submit).toBeEnabled();
 });
 
 test('request → operator approval → Ready; a failed cleanup quarantines the device for the operator', async ({ browser }) => {
