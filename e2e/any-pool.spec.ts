@@ -13,6 +13,7 @@ test('a claim on "Any IPv4 pool" comes from the root, not a carved child pool, u
   const root = `${network}-v4`;
 
   // Carve a /26 for a purpose (not default).
+  await page.locator('summary', { hasText: 'Carve a child pool' }).click();
   const carve = page.getByRole('form', { name: 'Carve a child pool' });
   await carve.getByLabel('Parent pool').selectOption(root);
   await carve.getByLabel('Pool name').fill('web-tier');

@@ -164,7 +164,9 @@ test.describe.serial('IPAM console', () => {
       .getByRole('dialog', { name: `Delete network ${v6network}?` })
       .getByRole('button', { name: 'Delete network' })
       .click();
-    await expect(page).toHaveURL(/\/projects\/acme-dev\/networks$/);
+    // The deletion lands on the list, which says what was deleted.
+    await expect(page).toHaveURL(new RegExp(`/projects/acme-dev/networks\\?deleted=${v6network}$`));
+    await expect(page.getByTestId('deleted-notice')).toContainText(v6network);
     await expect(page.getByRole('link', { name: v6network })).toHaveCount(0);
   });
 });
