@@ -32,6 +32,8 @@ async function setDefaultGrant(page: Page, amount: number) {
 }
 
 test('a tenant hits the limit and sees why, asks for more, the operator approves, and the create then succeeds', async ({ browser }) => {
+  // Three browsers and a dozen steps: more than the default minute on a loaded machine.
+  test.setTimeout(120_000);
   const tenant = await (await browser.newContext()).newPage();
   const operator = await (await browser.newContext()).newPage();
   await signIn(tenant, 'tenant@example.com');
