@@ -9,7 +9,7 @@ import { Alert, Badge, Button, Card, Field, Input } from '@/components/ui/primit
 type Rule = { warningPercent: number; criticalPercent: number; forecastDays: number; hysteresisPercent: number; enabled: boolean };
 
 /** What triggers and clears an alert under `rule`, in words. */
-export function ruleSentence(rule: Rule): string {
+function ruleSentence(rule: Rule): string {
   if (!rule.enabled) return 'Capacity alerts are switched off for this project: no series raises one.';
   const forecast =
     rule.forecastDays > 0
