@@ -65,7 +65,8 @@ test('the request form shows live availability per location and class, and lon1 
 });
 
 test('request → operator approval → Ready; a failed cleanup quarantines the device for the operator', async ({ browser }) => {
-  test.setTimeout(180_000);
+  // Two requests through approval, install, release and a failed cleanup: minutes on a loaded machine.
+  test.setTimeout(300_000);
   const tenant = await pageAs(browser, 'tenant@example.com');
   const operator = await pageAs(browser, 'operator@example.com');
   const qa = await pageAs(browser, 'qa@example.com');
