@@ -173,7 +173,9 @@ test('a cleanup fault for an asset the simulator does not have is flagged; an id
   // "Off" is said once per idle fault: in its state line, not again beside its switch.
   await expect(cleanup.getByText('Off', { exact: true })).toHaveCount(1);
   const asset = cleanup.getByLabel('Asset', { exact: true });
-  // The placeholder is one of the simulator's assets, not a made-up name.
+  // The placeholder is one of the simulator's assets (once they are loaded), not a made-up name.
+  await expect(page.getByRole('table', { name: 'Assets' })).toBeVisible();
+  await expect(asset).not.toHaveAttribute('placeholder', 'asset id');
   const placeholder = await asset.getAttribute('placeholder');
   await expect(page.getByRole('table', { name: 'Assets' })).toContainText(placeholder!);
   await asset.fill('dev-no-such-asset');
