@@ -28,10 +28,14 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 20);
 const CONCURRENCY = 64;
 
 async function main() {
+  const loadBefore = os.loadavg()[0];
   const bench = await benchDatabase();
   process.env.DATABASE_URL = bench.url;
   process.env.LOG_LEVEL ??= 'warn';
   // Modules that read the environment come after DATABASE_URL is set.
+  const { configureDbPool } = await import('../db/client');
+  // Both servers' requests run on the process-wide pool, as in the web process.
+  configureDbPool({ url: bench.url, max: 20, applicationName: 'meridian-bench-kube-api' });
   const { systemActor } = await import('../server/audit/events');
   const { apiTable } = await import('../server/api/routes');
   const { kubeKinds } = await import('../server/api/kinds');
@@ -153,6 +157,7 @@ async function main() {
   const perCreate = (r: number[]) => r.reduce((a, b) => a + b, 0) / r.length;
   const rest = perCreate(rounds.rest);
   const ssa = perCreate(rounds.ssa);
+  process.stdout.write(`load average (1 min) at the start ${loadBefore.toFixed(2)} on ${os.cpus().length} cores (figures from a busy machine say little)\n`);
   process.stdout.write(`creates (${CLAIMS} each, ${CONCURRENCY} concurrent):\n`);
   process.stdout.write(`  REST v1 POST          ${fmt(rest)} per create (rounds: ${rounds.rest.map(fmt).join(', ')})\n`);
   process.stdout.write(`  server-side apply     ${fmt(ssa)} per create (rounds: ${rounds.ssa.map(fmt).join(', ')})\n`);
@@ -190,6 +195,7 @@ async function main() {
   process.stdout.write(`kubectl get ipclaims (Table, limit=500 pages) over ${LISTED} claims, ${SAMPLES} samples:\n`);
   process.stdout.write(`  whole list            p50 ${fmt(percentile(whole, 50))}  p99 ${fmt(percentile(whole, 99))} (target p50 ≤ 300 ms)\n`);
   process.stdout.write(`  first page            p50 ${fmt(percentile(first, 50))}  p99 ${fmt(percentile(first, 99))}\n`);
+  process.stdout.write(`load average (1 min) at the end ${os.loadavg()[0].toFixed(2)}\n`);
 
   httpAgent.destroy();
   httpsAgent.destroy();

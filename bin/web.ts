@@ -6,6 +6,7 @@
  * Needs DATABASE_URL; several may run against one database. An invalid environment stops it at
  * once with the variable named (server/env.ts).
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ import { limiter } from '../server/http/rate-limit';
 import { kubeKinds } from '../server/api/kinds';
 import { createKubeHttpsServer } from '../server/kube/https';
 import { resolveTls } from '../server/kube/tls';
+import { publishKubeApi } from '../server/kube/endpoint';
 import { sendHeartbeats } from './lib/supervisor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,9 +50,11 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(e.PORT, e.HOSTNAME, resolve));
   log('info', `web listening on http://${e.HOSTNAME === '0.0.0.0' ? 'localhost' : e.HOSTNAME}:${e.PORT}`);
-  const kube = e.HTTPS_PORT === 0 ? undefined : createKubeHttpsServer(kubeKinds, await resolveTls(e));
-  if (kube) {
+  const tls = e.HTTPS_PORT === 0 ? undefined : await resolveTls(e);
+  const kube = tls && createKubeHttpsServer(kubeKinds, tls);
+  if (kube && tls) {
     await new Promise<void>((resolve) => kube.server.listen(e.HTTPS_PORT, e.HOSTNAME, resolve));
+    publishKubeApi({ httpsPort: e.HTTPS_PORT, caPem: readFileSync(tls.ca, 'utf8') });
     log('info', `Kubernetes API listening on https://${e.HOSTNAME === '0.0.0.0' ? 'localhost' : e.HOSTNAME}:${e.HTTPS_PORT}`);
   }
   process.send?.({ type: 'ready', role: 'web' });

@@ -133,6 +133,12 @@ export const envSchema = z.object({
   TLS_KEY_FILE: z.string().optional(),
   /** The CA that signed TLS_CERT_FILE (PEM), for `meridian kubeconfig`; unset with TLS_CERT_FILE: the certificate itself. */
   TLS_CA_FILE: z.string().optional(),
+  /**
+   * The Kubernetes API's origin as clients reach it (`https://meridian.example.com:443`, behind a
+   * load balancer or an ingress), named by the console's "Download kubeconfig". Unset: the console's
+   * host name with HTTPS_PORT.
+   */
+  KUBE_API_URL: z.string().url().optional(),
   // ---- Aggregated API (behind Milo or kube-apiserver: docs/aggregated-api.md) -------------------
   /**
    * The CA (PEM) whose client certificates identify the front proxy (the aggregator); only such a

@@ -1,12 +1,13 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { Alert, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { useProjectRole } from '@/components/projects/hooks';
+import { KubeconfigDownload } from './kubeconfig-download';
 
 /**
  * A project's API tokens. Everyone in the project sees the list; only owners are offered Create
@@ -19,12 +20,12 @@ export function TokensView({ project }: { project: string }) {
   const isOwner = role === 'owner';
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.tokens.list.queryOptions({ project }));
-  const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
+  const [secret, setSecret] = useState<{ name: string; secret: string; cluster: boolean } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey({ project }) });
   const create = useMutation(
     trpc.tokens.create.mutationOptions({
       onSuccess: (t) => {
-        setSecret({ name: t.name, secret: t.secret });
+        setSecret({ name: t.name, secret: t.secret, cluster: Boolean(t.clusterName) });
         // The form returns to its defaults for the next token.
         setFormKey((k) => k + 1);
         void invalidate();
@@ -82,7 +83,12 @@ export function TokensView({ project }: { project: string }) {
               <Alert>{errorMessage(create.error)}</Alert>
             </div>
           )}
-          {secret && <NewTokenSecret name={secret.name} secret={secret.secret} />}
+          {secret && (
+            <NewTokenSecret name={secret.name} secret={secret.secret}>
+              {/* A cluster's token is the CNI plugin's; the others reach the project's Kubernetes API. */}
+              {!secret.cluster && <KubeconfigDownload project={project} token={secret.secret} />}
+            </NewTokenSecret>
+          )}
         </Card>
       )}
       <Card title="Tokens">
@@ -172,11 +178,12 @@ export function RevokeCell({
 }
 
 /** A just-created token's secret: shown once, never again (only its hash is stored). */
-export function NewTokenSecret({ name, secret }: { name: string; secret: string }) {
+export function NewTokenSecret({ name, secret, children }: { name: string; secret: string; children?: ReactNode }) {
   return (
     <div className="mt-4 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="new-token">
       <p className="font-medium text-emerald-900">Token “{name}” created. Copy it now: it is shown only once.</p>
       <code className="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-800">{secret}</code>
+      {children}
     </div>
   );
 }

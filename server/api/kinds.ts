@@ -13,7 +13,7 @@ import {
   resourceGrantKind,
   resourceRegistrationKind,
 } from '@/server/kube/kinds/quota';
-import { invitationKind, memberKind, platformProjectKind } from '@/server/kube/kinds/tenancy';
+import { invitationKind, memberKind, platformOrganizationKind, platformProjectKind } from '@/server/kube/kinds/tenancy';
 
 /**
  * Every kind the Kubernetes API serves (server/kube/server.ts), in discovery's order: a project's
@@ -34,6 +34,7 @@ export const kubeKinds: readonly KindDeclaration[] = [
   grantCreationPolicyKind,
   claimCreationPolicyKind,
   platformQuotaIncreaseRequestKind,
+  platformOrganizationKind,
   platformProjectKind,
   clusterKind,
   podLeaseKind,

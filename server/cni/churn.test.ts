@@ -3,9 +3,10 @@
  * DELs, GC runs and the return of emptied blocks (what the `cni__return_block` job does), all at
  * once, for several seconds, through the domain functions the REST handlers call. None of them may
  * deadlock (PostgreSQL's count of deadlocks in this file's own database stays unchanged: a deadlock
- * victim is retried after the 1 s deadlock timeout, so an ADD that met one takes a second), ADD
- * latency stays flat (p99 within 10× p50), and afterwards the books agree: no address twice, pool
- * counters equal to their live allocations, every lease with its allocation.
+ * victim is retried after the 1 s deadlock timeout, so an ADD that met one takes a second), and
+ * afterwards the books agree: no address twice, pool counters equal to their live allocations,
+ * every lease with its allocation. ADD latency (p50, p99, max) is printed, never asserted: it
+ * measures the machine as much as the code (bench/cni-add measures it against a baseline).
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -55,7 +56,7 @@ async function deadlocks(db: Db): Promise<number> {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
 describe('CNI churn', () => {
-  test('ADD, DEL, GC and block returns at once on a dual-stack network: no deadlock, flat ADD latency, exact books', async () => {
+  test('ADD, DEL, GC and block returns at once on a dual-stack network: no deadlock, exact books', async () => {
     const db = handle.db;
     const { project } = await makeProject(db);
     await createNetwork(db, project.id, { name: 'vpc', cidrs: [{ cidr: '10.70.0.0/16' }, { cidr: 'fd00:70::/104' }] }, actor);
@@ -140,7 +141,6 @@ describe('CNI churn', () => {
     expect(failures).toEqual([]);
     expect(addMs.length).toBeGreaterThan(500);
     expect(after - before, 'deadlocks during the churn').toBe(0);
-    expect(p99, `ADD p99 against 10 × p50 (${p50.toFixed(1)} ms)`).toBeLessThanOrEqual(10 * p50);
     expect(await checkIpam(db)).toEqual([]);
     const [counts] = await rows<{ leases: number; allocations: number }>(
       db,

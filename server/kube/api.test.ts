@@ -330,6 +330,32 @@ describe('quota and tenancy kinds', () => {
 
     const projects = (await kube.request('GET', '/apis/resourcemanager.miloapis.com/v1alpha1/projects', { platform: true, token: kube.tokens.operator })).body;
     expect(projects.items.map((p: KubernetesObject) => p.metadata!.name)).toEqual(expect.arrayContaining([kube.project.slug, kube.other.slug]));
+    const organizations = (
+      await kube.request('GET', '/apis/resourcemanager.miloapis.com/v1alpha1/organizations', { platform: true, token: kube.tokens.operator })
+    ).body;
+    const mine = organizations.items.find(
+      (o: KubernetesObject) =>
+        o.metadata!.name === projects.items.find((p: KubernetesObject) => p.metadata!.name === kube.project.slug).spec.organizationRef.name,
+    );
+    expect(mine.status.projects).toBeGreaterThanOrEqual(1);
+    const table = await kube.request('GET', `/apis/resourcemanager.miloapis.com/v1alpha1/organizations/${mine.metadata.name}`, {
+      platform: true,
+      token: kube.tokens.operator,
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Display Name', 'Projects', 'Age']);
+    // Read-only, and operators' alone.
+    expect(
+      (
+        await kube.request('DELETE', `/apis/resourcemanager.miloapis.com/v1alpha1/organizations/${mine.metadata.name}`, {
+          platform: true,
+          token: kube.tokens.operator,
+        })
+      ).status,
+    ).toBe(405);
+    expect((await kube.request('GET', '/apis/resourcemanager.miloapis.com/v1alpha1/organizations', { platform: true, token: kube.tokens.editor })).status).toBe(
+      403,
+    );
   });
 
   test('grants (operators write), buckets (read-only), increase requests (tenants ask) in the project plane', async () => {
@@ -384,6 +410,93 @@ describe('quota and tenancy kinds', () => {
     const foreign = await kube.request('GET', `${QUOTA}/quotaincreaserequests/${name}`, { token: kube.tokens.otherProject });
     expect(foreign.status).toBe(404);
     await asOperator.delete(grant);
+  });
+
+  test('operators decide increase requests by writing their status on the platform plane', async () => {
+    const QIR = '/apis/quota.miloapis.com/v1alpha1/quotaincreaserequests';
+    const ask = async (amount: number) =>
+      (
+        await kube.request('POST', `${QUOTA}/quotaincreaserequests`, {
+          token: kube.tokens.editor,
+          body: { apiVersion: 'quota.miloapis.com/v1alpha1', kind: 'QuotaIncreaseRequest', metadata: {}, spec: { resourceType: TYPE, amount, reason: 'more' } },
+        })
+      ).body.metadata.name as string;
+    const status = (name: string, body: unknown, options: { token?: string; contentType?: string; method?: string; query?: string } = {}) =>
+      kube.request(options.method ?? 'PATCH', `${QIR}/${name}/status${options.query ?? ''}`, {
+        platform: true,
+        token: options.token ?? kube.tokens.operator,
+        body,
+        contentType: options.contentType ?? 'application/merge-patch+json',
+      });
+    const limit = async () => (await kube.request('GET', `${QUOTA}/allowancebuckets?fieldSelector=spec.resourceType=${TYPE}`)).body.items[0]?.status.limit ?? 0;
+
+    // One request per type may be pending: an earlier one is rejected first.
+    const queued = (await kube.request('GET', `${QIR}?fieldSelector=status.phase=Pending`, { platform: true, token: kube.tokens.operator })).body.items;
+    for (const q of queued) expect((await status(q.metadata.name, { status: { phase: 'Rejected', decisionReason: 'superseded' } })).status).toBe(200);
+    const first = await ask(4);
+    const before = await limit();
+    // Only an operator decides; a tenant's token reaches no platform plane.
+    expect((await status(first, { status: { phase: 'Approved' } }, { token: kube.tokens.editor })).status).toBe(403);
+    // A dry run decides and keeps nothing.
+    const dry = await status(first, { status: { phase: 'Approved' } }, { query: '?dryRun=All' });
+    expect(dry.status).toBe(200);
+    expect(dry.body.status.phase).toBe('Approved');
+    expect((await kube.request('GET', `${QIR}/${first}`, { platform: true, token: kube.tokens.operator })).body.status.phase).toBe('Pending');
+    expect(await limit()).toBe(before);
+    // A rejection needs a reason: 422 naming the status field.
+    const bare = await status(first, { status: { phase: 'Rejected' } });
+    expect(bare.status).toBe(422);
+    expect(bare.body.details.causes[0]).toMatchObject({ field: 'status.decisionReason' });
+    const approved = await status(first, { status: { phase: 'Approved', approvedAmount: 3, decisionReason: 'three is enough' } });
+    expect(approved.status).toBe(200);
+    expect(approved.body.status).toMatchObject({ phase: 'Approved', approvedAmount: 3, decisionReason: 'three is enough' });
+    expect(approved.body.status.grantRef.name).toMatch(/^increase-/);
+    expect(await limit()).toBe(before + 3);
+    // Writing the same decision again changes nothing; another decision is a conflict.
+    const again = await status(first, { status: { phase: 'Approved', approvedAmount: 3, decisionReason: 'three is enough' } });
+    expect(again.status).toBe(200);
+    expect(again.body.metadata.resourceVersion).toBe(approved.body.metadata.resourceVersion);
+    expect((await status(first, { status: { phase: 'Rejected', decisionReason: 'changed my mind' } })).status).toBe(409);
+    expect(await limit()).toBe(before + 3);
+
+    // A JSON patch and a PUT of the whole object decide as well; the PUT's resourceVersion is its precondition.
+    const second = await ask(2);
+    const current = (await kube.request('GET', `${QIR}/${second}`, { platform: true, token: kube.tokens.operator })).body;
+    const stale = await status(
+      second,
+      {
+        ...current,
+        metadata: { ...current.metadata, resourceVersion: `${current.metadata.resourceVersion}0` },
+        status: { ...current.status, phase: 'Rejected', decisionReason: 'no' },
+      },
+      { method: 'PUT', contentType: 'application/json' },
+    );
+    expect(stale.status).toBe(409);
+    const rejected = await status(
+      second,
+      { ...current, status: { ...current.status, phase: 'Rejected', decisionReason: 'not this month' } },
+      {
+        method: 'PUT',
+        contentType: 'application/json',
+      },
+    );
+    expect(rejected.status).toBe(200);
+    expect(rejected.body.status).toMatchObject({ phase: 'Rejected', decisionReason: 'not this month' });
+    expect(Number(rejected.body.metadata.resourceVersion)).toBeGreaterThan(Number(current.metadata.resourceVersion));
+    expect(await limit()).toBe(before + 3);
+    const third = await ask(1);
+    const patched = await status(third, [{ op: 'replace', path: '/status/phase', value: 'Approved' }], { contentType: 'application/json-patch+json' });
+    expect(patched.body.status.phase).toBe('Approved');
+    expect(await limit()).toBe(before + 4);
+    // The tenant sees the decisions in its own plane.
+    const mine = (await kube.request('GET', `${QUOTA}/quotaincreaserequests/${second}`)).body;
+    expect(mine.status).toMatchObject({ phase: 'Rejected', decisionReason: 'not this month' });
+    // Status stays the system's on kinds that do not let anyone decide it.
+    const claimStatus = await kube.request('PATCH', `${NS}/ipclaims/put-me/status`, {
+      body: { status: { phase: 'Bound' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(claimStatus.status).toBe(405);
   });
 
   test('members (owners change roles) and invitations (owners invite and revoke)', async () => {

@@ -119,6 +119,8 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
   /** The role to read (viewer unless said) and to write (editor unless said); `operator`: an operator token only. */
   readRole?: ProjectRole | 'operator';
   writeRole?: ProjectRole | 'operator';
+  /** The role to write the status subresource (`storage.updateStatus`); default: writeRole. */
+  statusWriteRole?: ProjectRole | 'operator';
   /** The domain names its objects (an id): a create needs no `metadata.name` and answers the name given. */
   generatedName?: boolean;
   storage: {
@@ -138,6 +140,12 @@ export interface KindDeclaration<Spec extends Record<string, unknown> = Record<s
     create?(ctx: KindContext, input: CreateInput<Spec>, options: { dryRun: boolean }): Promise<StoredObject>;
     /** Writes what may change of the spec (immutable fields are already checked); absent: nothing of the spec can change. */
     update?(ctx: KindContext, current: StoredObject, next: Spec, options: { dryRun: boolean }): Promise<{ changed: boolean }>;
+    /**
+     * Writes what may change of the status (the status subresource's PUT and PATCH), where a
+     * caller holding `statusWriteRole` decides it rather than the system: an operator approving a
+     * quota increase request. Absent: status is the system's alone (405).
+     */
+    updateStatus?(ctx: KindContext, current: StoredObject, next: Record<string, unknown>, options: { dryRun: boolean }): Promise<{ changed: boolean }>;
     /** Tells the domain the object's labels changed, where the domain keeps them too (an IP claim's labels feed its quota). */
     relabel?(ctx: KindContext, name: string, labels: Record<string, string>): Promise<void>;
     /**

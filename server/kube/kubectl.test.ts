@@ -364,6 +364,15 @@ spec: {allowances: [{resourceType: kubectl.example.com/gizmos, amount: 7}]}
     });
     expect(request.stdout).toMatch(/^quotaincreaserequest\.quota\.miloapis\.com\/[0-9a-f-]{36}\n$/);
     expect((await kubectl(['get', 'qir', '--no-headers'])).stdout).toMatch(/kubectl\.example\.com\/gizmos\s+3\s+Pending/);
+    // An operator approves it in the platform plane by writing its status; the grant raises the bucket.
+    const requestName = request.stdout.trim().split('/')[1];
+    const approved = await kubectl(
+      ['patch', 'qir', requestName, '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Approved","decisionReason":"fine"}}'],
+      { config: platformConfig },
+    );
+    expect(approved.stdout).toBe(`quotaincreaserequest.quota.miloapis.com/${requestName} patched\n`);
+    expect((await kubectl(['get', 'qir', requestName, '--no-headers'])).stdout).toMatch(/kubectl\.example\.com\/gizmos\s+3\s+Approved/);
+    expect((await kubectl(['get', 'allowancebuckets', '--no-headers'])).stdout).toMatch(/kubectl\.example\.com\/gizmos\s+10\s+0\s+Ok/);
     expect((await kubectl(['get', 'members', '-o', 'wide'])).stdout).toMatch(/^NAME\s+ROLE\s+DISPLAY NAME\s+AGE/);
     await kubectl(['delete', 'resourcegrant', 'gizmos'], { config: operatorConfig });
   });

@@ -655,6 +655,61 @@ export async function patchObject(
   return { object: await writeOver(k, ctx, current, decodeObject(k, patched, ctx, name), undefined), created: false };
 }
 
+/**
+ * PUT or PATCH of the status subresource, for a kind whose storage lets someone but the system
+ * write status (`storage.updateStatus`: an operator deciding a quota increase request). The new
+ * status is the body's (PUT) or the current object's with the patch applied (merge, strategic as
+ * merge, JSON patch); a stale `metadata.resourceVersion` is a 409; spec and metadata are not
+ * written. Server-side apply of status is not served (415 names what is).
+ */
+export async function updateStatusObject(
+  k: KindDeclaration,
+  ctx: RequestContext,
+  namespace: string | undefined,
+  name: string,
+  type: PatchType | 'PUT',
+  body: Buffer,
+): Promise<KubeObject> {
+  const updateStatus = k.storage.updateStatus;
+  if (!updateStatus) throw new KubeError(405, 'MethodNotAllowed', `${subjectOf(k).resource} "${name}" status is written by the system`);
+  if (type === 'application/apply-patch+yaml') {
+    throw new KubeError(
+      415,
+      'UnsupportedMediaType',
+      'server-side apply is not served on the status subresource - accepted media types include: application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, and PUT of the object',
+    );
+  }
+  const current = await currentOf(k, ctx, namespace, name);
+  if (!current) throw notFound({ ...subjectOf(k), name });
+  const patch = type === 'PUT' ? parsePatchBody('application/merge-patch+json', body) : parsePatchBody(type, body);
+  let next: unknown;
+  if (type === 'PUT') next = patch;
+  else if (type === 'application/json-patch+json') {
+    if (!Array.isArray(patch)) throw badRequest('a JSON patch is an array of operations');
+    try {
+      next = jsonPatch.applyPatch(structuredClone(current.object), patch as Operation[], true, false).newDocument;
+    } catch (e) {
+      throw new KubeError(422, 'Invalid', `the JSON patch could not be applied: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    }
+  } else next = mergePatch(current.object, type === 'application/strategic-merge-patch+json' ? withoutDirectives(patch) : patch);
+  const parsed = z
+    .object({ metadata: z.object({ resourceVersion: z.string().optional() }).optional(), status: z.record(z.string(), z.unknown()).optional() })
+    .safeParse(next);
+  if (!parsed.success || !parsed.data.status) throw badRequest('the object has no status to write');
+  const expected = type === 'PUT' ? parsed.data.metadata?.resourceVersion : undefined;
+  if (expected && expected !== current.object.metadata.resourceVersion) {
+    throw conflict({ ...subjectOf(k), name }, 'the object has been modified; please apply your changes to the latest version and try again');
+  }
+  const scoped = inNamespace(k, ctx, namespace);
+  const { changed } = await updateStatus(scoped, current.stored, parsed.data.status, { dryRun: ctx.dryRun });
+  if (!changed) return current.object;
+  if (ctx.dryRun) return { ...current.object, status: { ...current.object.status, ...parsed.data.status } };
+  // A status written is a change of the object: a new resource version.
+  const meta = { ...current.meta, namespace: current.stored.namespace ?? current.meta.namespace };
+  await writeObjectMeta(ctx.db, { uid: current.stored.uid, projectId: metaScope(k, ctx), kind: kindKey(k), name, meta });
+  return getObject(k, ctx, namespace, name);
+}
+
 const deleteOptions = z.object({
   preconditions: z.object({ uid: z.string().nullable().optional(), resourceVersion: z.string().nullable().optional() }).nullable().optional(),
   dryRun: z.array(z.string()).optional(),

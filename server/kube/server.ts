@@ -22,6 +22,7 @@ import {
   listObjects,
   PATCH_TYPES,
   patchObject,
+  updateStatusObject,
   readDeleteOptions,
   subjectOf,
   updateObject,
@@ -306,7 +307,8 @@ async function serveKind(
 ): Promise<Reply> {
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
   const verb = method === 'GET' && !name ? (url.searchParams.get('watch') ? 'watch' : 'list') : (VERBS[method] ?? method.toLowerCase());
-  const need = method === 'GET' ? (k.readRole ?? 'viewer') : (k.writeRole ?? 'editor');
+  const need =
+    method === 'GET' ? (k.readRole ?? 'viewer') : subresource === 'status' ? (k.statusWriteRole ?? k.writeRole ?? 'editor') : (k.writeRole ?? 'editor');
   if (!holds(caller, need)) throw forbidden(caller, verb, k.plural, k.group, namespace, need);
   const warnings: string[] = [];
   const subject = subjectOf(k, name);
@@ -325,13 +327,22 @@ async function serveKind(
     const reply = await (async (): Promise<Reply> => {
       if (subresource !== undefined) {
         if (subresource !== 'status' || !name) throw pathNotFound();
-        if (method !== 'GET')
+        if (method === 'GET') return ok(await getObject(k, ctx, namespace, name));
+        if (!k.storage.updateStatus || (method !== 'PUT' && method !== 'PATCH'))
           throw new KubeError(
             405,
             'MethodNotAllowed',
             `${subject.resource} "${name}" status is written by the system; it cannot be ${VERBS[method] ?? method}d`,
           );
-        return ok(await getObject(k, ctx, namespace, name));
+        const type = method === 'PUT' ? 'PUT' : ((req.headers['content-type'] ?? '').split(';')[0].trim() as PatchType);
+        if (type !== 'PUT' && !PATCH_TYPES.includes(type)) {
+          throw new KubeError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`,
+          );
+        }
+        return ok(await updateStatusObject(k, ctx, namespace, name, type, body));
       }
       if (!name) {
         if (method === 'GET') {

@@ -82,13 +82,18 @@ function toMeta(row: z.infer<typeof metaRow>): ObjectMeta {
 /** The rows of a project (or, null, the platform's: objects of the platform control plane). */
 const scopeIs = (projectId: string | null) => (projectId === null ? isNull(kubeObjects.projectId) : eq(kubeObjects.projectId, projectId));
 
-/** The metadata of the objects `uids` of one kind, by uid (absent: never written through the API). */
+/**
+ * The metadata of the objects `uids` of one kind, by uid (absent: never written through the API).
+ * `projectId` null is the platform plane, whose operators also see projects' objects (the queue of
+ * every project's increase requests): it reads each object's metadata wherever it was written (a
+ * uid is one object's, whichever plane wrote it).
+ */
 export async function objectMetas(db: DbOrTx, projectId: string | null, kind: string, uids: string[]): Promise<Map<string, ObjectMeta & { name: string }>> {
   if (uids.length === 0) return new Map();
   const rows = await db
     .select(metaColumns)
     .from(kubeObjects)
-    .where(and(scopeIs(projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
+    .where(and(projectId === null ? undefined : scopeIs(projectId), eq(kubeObjects.kind, kind), inArray(kubeObjects.uid, uids)));
   return new Map(rows.map((r) => metaRow.parse(r)).map((r) => [r.uid, { ...toMeta(r), name: r.name }]));
 }
 

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/db/client';
 import { z } from 'zod';
 import { query, timestampColumn } from '@/db/query';
 import { quotaIncreaseRequests } from '@/db/schema';
@@ -122,7 +122,7 @@ async function decide(tx: DbOrTx, id: string, status: 'Approved' | 'Rejected', a
  * requested (or the operator's) amount is created for the project, so its bucket's limit grows at
  * once. Deciding twice is a 409.
  */
-export async function approveIncreaseRequest(db: Db, input: { id: string; amount?: number; reason?: string }, actor: Actor): Promise<IncreaseView> {
+export async function approveIncreaseRequest(db: DbOrTx, input: { id: string; amount?: number; reason?: string }, actor: Actor): Promise<IncreaseView> {
   return db.transaction(async (tx) => {
     const pending = await getIncrease(tx, input.id);
     const amount = input.amount ?? pending.amount;
@@ -154,7 +154,7 @@ export async function approveIncreaseRequest(db: Db, input: { id: string; amount
 }
 
 /** Rejects a pending request with a reason the tenant sees. */
-export async function rejectIncreaseRequest(db: Db, input: { id: string; reason: string }, actor: Actor): Promise<IncreaseView> {
+export async function rejectIncreaseRequest(db: DbOrTx, input: { id: string; reason: string }, actor: Actor): Promise<IncreaseView> {
   const reason = input.reason.trim();
   if (!reason) throw new DomainError('ValidationFailed', 'say why the request is rejected', 'reason');
   return db.transaction(async (tx) => {

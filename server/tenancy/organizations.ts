@@ -52,15 +52,25 @@ export async function listOrganizationsForUser(db: DbOrTx, user: SessionUser) {
     .where(and(eq(memberships.userId, user.id)));
   const roleOf = new Map(mine.filter((m) => m.organizationId).map((m) => [m.organizationId!, m.role as OrganizationRole]));
   if (!staff && roleOf.size === 0) return [];
-  const rows = await db
+  const rows = await organizationRows(db, staff ? undefined : [...roleOf.keys()]);
+  const admin = hasPlatformRole(user, 'admin');
+  return rows.map((o) => ({ ...o, role: admin ? ('owner' as OrganizationRole) : (roleOf.get(o.id) ?? null) }));
+}
+
+/** Organizations (those of `ids`, or every one) with how many projects each holds, by slug. */
+function organizationRows(db: DbOrTx, ids?: string[]) {
+  return db
     .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, createdAt: organizations.createdAt, projects: count(projects.id) })
     .from(organizations)
     .leftJoin(projects, eq(projects.organizationId, organizations.id))
-    .where(staff ? undefined : inArray(organizations.id, [...roleOf.keys()]))
+    .where(ids ? inArray(organizations.id, ids) : undefined)
     .groupBy(organizations.id)
     .orderBy(asc(organizations.slug));
-  const admin = hasPlatformRole(user, 'admin');
-  return rows.map((o) => ({ ...o, role: admin ? ('owner' as OrganizationRole) : (roleOf.get(o.id) ?? null) }));
+}
+
+/** Every organization of the platform with its project count, by slug (the platform control plane's operators). */
+export function listAllOrganizations(db: DbOrTx) {
+  return organizationRows(db);
 }
 
 /** The projects of an organization, by slug. */

@@ -4,7 +4,7 @@ import type { DbOrTx } from '@/db/client';
 import { DomainError, invalid } from '@/server/errors';
 import { listBuckets, listClaimLog } from '@/server/quota/buckets';
 import { createGrant, deleteGrant, listGrants, updateGrant } from '@/server/quota/grants';
-import { createIncreaseRequest, listIncreaseRequests } from '@/server/quota/increases';
+import { approveIncreaseRequest, createIncreaseRequest, listIncreaseRequests, rejectIncreaseRequest } from '@/server/quota/increases';
 import {
   createClaimPolicy,
   createGrantPolicy,
@@ -289,11 +289,47 @@ export const platformQuotaIncreaseRequestKind = declareKind({
   },
   readRole: 'operator',
   writeRole: 'operator',
+  // The decision is written to status (`kubectl patch qir X --subresource=status`): its errors name status fields.
+  fieldPath: (f) => (f === 'name' ? 'metadata.name' : f.startsWith('status.') ? f : `spec.${f}`),
   storage: {
     get: async ({ db }, name) => (await everyIncrease(db)).find((r) => r.name === name),
     list: ({ db }) => everyIncrease(db),
+    updateStatus: (ctx, current, next, { dryRun }) => decideIncrease(ctx, current, next, dryRun),
   },
 });
+
+const decision = z.object({
+  phase: z.enum(['Pending', 'Approved', 'Rejected']),
+  decisionReason: z.string().nullish(),
+  approvedAmount: z.number().int().positive().nullish(),
+});
+
+/**
+ * An operator's decision on a request, written as its status: `phase: Approved` (with
+ * `approvedAmount` to grant less or more than asked, and an optional `decisionReason`) makes the
+ * grant as the console's Approve does; `phase: Rejected` needs a `decisionReason`. A status equal
+ * to the current one is no change; deciding a decided request is a 409, as in REST v1.
+ */
+async function decideIncrease(ctx: KindContext, current: StoredObject, next: Record<string, unknown>, dryRun: boolean) {
+  const parsed = decision.safeParse(next);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new DomainError('ValidationFailed', issue.message, `status.${issue.path.join('.')}`);
+  }
+  const { phase, decisionReason, approvedAmount } = parsed.data;
+  if (phase === current.status.phase && (phase === 'Pending' || (decisionReason ?? null) === (current.status.decisionReason ?? null))) {
+    return { changed: false };
+  }
+  if (phase === 'Pending')
+    throw new DomainError('Conflict', `quota increase request ${current.name} is already ${String(current.status.phase)}`, 'status.phase');
+  if (phase === 'Rejected' && !decisionReason?.trim()) throw invalid('status.decisionReason', 'say why the request is rejected');
+  const run = (db: DbOrTx) =>
+    phase === 'Approved'
+      ? approveIncreaseRequest(db, { id: current.uid, amount: approvedAmount ?? undefined, reason: decisionReason ?? undefined }, ctx.actor)
+      : rejectIncreaseRequest(db, { id: current.uid, reason: decisionReason ?? '' }, ctx.actor);
+  await write(ctx, dryRun, run);
+  return { changed: true };
+}
 
 // ---- Platform: ResourceRegistration --------------------------------------------------------------
 

@@ -4,6 +4,7 @@ import { DomainError } from '@/server/errors';
 import { configuredMail } from '@/server/mail/smtp';
 import { createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
 import { listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
+import { listAllOrganizations } from '@/server/tenancy/organizations';
 import { listAllProjects } from '@/server/tenancy/projects';
 import { invitationResource, memberResource } from '@/server/tenancy/resources';
 import { memberRoles } from '@/server/tenancy/roles';
@@ -174,5 +175,46 @@ export const platformProjectKind = declareKind({
   storage: {
     get: async (ctx, name) => (await everyProject(ctx)).find((p) => p.name === name),
     list: everyProject,
+  },
+});
+
+// ---- Platform: Organization ---------------------------------------------------------------------
+
+async function everyOrganization({ db }: KindContext): Promise<StoredObject[]> {
+  return (await listAllOrganizations(db)).map((o) => ({
+    uid: o.id,
+    name: o.slug,
+    createdAt: o.createdAt,
+    spec: { displayName: o.name },
+    status: { projects: o.projects },
+  }));
+}
+
+export const platformOrganizationKind = declareKind({
+  group: 'resourcemanager.miloapis.com',
+  version: 'v1alpha1',
+  categories: ['meridian'],
+  namespaced: false,
+  plane: 'platform',
+  kind: 'Organization',
+  plural: 'organizations',
+  singular: 'organization',
+  shortNames: ['org'],
+  description:
+    'Every organization of the platform, named by its slug, with how many projects it holds (`kubectl get projects --field-selector spec.organizationRef.name=…` lists them).',
+  spec: z.strictObject({ displayName: z.string().optional().describe("The organization's name") }),
+  status: z.object({ projects: z.number().describe('How many projects it holds') }),
+  immutable: [],
+  printerColumns: [
+    { name: 'Display Name', type: 'string', description: "The organization's name", value: (o) => o.spec.displayName },
+    { name: 'Projects', type: 'integer', description: 'How many projects it holds', value: (o) => o.status.projects },
+  ],
+  fieldSelectors: {},
+  readOnly: true,
+  readRole: 'operator',
+  writeRole: 'operator',
+  storage: {
+    get: async (ctx, name) => (await everyOrganization(ctx)).find((o) => o.name === name),
+    list: everyOrganization,
   },
 });

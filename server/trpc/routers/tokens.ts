@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { env } from '@/server/env';
+import { controlPlanePath } from '@/server/kube/server';
+import { publishedKubeApi } from '@/server/kube/endpoint';
 import { authedProcedure, createTRPCRouter, noInput, platformProcedure, projectProcedure } from '../init';
 import {
   createApiToken,
@@ -16,6 +19,16 @@ const tokenName = z.string().trim().min(1, 'a name is required').max(100);
 
 export const tokensRouter = createTRPCRouter({
   list: projectProcedure('viewer').query(({ ctx }) => listApiTokens(ctx.db, ctx.project.id)),
+  /**
+   * Where the project's Kubernetes API is and the CA it is served with, for the console's "Download
+   * kubeconfig" (the browser adds the token just created). `origin` null: the console's host name
+   * with `httpsPort`. Null where this web process serves no Kubernetes API.
+   */
+  kubeApi: projectProcedure('viewer').query(({ ctx }) => {
+    const served = publishedKubeApi();
+    if (!served) return null;
+    return { origin: env().KUBE_API_URL ?? null, httpsPort: served.httpsPort, path: controlPlanePath(ctx.project.slug), caPem: served.caPem };
+  }),
   create: projectProcedure('owner')
     .input(
       z.strictObject({
