@@ -22,7 +22,8 @@ test('a claim on "Any IPv4 pool" comes from the root, not a carved child pool, u
   await expect(page.getByTestId('carve-created')).toContainText('web-tier');
   const webTierRow = page.getByRole('row').filter({ has: page.getByRole('button', { name: 'Show pool web-tier on the map' }) });
   await expect(webTierRow).toContainText('Child pool');
-  await expect(webTierRow).not.toContainText('default');
+  // (the "default" badge, not the prefix-length column's "default /28")
+  await expect(webTierRow.getByText('default', { exact: true })).toHaveCount(0);
 
   // A claim naming no pool: the preview names the root pool and why; the claim lands there.
   const form = page.getByRole('form', { name: 'Create claim' });
@@ -41,7 +42,7 @@ test('a claim on "Any IPv4 pool" comes from the root, not a carved child pool, u
   await carve.getByRole('button', { name: 'Carve pool' }).click();
   await expect(page.getByTestId('carve-created')).toContainText('general');
   const generalRow = page.getByRole('row').filter({ has: page.getByRole('button', { name: 'Show pool general on the map' }) });
-  await expect(generalRow).toContainText('default');
+  await expect(generalRow.getByText('default', { exact: true })).toBeVisible();
   await form.getByLabel('Claim name').fill('any-2');
   await form.getByLabel('Prefix length').fill('28');
   await expect(page.getByTestId('claim-preview-reason')).toHaveText(`child pool general is marked as the default of network ${network}`);
