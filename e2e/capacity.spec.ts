@@ -178,3 +178,29 @@ test('webhooks in the console: owners register (bad URLs refused) and delete, vi
   await fleet.getByRole('button', { name: '7d' }).click();
   await expect(fleet.getByRole('button', { name: '7d' })).toHaveAttribute('aria-pressed', 'true');
 });
+
+test('alert thresholds: the console says what triggers an alert; editors set them, contradictions are refused, viewers only read', async ({ page }) => {
+  await signIn(page, 'tenant@example.com');
+  await page.goto('/projects/acme-dev/webhooks');
+  const card = page.getByTestId('alert-rule-sentence');
+  await expect(card).toContainText('reaches 80 % used (warning) or 95 % (critical)');
+  await expect(card).toContainText('within 7 days');
+  const form = page.getByRole('form', { name: 'Alert thresholds' });
+  // A warning above the critical threshold is refused with a sentence.
+  await form.getByLabel('Warning at (%)').fill('97');
+  await form.getByRole('button', { name: 'Save thresholds' }).click();
+  await expect(form.getByTestId('alert-rule-error')).toContainText('at most the critical one');
+  await form.getByLabel('Warning at (%)').fill('70');
+  await form.getByLabel('Full within (days, 0: off)').fill('14');
+  await form.getByRole('button', { name: 'Save thresholds' }).click();
+  await expect(form.getByTestId('alert-rule-saved')).toBeVisible();
+  await expect(card).toContainText('reaches 70 % used (warning) or 95 % (critical)');
+  await expect(card).toContainText('within 14 days');
+
+  // The viewer reads the same thresholds and has no form.
+  await page.context().clearCookies();
+  await signIn(page, 'viewer@example.com');
+  await page.goto('/projects/acme-dev/webhooks');
+  await expect(page.getByTestId('alert-rule-sentence')).toContainText('reaches 70 % used (warning)');
+  await expect(page.getByRole('form', { name: 'Alert thresholds' })).toHaveCount(0);
+});

@@ -205,3 +205,39 @@ test('a location marked Unavailable shows none of its machines as available', as
   expect(cells.length).toBeGreaterThan(0);
   for (const text of cells) expect(text).toMatch(/^0 of \d+ available \(location unavailable\)/);
 });
+
+test('fleet evidence agrees with state: closed locations, bound devices and the Available total', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const tenant = await (await browser.newContext()).newPage();
+  await signIn(tenant, 'tenant@example.com');
+  await tenant.goto('/projects/acme-prod/machines');
+  const form = tenant.getByRole('form', { name: 'Request a machine' });
+  if (!(await form.isVisible())) await tenant.getByRole('button', { name: 'Request a machine' }).click();
+  const machine = `evidence-${Date.now().toString(36)}`;
+  await form.getByLabel('Name', { exact: true }).fill(machine);
+  await form.getByLabel('Class', { exact: true }).selectOption('c1.small');
+  await form.getByLabel('Profile', { exact: true }).selectOption('ubuntu-24.04');
+  await form.getByLabel('Location', { exact: true }).selectOption('ams1');
+  await form.getByRole('button', { name: 'Request machine' }).click();
+  await expect(tenant).toHaveURL(new RegExp(`/machines/${machine}$`));
+  await expect(tenant.getByTestId('device-ref')).toHaveText(/dev-/, { timeout: 60_000 });
+  const device = (await tenant.getByTestId('device-ref').textContent())!.trim();
+
+  const page = await (await browser.newContext()).newPage();
+  await signIn(page, 'operator@example.com');
+  await page.goto('/operator/fleet');
+  // lon1 takes no machines: its idle devices are not counted as Available, and the summary says so.
+  await expect(page.getByTestId('closed-available')).toContainText(/\d+ idle in unavailable locations/);
+  const capacity = page.getByRole('table', { name: 'Capacity' });
+  await page.getByLabel('Capacity location').selectOption('lon1');
+  await expect(capacity.getByTestId('capacity-row').first()).toContainText('lon1');
+  const lon1 = await capacity.getByTestId('capacity-evidence').allTextContents();
+  expect(lon1.length).toBeGreaterThan(0);
+  for (const text of lon1) expect(text).toContain('location unavailable: power maintenance');
+  // The tenant's device is bound: its evidence says since when, never "available".
+  await page.getByLabel('Capacity location').selectOption('');
+  await page.getByLabel('Search devices').fill(device);
+  const row = capacity.getByTestId('capacity-row').filter({ hasText: device });
+  await expect(row).toHaveCount(1);
+  await expect(row.getByTestId('capacity-evidence')).toHaveText(/^bound since /);
+});

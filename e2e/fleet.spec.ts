@@ -54,10 +54,19 @@ test('the request form shows live availability per location and class, and lon1 
   await expect(form.getByLabel('Class', { exact: true })).toHaveValue('c1.large');
   await expect(form.getByLabel('Location', { exact: true })).toHaveValue('fra1');
   await expect(form.getByTestId('availability-summary')).toContainText('c1.large in fra1');
+  // A disabled "Request machine" says why, and the hint goes once the name is given.
+  const submit = form.getByRole('button', { name: 'Request machine' });
+  await expect(submit).toBeDisabled();
+  await expect(form.getByTestId('request-machine-why')).toHaveText('Give the machine a name to request it.');
+  await expect(submit).toHaveAccessibleDescription('Give the machine a name to request it.');
+  await form.getByLabel('Name', { exact: true }).fill('named');
+  await expect(form.getByTestId('request-machine-why')).toHaveCount(0);
+  await expect(submit).toBeEnabled();
 });
 
 test('request → operator approval → Ready; a failed cleanup quarantines the device for the operator', async ({ browser }) => {
-  test.setTimeout(180_000);
+  // Two requests through approval, install, release and a failed cleanup: minutes on a loaded machine.
+  test.setTimeout(300_000);
   const tenant = await pageAs(browser, 'tenant@example.com');
   const operator = await pageAs(browser, 'operator@example.com');
   const qa = await pageAs(browser, 'qa@example.com');
@@ -99,7 +108,15 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   expect(device).toMatch(/^dev-ams1-a1medium-\d+$/);
   await expect(tenant.getByTestId('allocation')).toContainText('Binding id');
   const timeline = tenant.getByRole('list', { name: 'Timeline' });
-  await expect(timeline.getByTestId('timeline-entry').filter({ hasText: 'Provider install' })).toContainText('Succeeded');
+  // The timeline tells what happened: the installation sent to the provider, then its success.
+  // (queued, then sent when the provider answers "in progress"; a provider that finishes at once answers with the outcome)
+  await expect(
+    timeline
+      .getByTestId('timeline-entry')
+      .filter({ hasText: /Installation (queued for|sent to) the provider/ })
+      .first(),
+  ).toBeVisible();
+  await expect(timeline.getByTestId('timeline-entry').filter({ hasText: 'Installation succeeded' })).toContainText('Succeeded');
   await expect(timeline.getByTestId('timeline-entry').filter({ hasText: /Installing → Ready/ })).toHaveCount(1);
   await expect(timeline).toContainText(`approved by operator@example.com`);
 
@@ -107,6 +124,12 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await tenant.goto(`/projects/${PROJECT}/machines/${rejected}`);
   await expect(phase(tenant)).toHaveAttribute('data-phase', 'Released', { timeout: 30_000 });
   await expect(tenant.getByRole('list', { name: 'Timeline' })).toContainText('e2e: arm64 capacity is reserved');
+  // Its lifecycle shows the steps it took, never the ones it did not (no allocation, no installation).
+  const lifecycle = tenant.getByRole('list', { name: 'Lifecycle' });
+  await expect(lifecycle).toContainText('Awaiting approval');
+  await expect(lifecycle).toContainText('Released');
+  for (const never of ['Allocating', 'Bound', 'Installing', 'Ready', 'Releasing']) await expect(lifecycle).not.toContainText(never);
+  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Installation' })).toHaveCount(0);
 
   // QA makes the provider fail the cleanup of exactly that device.
   await qa.goto('/qa/simulator');
@@ -127,7 +150,7 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   await expect(tenant.getByTestId('phase-reason')).toContainText('quarantined');
   // The tenant reads plain sentences; the provider's fault text stays under the entry's Details.
   await expect(tenant.getByTestId('phase-reason')).toContainText('nothing more is needed from you');
-  const cleanupEntry = tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' });
+  const cleanupEntry = tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Clean-up failed' });
   await expect(cleanupEntry).toContainText('Failed');
   await expect(cleanupEntry).toContainText('Wiping the machine failed at the provider: an operator will check the hardware.');
   for (const jargon of ['cleanupFailAssets', 'stays open', 'resolving by lookup', 'fencing token', 'epoch']) {
@@ -158,7 +181,7 @@ test('request → operator approval → Ready; a failed cleanup quarantines the 
   // Each released machine keeps its own page and timeline: the first one (the older, listed last) still shows its failed cleanup.
   await machineRows.filter({ hasText: approved }).last().getByRole('link', { name: approved }).click();
   await expect(tenant).toHaveURL(/\?uid=/);
-  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Provider cleanup' })).toContainText('Failed');
+  await expect(tenant.getByRole('list', { name: 'Timeline' }).getByTestId('timeline-entry').filter({ hasText: 'Clean-up failed' })).toContainText('Failed');
 
   // The operator finds the device quarantined, with the cleanup failure as the reason, and the failed cleanup among the operations needing attention.
   await operator.goto('/operator/fleet');

@@ -31,7 +31,7 @@ test.describe.serial('IPAM console', () => {
     await page.getByLabel('Claim name').fill(released);
     await page.getByLabel('Prefix length', { exact: true }).fill('20');
     const preview = page.getByTestId('claim-preview');
-    await expect(preview).toContainText('PrefixLengthRejected');
+    await expect(preview).toContainText('That block size is not allowed here.');
     await page.getByLabel('Prefix length', { exact: true }).fill('28');
     await expect(preview).toContainText(`Would get 198.51.100.0/28 from pool ${network}-v4`);
     await page.getByRole('button', { name: 'Create claim' }).click();
@@ -70,6 +70,9 @@ test.describe.serial('IPAM console', () => {
     // The network cannot be deleted while a claim remains; the refusal is shown in the dialog.
     await page.getByRole('button', { name: 'Delete network' }).click();
     const del = page.getByRole('dialog', { name: `Delete network ${network}?` });
+    // The dialog says beforehand that the network is in use, in words with the right number.
+    await expect(del.getByTestId('network-in-use')).toHaveText(/^It is in use: a claim holds addresses of it/);
+    await expect(del).toContainText('The network, its pool and their reservations are removed.');
     await del.getByRole('button', { name: 'Delete network' }).click();
     await expect(del.getByTestId('confirm-error')).toContainText('is in use: 1 claim(s)');
     await del.getByRole('button', { name: 'Cancel' }).click();
@@ -161,7 +164,9 @@ test.describe.serial('IPAM console', () => {
       .getByRole('dialog', { name: `Delete network ${v6network}?` })
       .getByRole('button', { name: 'Delete network' })
       .click();
-    await expect(page).toHaveURL(/\/projects\/acme-dev\/networks$/);
+    // The deletion lands on the list, which says what was deleted.
+    await expect(page).toHaveURL(new RegExp(`/projects/acme-dev/networks\\?deleted=${v6network}$`));
+    await expect(page.getByTestId('deleted-notice')).toContainText(v6network);
     await expect(page.getByRole('link', { name: v6network })).toHaveCount(0);
   });
 });

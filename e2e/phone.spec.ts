@@ -65,6 +65,12 @@ test.describe.serial('phone viewport', () => {
     await page.getByRole('button', { name: 'Create claim' }).click();
     await expect(page.getByRole('table', { name: 'Claims' }).getByRole('row', { name: new RegExp(`phone-claim-${tag}`) })).toBeVisible();
     await expectNoHorizontalOverflow(page, page.url());
+    // Every range of the utilization chart is on screen whole (the picker wraps below its caption) and works.
+    const picker = page.getByRole('group', { name: 'Time range' }).first();
+    await picker.scrollIntoViewIfNeeded();
+    for (const r of ['1h', '24h', '7d', '30d', '90d', '3y']) await expect(picker.getByRole('button', { name: r, exact: true })).toBeInViewport({ ratio: 1 });
+    await picker.getByRole('button', { name: '3y', exact: true }).click();
+    await expect(picker.getByRole('button', { name: '3y', exact: true })).toHaveAttribute('aria-pressed', 'true');
 
     await page.goto('/projects/acme-prod/machines');
     const form = page.getByRole('form', { name: 'Request a machine' });

@@ -58,6 +58,10 @@ test('the sessions page lists this browser and another, signs the other out, the
   await expect(page).toHaveURL(/\/account\/sessions/);
   const rows = page.getByTestId('session-row');
   await expect(rows.filter({ hasText: 'this browser' })).toHaveCount(1);
+  // The browser in words, not its raw user-agent string (which stays in the cell's title).
+  const thisBrowser = rows.filter({ hasText: 'this browser' }).getByTestId('session-browser');
+  await expect(thisBrowser).toHaveText(/^(Headless )?Chrome \d+ on Linux$/);
+  await expect(thisBrowser).toHaveAttribute('title', /Mozilla\/5\.0/);
   const otherRow = rows.filter({ hasText: 'e2e-other-browser' });
   await expect(otherRow).toHaveCount(1);
   await expect(otherRow).toContainText(/127\.0\.0\.1|::1/);

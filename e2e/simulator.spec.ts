@@ -163,3 +163,25 @@ test('a tenant opening the simulator page or its log stream gets not-found', asy
   const stream = await page.request.get('/api/qa/simulator/log');
   expect(stream.status()).toBe(404);
 });
+
+test('a cleanup fault for an asset the simulator does not have is flagged; an idle fault says Off once', async ({ page }) => {
+  await signIn(page, 'qa@example.com');
+  await page.goto('/qa/simulator');
+  await expect(page.getByTestId('simulator-status')).toContainText('reachable');
+  const cleanup = page.getByRole('group', { name: 'Cleanup fails for assets' });
+  await expect(cleanup.getByTestId('fault-state')).toHaveText('Off');
+  // "Off" is said once per idle fault: in its state line, not again beside its switch.
+  await expect(cleanup.getByText('Off', { exact: true })).toHaveCount(1);
+  const asset = cleanup.getByLabel('Asset', { exact: true });
+  // The placeholder is one of the simulator's assets (once they are loaded), not a made-up name.
+  await expect(page.getByRole('table', { name: 'Assets' })).toBeVisible();
+  await expect(asset).not.toHaveAttribute('placeholder', 'asset id');
+  const placeholder = await asset.getAttribute('placeholder');
+  await expect(page.getByRole('table', { name: 'Assets' })).toContainText(placeholder!);
+  await asset.fill('dev-no-such-asset');
+  await expect(cleanup.getByTestId('cleanup-asset-unknown')).toContainText('The simulator has no asset dev-no-such-asset');
+  await expect(asset).toHaveAttribute('aria-invalid', 'true');
+  await asset.fill(placeholder!);
+  await expect(cleanup.getByTestId('cleanup-asset-unknown')).toHaveCount(0);
+  await expect(cleanup.getByRole('button', { name: 'Add', exact: true })).toBeEnabled();
+});

@@ -5,6 +5,7 @@ import { Alert, Button, Card, Field, Input } from '@/components/ui/primitives';
 
 const messages: Record<string, string> = {
   invalid: 'Wrong e-mail or password.',
+  disabled: 'Your Meridian account is disabled. Ask an administrator to enable it.',
   throttled: 'Too many failed attempts from here. Wait a little and try again.',
   unavailable: 'Meridian cannot reach its database right now. Try again in a moment.',
 };
@@ -23,7 +24,7 @@ export function returnedErrorMessage(code: string, oidcName: string | null): str
     case 'DatabaseUnavailable':
       return messages.unavailable;
     case 'OidcDisabled':
-      return 'Your Meridian account is disabled. Ask an administrator to enable it.';
+      return messages.disabled;
     case 'OidcAccountUnverified':
       return `A Meridian account with your e-mail address exists, but nobody verified that the address is its holder's, so ${provider} cannot sign you into it. Ask an administrator to review the account.`;
     default:

@@ -67,11 +67,7 @@ export function AddressAuditView({ project, network }: { project: string; networ
             </Table>
           </Card>
           <Card title="Blocks">
-            <Table
-              label="Address audit"
-              head={['Pool', 'CIDR', 'Kind', 'Addresses', 'Owner', 'Detail', 'Since']}
-              empty={q.data.items.length === 0 ? <p className="px-3 py-4 text-sm text-slate-500">Nothing more to list.</p> : undefined}
-            >
+            <Table label="Address audit" head={['Pool', 'CIDR', 'Kind', 'Addresses', 'Owner', 'Detail', 'Since']} empty="Nothing more to list.">
               {q.data.items.map((r) => (
                 <tr key={`${r.pool}:${r.cidr}`}>
                   <Td className="whitespace-nowrap">{r.pool}</Td>

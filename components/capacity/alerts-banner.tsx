@@ -1,6 +1,7 @@
 'use client';
 import { withResourceWords } from '@/components/ui/resource-names';
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useTRPC } from '@/components/trpc/client';
 import { Badge, formatTime } from '@/components/ui/primitives';
 
@@ -34,6 +35,11 @@ export function CapacityAlertsBanner({ project }: { project: string }) {
           </li>
         ))}
       </ul>
+      <p className="mt-2 text-xs">
+        <Link href={`/projects/${project}/webhooks`} className="font-medium underline">
+          What triggers an alert, and its thresholds
+        </Link>
+      </p>
     </details>
   );
 }

@@ -84,14 +84,14 @@ export function Sparkline({ points, from, to, label }: { points: Point[]; from: 
 /** The range picker: a group of toggle buttons. */
 export function RangePicker({ value, onChange }: { value: ChartRange; onChange: (r: ChartRange) => void }) {
   return (
-    <div role="group" aria-label="Time range" className="inline-flex overflow-hidden rounded-md border border-slate-200 text-xs">
+    <div role="group" aria-label="Time range" className="inline-flex shrink-0 overflow-hidden rounded-md border border-slate-200 text-xs">
       {RANGES.map((r) => (
         <button
           key={r}
           type="button"
           aria-pressed={value === r}
           onClick={() => onChange(r)}
-          className={cx('px-2 py-1', value === r ? 'bg-brand-600 text-white' : 'bg-white text-slate-600 hover:bg-slate-50')}
+          className={cx('px-2.5 py-1.5', value === r ? 'bg-brand-600 text-white' : 'bg-white text-slate-600 hover:bg-slate-50')}
         >
           {r}
         </button>
@@ -110,7 +110,7 @@ export function UtilizationHistory({ project, object, name }: { project: string;
   const q = useQuery({ ...trpc.capacity.history.queryOptions({ project, object, name, range }), refetchInterval: 60_000 });
   return (
     <div className="space-y-3" data-testid="utilization-history">
-      <div className="flex items-center justify-between gap-2">
+      <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-xs text-slate-500">Sampled from the exact counters every minute; each point is the peak of its step.</p>
         <RangePicker value={range} onChange={setRange} />
       </div>
@@ -141,7 +141,7 @@ export function FleetUtilizationHistory() {
   const q = useQuery({ ...trpc.capacity.fleetHistory.queryOptions({ range }), refetchInterval: 60_000 });
   return (
     <div className="space-y-3" data-testid="fleet-utilization-history">
-      <div className="flex items-center justify-between gap-2">
+      <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-xs text-slate-500">
           Every network&apos;s addresses summed, per family; each point is the sum of the networks&apos; peaks in its step.
         </p>

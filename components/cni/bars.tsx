@@ -29,7 +29,7 @@ export function CountBar({ label, value, max, fill = false, suffix }: { label: s
       </div>
       <span className="tabular-nums text-xs text-slate-700">
         {value.toLocaleString('en-US')}
-        {suffix && <span className="text-slate-400"> {suffix}</span>}
+        {suffix && <span className="text-slate-500"> {suffix}</span>}
       </span>
     </div>
   );

@@ -56,7 +56,7 @@ export function LeasesTable({ project, clusters, allowAll }: { project: string; 
             </Select>
           </div>
         )}
-        {leases.isFetching && <span className="text-xs text-slate-400">Loading…</span>}
+        {leases.isFetching && <span className="text-xs text-slate-500">Loading…</span>}
       </div>
       {leases.error && <Alert testId="leases-error">{errorMessage(leases.error)}</Alert>}
       {leases.isSuccess && total === 0 ? (
@@ -79,16 +79,16 @@ export function LeasesTable({ project, clusters, allowAll }: { project: string; 
                     {l.podName}
                   </span>
                 ) : (
-                  <span className="text-xs text-slate-400">unknown</span>
+                  <span className="text-xs text-slate-500">unknown</span>
                 )}
               </Td>
               <Td className="font-mono text-xs">{l.node}</Td>
               <Td>{l.cluster}</Td>
               <Td className="font-mono text-xs">
                 <span title={l.containerId}>{l.containerId.slice(0, 12)}</span>
-                <span className="text-slate-400"> / </span>
+                <span className="text-slate-500"> / </span>
                 {l.ifname}
-                <span className="block text-slate-400">{l.cniNetwork}</span>
+                <span className="block text-slate-500">{l.cniNetwork}</span>
               </Td>
               <Td className="whitespace-nowrap text-xs">{formatTime(l.createdAt)}</Td>
               <Td className="whitespace-nowrap text-xs">{formatTime(l.checkedAt)}</Td>

@@ -63,7 +63,7 @@ export function TopLeasesTable({
     <div className="min-w-0">
       <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">
         {title}
-        {rows.length > TOP_ROWS && <span className="font-normal normal-case text-slate-400"> · top {TOP_ROWS}</span>}
+        {rows.length > TOP_ROWS && <span className="font-normal normal-case text-slate-500"> · top {TOP_ROWS}</span>}
       </h3>
       {top.length === 0 ? (
         <p className="rounded-md border border-dashed border-slate-300 px-3 py-4 text-center text-sm text-slate-500">{emptyText}</p>

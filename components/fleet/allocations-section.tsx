@@ -70,7 +70,7 @@ export function AllocationsSection({
                     <td className="px-3 py-2 font-mono text-xs tabular-nums">{String(a.epoch)}</td>
                     <td className="px-3 py-2 text-xs text-slate-700">
                       {a.status}
-                      <span className="block font-mono text-slate-400" title={a.id}>
+                      <span className="block font-mono text-slate-500" title={a.id}>
                         {a.id.slice(0, 8)}…
                       </span>
                     </td>

@@ -66,7 +66,7 @@ export function AvailabilityMatrix({
                         <span
                           className={cx(
                             'text-base font-semibold tabular-nums',
-                            total === 0 ? 'text-slate-300' : free === 0 ? 'text-amber-700' : 'text-slate-900',
+                            total === 0 ? 'text-slate-500' : free === 0 ? 'text-amber-700' : 'text-slate-900',
                           )}
                         >
                           {total === 0 ? '—' : free}

@@ -133,17 +133,18 @@ export function CapacitySection({
                       )}
                     </td>
                     <td className="px-3 py-2">
-                      <HealthCell health={c.health} state={c.state} />
+                      <HealthCell health={c.health} state={c.state} failedInstalls={c.failedInstalls} />
                     </td>
                     <td
-                      className="whitespace-nowrap px-3 py-2 text-xs text-slate-600"
-                      title={`observed ${toDate(c.observedAt)?.toISOString() ?? '—'}`}
+                      className="px-3 py-2 text-xs text-slate-600"
+                      data-testid="capacity-evidence"
+                      title={`the provider last reported it ${c.available ? 'available' : 'not available'} ${toDate(c.observedAt)?.toISOString() ?? '—'}; its state changed ${toDate(c.updatedAt)?.toISOString() ?? '—'}`}
                       suppressHydrationWarning
                     >
-                      {c.available ? 'available' : <span className="text-red-700">not available</span>} · {ago(c.observedAt, now)}
+                      <Evidence row={c} now={now} />
                     </td>
                     <td className="px-3 py-2 font-mono text-xs tabular-nums text-slate-700">{String(c.assetEpoch)}</td>
-                    <td className="px-3 py-2 text-xs text-slate-700">{c.machine ? `${c.project}/${c.machine}` : <span className="text-slate-400">—</span>}</td>
+                    <td className="px-3 py-2 text-xs text-slate-700">{c.machine ? `${c.project}/${c.machine}` : <span className="text-slate-500">—</span>}</td>
                     <td className="whitespace-nowrap px-3 py-1.5 text-right">
                       <div className="flex justify-end gap-1.5">
                         {actions.map((a) => (
@@ -217,6 +218,32 @@ export function CapacitySection({
  * quarantined device is not called healthy (it is quarantined because something about it — a
  * failed wipe, an operator's doubt — is not known to be right).
  */
-function HealthCell({ health, state }: { health: string; state: string }) {
-  return <StatusBadge status={deviceHealth(health, state)} />;
+/**
+ * The device's health as the provider reports it, and beside it what installs on it showed: a
+ * device whose installs keep failing is not shown as simply healthy.
+ */
+function HealthCell({ health, state, failedInstalls }: { health: string; state: string; failedInstalls: number }) {
+  return (
+    <span className="flex flex-col items-start gap-0.5">
+      <StatusBadge status={deviceHealth(health, state)} />
+      {failedInstalls > 0 && (
+        <span className="text-xs text-red-700" data-testid="capacity-failed-installs">
+          {failedInstalls === 1 ? 'an install failed on it' : `${failedInstalls} installs failed on it`} since its last good one
+        </span>
+      )}
+    </span>
+  );
+}
+
+/**
+ * What is known of the device's availability, agreeing with its state: a device in a location that
+ * takes no machines is not available whatever the provider said; a bound, cleaning, quarantined or
+ * retired one is not free, and shows since when; only an Available device in an open location
+ * shows the provider's availability evidence and its age.
+ */
+function Evidence({ row, now }: { row: CapacityRow; now: number }) {
+  if (row.locationUnavailable) return <span className="text-red-700">location unavailable: {row.locationUnavailable}</span>;
+  if (row.state !== 'Available') return <span>{`${row.state.toLowerCase()} since ${ago(row.updatedAt, now)}`}</span>;
+  if (!row.available) return <span className="text-red-700">provider reports it not available · {ago(row.observedAt, now)}</span>;
+  return <span>{`free · provider confirmed ${ago(row.observedAt, now)}`}</span>;
 }

@@ -17,10 +17,14 @@ export function Inventory({
 }) {
   const locs = [...new Set(rows.map((r) => r.location))];
   const classes = [...new Set(rows.map((r) => r.class))];
+  const closedLocations = new Set(locations.filter((l) => !l.usable).map((l) => l.location));
   const totals = Object.fromEntries(capacityStates.map((s) => [s, rows.filter((r) => r.state === s).reduce((n, r) => n + r.count, 0)])) as Record<
     CapacityState,
     number
   >;
+  // Devices in a location that takes no machines are not available, whatever their own state.
+  const closedAvailable = rows.filter((r) => r.state === 'Available' && closedLocations.has(r.location)).reduce((n, r) => n + r.count, 0);
+  totals.Available -= closedAvailable;
   const unhealthy = rows.filter((r) => r.health !== 'Healthy').reduce((n, r) => n + r.count, 0);
   const all = rows.reduce((n, r) => n + r.count, 0);
   return (
@@ -45,6 +49,11 @@ export function Inventory({
             {s} <strong className="tabular-nums">{totals[s]}</strong>
           </button>
         ))}
+        {closedAvailable > 0 && (
+          <span className="text-slate-600" data-testid="closed-available">
+            ({closedAvailable} idle in unavailable locations)
+          </span>
+        )}
         {unhealthy > 0 && <Badge tone="red">{unhealthy} not healthy</Badge>}
       </div>
       <div className="overflow-x-auto">
@@ -87,7 +96,7 @@ export function Inventory({
                     return (
                       <td key={c} className="min-w-40 rounded-md bg-white p-2 align-top ring-1 ring-inset ring-slate-200">
                         {total === 0 ? (
-                          <span className="text-xs text-slate-300">none</span>
+                          <span className="text-xs text-slate-500">none</span>
                         ) : (
                           <button type="button" className="block w-full text-left" onClick={() => onShow('', l)} title={`Show capacity in ${l}`}>
                             <span className="flex items-baseline justify-between text-xs text-slate-600">

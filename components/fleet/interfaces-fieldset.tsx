@@ -87,7 +87,7 @@ export function InterfacesFieldset({
                   return (
                     <label
                       key={f}
-                      className={cx('inline-flex items-center gap-1 text-sm', offered ? 'text-slate-800' : 'text-slate-400')}
+                      className={cx('inline-flex items-center gap-1 text-sm', offered ? 'text-slate-800' : 'text-slate-500')}
                       title={offered ? undefined : `${nic.network} has no ${f} range`}
                     >
                       <input

@@ -31,7 +31,7 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
 }
 
 const mono = (value: unknown) =>
-  value == null || value === '' ? <span className="text-slate-400">—</span> : <code className="font-mono text-xs">{String(value)}</code>;
+  value == null || value === '' ? <span className="text-slate-500">—</span> : <code className="font-mono text-xs">{String(value)}</code>;
 
 /** The device and epoch of the last binding, from the Bound transition's reason (after a release the live allocation is gone). */
 function lastBinding(timeline: TimelineEntry[]): { device: string; epoch: string } | null {
@@ -168,7 +168,7 @@ export function AddressesCard({ project, machine: m }: { project: string; machin
                         ))}
                       </ul>
                     ) : (
-                      <span className="text-slate-400">—</span>
+                      <span className="text-slate-500">—</span>
                     )}
                   </td>
                   <td className="px-3 py-2 font-mono text-xs text-slate-500">{nic.claims.join(', ') || '—'}</td>

@@ -83,8 +83,8 @@ export function MachineView({ project, name, id }: { project: string; name: stri
             <LiveIndicator state={live} fetching={query.isFetching} />
           </div>
           <p className="text-sm text-slate-600" data-testid="phase-reason">
-            {reason ?? <span className="text-slate-400">No reason recorded</span>}
-            {m.phaseChangedAt && <span className="text-xs text-slate-400"> · since {formatTime(toDate(m.phaseChangedAt))}</span>}
+            {reason ?? <span className="text-slate-500">No reason recorded</span>}
+            {m.phaseChangedAt && <span className="text-xs text-slate-500"> · since {formatTime(toDate(m.phaseChangedAt))}</span>}
           </p>
         </div>
         {canCancel && (

@@ -158,7 +158,7 @@ export function MachinesView({ project, initialPhase = '', openForm = false }: {
                       <td className="whitespace-nowrap px-3 py-2 text-slate-700">{m.class}</td>
                       <td className="whitespace-nowrap px-3 py-2 text-slate-700">{m.location}</td>
                       <td className="whitespace-nowrap px-3 py-2">
-                        {m.deviceRef ? <code className="font-mono text-xs text-slate-800">{m.deviceRef}</code> : <span className="text-slate-400">—</span>}
+                        {m.deviceRef ? <code className="font-mono text-xs text-slate-800">{m.deviceRef}</code> : <span className="text-slate-500">—</span>}
                       </td>
                       <td className="px-3 py-2">
                         <OperationSummary op={m.lastOperation as LastOperation | null} />

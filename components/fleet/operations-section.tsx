@@ -79,7 +79,7 @@ export function OperationsSection({ rows, error }: { rows: OperationRow[]; error
                   <td className="px-3 py-2 tabular-nums text-slate-700" title="Outcomes that came back Unknown and were looked up again">
                     {o.attempts}
                   </td>
-                  <td className="max-w-72 px-3 py-2 text-xs text-red-800">{o.lastError ?? <span className="text-slate-400">—</span>}</td>
+                  <td className="max-w-72 px-3 py-2 text-xs text-red-800">{o.lastError ?? <span className="text-slate-500">—</span>}</td>
                   <td className="px-3 py-2">
                     <code className="font-mono text-xs">{o.deviceRef}</code>
                   </td>

@@ -27,7 +27,7 @@ export function CapacityStateBadge({ state }: { state: string }) {
 /** The newest provider operation of a machine: `install · Succeeded`, with attempts and error in the tooltip. */
 export function OperationSummary({ op }: { op: LastOperation | null | undefined }) {
   const exact = useExactStatusText();
-  if (!op) return <span className="text-slate-400">—</span>;
+  if (!op) return <span className="text-slate-500">—</span>;
   // `attempts` counts outcomes that came back Unknown (lost response, timeout) and were looked up again.
   const title = [
     `operation ${op.id}`,
@@ -41,7 +41,7 @@ export function OperationSummary({ op }: { op: LastOperation | null | undefined 
       <span className="text-slate-600">{op.kind}</span>
       <Badge tone={operationTone(op.state)}>{op.state}</Badge>
       {op.attempts > 0 && (
-        <span className="text-slate-400" aria-label={`${op.attempts} retries`}>
+        <span className="text-slate-500" aria-label={`${op.attempts} retries`}>
           ↻{op.attempts}
         </span>
       )}

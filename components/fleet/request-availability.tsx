@@ -29,7 +29,7 @@ export function RequestAvailability({
       <div>
         <div className="mb-1 flex items-baseline justify-between">
           <p className="text-sm font-medium text-slate-700">Availability</p>
-          <span className="text-xs text-slate-400" title="Refreshed every few seconds while this form is open">
+          <span className="text-xs text-slate-500" title="Refreshed every few seconds while this form is open">
             live · {checking ? 'checking…' : 'free now'}
           </span>
         </div>

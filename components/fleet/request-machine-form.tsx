@@ -222,7 +222,12 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
           </Alert>
         )}
         <div className="flex gap-2">
-          <Button type="submit" className="flex-1" disabled={create.isPending || nicsIncomplete || !d.name.trim()}>
+          <Button
+            type="submit"
+            className="flex-1"
+            disabled={create.isPending || nicsIncomplete || !d.name.trim()}
+            aria-describedby={!d.name.trim() || nicsIncomplete ? 'request-machine-why' : undefined}
+          >
             {create.isPending ? 'Requesting…' : 'Request machine'}
           </Button>
           {onCancel && (
@@ -231,7 +236,11 @@ export function RequestMachineForm({ project, onCancel }: { project: string; onC
             </Button>
           )}
         </div>
-        {nicsIncomplete && <p className="text-xs text-slate-500">Each interface needs a network and at least one family.</p>}
+        {(!d.name.trim() || nicsIncomplete) && (
+          <p id="request-machine-why" className="text-xs text-slate-600" data-testid="request-machine-why">
+            {!d.name.trim() ? 'Give the machine a name to request it.' : 'Each interface needs a network and at least one family.'}
+          </p>
+        )}
       </div>
     </form>
   );

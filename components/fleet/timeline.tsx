@@ -25,28 +25,59 @@ const eventTitles: Record<string, string> = {
   'machine.request.rejected': 'Rejected by an operator',
   'machine.release.forced': 'Force released by an operator',
   'machine.install.retry': 'Install retried',
+  'machine.wait': 'Waiting',
 };
 
-function describe(entry: TimelineEntry, i: number): Item {
+/** What a provider operation is for, in words. */
+const operationNames: Record<string, string> = { install: 'Installation', power: 'Power change', cleanup: 'Clean-up', release: 'Release' };
+
+/** One provider outcome in words: what the provider said, or that nobody knows yet, and how an unknown outcome was resolved. */
+function operationTitle(kind: string, state: string, before: { state?: string } | null, hadError: boolean): string {
+  const name = operationNames[kind] ?? `Provider ${kind}`;
+  if (before?.state === state) return hadError ? `${name}: retrying after an error` : `${name}: ${state.toLowerCase()}`;
+  const resolved = before?.state === 'Unknown' ? ' (unknown outcome resolved)' : '';
+  switch (state) {
+    case 'Admitted':
+      return `${name} queued for the provider`;
+    case 'Submitted':
+      return `${name} sent to the provider`;
+    case 'Succeeded':
+      return `${name} succeeded${resolved}`;
+    case 'Failed':
+      return `${name} failed${resolved}`;
+    case 'Unknown':
+      return `${name}: outcome unknown (no answer from the provider; it is looked up again)`;
+    default:
+      return `${name}: ${state}`;
+  }
+}
+
+/**
+ * One timeline row from one recorded fact, or null for a row that says nothing new (a phase
+ * "change" to the phase the machine was already in: the operation rows show what happened).
+ */
+function describe(entry: TimelineEntry, i: number): Item | null {
   const at = toDate(entry.at as Date | string);
-  const before = (entry.before ?? {}) as { phase?: string };
-  const after = (entry.after ?? {}) as { phase?: string; id?: string; state?: string; attempts?: number; epoch?: unknown; fencingToken?: unknown };
+  const before = (entry.before ?? null) as { phase?: string; state?: string } | null;
+  const after = (entry.after ?? {}) as {
+    phase?: string;
+    id?: string;
+    kind?: string;
+    state?: string;
+    attempts?: number;
+    epoch?: unknown;
+    fencingToken?: unknown;
+  };
   const base = { key: `${i}-${entry.action}`, at, actor: entry.actor, reason: entry.reason };
   if (entry.action.startsWith('machine.phase.')) {
     const phase = entry.action.slice('machine.phase.'.length);
-    return { ...base, kind: 'phase', title: phaseLabel(phase), phase, from: before.phase };
+    if (before?.phase === phase) return null;
+    return { ...base, kind: 'phase', title: phaseLabel(phase), phase, from: before?.phase };
   }
   if (entry.action.startsWith('operation.')) {
-    const kind = entry.action.slice('operation.'.length);
-    const op = {
-      id: after.id ?? '',
-      state: after.state ?? entry.reason ?? '',
-      attempts: after.attempts ?? 0,
-      epoch: after.epoch,
-      fencingToken: after.fencingToken,
-    };
-    // The reason column carries the last error, or just the state when there was none.
-    return { ...base, kind: 'operation', title: `Provider ${kind}`, reason: entry.reason === op.state ? null : entry.reason, op };
+    const [, kind = '', state = after.state ?? ''] = entry.action.split('.');
+    const op = { id: after.id ?? '', state, attempts: after.attempts ?? 0, epoch: after.epoch, fencingToken: after.fencingToken };
+    return { ...base, kind: 'operation', title: operationTitle(kind, state, before, entry.reason != null), op };
   }
   return { ...base, kind: 'event', title: eventTitles[entry.action] ?? entry.action };
 }
@@ -60,15 +91,16 @@ const filters: { kind: Kind | 'all'; label: string }[] = [
 ];
 
 /**
- * A machine's history, oldest first: phase changes (with the reason each happened), the provider
- * operations run for it (install, power, cleanup — with their current state, attempts, epoch and
- * fencing token) and other events (request, release, rejection). Tenants read each reason as a
+ * A machine's history, oldest first, built from what was recorded: phases entered (with the reason
+ * each happened), each provider outcome (sent, succeeded, failed, unknown and how it was resolved,
+ * retries with their error), waits with their reason, and other events (request, release,
+ * rejection). Tenants read each reason as a
  * plain sentence, with the exact text and the operation's identifiers under its Details.
  */
 export function MachineTimeline({ entries }: { entries: TimelineEntry[] }) {
   const [show, setShow] = useState<Kind | 'all'>('all');
   const exact = useExactStatusText();
-  const items = entries.map(describe);
+  const items = entries.map(describe).filter((x): x is Item => x !== null);
   const count = (k: Kind | 'all') => (k === 'all' ? items.length : items.filter((x) => x.kind === k).length);
   const visible = show === 'all' ? items : items.filter((x) => x.kind === show);
 

@@ -142,7 +142,7 @@ export function AddressMap({
             {crumbs.map((c, i) => (
               <li key={c} className="flex items-center gap-1">
                 {i > 0 && (
-                  <span aria-hidden className="text-slate-400">
+                  <span aria-hidden className="text-slate-500">
                     /
                   </span>
                 )}

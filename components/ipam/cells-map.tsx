@@ -73,7 +73,7 @@ export function CellsMap({ cells, busy, onZoom }: { cells: MapCell[]; busy: bool
             {formatPercent(t.utilization)} allocated · <span title={exactCount(t.allocated)}>{formatCount(t.allocated)}</span> of{' '}
             <span title={exactCount(t.size)}>{formatCount(t.size)}</span>
           </p>
-          <p className="text-slate-300">click to zoom in</p>
+          <p className="text-slate-500">click to zoom in</p>
         </div>
       )}
     </div>

@@ -141,7 +141,7 @@ export function ClaimsTable({
                       {h.sort ? (
                         <button type="button" onClick={() => sortBy(h.sort!)} className="inline-flex items-center gap-1 uppercase hover:text-slate-900">
                           {h.label}
-                          <span aria-hidden className={sorted ? 'text-slate-900' : 'text-slate-300'}>
+                          <span aria-hidden className={sorted ? 'text-slate-900' : 'text-slate-500'}>
                             {sorted ? (state.order === 'asc' ? '▲' : '▼') : '↕'}
                           </span>
                         </button>
@@ -170,7 +170,7 @@ export function ClaimsTable({
                     <td className="px-3 py-2">
                       <code className="font-mono text-xs text-slate-800">{c.allocatedCidr}</code>
                       {c.requestedCidr && (
-                        <span className="ml-1 text-xs text-slate-400" title="Pinned address">
+                        <span className="ml-1 text-xs text-slate-500" title="Pinned address">
                           pinned
                         </span>
                       )}

@@ -125,7 +125,7 @@ export function CompressedMap({
                   {tipItem.blocks[0].cidr}
                   {tipItem.blocks.length > 1 && ` … ${tipItem.blocks[tipItem.blocks.length - 1].cidr}`}
                 </p>
-                <p className="text-slate-300">
+                <p className="text-slate-500">
                   {exactCount(tipItem.size.toString())} addresses · click to zoom into {tipItem.largest.cidr}
                 </p>
               </>

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { useDebounced } from '@/components/ui/hooks';
-import { Alert, Badge, Button, Field, Input, Select } from '@/components/ui/primitives';
+import { Alert, Button, Field, Input, Select } from '@/components/ui/primitives';
 import type { PoolView } from '@/server/ipam/networks';
 import type { ClaimPrefill } from './free-prefixes';
 import { useInvalidateIpam } from './hooks';
@@ -20,10 +20,15 @@ interface Draft {
 
 const fields = ['name', 'family', 'prefixLength', 'address', 'pool', 'reclaimPolicy'] as const;
 
-/** Where a claim without a pool lands first: the network's deepest pool of the family (as the server picks). */
+/**
+ * Where a claim without a pool lands first, as the server picks (server/ipam/claims.ts): a child
+ * pool marked as the network's default, else a root pool. A child pool carved for a purpose only
+ * takes claims that name it.
+ */
 function defaultPool(pools: PoolView[], family: 4 | 6, pool: string) {
   if (pool) return pools.find((p) => p.name === pool);
-  return pools.filter((p) => p.family === family).sort((a, b) => Number(b.cidr.split('/')[1]) - Number(a.cidr.split('/')[1]))[0];
+  const ofFamily = pools.filter((p) => p.family === family);
+  return ofFamily.find((p) => p.isDefault) ?? ofFamily.find((p) => p.kind === 'Root');
 }
 
 /**
@@ -171,19 +176,12 @@ export function CreateClaimForm({ project, network, pools, prefill }: { project:
         ) : settling || preview.isFetching ? (
           <p className="text-slate-500">Checking…</p>
         ) : preview.error ? (
-          <p className="text-red-800">
-            {preview.error.data?.domainCode && (
-              <>
-                <Badge tone="red">{preview.error.data.domainCode}</Badge>{' '}
-              </>
-            )}
-            {preview.error.data?.domainCode ? preview.error.message : errorMessage(preview.error)}
-          </p>
+          <p className="text-red-800">{errorMessage(preview.error)}</p>
         ) : preview.data ? (
           <p className="text-slate-800">
             Would get{' '}
             <code className="rounded bg-white px-1 font-mono font-semibold text-brand-700 ring-1 ring-slate-200">{preview.data.claim.allocatedCidr}</code> from
-            pool <strong>{preview.data.claim.pool}</strong>
+            pool <strong>{preview.data.claim.pool}</strong>: <span data-testid="claim-preview-reason">{preview.data.poolReason}</span>.
           </p>
         ) : null}
       </div>

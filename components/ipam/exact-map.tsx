@@ -136,7 +136,7 @@ export function BlockDetails({ s }: { s: MapSegment }) {
         {s.label && <span className="font-semibold"> {s.label}</span>}
       </p>
       {s.owner && <p>Owner: {s.owner}</p>}
-      <p className="text-slate-300">
+      <p className="text-slate-500">
         {exactCount(s.size)} {s.size === '1' ? 'address' : 'addresses'}
         {s.kind === 'claim' && ' · click to show in claims'}
         {s.nodeBlock ? ' · click to show its pod addresses' : zoomable(s) && (s.kind === 'pool' ? ' · click to open' : ' · click to zoom')}

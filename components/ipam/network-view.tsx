@@ -40,7 +40,7 @@ export function NetworkView({ project, network }: { project: string; network: st
     trpc.ipam.networks.delete.mutationOptions({
       onSuccess: () => {
         void invalidate();
-        router.push(`/projects/${project}/networks`);
+        router.push(`/projects/${project}/networks?deleted=${encodeURIComponent(network)}`);
       },
     }),
   );
@@ -191,9 +191,15 @@ export function NetworkView({ project, network }: { project: string; network: st
           }}
           onConfirm={() => remove.mutate({ project, name: n.name })}
         >
+          {n.claimCount > 0 && (
+            <p className="mb-2 font-medium text-red-800" data-testid="network-in-use">
+              It is in use: {n.claimCount === 1 ? 'a claim holds' : `${n.claimCount} claims hold`} addresses of it, so it cannot be deleted until{' '}
+              {n.claimCount === 1 ? 'that claim is' : 'they are'} released.
+            </p>
+          )}
           <p>
-            The network, its {visiblePools.length} pools and their reservations are removed. A network that still holds claims, retained allocations or pod
-            addresses cannot be deleted: release them first.
+            The network, {visiblePools.length === 1 ? 'its pool' : `its ${visiblePools.length} pools`} and their reservations are removed. A network that still
+            holds claims, retained allocations or pod addresses cannot be deleted: release them first.
           </p>
         </ConfirmDialog>
       )}

@@ -136,7 +136,7 @@ function Retained() {
               </Td>
               <Td>{r.project}</Td>
               <Td>
-                {r.network} <span className="text-slate-400">/</span> {r.pool}
+                {r.network} <span className="text-slate-500">/</span> {r.pool}
               </Td>
               <Td className="text-right">
                 <Count value={r.size} />

@@ -6,7 +6,7 @@ import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldError, fieldMessage, invalidProps } from '@/components/ui/errors';
 import { Alert, Badge, Button, Field, Input, Select, cx } from '@/components/ui/primitives';
 import type { PoolView } from '@/server/ipam/networks';
-import { describeRules, familyLabel } from './format';
+import { describeRules, familyLabel, poolKindName } from './format';
 import { useInvalidateIpam } from './hooks';
 import { Count, MiniBar } from './utilization';
 
@@ -48,7 +48,7 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
             <tr key={p.id} className={cx(selected === p.name && 'bg-brand-50/60')}>
               <td className="whitespace-nowrap px-3 py-2" style={{ paddingLeft: `${0.75 + depth * 1.25}rem` }}>
                 {depth > 0 && (
-                  <span aria-hidden className="mr-1 text-slate-400">
+                  <span aria-hidden className="mr-1 text-slate-500">
                     ↳
                   </span>
                 )}
@@ -62,7 +62,13 @@ export function PoolsTable({ pools, selected, onShow }: { pools: PoolView[]; sel
                 </button>
               </td>
               <td className="whitespace-nowrap px-3 py-2">
-                <Badge tone={p.kind === 'Root' ? 'blue' : 'slate'}>{p.kind}</Badge> <span className="text-xs text-slate-500">{familyLabel(p.family)}</span>
+                <Badge tone={p.kind === 'Root' ? 'blue' : 'slate'}>{poolKindName(p.kind)}</Badge>{' '}
+                {p.isDefault && (
+                  <span title="Claims and pod blocks that name no pool come from this pool first">
+                    <Badge tone="green">default</Badge>
+                  </span>
+                )}{' '}
+                <span className="text-xs text-slate-500">{familyLabel(p.family)}</span>
               </td>
               <td className="px-3 py-2">
                 <code className="font-mono text-xs text-slate-800">{p.cidr}</code>
@@ -155,6 +161,7 @@ export function CarvePoolForm({ project, network, pools }: { project: string; ne
         strategy: strategy === 'FirstFit' || strategy === 'BestFit' ? strategy : undefined,
         reserveLeading: count(form.get('reserveLeading')),
         reserveTrailing: count(form.get('reserveTrailing')),
+        default: form.get('default') === 'on',
       },
       { onSuccess: () => formEl.reset() },
     );
@@ -213,6 +220,13 @@ export function CarvePoolForm({ project, network, pools }: { project: string; ne
           <Input id="carve-trail" name="reserveTrailing" type="text" inputMode="numeric" pattern="[0-9]*" placeholder="0" />
         </Field>
       </div>
+      <label className="flex items-start gap-2 text-sm text-slate-700">
+        <input type="checkbox" name="default" className="mt-0.5" />
+        <span>
+          Default for this network: claims and pod blocks that name no pool come from it first. Leave unticked for a pool carved for a purpose, used only by
+          claims that name it.
+        </span>
+      </label>
       {unplaced && <Alert testId="carve-error">{errorMessage(err)}</Alert>}
       {done && (
         <Alert tone="green" testId="carve-created">

@@ -61,21 +61,21 @@ export function UtilizationBar({
           <span className="font-medium text-slate-800" title={`${exactCount(allocated)} of ${exactCount(allocatable)} allocatable addresses`}>
             {shareText}
           </span>
-          <span className="text-slate-400"> · </span>
-          <Count value={allocated} /> <span className="text-slate-400">allocated</span>
+          <span className="text-slate-500"> · </span>
+          <Count value={allocated} /> <span className="text-slate-500">allocated</span>
           {hasReserved && (
             <>
-              <span className="text-slate-400"> · </span>
-              <Count value={reserved} /> <span className="text-slate-400">reserved</span>
+              <span className="text-slate-500"> · </span>
+              <Count value={reserved} /> <span className="text-slate-500">reserved</span>
             </>
           )}
           {!compact && (
             <>
-              <span className="text-slate-400"> · </span>
-              <Count value={available} /> <span className="text-slate-400">free</span>
+              <span className="text-slate-500"> · </span>
+              <Count value={available} /> <span className="text-slate-500">free</span>
             </>
           )}
-          <span className="text-slate-400"> of </span>
+          <span className="text-slate-500"> of </span>
           <Count value={capacity} />
         </span>
       </div>
@@ -106,7 +106,7 @@ export function FamilyBars({ utilization, compact = false }: { utilization: Reco
         return u ? (
           <UtilizationBar key={family} label={family} compact={compact} {...u} />
         ) : (
-          <div key={family} className="text-xs text-slate-400">
+          <div key={family} className="text-xs text-slate-500">
             <span className="font-medium text-slate-500">{family}</span> · no {family} range
           </div>
         );

@@ -159,8 +159,12 @@ export function DeleteProjectForm({ project, onDeleted }: { project: string; onD
       onSuccess: () => {
         setAsking(false);
         void queryClient.invalidateQueries({ queryKey: trpc.projects.deletion.queryKey({ project }) });
-        onDeleted?.();
-        router.refresh();
+        // Without a caller of its own (the project's settings page) the user goes to the list,
+        // which says what happens next: this page disappears with the project.
+        if (onDeleted) {
+          onDeleted();
+          router.refresh();
+        } else router.push(`/projects?deleted=${encodeURIComponent(project)}`);
       },
     }),
   );

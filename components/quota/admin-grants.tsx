@@ -3,6 +3,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
+import { useConfirm } from '@/components/ui/confirm-dialog';
 import { Pager } from '@/components/ui/pager';
 import { Button, Card, EmptyState, Field, Input, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, parseAmounts, textArea, useInvalidateQuota } from './admin-parts';
@@ -27,6 +28,7 @@ function GrantRow({
   const [editing, setEditing] = useState(false);
   const update = useMutation(trpc.quota.admin.grants.update.mutationOptions({ onSuccess: () => (setEditing(false), void invalidate()) }));
   const remove = useMutation(trpc.quota.admin.grants.delete.mutationOptions({ onSuccess: () => void invalidate() }));
+  const { ask, dialog } = useConfirm();
   return (
     <tr data-testid="grant-row">
       <Td>{grant.project}</Td>
@@ -96,16 +98,21 @@ function GrantRow({
             <Button
               variant="ghost"
               aria-label={`Delete ${grant.name}`}
-              onClick={() => {
-                if (window.confirm(`Delete grant "${grant.name}" of ${grant.project}? Its limits drop now; nothing held is revoked.`))
-                  remove.mutate({ project: grant.project, name: grant.name });
-              }}
+              onClick={() =>
+                ask({
+                  title: `Delete grant "${grant.name}" of ${grant.project}?`,
+                  body: 'Its limits drop now; nothing held is revoked, but the project cannot take more until it is back under its limits.',
+                  confirmLabel: 'Delete',
+                  run: () => remove.mutateAsync({ project: grant.project, name: grant.name }),
+                })
+              }
             >
               Delete
             </Button>
           </div>
         )}
         <ErrorLine error={remove.error} />
+        {dialog}
       </Td>
     </tr>
   );

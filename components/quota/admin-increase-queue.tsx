@@ -38,7 +38,18 @@ export function IncreaseQueue() {
       },
     }),
   );
-  const reject = useMutation(trpc.quota.admin.increases.reject.mutationOptions({ onSuccess: () => void invalidate() }));
+  // A rejection is confirmed too: the tenant is told no, and the request cannot be decided again.
+  const [rejecting, setRejecting] = useState<{ id: string; project: string; resourceType: string; amount: number; reason: string } | null>(null);
+  const reject = useMutation(
+    trpc.quota.admin.increases.reject.mutationOptions({
+      onSuccess: () => {
+        if (rejecting)
+          setApproved(`Rejected ${rejecting.project}'s request for ${formatCount(rejecting.amount)} more ${resourceName(rejecting.resourceType)}.`);
+        setRejecting(null);
+        void invalidate();
+      },
+    }),
+  );
   const items = queue.data?.items ?? [];
   return (
     <Card
@@ -59,7 +70,24 @@ export function IncreaseQueue() {
         </Select>
       }
     >
-      <ErrorLine error={confirming ? reject.error : (approve.error ?? reject.error)} testId="queue-error" />
+      <ErrorLine error={confirming || rejecting ? null : (approve.error ?? reject.error)} testId="queue-error" />
+      {rejecting && (
+        <ConfirmDialog
+          title={`Reject ${rejecting.project}'s request for ${formatCount(rejecting.amount)} more ${resourceName(rejecting.resourceType)}?`}
+          confirmLabel="Reject"
+          pending={reject.isPending}
+          error={reject.error ? errorMessage(reject.error) : null}
+          onCancel={() => {
+            setRejecting(null);
+            reject.reset();
+          }}
+          onConfirm={() => reject.mutate({ id: rejecting.id, reason: rejecting.reason })}
+        >
+          {rejecting.reason
+            ? `The request is closed with your reason (“${rejecting.reason}”), which the project's members see; it cannot be approved afterwards.`
+            : "A rejection needs a reason, which the project's members see: cancel and write one in the Reason field."}
+        </ConfirmDialog>
+      )}
       {approved && (
         <p className="mb-3 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900" role="status" data-testid="approval-done">
           {approved}
@@ -107,8 +135,11 @@ export function IncreaseQueue() {
                       const f = new FormData(e.currentTarget);
                       const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
                       const reason = String(f.get('reason') ?? '');
-                      if (submitter?.value === 'reject') reject.mutate({ id: r.id, reason });
-                      else {
+                      if (submitter?.value === 'reject') {
+                        setApproved(null);
+                        reject.reset();
+                        setRejecting({ id: r.id, project: r.project, resourceType: r.resourceType, amount: r.amount, reason });
+                      } else {
                         setApproved(null);
                         setConfirming({
                           id: r.id,

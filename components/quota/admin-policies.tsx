@@ -3,6 +3,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
+import { useConfirm } from '@/components/ui/confirm-dialog';
 import { Button, Card, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, formatAmounts, useInvalidateQuota } from './admin-parts';
 import { PolicyForm, type PolicyDraft } from './admin-policy-form';
@@ -39,9 +40,10 @@ export function Policies() {
     amounts: '',
     enabled: true,
   });
-  const confirmDelete = (what: string) => window.confirm(`Delete ${what}?`);
+  const { ask, dialog } = useConfirm();
   return (
     <Card title="Policies">
+      {dialog}
       <div className="space-y-6">
         <section aria-labelledby="grant-policies">
           <div className="mb-2 flex items-center justify-between">
@@ -92,7 +94,14 @@ export function Policies() {
                     <Button
                       variant="ghost"
                       aria-label={`Delete ${p.name}`}
-                      onClick={() => confirmDelete(`grant policy "${p.name}"`) && removeGrant.mutate({ name: p.name })}
+                      onClick={() =>
+                        ask({
+                          title: `Delete grant policy "${p.name}"?`,
+                          body: 'Projects created from now on no longer get its grant; grants it already made stay.',
+                          confirmLabel: 'Delete',
+                          run: () => removeGrant.mutateAsync({ name: p.name }),
+                        })
+                      }
                     >
                       Delete
                     </Button>
@@ -153,7 +162,14 @@ export function Policies() {
                     <Button
                       variant="ghost"
                       aria-label={`Delete ${p.name}`}
-                      onClick={() => confirmDelete(`claim policy "${p.name}" (its kind stops being quota-managed)`) && removeClaim.mutate({ name: p.name })}
+                      onClick={() =>
+                        ask({
+                          title: `Delete claim policy "${p.name}"?`,
+                          body: 'Its kind stops being counted against quota: new objects of that kind are admitted without a claim.',
+                          confirmLabel: 'Delete',
+                          run: () => removeClaim.mutateAsync({ name: p.name }),
+                        })
+                      }
                     >
                       Delete
                     </Button>

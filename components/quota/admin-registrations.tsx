@@ -3,6 +3,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
+import { useConfirm } from '@/components/ui/confirm-dialog';
 import { Button, Card, Field, Input, Select, Table, Td } from '@/components/ui/primitives';
 import { ErrorLine, useInvalidateQuota } from './admin-parts';
 
@@ -13,6 +14,7 @@ export function Registrations() {
   const list = useQuery(trpc.quota.admin.registrations.list.queryOptions());
   const create = useMutation(trpc.quota.admin.registrations.create.mutationOptions({ onSuccess: () => void invalidate() }));
   const remove = useMutation(trpc.quota.admin.registrations.delete.mutationOptions({ onSuccess: () => void invalidate() }));
+  const { ask, dialog } = useConfirm();
   function onCreate(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
@@ -30,6 +32,7 @@ export function Registrations() {
   }
   return (
     <Card title="Resource registrations">
+      {dialog}
       <Table head={['Resource type', 'Type', 'Units', 'Claimed by', 'Active', '']}>
         {list.data?.map((r) => (
           <tr key={r.id} data-testid="registration-row">
@@ -50,10 +53,14 @@ export function Registrations() {
               <Button
                 variant="ghost"
                 aria-label={`Unregister ${r.resourceType}`}
-                onClick={() => {
-                  if (window.confirm(`Unregister ${r.resourceType}? Refused while grants or live claims use it.`))
-                    remove.mutate({ resourceType: r.resourceType });
-                }}
+                onClick={() =>
+                  ask({
+                    title: `Unregister ${r.resourceType}?`,
+                    body: 'Quota stops knowing this resource type. Refused while grants or live claims use it.',
+                    confirmLabel: 'Unregister',
+                    run: () => remove.mutateAsync({ resourceType: r.resourceType }),
+                  })
+                }
               >
                 Unregister
               </Button>

@@ -5,6 +5,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useRef, useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { errorMessage, fieldError } from '@/components/ui/errors';
+import { codeSentence } from '@/components/ui/messages';
+import { withResourceWords } from '@/components/ui/resource-names';
 import { useCanEdit } from '@/components/projects/hooks';
 import { Pager } from '@/components/ui/pager';
 import { formatCount } from '@/components/ui/numbers';
@@ -201,7 +203,7 @@ function ClaimLog({ project }: { project: string }) {
                 <Td className="text-xs">{c.requests.map((r) => `${formatCount(r.amount)} ${resourceName(r.resourceType)}`).join(', ')}</Td>
                 <Td>{outcomeBadge(c.status)}</Td>
                 <Td className="text-slate-600">
-                  <span className="font-medium text-slate-700">{c.reason}</span>: {c.message}
+                  <span title={c.reason}>{codeSentence(c.reason, withResourceWords(c.message))}</span>
                   {c.releasedAt && <span className="block text-xs text-slate-500">released {formatTime(c.releasedAt)}</span>}
                 </Td>
               </tr>

@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { Alert, Badge, Button, Card, EmptyState, Field, Input, Table, Td, formatTime } from '@/components/ui/primitives';
 import { errorMessage, fieldError } from '@/components/ui/errors';
+import { describeUserAgent } from './user-agent';
 
 /**
  * A user's live sessions (browsers signed in), with "Sign out" per session and "Sign out
@@ -44,7 +45,10 @@ export function SessionsView({ userId }: { userId?: string }) {
           {list.data?.sessions.map((s) => (
             <tr key={s.id} data-testid="session-row">
               <Td>
-                <span className="break-all">{s.userAgent || 'unknown'}</span> {s.current && <Badge tone="green">this browser</Badge>}
+                <span title={s.userAgent || undefined} data-testid="session-browser">
+                  {describeUserAgent(s.userAgent)}
+                </span>{' '}
+                {s.current && <Badge tone="green">this browser</Badge>}
               </Td>
               <Td>{s.address}</Td>
               <Td>{formatTime(s.createdAt)}</Td>

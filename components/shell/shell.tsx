@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { useQueryClient } from '@tanstack/react-query';
 import { signOut } from 'next-auth/react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { cx } from '@/components/ui/primitives';
@@ -60,7 +61,7 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
           <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1 text-sm">
             <span className="min-w-0 break-all text-slate-600" data-testid="current-user">
               {user.email}
-              {user.platformRoles.length > 0 && <span className="ml-1 text-slate-400">({user.platformRoles.join(', ')})</span>}
+              {user.platformRoles.length > 0 && <span className="ml-1 text-slate-500">({user.platformRoles.join(', ')})</span>}
             </span>
             <Link href="/account/sessions" className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-50">
               Sessions
@@ -83,6 +84,7 @@ export function Shell({ user, nav, children }: { user: { name: string; email: st
           </div>
         )}
         <main id="main" tabIndex={-1} className="mx-auto w-full min-w-0 max-w-7xl flex-1 px-3 py-4 outline-none sm:px-6 sm:py-6">
+          <SessionEnded pathname={pathname} />
           {children}
         </main>
       </div>
@@ -95,7 +97,7 @@ function NavLinks({ nav, pathname, label }: { nav: NavSection[]; pathname: strin
     <nav aria-label={label} className="space-y-5 px-2 pb-6">
       {nav.map((section) => (
         <div key={section.title}>
-          <p className="px-2 text-xs font-semibold uppercase tracking-wide text-slate-400">{section.title}</p>
+          <p className="px-2 text-xs font-semibold uppercase tracking-wide text-slate-500">{section.title}</p>
           <ul className="mt-1 space-y-0.5">
             {section.items.map((item) => {
               const active = pathname === item.href || pathname.startsWith(item.href + '/');
@@ -118,5 +120,38 @@ function NavLinks({ nav, pathname, label }: { nav: NavSection[]; pathname: strin
         </div>
       ))}
     </nav>
+  );
+}
+
+/**
+ * When any call of the page is answered "not signed in" (the session was revoked, expired or the
+ * user disabled), a banner says so at once with a link to sign in again and come back here,
+ * instead of each card showing its own error.
+ */
+function SessionEnded({ pathname }: { pathname: string }) {
+  const queryClient = useQueryClient();
+  const [ended, setEnded] = useState(false);
+  useEffect(() => {
+    const unauthorized = (error: unknown) => (error as { data?: { code?: string } | null } | null)?.data?.code === 'UNAUTHORIZED';
+    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === 'updated' && unauthorized(event.query.state.error)) setEnded(true);
+    });
+    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === 'updated' && unauthorized(event.mutation?.state.error)) setEnded(true);
+    });
+    return () => {
+      unsubscribeQueries();
+      unsubscribeMutations();
+    };
+  }, [queryClient]);
+  if (!ended) return null;
+  return (
+    <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" role="alert" data-testid="session-ended">
+      Your session has ended.{' '}
+      <a href={`/sign-in?callbackUrl=${encodeURIComponent(pathname)}`} className="font-medium text-brand-700 underline">
+        Sign in again
+      </a>{' '}
+      to continue where you were.
+    </div>
   );
 }

@@ -14,7 +14,10 @@ export function AssetsTable({ assets, error, loading }: { assets: AssetList | un
       ) : assets.items.length === 0 ? (
         <EmptyState title="No assets yet">Assets are created by their first operation (or seeded with SIMULATOR_ASSETS).</EmptyState>
       ) : (
-        <Table head={['Asset', 'Epoch', 'Binding', 'Closed through', 'Fencing token', 'Power', 'Installed image', 'Effects', 'Last operation', 'Updated']}>
+        <Table
+          label="Assets"
+          head={['Asset', 'Epoch', 'Binding', 'Closed through', 'Fencing token', 'Power', 'Installed image', 'Effects', 'Last operation', 'Updated']}
+        >
           {assets.items.map((a) => (
             <tr key={a.id} data-testid="asset-row">
               <Td>
@@ -27,7 +30,7 @@ export function AssetsTable({ assets, error, loading }: { assets: AssetList | un
                     {shortId(a.bindingId)}
                   </code>
                 ) : (
-                  <span className="text-slate-400">unbound</span>
+                  <span className="text-slate-500">unbound</span>
                 )}
               </Td>
               <Td className="tabular-nums">{a.closedThroughEpoch}</Td>

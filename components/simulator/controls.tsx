@@ -2,7 +2,10 @@
 import type { ReactNode } from 'react';
 import { cx } from '@/components/ui/primitives';
 
-/** An on/off switch (`role="switch"`), labelled for assistive technology and tests; shows On/Off in words too. */
+/**
+ * An on/off switch (`role="switch"`), labelled for assistive technology and tests. Its row says in
+ * words whether the fault is on (its state line), so the switch does not repeat On/Off.
+ */
 export function Switch({
   label,
   caption,
@@ -34,7 +37,6 @@ export function Switch({
       <span className={cx('relative inline-flex h-6 w-11 items-center rounded-full transition', on ? 'bg-amber-500' : 'bg-slate-300')}>
         <span className={cx('inline-block h-5 w-5 rounded-full bg-white shadow transition', on ? 'translate-x-5' : 'translate-x-0.5')} />
       </span>
-      <span className="w-6 text-left">{on ? 'On' : 'Off'}</span>
     </button>
   );
 }

@@ -20,24 +20,23 @@ export function FaultRow({
 }) {
   const titleId = useId();
   return (
-    <li
-      role="group"
-      aria-labelledby={titleId}
-      className={cx('flex flex-col gap-2 border-b border-slate-100 px-4 py-3 lg:odd:border-r', on && 'bg-amber-50/60')}
-    >
-      <div className="flex items-start justify-between gap-3">
-        <div className="min-w-0">
-          <h3 id={titleId} className="text-sm font-semibold text-slate-900">
-            {title}
-          </h3>
-          <p className="text-xs text-slate-500">{description}</p>
+    // The list item stays a list item (axe: a list holds only <li>); the group inside names the fault.
+    <li className={cx('border-b border-slate-100 lg:odd:border-r', on && 'bg-amber-50/60')}>
+      <div role="group" aria-labelledby={titleId} className="flex h-full flex-col gap-2 px-4 py-3">
+        <div className="flex items-start justify-between gap-3">
+          <div className="min-w-0">
+            <h3 id={titleId} className="text-sm font-semibold text-slate-900">
+              {title}
+            </h3>
+            <p className="text-xs text-slate-500">{description}</p>
+          </div>
+          {toggle}
         </div>
-        {toggle}
+        <div className={cx('text-sm', on ? 'font-medium text-amber-900' : 'text-slate-500')} data-testid="fault-state">
+          {state}
+        </div>
+        {controls && <div className="mt-auto flex flex-wrap items-end gap-2">{controls}</div>}
       </div>
-      <div className={cx('text-sm', on ? 'font-medium text-amber-900' : 'text-slate-500')} data-testid="fault-state">
-        {state}
-      </div>
-      {controls && <div className="mt-auto flex flex-wrap items-end gap-2">{controls}</div>}
     </li>
   );
 }

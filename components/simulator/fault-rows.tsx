@@ -16,6 +16,8 @@ interface FaultRowProps {
   patch: (p: FaultPatch) => void;
   /** The id of the datalist of known asset ids, for the asset inputs. */
   assetList: string;
+  /** The simulator's asset ids (empty while unknown). */
+  assetIds: string[];
 }
 
 export function LoseResponsesFault({ faults, params, busy, patch }: FaultRowProps) {
@@ -185,8 +187,11 @@ export function UnavailableFault({ faults, stats, params, busy, patch }: FaultRo
   );
 }
 
-export function CleanupFailFault({ faults, params, busy, patch, assetList }: FaultRowProps) {
+export function CleanupFailFault({ faults, params, busy, patch, assetList, assetIds }: FaultRowProps) {
   const { cleanupAsset, setCleanupAsset } = params;
+  const typed = cleanupAsset.trim();
+  // A rule for an asset the simulator does not have fires only once an operation creates it: say so.
+  const unknownAsset = typed !== '' && assetIds.length > 0 && !assetIds.includes(typed);
   return (
     <FaultRow
       title="Cleanup fails for assets"
@@ -218,11 +223,19 @@ export function CleanupFailFault({ faults, params, busy, patch, assetList }: Fau
         <>
           <label className="flex w-40 flex-col gap-0.5 text-xs text-slate-600">
             Asset
-            <Input value={cleanupAsset} onChange={(e) => setCleanupAsset(e.target.value)} list={assetList} placeholder="dev-fra1-0001" className="py-1" />
+            <Input
+              value={cleanupAsset}
+              onChange={(e) => setCleanupAsset(e.target.value)}
+              list={assetList}
+              placeholder={assetIds[0] ?? 'asset id'}
+              aria-invalid={unknownAsset || undefined}
+              aria-describedby={unknownAsset ? `${assetList}-unknown` : undefined}
+              className="py-1"
+            />
           </label>
           <Button
             variant="secondary"
-            disabled={busy || !cleanupAsset.trim() || faults.cleanupFailAssets.includes(cleanupAsset.trim())}
+            disabled={busy || !typed || faults.cleanupFailAssets.includes(typed)}
             onClick={() => {
               patch({ cleanupFailAssets: [...faults.cleanupFailAssets, cleanupAsset.trim()] });
               setCleanupAsset('');
@@ -230,13 +243,18 @@ export function CleanupFailFault({ faults, params, busy, patch, assetList }: Fau
           >
             Add
           </Button>
+          {unknownAsset && (
+            <p id={`${assetList}-unknown`} className="w-full text-xs text-red-700" data-testid="cleanup-asset-unknown">
+              The simulator has no asset {typed}: the rule fails no cleanup until an operation creates that asset. Check the name against the assets below.
+            </p>
+          )}
         </>
       }
       toggle={
         <Switch
           label="Cleanup fails for assets"
           on={faults.cleanupFailAssets.length > 0}
-          disabled={busy || (faults.cleanupFailAssets.length === 0 && !cleanupAsset.trim())}
+          disabled={busy || (faults.cleanupFailAssets.length === 0 && !typed)}
           onChange={(on) => {
             patch({ cleanupFailAssets: on ? [cleanupAsset.trim()] : [] });
             if (on) setCleanupAsset('');

@@ -74,7 +74,7 @@ export function FaultSwitches({
   }
 
   const count = faultsOn(faults);
-  const row = { faults, stats, params, busy, patch, assetList: datalistId };
+  const row = { faults, stats, params, busy, patch, assetList: datalistId, assetIds };
 
   return (
     <Card

@@ -46,7 +46,7 @@ function FaultCell({ entry }: { entry: LogEntry }) {
         </Badge>
       ))}
       {entry.errorCode && <code className="font-mono text-xs text-red-700">{entry.errorCode}</code>}
-      {!entry.faultsApplied?.length && !entry.errorCode && <span className="text-slate-400">—</span>}
+      {!entry.faultsApplied?.length && !entry.errorCode && <span className="text-slate-500">—</span>}
     </span>
   );
 }
@@ -79,7 +79,7 @@ export function OperationLog({ entries, mode, problem }: { entries: LogEntry[]; 
           <Table head={['#', 'Time', 'Event', 'Operation', 'Asset', 'Epoch', 'Kind', 'Result', 'Fault applied / detail']}>
             {shown.map((entry) => (
               <tr key={entry.seq} data-testid="log-row" className={cx(entry.faultsApplied?.length ? 'bg-amber-50' : entry.type === 'fault' && 'bg-slate-50')}>
-                <Td className="tabular-nums text-slate-400">{entry.seq}</Td>
+                <Td className="tabular-nums text-slate-500">{entry.seq}</Td>
                 <Td className="whitespace-nowrap text-xs">{formatTime(entry.at).slice(11)}</Td>
                 <Td className="whitespace-nowrap text-xs">{describeLogEvent(entry)}</Td>
                 <Td>
@@ -95,7 +95,7 @@ export function OperationLog({ entries, mode, problem }: { entries: LogEntry[]; 
                 <Td className="tabular-nums">
                   {entry.epoch ?? '—'}
                   {entry.bindingId && (
-                    <span className="block text-xs text-slate-400" title={`binding ${entry.bindingId}`}>
+                    <span className="block text-xs text-slate-500" title={`binding ${entry.bindingId}`}>
                       {shortId(entry.bindingId)}
                     </span>
                   )}

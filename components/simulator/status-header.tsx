@@ -67,7 +67,7 @@ export function StatusHeader({
             ) : (
               'No simulator URL configured'
             )}
-            {status && <span className="text-slate-400"> · checked {formatTime(status.checkedAt)}</span>}
+            {status && <span className="text-slate-500"> · checked {formatTime(status.checkedAt)}</span>}
           </p>
           {down && status?.configured && !status.reachable && (
             <p className="text-sm text-red-700" data-testid="simulator-unreachable-reason">

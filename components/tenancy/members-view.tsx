@@ -3,12 +3,21 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
+import { useConfirm } from '@/components/ui/confirm-dialog';
 import { errorMessage, fieldMessage } from '@/components/ui/errors';
 import { Alert, Badge, Button, Card, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 
 /** The roles each kind of scope gives: organizations have owners and members; projects owners, editors and viewers. */
 const rolesOf = { project: ['viewer', 'editor', 'owner'], organization: ['member', 'owner'] } as const;
 type Role = (typeof rolesOf)[keyof typeof rolesOf][number];
+
+/** What each role lets its holder do, for the question before a role changes. */
+const roleMeaning: Record<Role, string> = {
+  viewer: 'A viewer sees everything but changes nothing.',
+  editor: 'An editor creates and changes networks, claims and machines, but not members or tokens.',
+  owner: 'An owner can do everything, including adding and removing members and deleting the project.',
+  member: 'A member sees the organization and its projects as its project roles allow.',
+};
 
 /**
  * The members of a project or an organization: roles (owners change them), removal, leaving, and
@@ -27,6 +36,7 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
   const scope = (kind === 'project' ? { project: slug } : { organization: slug }) as unknown as { project: string };
   const members = useQuery(api.members.list.queryOptions(scope));
   const invitations = useQuery({ ...api.invitations.list.queryOptions(scope), enabled: owner });
+  const viaOrganization = useQuery({ ...trpc.projects.members.viaOrganization.queryOptions({ project: slug }), enabled: kind === 'project' });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: api.members.list.queryKey() });
     void queryClient.invalidateQueries({ queryKey: api.invitations.list.queryKey() });
@@ -45,6 +55,8 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
     }),
   );
   const error = setRole.error ?? remove.error ?? leave.error ?? revoke.error;
+  const { ask, dialog } = useConfirm();
+  const onlyOwnerBack = kind === 'project' ? 'Only an owner of the project can add you back.' : 'Only an owner of the organization can add you back.';
 
   function onInvite(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -54,10 +66,23 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
 
   return (
     <div className="space-y-6">
+      {dialog}
       <Card
         title="Members"
         actions={
-          <Button type="button" variant="secondary" disabled={leave.isPending} onClick={() => leave.mutate(scope)}>
+          <Button
+            type="button"
+            variant="secondary"
+            disabled={leave.isPending}
+            onClick={() =>
+              ask({
+                title: `Leave ${slug}?`,
+                body: `You lose access to ${kind} ${slug} at once. ${onlyOwnerBack}`,
+                confirmLabel: `Leave ${kind}`,
+                run: () => leave.mutateAsync(scope),
+              })
+            }
+          >
             Leave {kind}
           </Button>
         }
@@ -80,7 +105,16 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
                     aria-label={`Role of ${m.email}`}
                     value={m.role}
                     disabled={setRole.isPending}
-                    onChange={(e) => setRole.mutate({ ...scope, userId: m.userId, role: e.target.value as 'editor' })}
+                    onChange={(e) => {
+                      const role = e.target.value as Role;
+                      ask({
+                        title: `Make ${m.email} ${role === 'owner' ? 'an owner' : `a ${role}`}?`,
+                        body: `${m.email} is ${m.role === 'owner' ? 'an owner' : `a ${m.role}`} of ${slug}. ${roleMeaning[role]}`,
+                        confirmLabel: 'Change role',
+                        tone: 'primary',
+                        run: () => setRole.mutateAsync({ ...scope, userId: m.userId, role: role as 'editor' }),
+                      });
+                    }}
                   >
                     {roles.map((r) => (
                       <option key={r} value={r}>
@@ -95,7 +129,19 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
               <Td>{formatTime(m.since)}</Td>
               <Td>
                 {owner && m.userId !== props.userId && (
-                  <Button type="button" variant="secondary" onClick={() => remove.mutate({ ...scope, userId: m.userId })}>
+                  <Button
+                    type="button"
+                    variant="secondary"
+                    aria-label={`Remove ${m.email}`}
+                    onClick={() =>
+                      ask({
+                        title: `Remove ${m.email} from ${slug}?`,
+                        body: `${m.email} loses access to ${kind} ${slug} at once; their API tokens for it stop working. You can invite them again later.`,
+                        confirmLabel: 'Remove',
+                        run: () => remove.mutateAsync({ ...scope, userId: m.userId }),
+                      })
+                    }
+                  >
                     Remove
                   </Button>
                 )}
@@ -103,6 +149,26 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
             </tr>
           ))}
         </Table>
+        {kind === 'project' && (viaOrganization.data?.length ?? 0) > 0 && (
+          <div className="mt-4" data-testid="organization-access">
+            <h3 className="mb-1 text-sm font-semibold text-slate-800">Owners through organization {viaOrganization.data![0].organization}</h3>
+            <p className="mb-2 text-xs text-slate-500">The organization&apos;s owners own every project of it; change this on the organization&apos;s page.</p>
+            <Table head={['Person', 'Role', 'Since']}>
+              {viaOrganization.data!.map((m) => (
+                <tr key={m.userId} data-testid={`org-owner-${m.email}`}>
+                  <Td>
+                    {m.email} {m.userId === props.userId && <Badge>you</Badge>} {m.disabled && <Badge tone="red">disabled</Badge>}
+                    <div className="text-xs text-slate-500">{m.name}</div>
+                  </Td>
+                  <Td>
+                    <Badge tone="blue">owner</Badge> <span className="text-xs text-slate-500">through {m.organization}</span>
+                  </Td>
+                  <Td>{formatTime(m.since)}</Td>
+                </tr>
+              ))}
+            </Table>
+          </div>
+        )}
       </Card>
       {owner && (
         <Card title="Invite people">
@@ -155,7 +221,19 @@ export function MembersView(props: { kind: 'project' | 'organization'; slug: str
                   <Td>{i.role}</Td>
                   <Td>{formatTime(i.expiresAt)}</Td>
                   <Td>
-                    <Button type="button" variant="secondary" onClick={() => revoke.mutate({ ...scope, id: i.id })}>
+                    <Button
+                      type="button"
+                      variant="secondary"
+                      aria-label={`Revoke the invitation of ${i.email}`}
+                      onClick={() =>
+                        ask({
+                          title: `Revoke the invitation of ${i.email}?`,
+                          body: `The link sent for ${i.email} stops working. You can invite them again later.`,
+                          confirmLabel: 'Revoke',
+                          run: () => revoke.mutateAsync({ ...scope, id: i.id }),
+                        })
+                      }
+                    >
                       Revoke
                     </Button>
                   </Td>

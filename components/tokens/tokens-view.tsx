@@ -4,6 +4,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { Alert, Button, Card, EmptyState, Field, Input, Select, Table, Td, formatTime } from '@/components/ui/primitives';
 import { StatusBadge } from '@/components/ui/status-badge';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { errorMessage, fieldError } from '@/components/ui/errors';
 import { useProjectRole } from '@/components/projects/hooks';
 import { KubeconfigDownload } from './kubeconfig-download';
@@ -131,7 +132,7 @@ export function TokensView({ project }: { project: string }) {
 
 const access = (role: 'viewer' | 'editor' | 'owner') => (role === 'viewer' ? 'read only' : role === 'owner' ? 'owner' : 'read/write');
 
-/** A token's last cell: "revoked", or a Revoke button that asks `question` first. */
+/** A token's last cell: "revoked", or a Revoke button that asks `question` in a dialog first. */
 export function RevokeCell({
   token,
   question,
@@ -144,6 +145,7 @@ export function RevokeCell({
   /** Why the last revocation of this token was refused, shown beside the button. */
   error?: string | null;
 }) {
+  const [asking, setAsking] = useState(false);
   return (
     <Td>
       {error && (
@@ -154,15 +156,22 @@ export function RevokeCell({
       {token.revokedAt ? (
         <StatusBadge kind="access" state="Revoked" />
       ) : (
-        <Button
-          variant="secondary"
-          aria-label={`Revoke ${token.name}`}
-          onClick={() => {
-            if (window.confirm(question)) onRevoke();
-          }}
-        >
+        <Button variant="secondary" aria-label={`Revoke ${token.name}`} onClick={() => setAsking(true)}>
           Revoke
         </Button>
+      )}
+      {asking && (
+        <ConfirmDialog
+          title={`Revoke ${token.name}?`}
+          confirmLabel="Revoke"
+          onCancel={() => setAsking(false)}
+          onConfirm={() => {
+            setAsking(false);
+            onRevoke();
+          }}
+        >
+          {question}
+        </ConfirmDialog>
       )}
     </Td>
   );

@@ -1,5 +1,6 @@
 'use client';
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { errorMessage } from '@/components/ui/errors';
 import { Alert, Button } from '@/components/ui/primitives';
 
 /**
@@ -90,4 +91,54 @@ export function ConfirmDialog({
       )}
     </ModalDialog>
   );
+}
+
+/** A question for `useConfirm`: what the dialog says, and the action it runs when confirmed. */
+export type Confirmation = {
+  title: string;
+  /** What will happen, in a sentence or two: who loses what, and whether it can be undone. */
+  body: ReactNode;
+  confirmLabel: string;
+  tone?: 'danger' | 'primary';
+  /** The action; the dialog stays open (showing the refusal) if it rejects, and closes when it resolves. */
+  run: () => Promise<unknown>;
+};
+
+/**
+ * One confirmation dialog for a view's destructive or privilege-changing actions: `ask(question)`
+ * opens it; render `dialog` anywhere in the view. Every such action goes through here, so none
+ * happens on one click.
+ */
+export function useConfirm(): { ask: (question: Confirmation) => void; dialog: ReactNode } {
+  const [question, setQuestion] = useState<Confirmation | null>(null);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const dialog = question && (
+    <ConfirmDialog
+      title={question.title}
+      confirmLabel={question.confirmLabel}
+      tone={question.tone}
+      pending={pending}
+      error={error}
+      onCancel={() => setQuestion(null)}
+      onConfirm={() => {
+        setPending(true);
+        setError(null);
+        question
+          .run()
+          .then(() => setQuestion(null))
+          .catch((e: unknown) => setError(errorMessage(e)))
+          .finally(() => setPending(false));
+      }}
+    >
+      {question.body}
+    </ConfirmDialog>
+  );
+  return {
+    ask: (q) => {
+      setError(null);
+      setQuestion(q);
+    },
+    dialog,
+  };
 }

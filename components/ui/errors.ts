@@ -1,4 +1,4 @@
-import { fieldSentence } from './messages';
+import { codeSentence, fieldSentence } from './messages';
 import { withResourceWords } from './resource-names';
 
 /** Reading tRPC errors in forms: the field-level message for one input, or the overall message. */
@@ -19,7 +19,7 @@ export function fieldError(error: unknown, field: string): string | null {
 /**
  * The overall message of a failed call, as a sentence: a validation problem names its field in
  * words ("Description must have at most 500 characters."); a refusal says what to do; other domain
- * errors keep their code in front (`QuotaExceeded: requested 1 …`), which operators search for.
+ * errors open with their code's sentence (`Not enough quota. Requested 1 IP claims …`; components/ui/messages.ts).
  */
 export function errorMessage(error: unknown): string {
   const e = error as (ErrorLike & { data?: { code?: string | null } | null }) | null;
@@ -31,7 +31,7 @@ export function errorMessage(error: unknown): string {
   // API type names (`ipam.miloapis.com/ipclaims`) read as what they count ("IP claims").
   const message = withResourceWords(e.message);
   if (e.data?.domainCode === 'ValidationFailed') return fieldSentence(message);
-  return e.data?.domainCode ? `${e.data.domainCode}: ${message}` : message;
+  return e.data?.domainCode ? codeSentence(e.data.domainCode, message) : message;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { describePath, fieldSentence } from './messages';
+import { codeSentence, describePath, fieldSentence } from './messages';
 
 describe('fieldSentence', () => {
   test.each([
@@ -28,4 +28,12 @@ test.each([
   ['spec.prefixLength', 'Prefix length'],
 ])('describePath(%s) → %s', (path, expected) => {
   expect(describePath(path)).toBe(expected);
+});
+
+describe('codeSentences', () => {
+  test('a code and its detail read as sentences, without the code', () => {
+    expect(codeSentence('QuotaExceeded', 'requested 1 IP claims, available 0, limit 5')).toBe('Not enough quota. Requested 1 IP claims, available 0, limit 5.');
+    expect(codeSentence('LastOwner', 'the last owner cannot leave.')).toBe('Someone must stay an owner. The last owner cannot leave.');
+    expect(codeSentence('SomethingNew', '')).toBe('Something New.');
+  });
 });

@@ -59,3 +59,46 @@ export function fieldSentence(message: string, label?: string): string {
   const sentence = subject && startsLikePredicate.test(text) ? `${subject} ${text}` : text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!?…]$/.test(sentence) ? sentence : `${sentence}.`;
 }
+
+/**
+ * Every error code a person can meet, as the sentence that opens its message ("Not enough quota.
+ * Requested 1 IP claims, available 0."): the code itself is for the API and the logs.
+ */
+export const codeSentences: Record<string, string> = {
+  ValidationFailed: 'Something in the form is not right.',
+  Unauthenticated: 'Your session has ended.',
+  Forbidden: 'You are not allowed to do this.',
+  NotFound: 'It does not exist (any more).',
+  Conflict: 'This clashes with something that already exists.',
+  RateLimited: 'Too many attempts; wait a moment and try again.',
+  PayloadTooLarge: 'That is too much at once.',
+  InvalidCidr: 'That is not a valid address range.',
+  PrefixLengthRejected: 'That block size is not allowed here.',
+  NoOfferingPool: 'No pool of this network can give that.',
+  Overlap: 'That range overlaps one already in use.',
+  Exhausted: 'There is no free space of that size left.',
+  ClaimExists: 'A claim with this name already exists.',
+  AllocationRetained: 'This name still holds a kept address.',
+  QuotaExceeded: 'Not enough quota.',
+  PolicyFailed: 'A quota rule refused this.',
+  Unavailable: 'A service this needs is not answering; try again shortly.',
+  StaleEpoch: 'Someone else changed this machine first; reload and try again.',
+  LocationUnavailable: 'That location cannot take machines now.',
+  NoCapacity: 'No machine of that kind is free there.',
+  InvalidTransition: 'The machine is not in a state that allows this.',
+  CheckMismatch: 'The network does not match what was checked.',
+  ProjectDeleting: 'The project is being deleted.',
+  LastOwner: 'Someone must stay an owner.',
+  LinkUnusable: 'This link can no longer be used.',
+  DatabaseUnavailable: 'The database is not answering; try again shortly.',
+  // Quota decisions in the claim log.
+  QuotaAvailable: 'Granted.',
+};
+
+/** A code and its detail as sentences: the code's sentence, then the detail with a capital and a full stop. */
+export function codeSentence(code: string, detail: string): string {
+  const opening = codeSentences[code] ?? `${code.replace(/([a-z])([A-Z])/g, '$1 $2')}.`;
+  const text = detail.trim();
+  if (!text) return opening;
+  return `${opening} ${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+}

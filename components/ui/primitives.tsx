@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { fieldSentence } from './messages';
-import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
+import { Children, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 
 const cx = (...parts: (string | false | null | undefined)[]) => parts.filter(Boolean).join(' ');
 export { cx };
@@ -113,7 +113,9 @@ export function Select(props: SelectHTMLAttributes<HTMLSelectElement>) {
 }
 
 /** A table that scrolls sideways inside its own box when it is wider than the screen (the page never does). */
+/** A table; `empty` is shown only when there is no row (a list never says "none" under its rows). */
 export function Table({ head, children, empty, label }: { head: ReactNode[]; children: ReactNode; empty?: ReactNode; label?: string }) {
+  const hasRows = Children.toArray(children).length > 0;
   return (
     <div className="overflow-x-auto">
       <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label={label}>
@@ -128,7 +130,11 @@ export function Table({ head, children, empty, label }: { head: ReactNode[]; chi
         </thead>
         <tbody className="divide-y divide-slate-100">{children}</tbody>
       </table>
-      {empty}
+      {!hasRows && empty && (
+        <div className="px-3 py-3 text-sm text-slate-500" data-testid="table-empty">
+          {empty}
+        </div>
+      )}
     </div>
   );
 }

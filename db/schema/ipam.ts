@@ -1,5 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { check, customType, foreignKey, index, integer, jsonb, numeric, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  customType,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { projects, users } from './tenancy';
 
 /** PostgreSQL `cidr`: network address + prefix length, host bits zero (PostgreSQL enforces it). */
@@ -56,6 +71,11 @@ export const ipPools = pgTable(
     defaultPrefixLength: smallint('default_prefix_length').notNull(),
     /** `FirstFit` or `BestFit`. */
     strategy: text('strategy').notNull().default('FirstFit'),
+    /**
+     * A child pool that claims and pod blocks naming no pool may use (before the root pools). Child
+     * pools are carved for a purpose: without this mark, only a claim that names one lands in it.
+     */
+    isDefault: boolean('is_default').notNull().default(false),
     /** Addresses held back at the start and the end of the CIDR (exact: an IPv6 reservation may exceed 2^64). */
     reserveLeading: numeric('reserve_leading', { precision: 40, scale: 0 }).notNull().default('0'),
     reserveTrailing: numeric('reserve_trailing', { precision: 40, scale: 0 }).notNull().default('0'),

@@ -20,6 +20,9 @@ class InvalidCredentials extends CredentialsSignin {
 class Throttled extends CredentialsSignin {
   code = 'throttled';
 }
+class Disabled extends CredentialsSignin {
+  code = 'disabled';
+}
 
 const credentialsInput = z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(1024) });
 
@@ -72,7 +75,7 @@ function config(req: Request | undefined): NextAuthConfig {
           const parsed = credentialsInput.safeParse(raw);
           if (!parsed.success) throw new InvalidCredentials();
           const result = await notingDatabaseFailure(() => authenticate(getDb(), { ...parsed.data, client: clientOf(request) }, signInPolicy()));
-          if (!result.ok) throw result.reason === 'throttled' ? new Throttled() : new InvalidCredentials();
+          if (!result.ok) throw result.reason === 'throttled' ? new Throttled() : result.reason === 'disabled' ? new Disabled() : new InvalidCredentials();
           return { id: result.user.id, email: result.user.email, name: result.user.name };
         },
       }),

@@ -70,6 +70,34 @@ describe('capacity alerts', () => {
     expect(events[0].reason).toBe('network vpc IPv4 at 81.3 % (warning at 80 %)');
   });
 
+  test('on a small series the hysteresis is at least one unit: one unit up and down around 80 % does not flap', async () => {
+    const { db } = testDb();
+    const { project } = await makeProject(db);
+    // Ten allocatable addresses (a /28 with three held back at each end): one address is 10 points.
+    await createNetwork(
+      db,
+      project.id,
+      { name: 'vpc', cidrs: [{ cidr: '192.0.2.0/28', maxPrefixLength: 32, reserveLeading: 3, reserveTrailing: 3 } as never] },
+      actor,
+    );
+    for (let i = 0; i < 8; i++) await createClaim(db, project.id, claim(`u${i}`, 32), actor); // 80 %
+    await recordSample(db, new Date());
+    await evaluateAlerts(db, new Date(), { forecast: false });
+    expect(await networkAlerts(db, project.id)).toMatchObject([{ condition: 'warning', firing: true, transitions: 1 }]);
+    for (let i = 0; i < 4; i++) {
+      await deleteClaim(db, project.id, 'u7', actor); // 70 %: below 80 − 5, but only one unit down
+      await evaluateAlerts(db, new Date(), { forecast: false });
+      await createClaim(db, project.id, claim('u7', 32), actor); // 80 %
+      await evaluateAlerts(db, new Date(), { forecast: false });
+    }
+    expect(await networkAlerts(db, project.id)).toMatchObject([{ condition: 'warning', firing: true, transitions: 1 }]);
+    // Two units down (60 %): resolved.
+    await deleteClaim(db, project.id, 'u7', actor);
+    await deleteClaim(db, project.id, 'u6', actor);
+    await evaluateAlerts(db, new Date(), { forecast: false });
+    expect(await networkAlerts(db, project.id)).toMatchObject([{ condition: 'warning', firing: false, transitions: 2 }]);
+  });
+
   test('critical and a project rule; a disabled rule evaluates nothing', async () => {
     const { db, project } = await setup();
     await setAlertRule(

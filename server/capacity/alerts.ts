@@ -4,7 +4,7 @@ import type { DbOrTx } from '@/db/client';
 import { query } from '@/db/query';
 import { capacityAlertRules, clusters, networks } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
-import { DomainError } from '@/server/errors';
+import { DomainError, invalid } from '@/server/errors';
 
 /**
  * Evaluates every series' alert conditions at `at` (SQL `capacity_alerts_evaluate`, one statement in
@@ -75,8 +75,21 @@ export interface AlertRuleInput {
   enabled: boolean;
 }
 
-/** Sets (creates or replaces) a project's rule for one object or for all its series; audited. */
+/** The thresholds every series uses when neither its object nor its project has a rule. */
+export const DEFAULT_ALERT_RULE = { warningPercent: 80, criticalPercent: 95, forecastDays: 7, hysteresisPercent: 5, enabled: true } as const;
+
+/**
+ * Sets (creates or replaces) a project's rule for one object or for all its series; audited.
+ * ValidationFailed when the thresholds contradict each other (warning above critical, hysteresis
+ * not below warning).
+ */
 export async function setAlertRule(db: DbOrTx, projectId: string, input: AlertRuleInput, actor: Actor) {
+  if (!(input.warningPercent > 0 && input.warningPercent <= input.criticalPercent && input.criticalPercent <= 100))
+    throw invalid('warningPercent', 'the warning threshold must be above 0 % and at most the critical one, which is at most 100 %');
+  if (!(input.hysteresisPercent >= 0 && input.hysteresisPercent < input.warningPercent))
+    throw invalid('hysteresisPercent', 'the hysteresis must be below the warning threshold');
+  if (!(Number.isInteger(input.forecastDays) && input.forecastDays >= 0 && input.forecastDays <= 3650))
+    throw invalid('forecastDays', 'the forecast horizon is a whole number of days from 0 (off) to 3650');
   await db.execute(sql`
     insert into capacity_alert_rules (project_id, object_id, warning_percent, critical_percent, forecast_days, hysteresis_percent, enabled, created_by)
     values (${projectId}, ${input.objectId}, ${input.warningPercent}, ${input.criticalPercent}, ${input.forecastDays}, ${input.hysteresisPercent}, ${input.enabled}, ${actor.label})

@@ -408,7 +408,8 @@ export async function clusterStatus(db: DbOrTx, cluster: ClusterRef) {
         where b.cluster_id = ${cluster.id} and b.family = ${family} and p.allocated < p.capacity
       ) or exists (
         select 1 from ip_free_blocks f join ip_pools p on p.id = f.pool_id
-        where p.network_id = ${cluster.networkId} and p.family = ${family} and p.kind <> 'NodeBlock' and f.prefix_length <= ${MIN_BLOCK_PREFIX[family]}
+        where p.network_id = ${cluster.networkId} and p.family = ${family} and p.kind <> 'NodeBlock' and (p.parent_pool_id is null or p.is_default)
+          and f.prefix_length <= ${MIN_BLOCK_PREFIX[family]}
       ) as room`,
       roomRow,
     );

@@ -388,6 +388,11 @@ describe('fleet under faults', () => {
     expect(spent).toBeGreaterThan(0);
     // Capped backoff: a 4 s outage costs a handful of attempts, not a storm.
     expect(spent).toBeLessThan(15);
+    // The outage is in the machine's timeline: the install's retries with the error, then its success.
+    const machine = await getMachine(f.db, f.project.id, 'patient');
+    const installs = (await machineTimeline(f.db, machine.id)).filter((e) => e.action.startsWith('operation.install.'));
+    expect(installs.some((e) => e.reason !== null)).toBe(true);
+    expect(installs.at(-1)?.action).toBe('operation.install.Succeeded');
   });
 
   test('released while its install is unresolved: the install is resolved by lookup, no operation stays in flight', async () => {
@@ -406,6 +411,11 @@ describe('fleet under faults', () => {
     await waitPhase(f.project.id, 'hasty', 'Released', 60_000);
     expect((await operations()).map((o) => `${o.kind} ${o.state}`)).toEqual(['install Succeeded', 'cleanup Succeeded']);
     expect(await effects(f.devices[0], 'install')).toBe(1);
+    // The timeline keeps the unknown outcome and its resolution, in order.
+    const machine = (await listMachines(f.db, f.project.id, { phase: 'Released', limit: 50, offset: 0 })).items.find((m) => m.name === 'hasty')!;
+    const installs = (await machineTimeline(f.db, machine.id)).filter((e) => e.action.startsWith('operation.install.')).map((e) => e.action);
+    expect(installs).toContain('operation.install.Unknown');
+    expect(installs.indexOf('operation.install.Succeeded')).toBeGreaterThan(installs.indexOf('operation.install.Unknown'));
   }, 90_000);
 
   test('the worker killed (-9) mid-install converges after a restart with no duplicate effect', async () => {
@@ -536,14 +546,21 @@ describe('lifecycle edges', () => {
       const actions = (await f.db.execute(
         sql`select action, actor_label as actor, reason from events where object_type = 'capacity' and object_id = ${quarantined.id} order by id`,
       )) as unknown as { action: string; actor: string; reason: string }[];
-      expect(actions.map((a) => a.action)).toEqual([
+      const capacityActions = actions.filter((a) => a.action.startsWith('capacity.'));
+      expect(capacityActions.map((a) => a.action)).toEqual([
         'capacity.quarantine',
         'capacity.returnToPool',
         'capacity.quarantine',
         'capacity.returnToPool',
         'capacity.available',
       ]);
-      expect(actions[1]).toMatchObject({ actor: operator.email, reason: 'wiped by hand' });
+      expect(capacityActions[1]).toMatchObject({ actor: operator.email, reason: 'wiped by hand' });
+      // Each cleanup's outcome is in the device's history too (provider_operation_history).
+      const outcomes = actions.filter((a) => a.action.startsWith('operation.cleanup.') && a.action !== 'operation.cleanup.Admitted');
+      expect(outcomes.map((a) => [a.action, a.actor])).toEqual([
+        ['operation.cleanup.Failed', 'provider'],
+        ['operation.cleanup.Succeeded', 'provider'],
+      ]);
     } finally {
       await admin.setFaults({ cleanupFailAssets: [] });
     }

@@ -1,5 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
+import { z } from 'zod';
 import { machines, projectFleetSettings } from '@/db/schema/fleet';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, pgCode } from '@/server/errors';
@@ -276,12 +278,35 @@ export async function listMachines(db: DbOrTx, projectId: string | null, input: 
   return { items, total };
 }
 
-/** A machine's timeline: its phase changes, operations and other events, oldest first. */
+/**
+ * A machine's timeline, oldest first, from what happened: phase changes, waits with their reason,
+ * each provider operation outcome (written by the trigger in server/fleet/sql/provider_operation_history.sql,
+ * with unknown outcomes and their resolution and each retry's error), and other events. Events of
+ * one transaction share a time: the event id keeps their order. An operation recorded before that
+ * history existed shows once, in its current state.
+ */
 export async function machineTimeline(db: DbOrTx, machineId: string) {
-  return (await db.execute(sql`
-    select at, action, actor_label as actor, reason, before, after from events where object_type = 'machine' and object_id = ${machineId}
+  return query(
+    db,
+    sql`
+    select at, id as seq, action, actor_label as actor, reason, before, after from events where object_type = 'machine' and object_id = ${machineId}
     union all
-    select created_at, 'operation.' || kind, 'provider', coalesce(last_error, state), null, json_build_object('id', id, 'state', state, 'attempts', attempts, 'epoch', epoch, 'fencingToken', fencing_token)::jsonb
-    from provider_operations where machine_id = ${machineId}
-    order by 1`)) as unknown as { at: Date; action: string; actor: string; reason: string | null; before: unknown; after: unknown }[];
+    select o.created_at, 0, 'operation.' || o.kind || '.' || o.state, 'provider', o.last_error, null,
+           json_build_object('id', o.id, 'kind', o.kind, 'state', o.state, 'attempts', o.attempts, 'epoch', o.epoch, 'fencingToken', o.fencing_token)::jsonb
+    from provider_operations o
+    where o.machine_id = ${machineId}
+      and not exists (select 1 from events e where e.object_type = 'machine' and e.object_id = ${machineId} and e.after->>'id' = o.id)
+    order by 1, 2`,
+    timelineRow,
+  );
 }
+
+const timelineRow = z.object({
+  at: z.coerce.date(),
+  seq: z.coerce.number(),
+  action: z.string(),
+  actor: z.string(),
+  reason: z.string().nullable(),
+  before: z.unknown(),
+  after: z.unknown(),
+});

@@ -5,6 +5,7 @@ import { query, timestampColumn } from '@/db/query';
 import { machineAllocations, machineCapacity, machines, providerOperations } from '@/db/schema/fleet';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError } from '@/server/errors';
+import { MACHINE_SERVICE } from './catalogue';
 import { startCapacityReturn } from './capacity-return';
 import { deleteMachine, wakeMachine } from './machines';
 import { transitionMachine, type MachinePhase } from './phases';
@@ -65,12 +66,26 @@ export interface CapacityView {
   updatedAt: Date;
   machine: string | null;
   project: string | null;
+  /** Install attempts that failed on this device since its last successful install. */
+  failedInstalls: number;
+  /** Why no machine can be placed in the device's location (its machine service), or null when it can. */
+  locationUnavailable: string | null;
 }
 
 const capacitySelect = sql`
     select c.id, c.device_ref as "deviceRef", l.name as location, k.name as class, c.health, c.available, c.observed_at as "observedAt",
            c.state, c.state_reason as "stateReason", c.asset_epoch as "assetEpoch", c.updated_at as "updatedAt",
-           m.name as machine, p.slug as project
+           m.name as machine, p.slug as project,
+           (select count(*)::int from installations i join machine_allocations ia on ia.id = i.allocation_id
+             where ia.capacity_id = c.id and i.status = 'Failed'
+               and i.created_at > coalesce((select max(s.created_at) from installations s join machine_allocations sa on sa.id = s.allocation_id
+                                              where sa.capacity_id = c.id and s.status = 'Succeeded'), '-infinity')) as "failedInstalls",
+           case when not l.ready then 'the location is not Ready'
+                else (select case when count(*) = 0 then 'the location publishes no availability'
+                                  when count(*) > 1 then 'the location publishes conflicting availability'
+                                  when bool_and(sa.status = 'Available') then null
+                                  else coalesce(max(sa.reason), max(sa.status)) end
+                      from service_availability sa where sa.location_id = l.id and sa.service = ${MACHINE_SERVICE}) end as "locationUnavailable"
     from machine_capacity c join locations l on l.id = c.location_id join machine_classes k on k.id = c.class_id
       left join machine_allocations a on a.capacity_id = c.id and a.status <> 'Released'
       left join machines m on m.id = a.machine_id left join projects p on p.id = m.project_id`;
@@ -89,6 +104,8 @@ const capacityRow = z.object({
   updatedAt: timestampColumn,
   machine: z.string().nullable(),
   project: z.string().nullable(),
+  failedInstalls: z.number(),
+  locationUnavailable: z.string().nullable(),
 }) satisfies z.ZodType<CapacityView>;
 
 export async function listCapacity(db: DbOrTx, input: { state?: string; location?: string; search?: string; limit: number; offset: number }) {

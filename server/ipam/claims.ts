@@ -155,15 +155,29 @@ const claimContextRow = z.object({
   existing: z.object({ specHash: z.string(), allocatedCidr: z.string() }).nullable(),
   retained: z.object({ id: z.string(), cidr: z.string(), until: z.string().nullable() }).nullable(),
   networkId: z.string().nullable(),
-  pools: z.array(z.object({ id: z.string(), name: z.string(), family: z.number(), min: z.number(), max: z.number(), def: z.number() })),
+  pools: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      family: z.number(),
+      min: z.number(),
+      max: z.number(),
+      def: z.number(),
+      kind: z.string(),
+      isDefault: z.boolean(),
+    }),
+  ),
 });
 type ClaimContext = z.infer<typeof claimContextRow>;
+type CandidatePool = ClaimContext['pools'][number];
 
 /**
  * Everything a create needs to know before it writes, in one query: a claim already holding the
- * name, a retained allocation holding it, the network, and the pools the claim may come from (the
- * named one, else the network's pools of the family; deepest first, then by address, so claims land
- * in carved pools when they exist) — and the IPClaim quota policy.
+ * name, a retained allocation holding it, the network, and the pools the claim may come from — and
+ * the IPClaim quota policy. The pools: the named one; else, for a pinned address, every pool that
+ * holds it (deepest first: the address is carved where it lies); else the child pools marked as
+ * the network's default, then the root pools. A child pool carved for a purpose is never used by a
+ * claim that does not name it.
  */
 async function claimContext(db: DbOrTx, projectId: string, namespace: string, input: ClaimCreateInput, spec: ResolvedSpec): Promise<ClaimContext> {
   const [row] = await query(
@@ -178,11 +192,12 @@ async function claimContext(db: DbOrTx, projectId: string, namespace: string, in
          from ip_allocations a where a.project_id = ${projectId} and a.retained_name = ${qualifiedName(namespace, input.name)} limit 1) as retained,
       (select id from net) as "networkId",
       coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name, 'family', p.family, 'min', p.min_prefix_length,
-                                                  'max', p.max_prefix_length, 'def', p.default_prefix_length)
-                                order by masklen(p.cidr) desc, p.cidr)
+                                                  'max', p.max_prefix_length, 'def', p.default_prefix_length,
+                                                  'kind', p.kind, 'isDefault', p.is_default)
+                                order by p.is_default desc, masklen(p.cidr) desc, p.cidr)
          from ip_pools p
          where p.network_id = (select id from net) and p.family = ${spec.family} and p.kind <> 'NodeBlock'
-           ${input.pool ? sql`and p.name = ${input.pool}` : sql``}
+           ${input.pool ? sql`and p.name = ${input.pool}` : spec.pinned ? sql`` : sql`and (p.parent_pool_id is null or p.is_default)`}
            ${spec.pinned ? sql`and p.cidr >>= ${formatCidr(spec.pinned)}::cidr` : sql``}), '[]'::json) as pools`,
     claimContextRow,
   );
@@ -207,6 +222,16 @@ async function noCandidatePool(db: DbOrTx, networkId: string, input: ClaimCreate
 export interface CreateClaimResult {
   claim: ClaimView;
   created: boolean;
+  /** Why the claim's pool was chosen, in a sentence (the console's preview shows it). */
+  poolReason: string;
+}
+
+/** Why a claim landed in `pool`: named, holding the pinned address, the network's default child pool, or a root pool. */
+function poolReason(input: ClaimCreateInput, spec: ResolvedSpec, pool: CandidatePool | undefined): string {
+  if (input.pool) return `the claim names pool ${input.pool}`;
+  if (spec.pinned) return `pool ${pool?.name ?? 'this'} holds ${formatCidr(spec.pinned)}`;
+  if (pool?.isDefault) return `child pool ${pool.name} is marked as the default of network ${input.network}`;
+  return `no pool is named, so it comes from a root pool of network ${input.network} (a child pool is used only when named or marked as default)`;
 }
 
 /**
@@ -255,7 +280,10 @@ async function createClaimOnce(
   const { policy, existing, retained, networkId, pools } = await claimContext(db, projectId, namespace, input, spec);
   const key = qualifiedName(namespace, input.name);
   if (existing) {
-    if (existing.specHash === spec.hash) return { claim: await getClaim(db, projectId, input.name, namespace), created: false };
+    if (existing.specHash === spec.hash) {
+      const claim = await getClaim(db, projectId, input.name, namespace);
+      return { claim, created: false, poolReason: `claim ${input.name} already exists in pool ${claim.pool}` };
+    }
     throw new DomainError('ClaimExists', `ipclaim "${input.name}" already exists with a different spec (bound to ${existing.allocatedCidr})`, 'name');
   }
   if (retained) {
@@ -349,7 +377,15 @@ async function createClaimOnce(
     createdBy: actor.label,
     createdAt: new Date(result.createdAt),
   };
-  return { claim, created: !dryRun };
+  return {
+    claim,
+    created: !dryRun,
+    poolReason: poolReason(
+      input,
+      spec,
+      pools.find((p) => p.name === result.pool),
+    ),
+  };
 }
 
 /** What `ipam_claim_create` returns for a bound claim. */

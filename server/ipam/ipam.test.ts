@@ -203,8 +203,37 @@ describe('claims', () => {
     const c = await createClaim(db, projectId, { name: 'a1', network: 'vpc', pool: 'apps', prefixLength: 32, reclaimPolicy: 'Delete' }, actor);
     // BestFit takes the smallest free block: the one address left between reservations and the rest.
     expect(c.claim.allocatedCidr).toBe('198.51.100.62/32');
-    const d = await createClaim(db, projectId, { name: 'a2', network: 'vpc', prefixLength: 30, reclaimPolicy: 'Delete' }, actor);
+    const d = await createClaim(db, projectId, { name: 'a2', network: 'vpc', pool: 'apps', prefixLength: 30, reclaimPolicy: 'Delete' }, actor);
     expect(d.claim.pool).toBe('apps');
+    await checkBooks(projectId);
+  });
+
+  test('a claim naming no pool comes from a root pool, or a child pool marked default; never a child carved for a purpose', async () => {
+    const { db, projectId } = await setup([{ cidr: '198.51.100.0/24', maxPrefixLength: 32 }]);
+    await createChildPool(db, projectId, { network: 'vpc', parent: 'vpc-v4', name: 'web-tier', prefixLength: 26 }, actor);
+    const claim = (name: string, extra: { pool?: string; address?: string } = {}) =>
+      createClaim(db, projectId, { name, network: 'vpc', prefixLength: 28, reclaimPolicy: 'Delete', ...extra }, actor);
+    // Unnamed: the root pool, and the preview (dry run) says so and why.
+    const preview = await createClaim(db, projectId, { name: 'p', network: 'vpc', prefixLength: 28, reclaimPolicy: 'Delete' }, actor, { dryRun: true });
+    expect(preview.claim.pool).toBe('vpc-v4');
+    expect(preview.poolReason).toContain('root pool');
+    for (let i = 0; i < 4; i++) expect((await claim(`any-${i}`)).claim.pool).toBe('vpc-v4');
+    // Named, or pinned inside it: the child pool.
+    expect((await claim('named', { pool: 'web-tier' })).poolReason).toBe('the claim names pool web-tier');
+    const pinned = await claim('pinned', { address: '198.51.100.48/28' });
+    expect(pinned.claim.pool).toBe('web-tier');
+    // Marked as the network's default: claims naming no pool try it first.
+    await createChildPool(db, projectId, { network: 'vpc', parent: 'vpc-v4', name: 'general', prefixLength: 26, default: true }, actor);
+    const general = (await getNetwork(db, projectId, 'vpc')).pools.find((p) => p.name === 'general')!;
+    expect(general.isDefault).toBe(true);
+    const d = await claim('defaulted');
+    expect(d.claim.pool).toBe('general');
+    expect(d.poolReason).toBe('child pool general is marked as the default of network vpc');
+    // When the default is full, the roots follow (never the purpose-carved web-tier).
+    for (let i = 0; i < 3; i++) expect((await claim(`fill-${i}`)).claim.pool).toBe('general');
+    expect((await claim('after-default')).claim.pool).toBe('vpc-v4');
+    const inWebTier = await listClaims(db, projectId, { pool: 'web-tier', sort: 'name', order: 'asc', limit: 50, offset: 0 });
+    expect(inWebTier.items.map((c) => c.name)).toEqual(['named', 'pinned']);
     await checkBooks(projectId);
   });
 

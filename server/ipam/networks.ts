@@ -63,7 +63,7 @@ export function resolveRules(cidr: Cidr, rules: Rules, prefix?: string) {
 
 async function insertPool(
   tx: DbOrTx,
-  values: { id?: string; projectId: string; networkId: string; parentPoolId: string | null; name: string; kind: string; cidr: Cidr },
+  values: { id?: string; projectId: string; networkId: string; parentPoolId: string | null; name: string; kind: string; cidr: Cidr; isDefault?: boolean },
   rules: ReturnType<typeof resolveRules>,
 ) {
   const capacity = cidrSize(values.cidr) - rules.leading - rules.trailing;
@@ -76,6 +76,7 @@ async function insertPool(
       parentPoolId: values.parentPoolId,
       name: values.name,
       kind: values.kind,
+      isDefault: values.isDefault ?? false,
       cidr: formatCidr(values.cidr),
       family: values.cidr.family,
       minPrefixLength: rules.minPrefixLength,
@@ -165,7 +166,11 @@ export async function createNetwork(db: DbOrTx, projectId: string, input: Networ
   }
 }
 
-/** Carves a child pool out of a parent pool (a `PoolCarve` allocation in the parent). */
+/**
+ * Carves a child pool out of a parent pool (a `PoolCarve` allocation in the parent). A child pool
+ * is used only by claims that name it, unless `default` marks it as the network's default (then
+ * claims and pod blocks naming no pool try it before the root pools).
+ */
 export async function createChildPool(db: Db, projectId: string, input: PoolCreateInput, actor: Actor) {
   try {
     return await db.transaction(async (tx) => {
@@ -196,7 +201,16 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
       const rules = resolveRules(carve.cidr, input);
       await insertPool(
         tx,
-        { id: childId, projectId, networkId: network.id, parentPoolId: parent.id, name: input.name, kind: 'Child', cidr: carve.cidr },
+        {
+          id: childId,
+          projectId,
+          networkId: network.id,
+          parentPoolId: parent.id,
+          name: input.name,
+          kind: 'Child',
+          cidr: carve.cidr,
+          isDefault: input.default ?? false,
+        },
         rules,
       );
       await recordEvent(tx, {
@@ -206,7 +220,7 @@ export async function createChildPool(db: Db, projectId: string, input: PoolCrea
         objectType: 'pool',
         objectId: childId,
         objectName: input.name,
-        after: { parent: parent.name, cidr: formatCidr(carve.cidr) },
+        after: { parent: parent.name, cidr: formatCidr(carve.cidr), default: input.default ?? false },
       });
       return { id: childId, name: input.name, cidr: formatCidr(carve.cidr) };
     });
@@ -241,6 +255,8 @@ export interface PoolView {
   id: string;
   name: string;
   kind: string;
+  /** A child pool that claims naming no pool use (see createChildPool). */
+  isDefault: boolean;
   parentPoolId: string | null;
   cidr: string;
   family: 4 | 6;
@@ -277,6 +293,7 @@ export function poolView(p: typeof ipPools.$inferSelect): PoolView {
     id: p.id,
     name: p.name,
     kind: p.kind,
+    isDefault: p.isDefault,
     parentPoolId: p.parentPoolId,
     cidr: p.cidr,
     family: p.family as 4 | 6,

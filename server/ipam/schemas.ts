@@ -58,6 +58,8 @@ export const poolCreateInput = poolRules.extend({
   /** An exact CIDR inside the parent, or a prefix length for the parent to choose. */
   cidr: z.string().max(64).optional(),
   prefixLength: z.number().int().min(0).max(128).optional(),
+  /** Claims and pod blocks that name no pool come from this child pool first; otherwise only a claim naming it does. */
+  default: z.boolean().optional(),
 });
 
 export const claimCreateInput = z.strictObject({

@@ -2,7 +2,7 @@ import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { z } from 'zod';
 import { query } from '@/db/query';
-import { memberships, users } from '@/db/schema';
+import { memberships, organizations, projects, users } from '@/db/schema';
 import { recordEvent, type Actor } from '@/server/audit/events';
 import { DomainError, invalid } from '@/server/errors';
 import { maxRole, organizationRoles, projectRoles, type MemberRole } from './roles';
@@ -62,6 +62,29 @@ export async function listMembers(db: DbOrTx, scope: MemberScope) {
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(scopeFilter(scope))
+    .orderBy(asc(users.email));
+}
+
+/**
+ * Who has access to a project through its organization (its owners own every project of it), with
+ * the organization's slug: the project's Members page lists them beside its own members, so the
+ * page never looks empty while people can act on the project.
+ */
+export async function listOrganizationAccess(db: DbOrTx, projectId: string) {
+  return db
+    .select({
+      userId: users.id,
+      email: users.email,
+      name: users.name,
+      organization: organizations.slug,
+      since: memberships.createdAt,
+      disabled: sql<boolean>`${users.disabledAt} is not null`,
+    })
+    .from(projects)
+    .innerJoin(organizations, eq(organizations.id, projects.organizationId))
+    .innerJoin(memberships, and(eq(memberships.organizationId, projects.organizationId), eq(memberships.role, 'owner')))
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(projects.id, projectId))
     .orderBy(asc(users.email));
 }
 

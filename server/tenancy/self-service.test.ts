@@ -7,6 +7,7 @@ import { listBuckets } from '@/server/quota/buckets';
 import { createProjectFor } from '@/server/workflows/project-creation';
 import { testDb, uniq } from '@/test/db';
 import { makeUser } from '@/test/fixtures';
+import { createCaller } from '@/server/trpc/root';
 import { startSmtpServer, type TestSmtpServer } from '@/test/smtp';
 import { smtpMailer } from '@/server/mail/smtp';
 import {
@@ -315,6 +316,19 @@ describe('platform administration', () => {
       expect((await setPlatformRoles(db(), admin.id, [], system)).platformRoles).toEqual([]);
     }
   });
+});
+
+test('an admin neither takes away their own admin role nor disables themselves; another admin can', async () => {
+  const me = await makeUser(db(), { platformRoles: ['admin', 'operator'] });
+  const other = await makeUser(db(), { platformRoles: ['admin'] });
+  const mine = createCaller({ db: db(), session: { user: me } });
+  await expect(mine.users.setPlatformRoles({ userId: me.id, roles: ['operator'] })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  await expect(mine.users.setDisabled({ userId: me.id, disabled: true })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  // Refused means unchanged; dropping another role of one's own is fine.
+  expect((await findUserByEmail(db(), me.email))?.platformRoles.sort()).toEqual(['admin', 'operator']);
+  expect((await mine.users.setPlatformRoles({ userId: me.id, roles: ['admin'] })).platformRoles).toEqual(['admin']);
+  const theirs = createCaller({ db: db(), session: { user: other } });
+  expect((await theirs.users.setPlatformRoles({ userId: me.id, roles: [] })).platformRoles).toEqual([]);
 });
 
 describe('REST v1 with user tokens', () => {

@@ -106,6 +106,15 @@ describe('sign-in throttling', () => {
     expect(await authenticate(db, { email: user.email, password, client: client() }, policy)).toMatchObject({ ok: true });
   });
 
+  test('a disabled account is named as disabled only to the right password', async () => {
+    const { db } = testDb();
+    const user = await makeUser(db, { password });
+    await db.execute(sql`update users set disabled_at = now() where id = ${user.id}`);
+    const from = client();
+    expect(await authenticate(db, { email: user.email, password: 'wrong', client: from }, policy)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await authenticate(db, { email: user.email, password, client: from }, policy)).toEqual({ ok: false, reason: 'disabled' });
+  });
+
   test('unknown users look exactly like wrong passwords, throttling included', async () => {
     const { db } = testDb();
     const from = client();

@@ -24,7 +24,8 @@ export interface SignInPolicy {
   forgetSeconds: number;
 }
 
-export type SignInResult = { ok: true; user: SessionUser } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+export type SignInResult =
+  { ok: true; user: SessionUser } | { ok: false; reason: 'invalid' | 'disabled' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 class Throttled extends Error {
   constructor(readonly retryAfterSeconds: number) {
@@ -105,7 +106,8 @@ async function sweep(db: DbOrTx, policy: SignInPolicy) {
  * proxies). A throttled attempt is refused without checking the password; an unknown e-mail is
  * throttled and answered exactly like a wrong password. A success clears the (client, account)
  * failures and does not count against the client; it records `auth.signIn`. Failures are audited
- * in `sign_in_failures`, aggregated per account and hour.
+ * in `sign_in_failures`, aggregated per account and hour. A disabled account's holder, with the
+ * right password, is told the account is disabled rather than that the password is wrong.
  */
 export async function authenticate(db: DbOrTx, attempt: { email: string; password: string; client: string }, policy: SignInPolicy): Promise<SignInResult> {
   const email = normalizeEmail(attempt.email);
@@ -125,10 +127,15 @@ export async function authenticate(db: DbOrTx, attempt: { email: string; passwor
     return { ok: false, reason: 'throttled', retryAfterSeconds: refused.retryAfterSeconds };
   }
   const user = await findUserByEmail(db, email);
-  const valid =
-    user?.passwordHash && !user.disabledAt
-      ? await verifyPassword(attempt.password, user.passwordHash)
-      : (await verifyPassword(attempt.password, await dummyPasswordHash()), false);
+  const valid = user?.passwordHash
+    ? await verifyPassword(attempt.password, user.passwordHash)
+    : (await verifyPassword(attempt.password, await dummyPasswordHash()), false);
+  if (valid && user?.disabledAt) {
+    // Only the right password learns that the account is disabled (anyone else reads "invalid");
+    // it is still a failed sign-in, throttled and audited as one.
+    await auditFailure(db, email, client, 'failures');
+    return { ok: false, reason: 'disabled' };
+  }
   if (valid && user) {
     await db.execute(sql`delete from sign_in_throttle where key = ${accountKey}`);
     await db.execute(sql`

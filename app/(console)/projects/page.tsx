@@ -1,10 +1,12 @@
 import type { Metadata } from 'next';
 import { serverCaller } from '@/app/_trpc/server';
+import { DeletedNotice } from '@/components/ui/not-found';
 import { Badge, EmptyState, PageHeader, Table, Td, TextLink } from '@/components/ui/primitives';
 
 export const metadata: Metadata = { title: 'Projects' };
 
-export default async function ProjectsPage() {
+export default async function ProjectsPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
+  const { deleted } = await searchParams;
   const projects = await (await serverCaller()).projects.list();
   return (
     <>
@@ -12,6 +14,11 @@ export default async function ProjectsPage() {
         title="Projects"
         description="The projects you are a member of. A project is the tenant boundary: its networks, quota and machines are visible only to its members."
       />
+      {deleted && (
+        <DeletedNotice>
+          Project {deleted} is being deleted: its tokens stopped working and everything it held is being released. It leaves this list when that is done.
+        </DeletedNotice>
+      )}
       {projects.length === 0 ? (
         <EmptyState
           title="You are not a member of any project yet"

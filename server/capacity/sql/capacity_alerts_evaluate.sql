@@ -5,7 +5,8 @@
 -- key), and a keyed delivery job per endpoint.
 --
 -- Conditions (the series' rule: its object's, else its project's, else the defaults 80 / 95 / 7 / 5):
---   warning   fires at used/capacity ≥ warning %, resolves below warning − hysteresis points;
+--   warning   fires at used/capacity ≥ warning %, resolves below warning − hysteresis points, the
+--             hysteresis being at least one unit of the series (one machine of a 10-machine bucket);
 --   critical  the same at critical %;
 --   forecast  (only when p_forecast) fires when the series' time to full over the last 7 days
 --             (capacity_trend.sql: the same method the console and REST display) is at most the
@@ -36,9 +37,12 @@ AS $$
       FROM capacity_trend(p_at, CASE WHEN p_forecast THEN interval '7 days' ELSE interval '0' END) t
   ),
   cond AS (
-    SELECT cur.*, 'warning' AS condition, 100 * used / capacity AS value, warn AS fire_at, warn - hyst AS clear_below, true AS up FROM cur WHERE enabled
+    -- The hysteresis is at least one unit of the series (a machine, a claim, an address): on a
+    -- 10-machine bucket 5 points is half a machine, and one machine more or less would flap.
+    SELECT cur.*, 'warning' AS condition, 100 * used / capacity AS value, warn AS fire_at, warn - greatest(hyst, 100 / capacity) AS clear_below, true AS up
+      FROM cur WHERE enabled
     UNION ALL
-    SELECT cur.*, 'critical', 100 * used / capacity, crit, crit - hyst, true FROM cur WHERE enabled
+    SELECT cur.*, 'critical', 100 * used / capacity, crit, crit - greatest(hyst, 100 / capacity), true FROM cur WHERE enabled
     UNION ALL
     SELECT cur.*, 'forecast',
            CASE WHEN t.latest_used >= t.latest_capacity THEN 0

@@ -44,9 +44,12 @@ BEGIN
   ORDER BY id FOR UPDATE;
   FOR v_prefix IN v_preferred .. greatest(v_preferred, (p->>'minPrefix')::int) LOOP
     FOR v_parent IN
+      -- The network's default child pools first, then its roots: a child pool carved for a purpose
+      -- (not marked default) never gives pod blocks (as claims naming no pool, server/ipam/claims.ts).
       SELECT id, min_prefix_length FROM ip_pools
       WHERE network_id = (p->>'network')::uuid AND family = v_family AND kind <> 'NodeBlock'
-      ORDER BY masklen(cidr) DESC, cidr
+        AND (parent_pool_id IS NULL OR is_default)
+      ORDER BY is_default DESC, masklen(cidr) DESC, cidr
     LOOP
       CONTINUE WHEN v_prefix < v_parent.min_prefix_length OR v_prefix > v_bits;
       -- The block's pool id is chosen first so the carve (taken under the parent's lock) names it.

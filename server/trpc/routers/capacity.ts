@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decodeAuditCursor, encodeAuditCursor, networkAuditPage } from '@/server/capacity/address-audit';
-import { listAlerts } from '@/server/capacity/alerts';
+import { DEFAULT_ALERT_RULE, listAlertRules, listAlerts, setAlertRule } from '@/server/capacity/alerts';
 import { fleetHistory, objectHistory, objectIdByName, resolveRange } from '@/server/capacity/history';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listDeliveries, listWebhookEndpoints, webhookSettings } from '@/server/capacity/webhooks';
 import { env } from '@/server/env';
@@ -30,6 +30,38 @@ export const capacityRouter = createTRPCRouter({
   alerts: projectProcedure('viewer')
     .input(z.strictObject({ firingOnly: z.boolean().default(false) }))
     .query(({ ctx, input }) => listAlerts(ctx.db, ctx.project.id, { firingOnly: input.firingOnly, limit: 50 })),
+  /**
+   * The thresholds every series of the project uses unless its network or cluster has its own:
+   * the project's rule, else the defaults (`isDefault`); and how many objects have rules of their own.
+   */
+  alertRule: projectProcedure('viewer')
+    .input(z.strictObject({}))
+    .query(async ({ ctx }) => {
+      const rules = await listAlertRules(ctx.db, ctx.project.id);
+      const projectRule = rules.find((r) => r.objectId === null);
+      const { warningPercent, criticalPercent, forecastDays, hysteresisPercent, enabled } = projectRule ?? DEFAULT_ALERT_RULE;
+      return {
+        warningPercent,
+        criticalPercent,
+        forecastDays,
+        hysteresisPercent,
+        enabled,
+        isDefault: !projectRule,
+        objectRules: rules.filter((r) => r.objectId !== null).length,
+      };
+    }),
+  /** Sets the project's thresholds (every series without a rule of its own); editors and owners. */
+  setAlertRule: projectProcedure('editor')
+    .input(
+      z.strictObject({
+        warningPercent: z.number().min(0).max(100),
+        criticalPercent: z.number().min(0).max(100),
+        forecastDays: z.int().min(0).max(3650),
+        hysteresisPercent: z.number().min(0).max(100),
+        enabled: z.boolean(),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.db.transaction((tx) => setAlertRule(tx, ctx.project.id, { objectId: null, ...input }, ctx.actor))),
   /** Fleet-wide address utilization per family (the sum over every network), for the operators' overview. */
   fleetHistory: platformProcedure('operator')
     .input(z.strictObject({ range: rangeInput.default('24h') }))

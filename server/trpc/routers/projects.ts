@@ -5,7 +5,7 @@ import { getDeletionStatus, requestProjectDeletion } from '@/server/workflows/pr
 import { createProjectFor } from '@/server/workflows/project-creation';
 import { configuredMail } from '@/server/mail/smtp';
 import { addMemberByEmail, createInvitation, listInvitations, revokeInvitation } from '@/server/tenancy/invitations';
-import { listMembers, removeMember, setMemberRole } from '@/server/tenancy/members';
+import { listMembers, listOrganizationAccess, removeMember, setMemberRole } from '@/server/tenancy/members';
 import { listAllProjects, listProjectsForUser, slugPattern, updateProject } from '@/server/tenancy/projects';
 import { displayName, email, projectRole } from './organizations';
 
@@ -32,6 +32,8 @@ export const projectsRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => updateProject(ctx.db, ctx.project.id, input, ctx.actor)),
   members: createTRPCRouter({
     list: projectProcedure('viewer').query(({ ctx }) => listMembers(ctx.db, { projectId: ctx.project.id })),
+    /** Who owns the project through its organization (the organization's owners). */
+    viaOrganization: projectProcedure('viewer').query(({ ctx }) => listOrganizationAccess(ctx.db, ctx.project.id)),
     /** A member gets the role; anyone else is invited (owners): never access without their acceptance. */
     add: projectProcedure('owner')
       .input(z.strictObject({ email, role: projectRole }))

@@ -32,10 +32,14 @@ export const usersRouter = createTRPCRouter({
   resetPassword: platformProcedure('admin')
     .input(z.strictObject({ userId }))
     .mutation(({ ctx, input }) => createPasswordReset(ctx.db, input.userId, ctx.user.id, ctx.actor)),
-  /** Sets the user's platform roles (admins); the last admin keeps the admin role. */
+  /** Sets the user's platform roles (admins); the last admin keeps the admin role, and no admin takes away their own. */
   setPlatformRoles: platformProcedure('admin')
     .input(z.strictObject({ userId, roles: z.array(z.enum(platformRoles)).max(3) }))
-    .mutation(({ ctx, input }) => setPlatformRoles(ctx.db, input.userId, input.roles, ctx.actor)),
+    .mutation(({ ctx, input }) => {
+      // Only admins reach this procedure, so a list without admin for oneself would take one's own away.
+      if (input.userId === ctx.user.id && !input.roles.includes('admin')) throw invalid('roles', 'you cannot take away your own admin role; another admin can');
+      return setPlatformRoles(ctx.db, input.userId, input.roles, ctx.actor);
+    }),
   /** Deletes a user (admins; not oneself); the tokens they created are revoked. */
   delete: platformProcedure('admin')
     .input(z.strictObject({ userId }))

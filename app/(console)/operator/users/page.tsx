@@ -7,7 +7,7 @@ import { requirePlatformRole } from '@/server/auth/guards';
 export const metadata: Metadata = { title: 'Users' };
 
 export default async function UsersPage() {
-  await requirePlatformRole('admin');
+  const me = await requirePlatformRole('admin');
   await Promise.all([getQueryClient().prefetchQuery(trpc.users.list.queryOptions()), getQueryClient().prefetchQuery(trpc.users.unverified.queryOptions())]);
   return (
     <>
@@ -17,8 +17,8 @@ export default async function UsersPage() {
       />
       <HydrateClient>
         <div className="space-y-6">
-          <UsersAdminView />
-          <UnverifiedAccountsView />
+          <UsersAdminView userId={me.id} />
+          <UnverifiedAccountsView userId={me.id} />
         </div>
       </HydrateClient>
     </>
