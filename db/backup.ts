@@ -385,11 +385,15 @@ export async function restoreDatabase(
       if (!options.force) {
         throw new BackupError('NotEmpty', 'the target database is not empty; restore into a fresh one, or pass --force to replace everything in it');
       }
-      log('--force: dropping the schemas public, drizzle and graphile_worker');
+      log('--force: dropping the schemas public, drizzle and graphile_worker, and the publications');
       await client.query(
         `drop schema if exists graphile_worker cascade; drop schema if exists drizzle cascade; drop schema if exists public cascade;
          create schema public; grant usage on schema public to public`,
       );
+      // A publication (the change feed's, made by a migration) belongs to the database, not to a
+      // schema: it outlives the schemas and would refuse the migration that makes it again.
+      const { rows } = await client.query<{ pubname: string }>('select pubname from pg_publication');
+      for (const { pubname } of rows) await client.query(`drop publication "${pubname.replaceAll('"', '""')}"`);
     }
     log(`rebuilding the backup's schema (migrations through ${level.tag})`);
     await migrateDatabase(url, { through: level.tag });

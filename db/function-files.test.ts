@@ -166,8 +166,10 @@ describe('function files', () => {
       'events_refuse_change',
       'machine_allocations_immutable',
       'machine_capacity_device_ref_immutable',
+      'machine_wait_history',
       'project_deletion_wake_on_release',
       'project_refuse_new_objects',
+      'provider_operation_history',
     ]);
   });
 });

@@ -16,7 +16,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { machineCapacity } from '@/db/schema/fleet';
 import { recordEvent, systemActor, type Actor } from '@/server/audit/events';
 import { enqueueJob } from '@/server/jobs/enqueue';
@@ -40,11 +42,15 @@ export function wakeCapacity(tx: DbOrTx, capacityId: string, runAt?: Date) {
  * and the job that drives it enqueued — all in the caller's transaction.
  */
 export async function startCapacityReturn(tx: DbOrTx, c: { id: string; deviceRef: string; state: string }, reason: string, by: Actor) {
-  const [next] = (await tx.execute(sql`
+  const [next] = await query(
+    tx,
+    sql`
     update ${machineCapacity} set state = 'Cleaning', asset_epoch = asset_epoch + 1, updated_at = now(),
       state_reason = 'returning to the pool: cleanup of epoch ' || (asset_epoch + 1) || ' by the provider, to be verified'
     where id = ${c.id}
-    returning asset_epoch::int as epoch`)) as unknown as { epoch: number }[];
+    returning asset_epoch::int as epoch`,
+    z.object({ epoch: z.number() }),
+  );
   const op = await admitOperation(tx, {
     id: returnOperationId(c.id, next.epoch),
     kind: 'cleanup',
@@ -74,17 +80,15 @@ export async function startCapacityReturn(tx: DbOrTx, c: { id: string; deviceRef
  * if the device is still in this return (same epoch, Cleaning, unbound).
  */
 export async function reconcileCapacityReturn(db: Db, provider: ProviderClient, capacityId: string): Promise<StepResult> {
-  const [c] = (await db.execute(sql`
+  const [c] = await query(
+    db,
+    sql`
     select c.id, c.device_ref as "deviceRef", c.class_id as "classId", c.location_id as "locationId", c.asset_epoch::int as epoch
     from ${machineCapacity} c
     where c.id = ${capacityId} and c.state = 'Cleaning'
-      and not exists (select 1 from machine_allocations a where a.capacity_id = c.id and a.status <> 'Released')`)) as unknown as {
-    id: string;
-    deviceRef: string;
-    classId: string;
-    locationId: string;
-    epoch: number;
-  }[];
+      and not exists (select 1 from machine_allocations a where a.capacity_id = c.id and a.status <> 'Released')`,
+    z.object({ id: z.string(), deviceRef: z.string(), classId: z.string(), locationId: z.string(), epoch: z.number() }),
+  );
   if (!c) return { type: 'done' };
   const op = await getOperationRow(db, returnOperationId(c.id, c.epoch));
   if (!op) return { type: 'failed', reason: `capacity ${c.deviceRef} is Cleaning with no return operation for epoch ${c.epoch}` };

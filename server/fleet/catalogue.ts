@@ -1,5 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
+import { query } from '@/db/query';
 import { locations, machineCapacity, machineClasses, machineProfiles, serviceAvailability } from '@/db/schema/fleet';
 import { env } from '@/server/env';
 import { DomainError } from '@/server/errors';
@@ -16,11 +18,15 @@ export const MACHINE_SERVICE = 'machines';
  * or more than one record — fails closed with the reason.
  */
 export async function locationUsability(db: DbOrTx, locationId: string): Promise<{ usable: boolean; reason: string | null }> {
-  const [loc] = (await db.execute(sql`
+  const [loc] = await query(
+    db,
+    sql`
     select l.name, l.ready,
       coalesce((select json_agg(json_build_object('status', s.status, 'reason', s.reason)) from ${serviceAvailability} s
                 where s.location_id = l.id and s.service = ${MACHINE_SERVICE}), '[]') as records
-    from ${locations} l where l.id = ${locationId}`)) as unknown as { name: string; ready: boolean; records: { status: string; reason: string | null }[] }[];
+    from ${locations} l where l.id = ${locationId}`,
+    z.object({ name: z.string(), ready: z.boolean(), records: z.array(z.object({ status: z.string(), reason: z.string().nullable() })) }),
+  );
   if (!loc) return { usable: false, reason: 'location not found' };
   if (!loc.ready) return { usable: false, reason: `location ${loc.name} is not Ready` };
   const records = loc.records;
@@ -49,12 +55,16 @@ export async function findCatalogueIds(db: DbOrTx, input: { class: string; profi
 /** Locations × classes with free, healthy, fresh capacity counts and whether the location is usable. */
 export async function availabilityMatrix(db: DbOrTx) {
   const locs = await db.select({ id: locations.id, name: locations.name, displayName: locations.displayName }).from(locations).orderBy(asc(locations.name));
-  const counts = (await db.execute(sql`
+  const counts = await query(
+    db,
+    sql`
     select c.location_id, k.name as class,
       count(*) filter (where c.state = 'Available' and c.health = 'Healthy' and c.available and c.observed_at > now() - ${`${evidenceMaxAgeSeconds()} seconds`}::interval)::int as free,
       count(*)::int as total
     from machine_capacity c join machine_classes k on k.id = c.class_id
-    where c.state <> 'Retired' group by 1, 2`)) as unknown as { location_id: string; class: string; free: number; total: number }[];
+    where c.state <> 'Retired' group by 1, 2`,
+    z.object({ location_id: z.string(), class: z.string(), free: z.number(), total: z.number() }),
+  );
   const out = [];
   for (const loc of locs) {
     const usability = await locationUsability(db, loc.id);
