@@ -85,7 +85,7 @@ describe('CNI churn', () => {
             // Now and then a pod's DEL never comes: GC finds its lease.
             if (Math.random() < 0.9) pods.add(id);
           } catch (e) {
-            failures.push(`ADD: ${String(e)}`);
+            failures.push(`ADD: ${String(e)} ${String((e as { cause?: unknown }).cause)}`);
           }
         } else {
           const id = [...pods][Math.floor(Math.random() * pods.size)];
@@ -93,7 +93,7 @@ describe('CNI churn', () => {
           try {
             await releaseLeases(db, cluster, { key: key(node, id) }, actor);
           } catch (e) {
-            failures.push(`DEL: ${String(e)}`);
+            failures.push(`DEL: ${String(e)} ${String((e as { cause?: unknown }).cause)}`);
           }
         }
       }
@@ -104,7 +104,7 @@ describe('CNI churn', () => {
           const valid = [...running[node]].map((containerID) => ({ containerID, ifname: 'eth0' }));
           await gcLeases(db, cluster, { cniNetwork: 'k8s', node: `node-${node}`, validAttachments: valid }, 1, actor);
         } catch (e) {
-          failures.push(`GC: ${String(e)}`);
+          failures.push(`GC: ${String(e)} ${String((e as { cause?: unknown }).cause)}`);
         }
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -122,7 +122,7 @@ describe('CNI churn', () => {
         await Promise.all(
           empty.map((b) =>
             returnNodeBlockIfEmpty(db, b.id).catch((e: unknown) => {
-              failures.push(`return: ${String(e)}`);
+              failures.push(`return: ${String(e)} ${String((e as { cause?: unknown }).cause)}`);
             }),
           ),
         );
