@@ -27,7 +27,7 @@ async function tenantApi(page: Page) {
   await page.goto(`/projects/${PROJECT}/tokens`);
   await page.getByLabel('Name').fill(`e2e-capacity-${Date.now().toString(36)}`);
   await page.getByRole('button', { name: 'Create token' }).click();
-  const secret = (await page.getByTestId('new-token').locator('code').textContent())!.trim();
+  const secret = (await page.getByTestId('new-token').locator('code').first().textContent())!.trim();
   const headers = { authorization: `Bearer ${secret}` };
   return {
     get: (path: string) => page.request.get(`/api/v1/projects/${PROJECT}${path}`, { headers }),

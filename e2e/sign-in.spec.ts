@@ -36,7 +36,7 @@ test('a globex tenant opening an acme project gets not-found and no data', async
   await signIn(page, 'globex@example.com');
   const response = await page.goto('/projects/acme-prod');
   expect(response?.status()).toBe(404);
-  await expect(page.getByText('This page could not be found')).toBeVisible();
+  await expect(page.getByTestId('not-found')).toContainText('This page does not exist');
   const html = await page.content();
   expect(html).not.toContain('Acme production');
   expect(html).not.toContain('acme-prod</span>');

@@ -99,6 +99,10 @@ test.describe('invitations by mail', () => {
     // The owner makes them a viewer; their next write is refused.
     await owner.goto(`/projects/${PROJECT}/members`);
     await owner.getByLabel(`Role of ${email}`).selectOption('viewer');
+    await owner
+      .getByRole('dialog', { name: `Make ${email} a viewer?` })
+      .getByRole('button', { name: 'Change role' })
+      .click();
     await expect(owner.getByLabel(`Role of ${email}`)).toHaveValue('viewer');
     // The console no longer offers the viewer a create form, and the write itself is refused.
     await member.goto(`/projects/${PROJECT}/networks`);
@@ -137,8 +141,11 @@ test('a user token made on the Account page creates a project over REST (201); r
   expect(await made.json()).toMatchObject({ kind: 'Project', metadata: { name: `e2e-ut-${stamp}`, organization: 'acme' } });
 
   // Revoking asks first; then the token stops at once.
-  page.once('dialog', (d) => void d.accept());
   await row.getByRole('button', { name: `Revoke e2e-laptop-${stamp}` }).click();
+  await page
+    .getByRole('dialog', { name: `Revoke e2e-laptop-${stamp}?` })
+    .getByRole('button', { name: 'Revoke' })
+    .click();
   await expect(row).toContainText('Revoked');
   expect((await create(`e2e-ut2-${stamp}`)).status()).toBe(401);
   // After a reload the secret is not shown again.

@@ -17,8 +17,8 @@ test('an owner creates a cluster token, sees it once, and revokes it', async ({ 
   // The token authenticates against the API until revoked.
   const before = await page.request.get('/api/v1/whoami', { headers: { authorization: `Bearer ${secret}` } });
   expect(before.status()).toBe(200);
-  page.once('dialog', (d) => void d.accept());
   await row.getByRole('button', { name: 'Revoke e2e-nodes' }).click();
+  await page.getByRole('dialog', { name: 'Revoke e2e-nodes?' }).getByRole('button', { name: 'Revoke' }).click();
   await expect(row).toContainText('Revoked');
   const after = await page.request.get('/api/v1/whoami', { headers: { authorization: `Bearer ${secret}` } });
   expect(after.status()).toBe(401);
