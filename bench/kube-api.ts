@@ -157,7 +157,9 @@ async function main() {
   const perCreate = (r: number[]) => r.reduce((a, b) => a + b, 0) / r.length;
   const rest = perCreate(rounds.rest);
   const ssa = perCreate(rounds.ssa);
-  process.stdout.write(`load average (1 min) at the start ${loadBefore.toFixed(2)} on ${os.cpus().length} cores (figures from a busy machine say little)\n`);
+  process.stdout.write(
+    `load average (1 min) at the start ${loadBefore.toFixed(2)} on ${os.cpus().length} cores (above the core count, the timings include waiting for a CPU)\n`,
+  );
   process.stdout.write(`creates (${CLAIMS} each, ${CONCURRENCY} concurrent):\n`);
   process.stdout.write(`  REST v1 POST          ${fmt(rest)} per create (rounds: ${rounds.rest.map(fmt).join(', ')})\n`);
   process.stdout.write(`  server-side apply     ${fmt(ssa)} per create (rounds: ${rounds.ssa.map(fmt).join(', ')})\n`);

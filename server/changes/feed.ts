@@ -537,7 +537,7 @@ function createStreamingFeed(connectionString: string, options: FeedOptions): Ch
   };
 }
 
-const g = globalThis as unknown as { __meridianChangeFeed?: ChangeFeed };
+const g = globalThis as { __meridianChangeFeed?: ChangeFeed };
 
 /** The process's one feed on DATABASE_URL (on `globalThis`: Next may load this module in more than one bundle). */
 export function changeFeed(): ChangeFeed {

@@ -376,7 +376,7 @@ function deliver(w: Watcher, c: ObjectChange, previous: KubeObject | undefined) 
     });
 }
 
-const g = globalThis as unknown as { __meridianKubeWatch?: KubeWatchHub };
+const g = globalThis as { __meridianKubeWatch?: KubeWatchHub };
 
 /** The process's watch hub over its change feed (one per process, on `globalThis`). */
 export function kubeWatchHub(kinds: readonly KindDeclaration[], db: Db): KubeWatchHub {
